@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * rocx device contract: portable types and bit-field helpers.
+ *
+ * The kernel, QEMU and rdma-core each define their own BIT()/GENMASK(), so
+ * the contract carries its own, ROCX_-prefixed, and compiles unchanged in
+ * all three.  Every multi-byte field in the contract is little endian.
+ */
+#ifndef _ROCX_BITS_H_
+#define _ROCX_BITS_H_
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/build_bug.h>
+#else
+#include <stdint.h>
+#include <assert.h>
+#include <linux/types.h>
+#endif
+
+#define ROCX_BIT(n)		(1U << (n))
+#define ROCX_BIT_ULL(n)		(1ULL << (n))
+/* Mask of bits h..l inclusive, h >= l, within 32 or 64 bits. */
+#define ROCX_GENMASK(h, l)	((~0U << (l)) & (~0U >> (31 - (h))))
+#define ROCX_GENMASK_ULL(h, l)	((~0ULL << (l)) & (~0ULL >> (63 - (h))))
+
+/* Shift of a mask's lowest set bit; masks are compile-time constants. */
+#define ROCX_MASK_SHIFT(m)	__builtin_ctzll((unsigned long long)(m))
+#define ROCX_FIELD_PREP(m, v) \
+	((__typeof__(m))(((__typeof__(m))(v) << ROCX_MASK_SHIFT(m)) & (m)))
+#define ROCX_FIELD_GET(m, r) \
+	((__typeof__(m))(((r) & (m)) >> ROCX_MASK_SHIFT(m)))
+
+/* Size checks on every descriptor and command; both C11 and the kernel. */
+#define ROCX_ASSERT_SIZE(type, size) \
+	static_assert(sizeof(type) == (size), #type " must be " #size " bytes")
+
+#endif /* _ROCX_BITS_H_ */

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * rocx device contract: admin commands, event queue entries, Ethernet
+ * descriptors, identify block and counters.  Everything in memory is little
+ * endian; every structure has a size check at the bottom.
+ */
+#ifndef _ROCX_IF_H_
+#define _ROCX_IF_H_
+
+#include "rocx_bits.h"
+#include "rocx_hw.h"
+
+/* ======================= Admin queue ======================= */
+
+enum rocx_aq_opcode {
+	ROCX_AQ_OP_NOP			= 0x00,
+	ROCX_AQ_OP_IDENTIFY		= 0x01,
+	ROCX_AQ_OP_SET_PORT		= 0x02,
+	ROCX_AQ_OP_QUERY_PORT		= 0x03,
+	ROCX_AQ_OP_GET_STATS		= 0x04,
+	ROCX_AQ_OP_CREATE_EQ		= 0x08,
+	ROCX_AQ_OP_DESTROY_EQ		= 0x09,
+	ROCX_AQ_OP_CREATE_ETH_RING	= 0x0a,
+	ROCX_AQ_OP_DESTROY_ETH_RING	= 0x0b,
+	ROCX_AQ_OP_SET_GID		= 0x10,
+	ROCX_AQ_OP_DEL_GID		= 0x11,
+	ROCX_AQ_OP_ALLOC_UCTX		= 0x12,
+	ROCX_AQ_OP_DEALLOC_UCTX		= 0x13,
+	ROCX_AQ_OP_CREATE_PD		= 0x14,
+	ROCX_AQ_OP_DESTROY_PD		= 0x15,
+	/* RDMA transport objects: specified, not yet implemented (UNSUPPORTED). */
+	ROCX_AQ_OP_REG_MR		= 0x20,
+	ROCX_AQ_OP_DEREG_MR		= 0x21,
+	ROCX_AQ_OP_CREATE_CQ		= 0x22,
+	ROCX_AQ_OP_DESTROY_CQ		= 0x23,
+	ROCX_AQ_OP_CREATE_QP		= 0x24,
+	ROCX_AQ_OP_MODIFY_QP		= 0x25,
+	ROCX_AQ_OP_QUERY_QP		= 0x26,
+	ROCX_AQ_OP_DESTROY_QP		= 0x27,
+	ROCX_AQ_OP_CREATE_SRQ		= 0x28,
+	ROCX_AQ_OP_MODIFY_SRQ		= 0x29,
+	ROCX_AQ_OP_DESTROY_SRQ		= 0x2a,
+	ROCX_AQ_OP_ALLOC_MW		= 0x2b,
+	ROCX_AQ_OP_DEALLOC_MW		= 0x2c,
+	ROCX_AQ_OP_SET_DCB		= 0x30,	/* PFC, ETS, trust */
+	ROCX_AQ_OP_SET_CC		= 0x31,	/* ECN marking, DCQCN */
+};
+
+enum rocx_aq_status {
+	ROCX_AQ_STS_OK			= 0,
+	ROCX_AQ_STS_UNSUPPORTED		= 1,	/* unknown or unimplemented opcode */
+	ROCX_AQ_STS_INVALID		= 2,	/* a field is out of range */
+	ROCX_AQ_STS_NO_RESOURCE		= 3,	/* table full */
+	ROCX_AQ_STS_BAD_STATE		= 4,	/* object busy or wrong state */
+	ROCX_AQ_STS_DMA_ERROR		= 5,	/* buffer address not accessible */
+	ROCX_AQ_STS_EXISTS		= 6,	/* object id already in use */
+	ROCX_AQ_STS_NOT_FOUND		= 7,	/* no such object */
+	ROCX_AQ_STS_INTERNAL		= 8,	/* device fault */
+	ROCX_AQ_STS_MAX			= ROCX_AQ_STS_INTERNAL,
+};
+
+/* Commands are 64 bytes; the device echoes cmd_id in the completion. */
+#define ROCX_AQ_CMD_SIZE		64
+#define ROCX_AQ_CQE_SIZE		16
+/* Upper bound on any command's execution; drivers time out beyond it. */
+#define ROCX_AQ_TIMEOUT_MS		5000
+
+struct rocx_aq_hdr {
+	__le16 opcode;		/* [15:0] enum rocx_aq_opcode */
+	__le16 cmd_id;		/* [15:0] echoed in the completion */
+	__le32 rsvd;
+};
+
+/* IDENTIFY: the device writes struct rocx_identify at addr. */
+struct rocx_aq_identify {
+	struct rocx_aq_hdr hdr;
+	__le64 addr;		/* DMA address of the buffer */
+	__le32 len;		/* buffer length, >= sizeof(struct rocx_identify) */
+	__u8 rsvd[44];
+};
+
+/* SET_PORT: fields whose ROCX_PORT_SET_* bit is set in valid are applied. */
+#define ROCX_PORT_SET_MTU		ROCX_BIT(0)
+#define ROCX_PORT_SET_MAC		ROCX_BIT(1)
+#define ROCX_PORT_SET_ADMIN		ROCX_BIT(2)
+#define ROCX_PORT_SET_RX_MODE		ROCX_BIT(3)
+#define ROCX_RX_MODE_PROMISC		ROCX_BIT(0)
+#define ROCX_RX_MODE_ALLMULTI		ROCX_BIT(1)
+#define ROCX_MIN_MTU			68
+#define ROCX_MAX_MTU			9000
+/* Largest frame on the wire: MTU + Ethernet header + one VLAN tag. */
+#define ROCX_MAX_FRAME			(ROCX_MAX_MTU + 14 + 4)
+
+struct rocx_aq_set_port {
+	struct rocx_aq_hdr hdr;
+	__le32 valid;		/* ROCX_PORT_SET_* */
+	__le16 mtu;		/* ROCX_MIN_MTU..ROCX_MAX_MTU, L3 bytes */
+	__u8 mac[6];		/* unicast address the port answers to */
+	__u8 admin_up;		/* 0 or 1 */
+	__u8 rx_mode;		/* ROCX_RX_MODE_* */
+	__u8 rsvd[42];
+};
+
+/* QUERY_PORT: result = ROCX_REG_LINK_STATUS value, result64 = MTU. */
+struct rocx_aq_query_port {
+	struct rocx_aq_hdr hdr;
+	__u8 rsvd[56];
+};
+
+/* GET_STATS: the device writes min(len/8, ROCX_STAT_NUM) counters at addr. */
+struct rocx_aq_get_stats {
+	struct rocx_aq_hdr hdr;
+	__le64 addr;
+	__le32 len;
+	__u8 rsvd[44];
+};
+
+/* CREATE_EQ: events for the EQ go to its ring and signal its vector. */
+struct rocx_aq_create_eq {
+	struct rocx_aq_hdr hdr;
+	__le64 base;		/* 16-byte aligned ring of struct rocx_eqe */
+	__le16 eqn;		/* 0..max_eq-1; EQ 0 receives async events */
+	__u8 log_depth;		/* 4..16 */
+	__u8 vector;		/* MSI-X vector */
+	__u8 rsvd[44];
+};
+
+struct rocx_aq_destroy_eq {
+	struct rocx_aq_hdr hdr;
+	__le16 eqn;
+	__u8 rsvd[54];
+};
+
+enum rocx_eth_ring_type {
+	ROCX_ETH_RING_TX = 0,
+	ROCX_ETH_RING_RX = 1,
+};
+
+/* CREATE_ETH_RING: a TX or RX descriptor ring; the device starts at index 0. */
+struct rocx_aq_create_eth_ring {
+	struct rocx_aq_hdr hdr;
+	__le64 base;		/* 16-byte aligned ring of descriptors */
+	__u8 type;		/* enum rocx_eth_ring_type */
+	__u8 qid;		/* ring number, < max_eth_rings */
+	__u8 log_depth;		/* ROCX_ETH_MIN_LOG_DEPTH..MAX */
+	__u8 vector;		/* MSI-X vector signalled on completions */
+	__le16 buf_size;	/* RX: size of every posted buffer */
+	__u8 rsvd[42];
+};
+#define ROCX_ETH_MIN_LOG_DEPTH		6
+#define ROCX_ETH_MAX_LOG_DEPTH		12
+
+struct rocx_aq_destroy_eth_ring {
+	struct rocx_aq_hdr hdr;
+	__u8 type;
+	__u8 qid;
+	__u8 rsvd[54];
+};
+
+enum rocx_gid_type {
+	ROCX_GID_TYPE_ROCE_V1 = 0,	/* GRH over EtherType 0x8915 */
+	ROCX_GID_TYPE_ROCE_V2 = 1,	/* UDP/IP, destination port 4791 */
+};
+#define ROCX_VLAN_NONE			0xffff
+
+/* SET_GID: program (or overwrite) one GID table entry. */
+struct rocx_aq_set_gid {
+	struct rocx_aq_hdr hdr;
+	__le16 index;		/* < gid_tbl_len */
+	__u8 type;		/* enum rocx_gid_type */
+	__u8 rsvd0;
+	__le16 vlan;		/* VLAN id, or ROCX_VLAN_NONE */
+	__u8 mac[6];		/* source MAC for this GID */
+	__u8 gid[16];		/* network byte order, IPv4 as ::ffff:a.b.c.d */
+	__u8 rsvd[28];
+};
+
+struct rocx_aq_del_gid {
+	struct rocx_aq_hdr hdr;
+	__le16 index;
+	__u8 rsvd[54];
+};
+
+/* ALLOC_UCTX: result = user context id = its doorbell page (1..DB_PAGES-1). */
+struct rocx_aq_uctx {
+	struct rocx_aq_hdr hdr;
+	__le32 uctx;		/* DEALLOC_UCTX: the context to free */
+	__u8 rsvd[52];
+};
+
+/* CREATE_PD: result = pdn.  DESTROY_PD: pdn. */
+struct rocx_aq_pd {
+	struct rocx_aq_hdr hdr;
+	__le32 pdn;
+	__le32 uctx;		/* owning user context, 0 for the kernel */
+	__u8 rsvd[48];
+};
+
+union rocx_aq_cmd {
+	struct rocx_aq_hdr hdr;
+	struct rocx_aq_identify identify;
+	struct rocx_aq_set_port set_port;
+	struct rocx_aq_query_port query_port;
+	struct rocx_aq_get_stats get_stats;
+	struct rocx_aq_create_eq create_eq;
+	struct rocx_aq_destroy_eq destroy_eq;
+	struct rocx_aq_create_eth_ring create_eth_ring;
+	struct rocx_aq_destroy_eth_ring destroy_eth_ring;
+	struct rocx_aq_set_gid set_gid;
+	struct rocx_aq_del_gid del_gid;
+	struct rocx_aq_uctx uctx;
+	struct rocx_aq_pd pd;
+	__u8 raw[ROCX_AQ_CMD_SIZE];
+};
+
+/*
+ * Admin completion.  The device writes entries in order and flips the phase
+ * bit it writes each time it wraps; it starts with phase 1 so a zeroed ring
+ * reads as empty.
+ */
+struct rocx_aq_cqe {
+	__le16 cmd_id;		/* [15:0] from the command */
+	__u8 status;		/* enum rocx_aq_status */
+	__u8 flags;		/* ROCX_AQ_CQE_PHASE */
+	__le32 result;		/* command-specific */
+	__le64 result64;	/* command-specific */
+};
+#define ROCX_AQ_CQE_PHASE		ROCX_BIT(0)
+
+/* ======================= Event queues ======================= */
+
+enum rocx_eqe_type {
+	ROCX_EQE_COMPLETION	= 1,	/* data: cqn */
+	ROCX_EQE_LINK_CHANGE	= 2,	/* data: ROCX_REG_LINK_STATUS value */
+	ROCX_EQE_QP_ERROR	= 3,	/* data: qpn, info: syndrome */
+	ROCX_EQE_CQ_ERROR	= 4,	/* data: cqn, info: syndrome */
+	ROCX_EQE_GUEST_ERROR	= 5,	/* data: ROCX_REG_LAST_GUEST_ERR value */
+	ROCX_EQE_FATAL		= 6,	/* device needs a reset */
+};
+
+struct rocx_eqe {
+	__le16 type;		/* enum rocx_eqe_type */
+	__u8 rsvd;
+	__u8 flags;		/* ROCX_EQE_PHASE, same rule as admin CQEs */
+	__le32 data;
+	__le64 info;
+};
+#define ROCX_EQE_PHASE			ROCX_BIT(0)
+#define ROCX_EQ_MIN_LOG_DEPTH		4
+#define ROCX_EQ_MAX_LOG_DEPTH		16
+
+/* ======================= Ethernet descriptors ======================= */
+
+/*
+ * TX descriptor: one frame in one buffer.  The device writes status when
+ * the frame has left (or failed); the driver owns the entry again when
+ * ROCX_ETH_STS_DONE is set.
+ */
+struct rocx_eth_tx_desc {
+	__le64 addr;		/* DMA address of the frame */
+	__le16 len;		/* 14..ROCX_MAX_FRAME */
+	__le16 flags;		/* reserved, 0 */
+	__le16 status;		/* ROCX_ETH_STS_*, written by the device */
+	__le16 rsvd;
+};
+
+/* RX descriptor: one buffer of the ring's buf_size bytes. */
+struct rocx_eth_rx_desc {
+	__le64 addr;		/* DMA address of the buffer */
+	__le16 rsvd0;
+	__le16 pkt_len;		/* written by the device */
+	__le16 status;		/* ROCX_ETH_STS_*, written by the device */
+	__le16 rsvd1;
+};
+
+#define ROCX_ETH_STS_DONE		ROCX_BIT(0)
+#define ROCX_ETH_STS_ERR		ROCX_BIT(1)	/* DMA or length error */
+#define ROCX_ETH_STS_TRUNC		ROCX_BIT(2)	/* RX: frame > buffer */
+
+/* ======================= Identify block ======================= */
+
+struct rocx_identify {
+	__le32 version;		/* as ROCX_REG_VERSION */
+	__le32 caps;		/* ROCX_CAP_* */
+	__le32 fw_version;
+	__u8 mac[6];		/* permanent address */
+	__le16 max_mtu;
+	__le16 num_vectors;
+	__le16 db_pages;
+	__le16 max_eq;
+	__le16 max_eth_rings;	/* per direction */
+	__le16 gid_tbl_len;
+	__le16 num_stats;	/* ROCX_STAT_NUM of this device */
+	__le32 max_pd;
+	__le32 max_uctx;
+	__le32 max_qp;
+	__le32 max_qp_wr;
+	__le32 max_sge;
+	__le32 max_inline;
+	__le32 max_cq;
+	__le32 max_cqe;
+	__le32 max_mr;
+	__le32 max_srq;
+	__le32 max_srq_wr;
+	__le32 max_rd_atom;
+	__le64 max_mr_size;
+	__le64 page_size_cap;	/* supported MR page sizes, bit n = 2^n */
+	__u8 rsvd[160];
+};
+
+/* ======================= Counters ======================= */
+
+enum rocx_stat {
+	ROCX_STAT_TX_PACKETS,
+	ROCX_STAT_TX_BYTES,
+	ROCX_STAT_TX_ERRORS,		/* bad descriptor or DMA fault */
+	ROCX_STAT_TX_DROPPED_LINK_DOWN,
+	ROCX_STAT_RX_PACKETS,
+	ROCX_STAT_RX_BYTES,
+	ROCX_STAT_RX_BROADCAST,
+	ROCX_STAT_RX_MULTICAST,
+	ROCX_STAT_RX_DROPPED_FILTER,	/* not for our MAC */
+	ROCX_STAT_RX_DROPPED_LINK_DOWN,
+	ROCX_STAT_RX_TRUNCATED,		/* frame larger than the buffer */
+	ROCX_STAT_RX_ERRORS,		/* DMA fault */
+	ROCX_STAT_RX_NO_BUFFER,		/* frame waited for a descriptor */
+	ROCX_STAT_INTERRUPTS,
+	ROCX_STAT_DOORBELLS,
+	ROCX_STAT_AQ_COMMANDS,
+	ROCX_STAT_AQ_ERRORS,		/* commands completed with status != OK */
+	ROCX_STAT_GUEST_ERRORS,
+	ROCX_STAT_EQ_OVERFLOWS,
+	ROCX_STAT_LINK_CHANGES,
+	ROCX_STAT_ROCE_RX_PACKETS,
+	ROCX_STAT_ROCE_TX_PACKETS,
+	ROCX_STAT_ROCE_ICRC_ERRORS,
+	ROCX_STAT_ROCE_RX_DROPPED,
+	ROCX_STAT_NUM
+};
+
+ROCX_ASSERT_SIZE(struct rocx_aq_hdr, 8);
+ROCX_ASSERT_SIZE(struct rocx_aq_identify, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_set_port, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_query_port, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_get_stats, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_create_eq, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_destroy_eq, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_create_eth_ring, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_destroy_eth_ring, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_set_gid, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_del_gid, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_uctx, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_pd, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(union rocx_aq_cmd, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_cqe, ROCX_AQ_CQE_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_eqe, 16);
+ROCX_ASSERT_SIZE(struct rocx_eth_tx_desc, 16);
+ROCX_ASSERT_SIZE(struct rocx_eth_rx_desc, 16);
+ROCX_ASSERT_SIZE(struct rocx_identify, 256);
+
+#endif /* _ROCX_IF_H_ */
