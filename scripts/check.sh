@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run every rocx test suite and total them.  Each suite prints its own
+# "<suite>: N passed, N failed[, N skipped]" line; a suite that dies without
+# one counts as one failure.  The last line is the grand total, alone.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+logdir=$repo/build/check
+mkdir -p "$logdir"
+
+total_p=0 total_f=0 total_s=0
+
+run_suite() {
+	local name=$1 line p f s rc t0
+	shift
+	t0=$(date +%s)
+	echo "=== $name: $*"
+	"$@" 2>&1 | tee "$logdir/$name.log"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$logdir/$name.log" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "$name: no summary line (exit $rc): counted as 1 failed"
+		p=0 f=1 s=0
+	else
+		p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
+		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+		s=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$line")
+		s=${s:-0}
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			echo "$name: exited $rc with no failure counted: counted as 1 failed"
+			f=1
+		fi
+	fi
+	echo "=== $name done in $(($(date +%s) - t0))s: $p passed, $f failed, $s skipped"
+	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
+}
+
+if ! bash scripts/build-all.sh; then
+	echo "build failed"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+run_suite host make -s -C tests/host run
+run_suite switch bash tests/host/test_switch.sh
+run_suite fuzz make -s -C tests/fuzz smoke
+run_suite kunit bash scripts/kunit.sh
+run_suite e2e bash tests/e2e/run.sh
+
+echo "$total_p passed, $total_f failed, $total_s skipped"
+[ "$total_f" -eq 0 ]
