@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocx-switch: joins QEMU guests' dgram network backends into one Ethernet
+ * segment.  See switch.h for the frame pipeline and --help for usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "switch.h"
+
+struct sw_opts {
+	const char *dir;
+	unsigned int nports;
+	const char *pcap;
+	const char *pidfile;
+	unsigned int stats_sec;		/* 0: no periodic report */
+	unsigned int age_sec;
+	unsigned int queue_limit;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: rocx-switch --dir DIR --ports N [OPTION]...\n"
+		"Ethernet switch for QEMU guests on unix datagram sockets.\n"
+		"Port K binds DIR/swK.sock and sends to DIR/gK.sock; give each guest\n"
+		"  -netdev dgram,id=n0,local.type=unix,local.path=DIR/gK.sock,\n"
+		"          remote.type=unix,remote.path=DIR/swK.sock\n"
+		"\n"
+		"  -d, --dir DIR          directory for the sockets (created if absent)\n"
+		"  -n, --ports N          number of ports, 1..%d\n"
+		"  -w, --pcap FILE        capture every forwarded frame, at ingress\n"
+		"  -p, --pidfile FILE     write the pid once all ports are bound\n"
+		"  -s, --stats[=SEC]      also print counters every SEC s (default 10)\n"
+		"  -a, --age SEC          MAC table ageing time (default %d)\n"
+		"  -q, --queue-limit N    frames an egress port may queue (default %d)\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Counters go to stderr on SIGUSR1 and at exit; SIGTERM or SIGINT\n"
+		"stops the switch and removes its sockets.\n",
+		SW_MAX_PORTS, SW_DEF_AGE_SEC, SW_DEF_QUEUE_LIMIT);
+}
+
+static int parse_uint(const char *s, unsigned int min, unsigned int max,
+		      unsigned int *val)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*val = (unsigned int)v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct sw_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "ports", required_argument, NULL, 'n' },
+		{ "pcap", required_argument, NULL, 'w' },
+		{ "pidfile", required_argument, NULL, 'p' },
+		{ "stats", optional_argument, NULL, 's' },
+		{ "age", required_argument, NULL, 'a' },
+		{ "queue-limit", required_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:n:w:p:s::a:q:h", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->dir = optarg;
+			break;
+		case 'n':
+			if (parse_uint(optarg, 1, SW_MAX_PORTS, &o->nports))
+				goto bad;
+			break;
+		case 'w':
+			o->pcap = optarg;
+			break;
+		case 'p':
+			o->pidfile = optarg;
+			break;
+		case 's':
+			o->stats_sec = 10;
+			if (optarg && parse_uint(optarg, 1, 86400, &o->stats_sec))
+				goto bad;
+			break;
+		case 'a':
+			if (parse_uint(optarg, 1, 1000000, &o->age_sec))
+				goto bad;
+			break;
+		case 'q':
+			if (parse_uint(optarg, 1, 65536, &o->queue_limit))
+				goto bad;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc || !o->dir || !o->nports) {
+		fprintf(stderr, "rocx-switch: --dir and --ports are required\n");
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "rocx-switch: bad value '%s' for -%c\n", optarg, c);
+	return -1;
+}
+
+static int write_pidfile(const char *path)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	/* Written whole then renamed: a reader never sees a partial pid. */
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -1;
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", (int)getpid());
+	if (fclose(f) || rename(tmp, path)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static void sample_clocks(struct sw *sw)
+{
+	struct timespec mono;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &sw->now_rt);
+	sw->now_ms = (uint64_t)mono.tv_sec * 1000 + mono.tv_nsec / 1000000;
+}
+
+static int setup_signals(struct sw *sw)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u32 = SW_TAG_SIGNAL };
+	sigset_t set;
+	int fd;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0 || epoll_ctl(sw->epfd, EPOLL_CTL_ADD, fd, &ev))
+		return -1;
+	return fd;
+}
+
+static int setup_timer(struct sw *sw)
+{
+	struct itimerspec its = {
+		.it_interval = { .tv_sec = 1 },
+		.it_value = { .tv_sec = 1 },
+	};
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u32 = SW_TAG_TIMER };
+	int fd;
+
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fd < 0 || timerfd_settime(fd, 0, &its, NULL) ||
+	    epoll_ctl(sw->epfd, EPOLL_CTL_ADD, fd, &ev))
+		return -1;
+	return fd;
+}
+
+/* Returns false when the switch should stop. */
+static bool handle_signals(struct sw *sw, int sigfd)
+{
+	struct signalfd_siginfo si;
+	bool run = true;
+
+	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1)
+			stats_print(sw, stderr);
+		else
+			run = false;
+	}
+	return run;
+}
+
+static void handle_timer(struct sw *sw, int tfd, const struct sw_opts *o)
+{
+	static unsigned int ticks;
+	uint64_t expirations;
+	unsigned int i;
+
+	if (read(tfd, &expirations, sizeof(expirations)) < 0)
+		return;
+	for (i = 0; i < sw->nports; i++)
+		port_check_peer(sw, &sw->port[i]);
+	if (o->stats_sec && ++ticks % o->stats_sec == 0)
+		stats_print(sw, stderr);
+}
+
+static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
+{
+	struct epoll_event ev[SW_MAX_PORTS + 2];
+	bool running = true;
+	int n, i;
+
+	while (running) {
+		/* Flush only before sleeping: one write per burst, not per frame. */
+		pcap_flush(&sw->pcap);
+		n = epoll_wait(sw->epfd, ev, SW_MAX_PORTS + 2, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("rocx-switch: epoll_wait");
+			return -1;
+		}
+		sample_clocks(sw);
+		for (i = 0; i < n; i++) {
+			uint32_t tag = ev[i].data.u32;
+			struct sw_port *p;
+
+			if (tag == SW_TAG_SIGNAL) {
+				running = handle_signals(sw, sigfd) && running;
+				continue;
+			}
+			if (tag == SW_TAG_TIMER) {
+				handle_timer(sw, tfd, o);
+				continue;
+			}
+			p = &sw->port[tag];
+			if (ev[i].events & EPOLLOUT)
+				egress_service(sw, p);
+			if (ev[i].events & (EPOLLIN | EPOLLERR))
+				port_rx(sw, p);
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sw_opts o = {
+		.age_sec = SW_DEF_AGE_SEC,
+		.queue_limit = SW_DEF_QUEUE_LIMIT,
+	};
+	static struct sw sw;
+	int sigfd = -1, tfd = -1, ret = 1;
+	unsigned int i, opened = 0;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	if (mkdir(o.dir, 0755) && errno != EEXIST) {
+		fprintf(stderr, "rocx-switch: %s: %s\n", o.dir, strerror(errno));
+		return 1;
+	}
+
+	sw.nports = o.nports;
+	sw.epfd = epoll_create1(EPOLL_CLOEXEC);
+	sw.fdb = malloc(sizeof(*sw.fdb));
+	if (sw.epfd < 0 || !sw.fdb) {
+		perror("rocx-switch");
+		goto out;
+	}
+	fdb_init(sw.fdb, (uint64_t)o.age_sec * 1000);
+	/* Every queue full plus one receive batch: receive never starves. */
+	if (pool_init(&sw.pool, o.nports * o.queue_limit + SW_RX_BATCH)) {
+		perror("rocx-switch: buffer pool");
+		goto out;
+	}
+	sigfd = setup_signals(&sw);
+	tfd = setup_timer(&sw);
+	if (sigfd < 0 || tfd < 0) {
+		perror("rocx-switch: signals/timer");
+		goto out;
+	}
+	if (o.pcap && pcap_open(&sw.pcap, o.pcap)) {
+		fprintf(stderr, "rocx-switch: pcap %s: %s\n", o.pcap,
+			strerror(errno));
+		goto out;
+	}
+	sample_clocks(&sw);
+	for (i = 0; i < o.nports; i++) {
+		if (port_open(&sw, &sw.port[i], o.dir, i) ||
+		    egress_init(&sw.port[i].eg, o.queue_limit))
+			goto out_ports;
+		opened++;
+	}
+	if (o.pidfile && write_pidfile(o.pidfile)) {
+		fprintf(stderr, "rocx-switch: pidfile %s: %s\n", o.pidfile,
+			strerror(errno));
+		goto out_ports;
+	}
+
+	ret = run(&sw, &o, sigfd, tfd) ? 1 : 0;
+	stats_print(&sw, stderr);
+
+	if (o.pidfile)
+		unlink(o.pidfile);
+out_ports:
+	/* The port that failed half way still holds its socket. */
+	for (i = 0; i < opened + (opened < o.nports); i++) {
+		port_close(&sw.port[i]);
+		egress_fini(&sw.port[i].eg);
+	}
+out:
+	pcap_close(&sw.pcap);
+	pool_fini(&sw.pool);
+	free(sw.fdb);
+	if (tfd >= 0)
+		close(tfd);
+	if (sigfd >= 0)
+		close(sigfd);
+	if (sw.epfd >= 0)
+		close(sw.epfd);
+	return ret;
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Switch ports: one unix datagram socket each.
+ *
+ * The port socket is bound at <dir>/sw<N>.sock and, once the guest's
+ * <dir>/g<N>.sock exists, connected to it.  Connecting matters for more
+ * than addressing: a unix datagram receiver that is not connected back to
+ * its sender accepts only net.unix.max_dgram_qlen (often 10) queued
+ * datagrams, so a connected port takes whole bursts from its guest, and
+ * poll() on it reports when the guest's own queue has room again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "switch.h"
+
+static const char * const port_state_names[] = {
+	[PORT_DOWN] = "down",
+	[PORT_UP] = "up",
+};
+
+const char *port_state_name(enum port_state state)
+{
+	return state < sizeof(port_state_names) / sizeof(port_state_names[0]) ?
+	       port_state_names[state] : "?";
+}
+
+static int set_path(struct sockaddr_un *sa, const char *dir, const char *pfx,
+		    unsigned int idx)
+{
+	int n;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s%u.sock", dir,
+		     pfx, idx);
+	if (n < 0 || (size_t)n >= sizeof(sa->sun_path)) {
+		fprintf(stderr, "rocx-switch: socket path in %s too long\n",
+			dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void sock_bufsize(int fd, int opt, int force_opt, int bytes)
+{
+	/* As root the FORCE variant passes net.core.*mem_max. */
+	if (setsockopt(fd, SOL_SOCKET, force_opt, &bytes, sizeof(bytes)))
+		setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes));
+}
+
+int port_open(struct sw *sw, struct sw_port *p, const char *dir,
+	      unsigned int idx)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = idx };
+	struct sockaddr_un sa;
+
+	memset(p, 0, sizeof(*p));
+	p->idx = idx;
+	p->fd = -1;
+	p->state = PORT_DOWN;
+	if (set_path(&sa, dir, "sw", idx) ||
+	    set_path(&p->peer, dir, "g", idx))
+		return -1;
+	p->peer_len = sizeof(p->peer);
+	strcpy(p->local_path, sa.sun_path);
+
+	p->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (p->fd < 0)
+		goto err;
+	sock_bufsize(p->fd, SO_SNDBUF, SO_SNDBUFFORCE, 4 << 20);
+	sock_bufsize(p->fd, SO_RCVBUF, SO_RCVBUFFORCE, 4 << 20);
+	/* A stale socket file from a killed run would make bind() fail. */
+	if (unlink(sa.sun_path) && errno != ENOENT)
+		goto err;
+	if (bind(p->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto err;
+	if (epoll_ctl(sw->epfd, EPOLL_CTL_ADD, p->fd, &ev))
+		goto err;
+	return 0;
+err:
+	fprintf(stderr, "rocx-switch: port %u (%s): %s\n", idx, sa.sun_path,
+		strerror(errno));
+	return -1;
+}
+
+void port_close(struct sw_port *p)
+{
+	if (p->fd < 0)
+		return;
+	close(p->fd);
+	p->fd = -1;
+	unlink(p->local_path);
+}
+
+static void port_disconnect(struct sw_port *p)
+{
+	struct sockaddr sa = { .sa_family = AF_UNSPEC };
+
+	/* AF_UNSPEC dissolves a datagram socket's association. */
+	connect(p->fd, &sa, sizeof(sa));
+	p->state = PORT_DOWN;
+}
+
+/*
+ * Connects to the guest's socket if it exists.  Absent guests are retried
+ * at most every SW_CONNECT_RETRY_MS, unless @force (the guest just sent us
+ * a frame, so its socket is there).
+ */
+bool port_try_connect(struct sw *sw, struct sw_port *p, bool force)
+{
+	struct stat st;
+
+	if (p->state == PORT_UP)
+		return true;
+	if (!force && sw->now_ms < p->next_connect_ms)
+		return false;
+	p->next_connect_ms = sw->now_ms + SW_CONNECT_RETRY_MS;
+	if (stat(p->peer.sun_path, &st) || !S_ISSOCK(st.st_mode))
+		return false;
+	if (connect(p->fd, (struct sockaddr *)&p->peer, p->peer_len))
+		return false;
+	p->peer_dev = st.st_dev;
+	p->peer_ino = st.st_ino;
+	p->state = PORT_UP;
+	return true;
+}
+
+/*
+ * A guest that exited leaves us connected to a dead socket, and a guest
+ * restarted on the same path cannot send to us until we let go of it.
+ */
+void port_check_peer(struct sw *sw, struct sw_port *p)
+{
+	struct stat st;
+
+	if (p->state != PORT_UP)
+		return;
+	if (stat(p->peer.sun_path, &st) || st.st_dev != p->peer_dev ||
+	    st.st_ino != p->peer_ino) {
+		port_disconnect(p);
+		port_try_connect(sw, p, true);
+	}
+}
+
+void port_set_pollout(struct sw *sw, struct sw_port *p, bool on)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN | (on ? EPOLLOUT : 0),
+		.data.u32 = p->idx,
+	};
+
+	if (p->pollout == on)
+		return;
+	if (epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->fd, &ev) == 0)
+		p->pollout = on;
+}
+
+enum xmit_result port_xmit(struct sw *sw, struct sw_port *p,
+			   const struct sw_buf *buf)
+{
+	ssize_t n;
+
+	if (!port_try_connect(sw, p, false)) {
+		p->st.tx_nopeer++;
+		return XMIT_DROP;
+	}
+	n = send(p->fd, buf->data, buf->len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n == (ssize_t)buf->len) {
+		p->st.tx_frames++;
+		p->st.tx_bytes += buf->len;
+		return XMIT_OK;
+	}
+	if (n >= 0) {
+		p->st.tx_err++;
+		return XMIT_DROP;
+	}
+	switch (errno) {
+	case EAGAIN:
+		return XMIT_BUSY;
+	case ECONNREFUSED:
+	case ECONNRESET:
+	case ENOENT:
+	case ENOTCONN:
+	case EPERM:
+		/* Guest gone: the kernel may have dissolved the link itself. */
+		port_disconnect(p);
+		p->st.tx_nopeer++;
+		return XMIT_DROP;
+	default:
+		p->st.tx_err++;
+		return XMIT_DROP;
+	}
+}
+
+void port_rx(struct sw *sw, struct sw_port *p)
+{
+	static struct mmsghdr msgs[SW_RX_BATCH];
+	static struct iovec iov[SW_RX_BATCH];
+	struct sw_buf *bufs[SW_RX_BATCH];
+	unsigned int n, i;
+	int got;
+
+	for (n = 0; n < SW_RX_BATCH; n++) {
+		bufs[n] = pool_get(&sw->pool);
+		if (!bufs[n])
+			break;
+		iov[n].iov_base = bufs[n]->data;
+		iov[n].iov_len = sizeof(bufs[n]->data);
+		memset(&msgs[n].msg_hdr, 0, sizeof(msgs[n].msg_hdr));
+		msgs[n].msg_hdr.msg_iov = &iov[n];
+		msgs[n].msg_hdr.msg_iovlen = 1;
+	}
+
+	got = n ? recvmmsg(p->fd, msgs, n, MSG_DONTWAIT, NULL) : 0;
+	if (got < 0) {
+		got = 0;
+		if (errno == ECONNREFUSED || errno == ECONNRESET)
+			port_disconnect(p);
+		else if (errno != EAGAIN && errno != EINTR)
+			p->st.rx_err++;
+	} else if (got > 0) {
+		/* The guest is sending, so its socket exists: link up now. */
+		port_try_connect(sw, p, true);
+	}
+
+	for (i = 0; i < (unsigned int)got; i++) {
+		struct sw_buf *buf = bufs[i];
+
+		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+			p->st.rx_frames++;
+			p->st.rx_oversize++;
+			pool_put(&sw->pool, buf);
+			continue;
+		}
+		buf->len = msgs[i].msg_len;
+		pipeline_input(sw, p, buf);
+	}
+	for (; i < n; i++)
+		pool_put(&sw->pool, bufs[i]);
+}
