@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx_ib: the auxiliary driver and the ib_device's life cycle.
+ *
+ * Contract 1.0 gives the device no queue pairs, CQs or MRs, so the verbs
+ * that ib_core calls mandatory for kernel consumers (create_qp, post_send,
+ * poll_cq, get_dma_mr, ...) are deliberately absent.  ib_core then marks the
+ * device !kverbs_provider and only the uverbs client attaches: ib_mad,
+ * ib_cm and ipoib leave it alone instead of trying to open QP1 on it.
+ */
+#include <kunit/visibility.h>
+#include <linux/module.h>
+#include <net/addrconf.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rocx-abi.h>
+
+#include "rocx_ib.h"
+
+/**
+ * rocx_ib_link_event() - the port event a LINK_STATUS value stands for
+ * @link_status: LINK_CHANGE event data (a ROCX_REG_LINK_STATUS value)
+ */
+VISIBLE_IF_KUNIT enum ib_event_type rocx_ib_link_event(u32 link_status)
+{
+	return (link_status & ROCX_LINK_UP) ? IB_EVENT_PORT_ACTIVE :
+					      IB_EVENT_PORT_ERR;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_link_event);
+
+static void rocx_ib_dispatch(struct rocx_ib_dev *dev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.element.port_num = ROCX_IB_PORT,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+/*
+ * Tell ib_core (and through it every user context) about a port state
+ * it has not heard yet.  Duplicates are dropped, so this may be called
+ * with the same state twice, as probe does to close its registration race.
+ */
+static void rocx_ib_port_report(struct rocx_ib_dev *dev, u32 link_status)
+{
+	enum ib_event_type type = rocx_ib_link_event(link_status);
+	bool up = type == IB_EVENT_PORT_ACTIVE;
+
+	mutex_lock(&dev->port_lock);
+	if (up != dev->link_up) {
+		dev->link_up = up;
+		ibdev_info(&dev->ibdev, "port %s\n", up ? "active" : "down");
+		rocx_ib_dispatch(dev, type);
+	}
+	mutex_unlock(&dev->port_lock);
+}
+
+/* Called by rocx_core from a work item for each EQ 0 entry. */
+static void rocx_ib_event(void *priv, const struct rocx_eqe *eqe)
+{
+	struct rocx_ib_dev *dev = priv;
+
+	switch (le16_to_cpu(eqe->type)) {
+	case ROCX_EQE_LINK_CHANGE:
+		rocx_ib_port_report(dev, le32_to_cpu(eqe->data));
+		break;
+	case ROCX_EQE_FATAL:
+		ibdev_err(&dev->ibdev, "device reported a fatal error\n");
+		rocx_ib_dispatch(dev, IB_EVENT_DEVICE_FATAL);
+		break;
+	default:
+		/*
+		 * QP and CQ errors need objects 1.0 does not have; guest
+		 * errors are rocx_core's to log.
+		 */
+		break;
+	}
+}
+
+static const struct rocx_event_ops rocx_ib_event_ops = {
+	.event = rocx_ib_event,
+};
+
+static const struct ib_device_ops rocx_ib_dev_ops = {
+	.owner = THIS_MODULE,
+	/* Out of tree: libibverbs matches the provider by PCI ID instead. */
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = ROCX_UVERBS_ABI_VERSION,
+
+	.add_gid = rocx_ib_add_gid,
+	.alloc_pd = rocx_ib_alloc_pd,
+	.alloc_ucontext = rocx_ib_alloc_ucontext,
+	.dealloc_pd = rocx_ib_dealloc_pd,
+	.dealloc_ucontext = rocx_ib_dealloc_ucontext,
+	.del_gid = rocx_ib_del_gid,
+	.disassociate_ucontext = rocx_ib_disassociate_ucontext,
+	.get_dev_fw_str = rocx_ib_get_dev_fw_str,
+	.get_link_layer = rocx_ib_get_link_layer,
+	.get_port_immutable = rocx_ib_get_port_immutable,
+	.mmap = rocx_ib_mmap,
+	.mmap_free = rocx_ib_mmap_free,
+	.query_device = rocx_ib_query_device,
+	.query_pkey = rocx_ib_query_pkey,
+	.query_port = rocx_ib_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, rocx_ib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, rocx_ib_ucontext, ibuc),
+};
+
+/*
+ * Completion EQs get vectors 2 and up (rocx-device.rst, "Interrupts"):
+ * 0 serves the admin queue and EQ 0, 1 the Ethernet rings.
+ */
+static int rocx_ib_comp_vectors(const struct rocx_identify *id)
+{
+	int n = le16_to_cpu(id->num_vectors);
+
+	return n > 2 ? n - 2 : 1;
+}
+
+static int rocx_ib_probe(struct auxiliary_device *adev,
+			 const struct auxiliary_device_id *adev_id)
+{
+	struct rocx_core *core = to_rocx_aux_dev(adev)->core;
+	const struct rocx_identify *id = rocx_identify(core);
+	u32 caps = le32_to_cpu(id->caps);
+	struct rocx_ib_dev *dev;
+	struct ib_device *ibdev;
+	int err;
+
+	if (!(caps & ROCX_CAP_RDMA) ||
+	    (caps & (ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2)) !=
+	    (ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2) || !id->gid_tbl_len) {
+		dev_err(&adev->dev,
+			"device lacks RoCE v1/v2 (caps %#x, %u GIDs)\n",
+			caps, le16_to_cpu(id->gid_tbl_len));
+		return -ENODEV;
+	}
+
+	dev = ib_alloc_device(rocx_ib_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	ibdev = &dev->ibdev;
+	dev->adev = adev;
+	dev->core = core;
+	dev->pdev = rocx_pci_dev(core);
+	dev->netdev = rocx_netdev(core);
+	dev->id = id;
+	mutex_init(&dev->port_lock);
+	auxiliary_set_drvdata(adev, dev);
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = rocx_ib_comp_vectors(id);
+	/* The PCI function is the parent: libibverbs matches on its modalias. */
+	ibdev->dev.parent = &dev->pdev->dev;
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, id->mac);
+	ib_set_device_ops(ibdev, &rocx_ib_dev_ops);
+
+	err = ib_device_set_netdev(ibdev, dev->netdev, ROCX_IB_PORT);
+	if (err) {
+		dev_err(&adev->dev, "cannot attach netdev: %d\n", err);
+		goto err_dealloc;
+	}
+
+	/*
+	 * ib_core caches the port state during registration, but events are
+	 * only forwarded once it is registered: note the state now and report
+	 * any change that slipped between the two afterwards.
+	 */
+	dev->link_up = rocx_link_up(core);
+	err = ib_register_device(ibdev, "rocx%d", &dev->pdev->dev);
+	if (err) {
+		dev_err(&adev->dev, "cannot register ib_device: %d\n", err);
+		goto err_dealloc;
+	}
+	rocx_register_events(core, &rocx_ib_event_ops, dev);
+	rocx_ib_port_report(dev, rocx_link_up(core) ? ROCX_LINK_UP : 0);
+
+	ibdev_info(ibdev, "registered on %s\n", netdev_name(dev->netdev));
+	return 0;
+
+err_dealloc:
+	mutex_destroy(&dev->port_lock);
+	ib_dealloc_device(ibdev);
+	return err;
+}
+
+static void rocx_ib_remove(struct auxiliary_device *adev)
+{
+	struct rocx_ib_dev *dev = auxiliary_get_drvdata(adev);
+
+	/* Returns once no event callback runs; none can follow. */
+	rocx_register_events(dev->core, NULL, NULL);
+	/* Disassociates live user contexts rather than waiting for them. */
+	ib_unregister_device(&dev->ibdev);
+	mutex_destroy(&dev->port_lock);
+	ib_dealloc_device(&dev->ibdev);
+}
+
+static const struct auxiliary_device_id rocx_ib_id_table[] = {
+	{ .name = "rocx_core." ROCX_AUX_DEV_NAME },
+	{}
+};
+MODULE_DEVICE_TABLE(auxiliary, rocx_ib_id_table);
+
+static struct auxiliary_driver rocx_ib_driver = {
+	.probe = rocx_ib_probe,
+	.remove = rocx_ib_remove,
+	.id_table = rocx_ib_id_table,
+};
+module_auxiliary_driver(rocx_ib_driver);
+
+MODULE_IMPORT_NS(ROCX);
+MODULE_DESCRIPTION("rocx RoCE adapter RDMA driver");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit tests for rocx_ib's translations between the device contract and
+ * the RDMA core.  Everything here is pure: no device, no ib_device.
+ */
+#include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <rdma/ib_verbs.h>
+
+#include "rocx_ib.h"
+
+/* ---------------- rocx_ib_gid ---------------- */
+
+struct rocx_ib_gid_type_case {
+	const char *desc;
+	enum ib_gid_type in;
+	int out;
+};
+
+static const struct rocx_ib_gid_type_case rocx_ib_gid_type_cases[] = {
+	{ "roce_v1", IB_GID_TYPE_ROCE, ROCX_GID_TYPE_ROCE_V1 },
+	{ "roce_v2", IB_GID_TYPE_ROCE_UDP_ENCAP, ROCX_GID_TYPE_ROCE_V2 },
+	{ "size", IB_GID_TYPE_SIZE, -EINVAL },
+	{ "out_of_range", (enum ib_gid_type)7, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_gid_type, rocx_ib_gid_type_cases, desc);
+
+static void rocx_ib_gid_type_test(struct kunit *test)
+{
+	const struct rocx_ib_gid_type_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_ib_gid_type(c->in), c->out);
+}
+
+/* SET_GID as the device reads it: offsets and byte order of the contract. */
+static void rocx_ib_set_gid_cmd_test(struct kunit *test)
+{
+	static const u8 mac[ETH_ALEN] = { 0x02, 0x00, 0x5e, 0x10, 0x20, 0x30 };
+	union ib_gid gid = {};
+	union rocx_aq_cmd cmd = {};
+	u8 want[ROCX_AQ_CMD_SIZE] = {};
+	unsigned int i;
+
+	/* ::ffff:198.18.0.1, as ib_core stores an IPv4 address. */
+	gid.raw[10] = 0xff;
+	gid.raw[11] = 0xff;
+	gid.raw[12] = 198;
+	gid.raw[13] = 18;
+	gid.raw[14] = 0;
+	gid.raw[15] = 1;
+
+	rocx_ib_set_gid_cmd(&cmd, 0x0102, ROCX_GID_TYPE_ROCE_V2, 0x0123, mac,
+			    &gid);
+
+	want[0] = ROCX_AQ_OP_SET_GID;	/* opcode, le16 */
+	want[8] = 0x02;			/* index, le16 */
+	want[9] = 0x01;
+	want[10] = ROCX_GID_TYPE_ROCE_V2;
+	want[12] = 0x23;		/* vlan, le16 */
+	want[13] = 0x01;
+	for (i = 0; i < ETH_ALEN; i++)
+		want[14 + i] = mac[i];
+	for (i = 0; i < 16; i++)
+		want[20 + i] = gid.raw[i];
+	KUNIT_EXPECT_MEMEQ(test, cmd.raw, want, sizeof(want));
+}
+
+static void rocx_ib_set_gid_cmd_no_vlan_test(struct kunit *test)
+{
+	static const u8 mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 1 };
+	union ib_gid gid = { .raw = { 0xfe, 0x80 } };
+	union rocx_aq_cmd cmd = {};
+
+	rocx_ib_set_gid_cmd(&cmd, 0, ROCX_GID_TYPE_ROCE_V1, ROCX_VLAN_NONE,
+			    mac, &gid);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cmd.set_gid.vlan), ROCX_VLAN_NONE);
+	KUNIT_EXPECT_EQ(test, cmd.set_gid.type, ROCX_GID_TYPE_ROCE_V1);
+	KUNIT_EXPECT_EQ(test, cmd.set_gid.gid[0], 0xfe);
+	KUNIT_EXPECT_EQ(test, cmd.set_gid.gid[1], 0x80);
+	KUNIT_EXPECT_TRUE(test, memchr_inv(cmd.set_gid.rsvd, 0,
+					   sizeof(cmd.set_gid.rsvd)) == NULL);
+}
+
+static struct kunit_case rocx_ib_gid_cases[] = {
+	KUNIT_CASE_PARAM(rocx_ib_gid_type_test, rocx_ib_gid_type_gen_params),
+	KUNIT_CASE(rocx_ib_set_gid_cmd_test),
+	KUNIT_CASE(rocx_ib_set_gid_cmd_no_vlan_test),
+	{}
+};
+
+static struct kunit_suite rocx_ib_gid_suite = {
+	.name = "rocx_ib_gid",
+	.test_cases = rocx_ib_gid_cases,
+};
+
+/* ---------------- rocx_ib_port ---------------- */
+
+struct rocx_ib_mtu_case {
+	const char *desc;
+	unsigned int mtu;
+	enum ib_mtu ib_mtu;
+};
+
+/* RoCE headers take 96 bytes at worst; the boundaries sit on each side. */
+static const struct rocx_ib_mtu_case rocx_ib_mtu_cases[] = {
+	{ "min_eth", 68, 0 },
+	{ "below_256", 351, 0 },
+	{ "exact_256", 352, IB_MTU_256 },
+	{ "exact_512", 608, IB_MTU_512 },
+	{ "below_1024", 1119, IB_MTU_512 },
+	{ "exact_1024", 1120, IB_MTU_1024 },
+	{ "eth_default", 1500, IB_MTU_1024 },
+	{ "exact_2048", 2144, IB_MTU_2048 },
+	{ "below_4096", 4191, IB_MTU_2048 },
+	{ "exact_4096", 4192, IB_MTU_4096 },
+	{ "jumbo", 9000, IB_MTU_4096 },
+	{ "huge", UINT_MAX, IB_MTU_4096 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_mtu, rocx_ib_mtu_cases, desc);
+
+static void rocx_ib_mtu_test(struct kunit *test)
+{
+	const struct rocx_ib_mtu_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_ib_mtu_from_netdev(c->mtu), c->ib_mtu);
+}
+
+struct rocx_ib_speed_case {
+	const char *desc;
+	u32 gbps;
+	u16 speed;
+	u8 width;
+};
+
+static const struct rocx_ib_speed_case rocx_ib_speed_cases[] = {
+	{ "down", 0, IB_SPEED_SDR, IB_WIDTH_1X },
+	{ "1g", 1, IB_SPEED_SDR, IB_WIDTH_1X },
+	{ "3g", 3, IB_SPEED_DDR, IB_WIDTH_1X },
+	{ "10g", 10, IB_SPEED_QDR, IB_WIDTH_1X },
+	{ "20g", 20, IB_SPEED_DDR, IB_WIDTH_4X },
+	{ "25g", 25, IB_SPEED_EDR, IB_WIDTH_1X },
+	{ "40g", 40, IB_SPEED_QDR, IB_WIDTH_4X },
+	{ "50g", 50, IB_SPEED_HDR, IB_WIDTH_1X },
+	{ "56g", 56, IB_SPEED_FDR, IB_WIDTH_4X },
+	{ "100g", 100, IB_SPEED_EDR, IB_WIDTH_4X },
+	{ "200g", 200, IB_SPEED_HDR, IB_WIDTH_4X },
+	{ "400g", 400, IB_SPEED_NDR, IB_WIDTH_4X },
+	{ "800g", 800, IB_SPEED_XDR, IB_WIDTH_4X },
+	{ "1600g", 1600, IB_SPEED_XDR, IB_WIDTH_8X },
+	{ "max_field", 0xffff, IB_SPEED_XDR, IB_WIDTH_8X },
+	{ "u32_max", U32_MAX, IB_SPEED_XDR, IB_WIDTH_8X },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_speed, rocx_ib_speed_cases, desc);
+
+static void rocx_ib_speed_test(struct kunit *test)
+{
+	const struct rocx_ib_speed_case *c = test->param_value;
+	u16 speed = 0;
+	u8 width = 0;
+
+	rocx_ib_speed_width(c->gbps, &speed, &width);
+	KUNIT_EXPECT_EQ(test, speed, c->speed);
+	KUNIT_EXPECT_EQ(test, width, c->width);
+}
+
+struct rocx_ib_state_case {
+	const char *desc;
+	u32 link_status;
+	u8 phys_state;
+	enum ib_event_type event;
+};
+
+static const struct rocx_ib_state_case rocx_ib_state_cases[] = {
+	{ "reset", 0, IB_PORT_PHYS_STATE_DISABLED, IB_EVENT_PORT_ERR },
+	{ "carrier_admin_down", ROCX_LINK_CARRIER,
+	  IB_PORT_PHYS_STATE_DISABLED, IB_EVENT_PORT_ERR },
+	{ "admin_up_no_carrier", ROCX_LINK_ADMIN_UP,
+	  IB_PORT_PHYS_STATE_POLLING, IB_EVENT_PORT_ERR },
+	{ "up", ROCX_LINK_UP | ROCX_LINK_CARRIER | ROCX_LINK_ADMIN_UP |
+		ROCX_FIELD_PREP(ROCX_LINK_SPEED_MASK, 100),
+	  IB_PORT_PHYS_STATE_LINK_UP, IB_EVENT_PORT_ACTIVE },
+	{ "speed_only", ROCX_FIELD_PREP(ROCX_LINK_SPEED_MASK, 25),
+	  IB_PORT_PHYS_STATE_DISABLED, IB_EVENT_PORT_ERR },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_state, rocx_ib_state_cases, desc);
+
+static void rocx_ib_phys_state_test(struct kunit *test)
+{
+	const struct rocx_ib_state_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_ib_phys_state(c->link_status),
+			c->phys_state);
+}
+
+static void rocx_ib_link_event_test(struct kunit *test)
+{
+	const struct rocx_ib_state_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_ib_link_event(c->link_status), c->event);
+}
+
+static struct kunit_case rocx_ib_port_cases[] = {
+	KUNIT_CASE_PARAM(rocx_ib_mtu_test, rocx_ib_mtu_gen_params),
+	KUNIT_CASE_PARAM(rocx_ib_speed_test, rocx_ib_speed_gen_params),
+	KUNIT_CASE_PARAM(rocx_ib_phys_state_test, rocx_ib_state_gen_params),
+	KUNIT_CASE_PARAM(rocx_ib_link_event_test, rocx_ib_state_gen_params),
+	{}
+};
+
+static struct kunit_suite rocx_ib_port_suite = {
+	.name = "rocx_ib_port",
+	.test_cases = rocx_ib_port_cases,
+};
+
+/* ---------------- rocx_ib_attr ---------------- */
+
+static void rocx_ib_identify_attr_test(struct kunit *test)
+{
+	struct rocx_identify id = {};
+	struct ib_device_attr attr = {};
+
+	id.fw_version = cpu_to_le32(0x00010203);	/* 1.2.3 */
+	id.max_qp = cpu_to_le32(1024);
+	id.max_qp_wr = cpu_to_le32(4096);
+	id.max_sge = cpu_to_le32(8);
+	id.max_cq = cpu_to_le32(2048);
+	id.max_cqe = cpu_to_le32(65536);
+	id.max_mr = cpu_to_le32(4096);
+	id.max_pd = cpu_to_le32(256);
+	id.max_srq = cpu_to_le32(64);
+	id.max_srq_wr = cpu_to_le32(1024);
+	id.max_rd_atom = cpu_to_le32(16);
+	id.max_mr_size = cpu_to_le64(1ULL << 40);
+	id.page_size_cap = cpu_to_le64(0x40201000ULL);
+
+	rocx_ib_identify_to_attr(&id, &attr);
+
+	KUNIT_EXPECT_EQ(test, attr.fw_ver, (1ULL << 32) | (2 << 16) | 3);
+	KUNIT_EXPECT_EQ(test, attr.max_qp, 1024);
+	KUNIT_EXPECT_EQ(test, attr.max_qp_wr, 4096);
+	KUNIT_EXPECT_EQ(test, attr.max_send_sge, 8);
+	KUNIT_EXPECT_EQ(test, attr.max_recv_sge, 8);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_sge, 8);
+	KUNIT_EXPECT_EQ(test, attr.max_cq, 2048);
+	KUNIT_EXPECT_EQ(test, attr.max_cqe, 65536);
+	KUNIT_EXPECT_EQ(test, attr.max_mr, 4096);
+	KUNIT_EXPECT_EQ(test, attr.max_pd, 256);
+	KUNIT_EXPECT_EQ(test, attr.max_srq, 64);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 1024);
+	KUNIT_EXPECT_EQ(test, attr.max_qp_rd_atom, 16);
+	KUNIT_EXPECT_EQ(test, attr.max_qp_init_rd_atom, 16);
+	KUNIT_EXPECT_EQ(test, attr.max_res_rd_atom, 1024 * 16);
+	KUNIT_EXPECT_EQ(test, attr.max_mr_size, 1ULL << 40);
+	KUNIT_EXPECT_EQ(test, attr.page_size_cap, 0x40201000ULL);
+	KUNIT_EXPECT_EQ(test, attr.max_pkeys, 1);
+	KUNIT_EXPECT_EQ(test, attr.atomic_cap, IB_ATOMIC_NONE);
+	KUNIT_EXPECT_TRUE(test, attr.device_cap_flags &
+				IB_DEVICE_PORT_ACTIVE_EVENT);
+}
+
+/* Device limits are u32, ib_device_attr's ints: nothing may go negative. */
+static void rocx_ib_identify_attr_clamp_test(struct kunit *test)
+{
+	struct rocx_identify id;
+	struct ib_device_attr attr = {};
+
+	memset(&id, 0xff, sizeof(id));
+	rocx_ib_identify_to_attr(&id, &attr);
+
+	KUNIT_EXPECT_EQ(test, attr.fw_ver, (0xffffULL << 32) | (0xff << 16) |
+			0xff);
+	KUNIT_EXPECT_EQ(test, attr.max_qp, INT_MAX);
+	KUNIT_EXPECT_EQ(test, attr.max_qp_wr, INT_MAX);
+	KUNIT_EXPECT_EQ(test, attr.max_send_sge, INT_MAX);
+	KUNIT_EXPECT_EQ(test, attr.max_cqe, INT_MAX);
+	KUNIT_EXPECT_EQ(test, attr.max_pd, INT_MAX);
+	KUNIT_EXPECT_EQ(test, attr.max_res_rd_atom, INT_MAX);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, INT_MAX);
+}
+
+/* Contract 1.0 reports no transport objects: all limits are zero. */
+static void rocx_ib_identify_attr_zero_test(struct kunit *test)
+{
+	struct rocx_identify id = {};
+	struct ib_device_attr attr = {};
+
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.fw_ver, 0);
+	KUNIT_EXPECT_EQ(test, attr.max_qp, 0);
+	KUNIT_EXPECT_EQ(test, attr.max_res_rd_atom, 0);
+	KUNIT_EXPECT_EQ(test, attr.max_pkeys, 1);
+	KUNIT_EXPECT_EQ(test, attr.local_ca_ack_delay,
+			ROCX_IB_LOCAL_ACK_DELAY);
+}
+
+struct rocx_ib_errno_case {
+	const char *desc;
+	int in;
+	int out;
+};
+
+static const struct rocx_ib_errno_case rocx_ib_errno_cases[] = {
+	{ "ok", 0, 0 },
+	{ "no_resource", -ENOSPC, -ENOMEM },
+	{ "invalid", -EINVAL, -EINVAL },
+	{ "unsupported", -EOPNOTSUPP, -EOPNOTSUPP },
+	{ "busy", -EBUSY, -EBUSY },
+	{ "dma", -EFAULT, -EFAULT },
+	{ "timeout", -ETIMEDOUT, -ETIMEDOUT },
+	{ "gone", -ENODEV, -ENODEV },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_errno, rocx_ib_errno_cases, desc);
+
+static void rocx_ib_verbs_errno_test(struct kunit *test)
+{
+	const struct rocx_ib_errno_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_ib_verbs_errno(c->in), c->out);
+}
+
+static struct kunit_case rocx_ib_attr_cases[] = {
+	KUNIT_CASE(rocx_ib_identify_attr_test),
+	KUNIT_CASE(rocx_ib_identify_attr_clamp_test),
+	KUNIT_CASE(rocx_ib_identify_attr_zero_test),
+	KUNIT_CASE_PARAM(rocx_ib_verbs_errno_test, rocx_ib_errno_gen_params),
+	{}
+};
+
+static struct kunit_suite rocx_ib_attr_suite = {
+	.name = "rocx_ib_attr",
+	.test_cases = rocx_ib_attr_cases,
+};
+
+kunit_test_suites(&rocx_ib_gid_suite, &rocx_ib_port_suite,
+		  &rocx_ib_attr_suite);
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_DESCRIPTION("KUnit tests for rocx_ib");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx_ib device, port, user context and PD verbs.
+ */
+#include <kunit/visibility.h>
+#include <linux/limits.h>
+#include <linux/mm.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rocx-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "rocx_ib.h"
+
+/* Request capabilities (rocx_alloc_ucontext_req.comp_mask) this driver knows. */
+#define ROCX_IB_UCONTEXT_REQ_KNOWN	0ULL
+
+/* ---- Pure translations, covered by rocx_ib_test.c ---- */
+
+/**
+ * rocx_ib_mtu_from_netdev() - largest IB MTU a RoCE packet fits in
+ * @mtu: the netdev's MTU (L3 bytes)
+ *
+ * The IB MTU is the payload of one packet; the L3 packet also carries the
+ * worst case of RoCE headers (GRH or IP/UDP, BTH, extended headers, ICRC).
+ *
+ * Return: the IB MTU, or 0 when not even IB_MTU_256 fits.
+ */
+VISIBLE_IF_KUNIT enum ib_mtu rocx_ib_mtu_from_netdev(unsigned int mtu)
+{
+	return iboe_get_mtu(min_t(unsigned int, mtu, INT_MAX));
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_mtu_from_netdev);
+
+/*
+ * IB signalling rates that describe an Ethernet link speed, slowest first.
+ * Rates are in units of 100 Mb/s so that SDR's 2.5 Gb/s per lane is exact.
+ */
+static const struct {
+	u32 rate;
+	u16 speed;
+	u8 width;
+} rocx_ib_rates[] = {
+	{    25, IB_SPEED_SDR, IB_WIDTH_1X },
+	{    50, IB_SPEED_DDR, IB_WIDTH_1X },
+	{   100, IB_SPEED_QDR, IB_WIDTH_1X },
+	{   140, IB_SPEED_FDR, IB_WIDTH_1X },
+	{   200, IB_SPEED_DDR, IB_WIDTH_4X },
+	{   250, IB_SPEED_EDR, IB_WIDTH_1X },
+	{   400, IB_SPEED_QDR, IB_WIDTH_4X },
+	{   500, IB_SPEED_HDR, IB_WIDTH_1X },
+	{   560, IB_SPEED_FDR, IB_WIDTH_4X },
+	{  1000, IB_SPEED_EDR, IB_WIDTH_4X },
+	{  2000, IB_SPEED_HDR, IB_WIDTH_4X },
+	{  4000, IB_SPEED_NDR, IB_WIDTH_4X },
+	{  8000, IB_SPEED_XDR, IB_WIDTH_4X },
+	{ 16000, IB_SPEED_XDR, IB_WIDTH_8X },
+};
+
+/**
+ * rocx_ib_speed_width() - express an Ethernet link speed as IB speed x width
+ * @gbps: LINK_STATUS speed in Gb/s
+ * @speed: IB_SPEED_*
+ * @width: IB_WIDTH_*
+ *
+ * Picks the slowest IB rate that is at least the link speed, so that tools
+ * computing "rate = speed * width" never report less than the link has.
+ */
+VISIBLE_IF_KUNIT void rocx_ib_speed_width(u32 gbps, u16 *speed, u8 *width)
+{
+	u64 rate = (u64)gbps * 10;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rocx_ib_rates) - 1; i++)
+		if (rocx_ib_rates[i].rate >= rate)
+			break;
+	*speed = rocx_ib_rates[i].speed;
+	*width = rocx_ib_rates[i].width;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_speed_width);
+
+/**
+ * rocx_ib_phys_state() - IB physical port state from LINK_STATUS
+ * @link_status: value of ROCX_REG_LINK_STATUS
+ *
+ * Return: LINK_UP when the link is up, DISABLED while the driver holds the
+ * port administratively down, POLLING while it waits for a carrier.
+ */
+VISIBLE_IF_KUNIT u8 rocx_ib_phys_state(u32 link_status)
+{
+	if (link_status & ROCX_LINK_UP)
+		return IB_PORT_PHYS_STATE_LINK_UP;
+	if (!(link_status & ROCX_LINK_ADMIN_UP))
+		return IB_PORT_PHYS_STATE_DISABLED;
+	return IB_PORT_PHYS_STATE_POLLING;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_phys_state);
+
+/* Device limits are u32; ib_device_attr holds most of them in an int. */
+static int rocx_ib_limit(__le32 v)
+{
+	return min_t(u32, le32_to_cpu(v), INT_MAX);
+}
+
+/**
+ * rocx_ib_identify_to_attr() - device attributes from the identify block
+ * @id: identify block as the device wrote it (little endian)
+ * @attr: filled in; the caller zeroed it and adds the PCI identity and GUID
+ */
+VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
+					       struct ib_device_attr *attr)
+{
+	u32 fw = le32_to_cpu(id->fw_version);
+	u64 res_rd_atom;
+
+	attr->fw_ver = (u64)(fw >> 16) << 32 | ((fw >> 8) & 0xff) << 16 |
+		       (fw & 0xff);
+	attr->max_mr_size = le64_to_cpu(id->max_mr_size);
+	attr->page_size_cap = le64_to_cpu(id->page_size_cap);
+	attr->max_qp = rocx_ib_limit(id->max_qp);
+	attr->max_qp_wr = rocx_ib_limit(id->max_qp_wr);
+	attr->max_send_sge = rocx_ib_limit(id->max_sge);
+	attr->max_recv_sge = attr->max_send_sge;
+	attr->max_sge_rd = attr->max_send_sge;
+	attr->max_cq = rocx_ib_limit(id->max_cq);
+	attr->max_cqe = rocx_ib_limit(id->max_cqe);
+	attr->max_mr = rocx_ib_limit(id->max_mr);
+	attr->max_pd = rocx_ib_limit(id->max_pd);
+	attr->max_qp_rd_atom = rocx_ib_limit(id->max_rd_atom);
+	attr->max_qp_init_rd_atom = attr->max_qp_rd_atom;
+	res_rd_atom = (u64)attr->max_qp * attr->max_qp_rd_atom;
+	attr->max_res_rd_atom = min_t(u64, res_rd_atom, INT_MAX);
+	attr->max_srq = rocx_ib_limit(id->max_srq);
+	attr->max_srq_wr = rocx_ib_limit(id->max_srq_wr);
+	attr->max_srq_sge = attr->max_recv_sge;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = ROCX_IB_LOCAL_ACK_DELAY;
+	/* Atomics are reserved for a later contract version. */
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_SYS_IMAGE_GUID;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_identify_to_attr);
+
+/**
+ * rocx_ib_verbs_errno() - errno a verb returns for a failed admin command
+ * @err: rocx_admin_exec() result
+ *
+ * A full device table (NO_RESOURCE, -ENOSPC) is what verbs callers know as
+ * -ENOMEM; every other errno already means the same to them.
+ */
+VISIBLE_IF_KUNIT int rocx_ib_verbs_errno(int err)
+{
+	return err == -ENOSPC ? -ENOMEM : err;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_verbs_errno);
+
+/* ---- Device and port ---- */
+
+int rocx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+			 struct ib_udata *udata)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibdev);
+
+	/* No driver-specific input is defined; refuse what we cannot honour. */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	rocx_ib_identify_to_attr(dev->id, attr);
+	attr->vendor_id = dev->pdev->vendor;
+	attr->vendor_part_id = dev->pdev->device;
+	attr->hw_ver = dev->pdev->revision;
+	attr->sys_image_guid = ibdev->node_guid;
+	return 0;
+}
+
+void rocx_ib_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	u32 fw = le32_to_cpu(to_rocx_ib_dev(ibdev)->id->fw_version);
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
+		 fw >> 16, (fw >> 8) & 0xff, fw & 0xff);
+}
+
+int rocx_ib_query_port(struct ib_device *ibdev, u32 port,
+		       struct ib_port_attr *attr)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibdev);
+	union rocx_aq_cmd cmd = {};
+	struct rocx_aq_cqe cqe;
+	u32 link;
+	int err;
+
+	/* The device, not the netdev's view, knows the carrier and speed. */
+	cmd.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_QUERY_PORT);
+	err = rocx_admin_exec(dev->core, &cmd, &cqe);
+	if (err)
+		return err;
+	link = le32_to_cpu(cqe.result);
+
+	/* ib_core zeroed *attr. */
+	attr->state = (link & ROCX_LINK_UP) ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+	attr->phys_state = rocx_ib_phys_state(link);
+	attr->max_mtu = rocx_ib_mtu_from_netdev(le16_to_cpu(dev->id->max_mtu));
+	attr->active_mtu = rocx_ib_mtu_from_netdev(READ_ONCE(dev->netdev->mtu));
+	attr->phys_mtu = le16_to_cpu(dev->id->max_mtu);
+	rocx_ib_speed_width(ROCX_FIELD_GET(ROCX_LINK_SPEED_MASK, link),
+			    &attr->active_speed, &attr->active_width);
+	attr->gid_tbl_len = le16_to_cpu(dev->id->gid_tbl_len);
+	attr->ip_gids = true;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = ROCX_IB_MAX_MSG_SZ;
+	attr->pkey_tbl_len = 1;
+	attr->max_vl_num = 1;
+	return 0;
+}
+
+int rocx_ib_get_port_immutable(struct ib_device *ibdev, u32 port,
+			       struct ib_port_immutable *immutable)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibdev);
+
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE |
+				    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->gid_tbl_len = le16_to_cpu(dev->id->gid_tbl_len);
+	immutable->pkey_tbl_len = 1;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+enum rdma_link_layer rocx_ib_get_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+int rocx_ib_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+		       u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+/* ---- User contexts ---- */
+
+static int rocx_ib_uctx_cmd(struct rocx_ib_dev *dev, u16 op, u32 uctx,
+			    struct rocx_aq_cqe *cqe)
+{
+	union rocx_aq_cmd cmd = {};
+
+	cmd.uctx.hdr.opcode = cpu_to_le16(op);
+	cmd.uctx.uctx = cpu_to_le32(uctx);
+	return rocx_admin_exec(dev->core, &cmd, cqe);
+}
+
+static void rocx_ib_dealloc_uctx(struct rocx_ib_dev *dev, u32 uctx)
+{
+	int err = rocx_ib_uctx_cmd(dev, ROCX_AQ_OP_DEALLOC_UCTX, uctx, NULL);
+
+	/* The device forgets every context on reset; nothing to retry. */
+	if (err)
+		ibdev_warn(&dev->ibdev, "DEALLOC_UCTX %u failed: %d\n",
+			   uctx, err);
+}
+
+int rocx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct rocx_ib_ucontext *uc = to_rocx_ib_ucontext(ibuc);
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibuc->device);
+	struct rocx_alloc_ucontext_resp resp = {};
+	struct rocx_alloc_ucontext_req req = {};
+	struct rocx_ib_mmap_entry *entry;
+	struct rocx_aq_cqe cqe;
+	int err;
+
+	/*
+	 * A doorbell page is 4 KiB; a larger CPU page would expose the
+	 * neighbouring contexts' pages to this one.
+	 */
+	if (PAGE_SIZE != ROCX_DB_PAGE_SIZE)
+		return -EOPNOTSUPP;
+
+	/* A newer provider may send more; we accept it only if it is zero. */
+	if (udata->inlen > sizeof(req) &&
+	    !ib_is_udata_cleared(udata, sizeof(req),
+				 udata->inlen - sizeof(req)))
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&req, udata, min(sizeof(req), udata->inlen));
+	if (err)
+		return err;
+	if (req.comp_mask & ~ROCX_IB_UCONTEXT_REQ_KNOWN) {
+		ibdev_dbg(&dev->ibdev, "unknown ucontext request bits %#llx\n",
+			  req.comp_mask & ~ROCX_IB_UCONTEXT_REQ_KNOWN);
+		return -EOPNOTSUPP;
+	}
+
+	err = rocx_ib_uctx_cmd(dev, ROCX_AQ_OP_ALLOC_UCTX, 0, &cqe);
+	if (err)
+		return rocx_ib_verbs_errno(err);
+	uc->uctx = le32_to_cpu(cqe.result);
+	if (!uc->uctx || uc->uctx >= le16_to_cpu(dev->id->db_pages)) {
+		ibdev_err(&dev->ibdev, "device gave user context %u\n",
+			  uc->uctx);
+		err = -EIO;
+		goto err_dealloc_uctx;
+	}
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		err = -ENOMEM;
+		goto err_dealloc_uctx;
+	}
+	entry->addr = rocx_db_page_phys(dev->core, uc->uctx);
+	err = rdma_user_mmap_entry_insert(ibuc, &entry->rdma, PAGE_SIZE);
+	if (err) {
+		kfree(entry);
+		goto err_dealloc_uctx;
+	}
+	uc->db_entry = &entry->rdma;
+
+	resp.comp_mask = ROCX_UCONTEXT_RESP_DB;
+	resp.db_mmap_key = rdma_user_mmap_get_offset(uc->db_entry);
+	resp.db_page_size = ROCX_DB_PAGE_SIZE;
+	resp.uctx = uc->uctx;
+	resp.dev_caps = le32_to_cpu(dev->id->caps);
+	resp.max_inline = le32_to_cpu(dev->id->max_inline);
+	resp.max_sge = le32_to_cpu(dev->id->max_sge);
+	/* An older provider asks for less; it only reads what it knows. */
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err)
+		goto err_remove_entry;
+	return 0;
+
+err_remove_entry:
+	rdma_user_mmap_entry_remove(uc->db_entry);
+err_dealloc_uctx:
+	rocx_ib_dealloc_uctx(dev, uc->uctx);
+	return err;
+}
+
+void rocx_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	struct rocx_ib_ucontext *uc = to_rocx_ib_ucontext(ibuc);
+
+	/*
+	 * ib_core calls this once no process maps the context's pages any
+	 * more (the last munmap, or disassociation zapped them), so the
+	 * device may hand the doorbell page to the next context.
+	 */
+	rdma_user_mmap_entry_remove(uc->db_entry);
+	rocx_ib_dealloc_uctx(to_rocx_ib_dev(ibuc->device), uc->uctx);
+}
+
+/*
+ * ib_core zaps every mapping made through rdma_user_mmap_io() before it
+ * calls this, and then destroys the context's objects with the ordinary
+ * verbs; nothing is left for the driver to revoke.  Having the callback at
+ * all is what lets ib_unregister_device() proceed with processes still
+ * holding the device open.
+ */
+void rocx_ib_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+int rocx_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibuc->device);
+	struct rdma_user_mmap_entry *rdma;
+	struct rocx_ib_mmap_entry *entry;
+	int err;
+
+	rdma = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rdma) {
+		ibdev_dbg(&dev->ibdev, "no mmap entry at pgoff %#lx\n",
+			  vma->vm_pgoff);
+		return -EINVAL;
+	}
+	entry = to_rocx_ib_mmap_entry(rdma);
+
+	if (vma->vm_flags & VM_EXEC) {
+		err = -EPERM;
+		goto out_put;
+	}
+	/* Doorbells are MMIO: every write must reach the device, in order. */
+	err = rdma_user_mmap_io(ibuc, vma, PHYS_PFN(entry->addr), PAGE_SIZE,
+				pgprot_noncached(vma->vm_page_prot), rdma);
+out_put:
+	rdma_user_mmap_entry_put(rdma);
+	return err;
+}
+
+void rocx_ib_mmap_free(struct rdma_user_mmap_entry *rdma)
+{
+	kfree(to_rocx_ib_mmap_entry(rdma));
+}
+
+/* ---- Protection domains ---- */
+
+static int rocx_ib_pd_cmd(struct rocx_ib_dev *dev, u16 op, u32 pdn, u32 uctx,
+			  struct rocx_aq_cqe *cqe)
+{
+	union rocx_aq_cmd cmd = {};
+
+	cmd.pd.hdr.opcode = cpu_to_le16(op);
+	cmd.pd.pdn = cpu_to_le32(pdn);
+	cmd.pd.uctx = cpu_to_le32(uctx);
+	return rocx_admin_exec(dev->core, &cmd, cqe);
+}
+
+int rocx_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct rocx_ib_ucontext *uc = rdma_udata_to_drv_context(udata,
+		struct rocx_ib_ucontext, ibuc);
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibpd->device);
+	struct rocx_ib_pd *pd = to_rocx_ib_pd(ibpd);
+	struct rocx_alloc_pd_resp resp = {};
+	struct rocx_aq_cqe cqe;
+	int err;
+
+	pd->uctx = uc ? uc->uctx : 0;
+	err = rocx_ib_pd_cmd(dev, ROCX_AQ_OP_CREATE_PD, 0, pd->uctx, &cqe);
+	if (err)
+		return rocx_ib_verbs_errno(err);
+	pd->pdn = le32_to_cpu(cqe.result);
+
+	if (udata) {
+		resp.pdn = pd->pdn;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err) {
+			rocx_ib_pd_cmd(dev, ROCX_AQ_OP_DESTROY_PD, pd->pdn,
+				       pd->uctx, NULL);
+			return err;
+		}
+	}
+	return 0;
+}
+
+int rocx_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibpd->device);
+	struct rocx_ib_pd *pd = to_rocx_ib_pd(ibpd);
+	int err;
+
+	err = rocx_ib_pd_cmd(dev, ROCX_AQ_OP_DESTROY_PD, pd->pdn, pd->uctx,
+			     NULL);
+	/*
+	 * Failing would leave ib_core holding a PD it cannot free (on device
+	 * removal it retries, then gives up); the device's PD is gone anyway
+	 * once the device is gone or reset.
+	 */
+	if (err)
+		ibdev_warn(&dev->ibdev, "DESTROY_PD %u failed: %d\n",
+			   pd->pdn, err);
+	return 0;
+}
