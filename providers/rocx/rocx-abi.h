@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Commands and responses the rocx provider exchanges with rocx_ib.ko: the
+ * kernel's uAPI structures (include/uapi/rdma/rocx-abi.h) appended to
+ * libibverbs' own.
+ */
+#ifndef __ROCX_ABI_H__
+#define __ROCX_ABI_H__
+
+#include <infiniband/kern-abi.h>
+#include <kernel-abi/rocx-abi.h>
+#include <rdma/rocx-abi.h>
+
+DECLARE_DRV_CMD(urocx_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
+		rocx_alloc_ucontext_req, rocx_alloc_ucontext_resp);
+DECLARE_DRV_CMD(urocx_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
+		rocx_alloc_pd_resp);
+
+#endif /* __ROCX_ABI_H__ */

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx provider verbs: device and port queries, protection domains.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rocx.h"
+
+int rocx_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int err;
+
+	err = ibv_cmd_query_device_any(context, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (err)
+		return err;
+
+	/* rocx_ib packs major.minor.patch as 32.16.16 bits. */
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+int rocx_query_port(struct ibv_context *context, uint8_t port,
+		    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+struct ibv_pd *rocx_alloc_pd(struct ibv_context *context)
+{
+	struct urocx_alloc_pd_resp resp = {};
+	struct ibv_alloc_pd cmd;
+	struct rocx_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+
+	err = ibv_cmd_alloc_pd(context, &pd->ibvpd, &cmd, sizeof(cmd),
+			       &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	pd->pdn = resp.pdn;
+	return &pd->ibvpd;
+}
+
+int rocx_dealloc_pd(struct ibv_pd *ibpd)
+{
+	int err;
+
+	err = ibv_cmd_dealloc_pd(ibpd);
+	if (err)
+		return err;
+	free(to_rocx_pd(ibpd));
+	return 0;
+}
