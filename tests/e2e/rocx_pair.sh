@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two rocx guests on the fabric: module load, link, ping, a verified 16 MiB
+# TCP transfer, MTU 9000, link down/up from the guest and from the host
+# (tests/e2e/host_link.sh drives QEMU's set_link), ethtool and ibv_devinfo.
+. "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/lib.sh"
+
+[ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
+me=$ROCX_GUEST_INDEX
+peer=$(rocx_ip $((1 - me)))
+
+t "load rocx_core and rocx_ib" rocx_load_modules || t_done
+dev=$(rocx_netdev)
+t "rocx netdev exists ($dev)" test -n "$dev" || t_done
+ibdev=$(rocx_ibdev)
+t "rocx ib_device exists ($ibdev)" test -n "$ibdev"
+t "probe logged no error" sh -c "! dmesg | grep -i rocx | grep -iE 'error|fail|timeout'"
+
+ip link set "$dev" up
+ip addr add "$ROCX_IP/24" dev "$dev"
+t "carrier up" wait_for 20 carrier_is "$dev" 1
+rocx_barrier up
+
+t "ping peer" ping -c 3 -i 0.2 -W 5 "$peer"
+t "ping 1472 bytes, DF" ping -c 2 -M do -s 1472 -W 5 "$peer"
+t "ping 1473 bytes, DF, refused at MTU 1500" sh -c "! ping -c 1 -M do -s 1473 -W 2 $peer"
+
+# tcp_xfer NAME MIB - guest 0 sends MIB of random data, guest 1 checks it.
+tcp_xfer() {
+	local name=$1 mib=$2 port=$((5000 + RANDOM % 1000)) got want t0 t1
+
+	if [ "$me" -eq 1 ]; then
+		port=$(rocx_get "port.$name")
+		timeout 120 socat -u "TCP-LISTEN:$port,reuseaddr" OPEN:/tmp/rx,creat,trunc &
+		local rx=$!
+		wait_for 10 sh -c "ss -Hltn 'sport = :$port' | grep -q ."
+		rocx_put "listening.$name" 1
+		wait "$rx" || return 1
+		want=$(rocx_get "sha.$name")
+		got=$(sha256sum /tmp/rx | cut -d' ' -f1)
+		echo "# received $(stat -c %s /tmp/rx) bytes"
+		[ "$got" = "$want" ]
+	else
+		rocx_put "port.$name" "$port"
+		head -c "${mib}M" /dev/urandom >/tmp/tx
+		rocx_put "sha.$name" "$(sha256sum /tmp/tx | cut -d' ' -f1)"
+		rocx_get "listening.$name" >/dev/null
+		t0=$(date +%s%N)
+		timeout 120 socat -u FILE:/tmp/tx "TCP:$peer:$port" || return 1
+		t1=$(date +%s%N)
+		echo "# sent $mib MiB in $(((t1 - t0) / 1000000)) ms"
+	fi
+}
+
+t "TCP 16 MiB, content verified" tcp_xfer mtu1500 16
+rocx_barrier tcp1500
+
+# Jumbo frames.
+t "MTU 9000 accepted" ip link set "$dev" mtu 9000
+t "MTU 9001 refused" sh -c "! ip link set $dev mtu 9001 2>/dev/null"
+t "carrier up after MTU change" wait_for 20 carrier_is "$dev" 1
+rocx_barrier mtu9000
+t "ping 8972 bytes, DF, at MTU 9000" ping -c 2 -M do -s 8972 -W 5 "$peer"
+t "TCP 8 MiB at MTU 9000, content verified" tcp_xfer mtu9000 8
+rocx_barrier tcp9000
+ip link set "$dev" mtu 1500
+
+# ethtool.
+t "ethtool -i names rocx_core" sh -c "ethtool -i $dev | grep -q '^driver: rocx_core'"
+t "ethtool -S counts transmitted packets" sh -c \
+	"ethtool -S $dev | awk '/tx_packets:/ && \$2 > 0 { f = 1 } END { exit !f }'"
+t "ethtool -g reports rings" sh -c "ethtool -g $dev | grep -q '^RX:'"
+t "ethtool link detected" sh -c "ethtool $dev | grep -q 'Link detected: yes'"
+
+# ibv_devinfo through the rocx provider.
+rdma_env ibv_devinfo -v >/tmp/devinfo 2>&1
+sed 's/^/# /' /tmp/devinfo | head -n 80
+t "ibv_devices lists rocx" sh -c "LD_LIBRARY_PATH=$ROCX_RDMA/lib ibv_devices | grep -q $ibdev"
+t "ibv_devinfo: port ACTIVE" grep -q 'state:.*PORT_ACTIVE' /tmp/devinfo
+t "ibv_devinfo: link layer Ethernet" grep -q 'link_layer:.*Ethernet' /tmp/devinfo
+t "ibv_devinfo: active MTU 1024 at netdev MTU 1500" grep -q 'active_mtu:.*1024' /tmp/devinfo
+t "ibv_devinfo: RoCE v1 GID of $ROCX_IP" grep -q "::ffff:$ROCX_IP, RoCE v1" /tmp/devinfo
+t "ibv_devinfo: RoCE v2 GID of $ROCX_IP" grep -q "::ffff:$ROCX_IP, RoCE v2" /tmp/devinfo
+t "ibv_devinfo: link-local GIDs of both types" sh -c \
+	"grep -q 'fe80:.*RoCE v1' /tmp/devinfo && grep -q 'fe80:.*RoCE v2' /tmp/devinfo"
+
+port_state() {
+	rdma_env ibv_devinfo -d "$ibdev" | grep -q "state:.*$1"
+}
+
+# Link down/up from the guest: guest 0 takes its port down, guest 1 loses it.
+rocx_barrier guest_link
+if [ "$me" -eq 0 ]; then
+	ip link set "$dev" down
+	t "ib port DOWN after ip link down" wait_for 10 port_state PORT_DOWN
+	rocx_put guest_down 1
+	rocx_get guest_checked >/dev/null
+	ip link set "$dev" up
+	t "carrier back after ip link up" wait_for 20 carrier_is "$dev" 1
+	t "ib port ACTIVE after ip link up" wait_for 10 port_state PORT_ACTIVE
+	rocx_put guest_up 1
+else
+	rocx_get guest_down >/dev/null
+	t "peer unreachable while its link is down" sh -c "! ping -c 2 -W 1 $peer"
+	rocx_put guest_checked 1
+	rocx_get guest_up >/dev/null
+fi
+t "ping after guest link down/up" wait_for 20 ping -c 1 -W 1 "$peer"
+
+# Link down/up from the host: host_link.sh cuts guest 1's backend.
+rocx_barrier host_link
+if [ "$me" -eq 1 ]; then
+	rocx_put setlink_ready 1
+	rocx_get host_off >/dev/null
+	t "carrier down after host set_link off" wait_for 10 carrier_is "$dev" 0
+	t "ib port DOWN after host set_link off" wait_for 10 port_state PORT_DOWN
+	rocx_put saw_down 1
+	rocx_get host_on >/dev/null
+	t "carrier up after host set_link on" wait_for 10 carrier_is "$dev" 1
+	t "ib port ACTIVE after host set_link on" wait_for 10 port_state PORT_ACTIVE
+fi
+rocx_barrier host_link_done
+t "ping after host link down/up" wait_for 20 ping -c 1 -W 1 "$peer"
+
+rocx_barrier done
+t "dmesg free of warnings" dmesg_clean
+t_done

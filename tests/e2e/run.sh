@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# End-to-end suite: boots groups of guests (once per group, not per test)
+# on the rocx fabric and counts the "ok"/"not ok" lines their scripts print.
+# Prints "e2e: N passed, N failed" last.
+#
+#   tests/e2e/run.sh [GROUP...]     groups: pair hostile reload virtio
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+out=$repo/build/e2e
+rg=scripts/guest/run-guests.sh
+passed=0 failed=0
+
+make -s -C tests/e2e || { echo "e2e: 0 passed, 1 failed"; exit 1; }
+
+# count GROUP - add up the TAP lines of every guest of a finished group.
+count() {
+	local g=$1 rc=$2 d p f
+
+	for d in "$out/$g"/guest*; do
+		[ -d "$d" ] || continue
+		p=$(grep -c '^ok ' "$d/log" 2>/dev/null)
+		f=$(grep -c '^not ok ' "$d/log" 2>/dev/null)
+		grep -E '^(not )?ok ' "$d/log" 2>/dev/null | sed "s|^|$g/$(basename "$d"): |"
+		if [ "$(cat "$d/rc" 2>/dev/null)" != 0 ] && [ "${f:-0}" -eq 0 ]; then
+			echo "$g/$(basename "$d"): not ok - guest ended with rc=$(cat "$d/rc" 2>/dev/null || echo none)"
+			tail -n 30 "$d/console.log" 2>/dev/null | sed 's/^/#   /'
+			f=1
+		fi
+		passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+	done
+	if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+		echo "$g: not ok - run-guests exited $rc"
+		failed=$((failed + 1))
+	fi
+}
+
+# host_check NAME CMD... - a check made on the host after a group.
+host_check() {
+	local name=$1
+
+	shift
+	if "$@"; then
+		echo "ok - $name"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $name"
+		failed=$((failed + 1))
+	fi
+}
+
+rocx_guest() {
+	echo --guest "nic=rocx,cmd=$1" --extra "-d guest_errors"
+}
+
+group() {
+	local g=$1 t0=$(date +%s) rc
+
+	shift
+	echo "--- e2e group $g"
+	rm -rf "${out:?}/$g"
+	"$rg" --out "$out/$g" "$@" >"$out/$g.log" 2>&1
+	rc=$?
+	count "$g" "$rc"
+	echo "--- e2e group $g: $(($(date +%s) - t0)) s"
+	return "$rc"
+}
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(pair hostile reload virtio)
+mkdir -p "$out"
+
+for g in "${groups[@]}"; do
+	case $g in
+	pair)
+		group pair --timeout 600 --host-cmd "bash tests/e2e/host_link.sh" \
+			$(rocx_guest tests/e2e/rocx_pair.sh) $(rocx_guest tests/e2e/rocx_pair.sh)
+		;;
+	hostile)
+		group hostile --timeout 400 \
+			$(rocx_guest tests/e2e/rocx_hostile.sh) $(rocx_guest tests/e2e/rocx_hostile.sh)
+		host_check "hostile: QEMU logged the guest errors" \
+			grep -q 'rocx' "$out/hostile/guest0/qemu.log"
+		;;
+	reload)
+		group reload --timeout 400 $(rocx_guest tests/e2e/rocx_reload.sh)
+		;;
+	virtio)
+		group virtio --timeout 300 \
+			--guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh \
+			--guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh
+		;;
+	*)
+		echo "unknown group $g"
+		failed=$((failed + 1))
+		;;
+	esac
+done
+
+echo "e2e: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
