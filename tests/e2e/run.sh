@@ -51,8 +51,9 @@ host_check() {
 	fi
 }
 
-rocx_guest() {
-	echo --guest "nic=rocx,cmd=$1" --extra "-d guest_errors"
+# Guests with a rocx NIC log the model's guest-error reports to qemu.log.
+rx() {
+	args+=(--guest "nic=rocx,cmd=tests/e2e/$1" --extra "-d guest_errors")
 }
 
 group() {
@@ -75,17 +76,23 @@ mkdir -p "$out"
 for g in "${groups[@]}"; do
 	case $g in
 	pair)
-		group pair --timeout 600 --host-cmd "bash tests/e2e/host_link.sh" \
-			$(rocx_guest tests/e2e/rocx_pair.sh) $(rocx_guest tests/e2e/rocx_pair.sh)
+		args=()
+		rx rocx_pair.sh
+		rx rocx_pair.sh
+		group pair --timeout 600 --host-cmd "bash tests/e2e/host_link.sh" "${args[@]}"
 		;;
 	hostile)
-		group hostile --timeout 400 \
-			$(rocx_guest tests/e2e/rocx_hostile.sh) $(rocx_guest tests/e2e/rocx_hostile.sh)
+		args=()
+		rx rocx_hostile.sh
+		rx rocx_hostile.sh
+		group hostile --timeout 400 "${args[@]}"
 		host_check "hostile: QEMU logged the guest errors" \
 			grep -q 'rocx' "$out/hostile/guest0/qemu.log"
 		;;
 	reload)
-		group reload --timeout 400 $(rocx_guest tests/e2e/rocx_reload.sh)
+		args=()
+		rx rocx_reload.sh
+		group reload --timeout 400 "${args[@]}"
 		;;
 	virtio)
 		group virtio --timeout 300 \
