@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers sourced by the scripts that build heavy trees (QEMU, rdma-core, the
@@ -14,9 +15,15 @@ export ROCX_CACHE
 step() { printf '%s: %s\n' "$tool" "$*"; }
 die() { printf '%s: error: %s\n' "$tool" "$*" >&2; exit 1; }
 
-# recipe_key FUNC... - short hash of the named functions' text plus $*.
+# recipe_key WORD... - short hash of the WORDs and of the text of those
+# that name shell functions.
 recipe_key() {
-	{ declare -f "$@"; printf '%s\n' "$@"; } | sha256sum | cut -c1-12
+	local w fns=()
+
+	for w in "$@"; do
+		declare -F -- "$w" >/dev/null 2>&1 && fns+=("$w")
+	done
+	{ declare -f "${fns[@]}"; printf '%s\n' "$@"; } | sha256sum | cut -c1-12
 }
 
 # cache_lock NAME - serialise every script that touches $ROCX_CACHE/NAME.
