@@ -3,8 +3,8 @@
 """Host test of rocx-switch: three sockets pose as three guests.
 
 Usage: test_switch.py SWITCH_BINARY WORK_DIR
-Prints one line per check and "N passed, N failed" at the end; exits 1 on
-any failure.
+Prints one line per check, then "switch: N passed, N failed"; exits 1 on any
+failure.
 """
 import os
 import shutil
@@ -320,7 +320,7 @@ def main():
     a.close()
     b.close()
 
-    print(f"{passed} passed, {failed} failed")
+    print(f"switch: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
 

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of a rocx guest, started by the initramfs in the overlay of the
+# host's root.  Sets the guest up, runs the test script named by rocx_cmd=
+# with its output in /rocx-out/log and on the console, stores its exit
+# status in /rocx-out/rc and powers off.
+#
+# Kernel command-line words it reads (run-guests.sh sets them):
+#   rocx_cmd=PATH     script to run (required)
+#   rocx_guest=N      guest index, 0-based (default 0)
+#   rocx_nguests=N    guests in this run (default 1)
+#   rocx_repo=DIR     repository, the script's working directory
+# The script sees ROCX_GUEST_INDEX, ROCX_NGUESTS, ROCX_IP (198.18.0.<N+1>),
+# ROCX_OUT=/rocx-out, ROCX_SHARED=/rocx-shared and ROCX_REPO.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb LANG=C.UTF-8
+
+poweroff_now() {
+	sync
+	busybox poweroff -f
+	echo o >/proc/sysrq-trigger
+	sleep 10
+}
+
+# Not "mountpoint": in the overlay, /proc and /sys are the host's directories
+# seen over 9p and may look like mount points.  The initramfs hands over
+# /dev only.
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+grep -q '^[^ ]* /dev ' /proc/mounts || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620 devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+
+idx=${rocx_guest:-0}
+export ROCX_GUEST_INDEX=$idx
+export ROCX_NGUESTS=${rocx_nguests:-1}
+export ROCX_IP=198.18.0.$((idx + 1))
+export ROCX_OUT=/rocx-out ROCX_SHARED=/rocx-shared
+export ROCX_REPO=${rocx_repo:-/}
+hostname "guest$idx"
+ip link set lo up
+
+read -r up _ </proc/uptime
+echo "$up" >"$ROCX_OUT/boot_seconds" 2>/dev/null
+echo "guest$idx: up after ${up}s, running ${rocx_cmd:-<none>}"
+
+rc=127
+if [ -z "${rocx_cmd:-}" ]; then
+	echo "guest$idx: no rocx_cmd= on the kernel command line"
+elif [ ! -x "$rocx_cmd" ]; then
+	echo "guest$idx: $rocx_cmd is not executable"
+else
+	cd "$ROCX_REPO" || cd /
+	"$rocx_cmd" </dev/null 2>&1 | tee "$ROCX_OUT/log"
+	rc=${PIPESTATUS[0]}
+fi
+
+echo "guest$idx: exit status $rc"
+# Tell the other guests not to wait for this one (see lib.sh).
+[ "$rc" = 0 ] || : >"$ROCX_SHARED/failed.$idx" 2>/dev/null
+dmesg >"$ROCX_OUT/dmesg" 2>/dev/null
+echo "$rc" >"$ROCX_OUT/rc.tmp" && mv "$ROCX_OUT/rc.tmp" "$ROCX_OUT/rc"
+poweroff_now

@@ -1,0 +1,271 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot rocx test guests under TCG, joined by one rocx-switch, and collect
+# each guest script's exit status.
+#
+# Usage: run-guests.sh [OPTION]... --guest SPEC [--guest SPEC]...
+#
+# SPEC is comma-separated KEY=VALUE words:
+#   cmd=PATH          script the guest runs (required; absolute, or relative
+#                     to the repository); it sees ROCX_GUEST_INDEX, ROCX_IP...
+#                     (scripts/guest/guest-init.sh) and may source
+#                     scripts/guest/lib.sh for barriers
+#   nic=MODEL[:P=V]...  a NIC on the next switch port; repeatable.  MODEL is
+#                     virtio (virtio-net-pci), rocx, or any -device model;
+#                     P=V are extra device properties, e.g. nic=rocx:foo=1
+#   mem=MIB           guest memory (default 1024)
+#   env=NAME=VALUE    extra kernel command-line word, which reaches the
+#                     script's environment (no spaces or commas)
+# Guest N's NIC K gets MAC 52:54:00:00:0K:0N (hex) and, on the first NIC,
+# the guest sets nothing: the script configures ROCX_IP itself.
+#
+# Options:
+#   --qemu BIN        QEMU binary (default build/qemu-system-x86_64 if built,
+#                     else /usr/bin/qemu-system-x86_64)
+#   --timeout SEC     wall-clock limit for the whole run (default 300)
+#   --out DIR         output directory (default build/guest/runs/<time>-<pid>)
+#   --pcap FILE       capture the switch's traffic
+#   --extra 'ARGS'    more QEMU arguments for the guest declared last (split
+#                     on spaces); repeatable
+#   --append 'WORDS'  more kernel command-line words for every guest
+#   --host-cmd CMD    run CMD (bash -c) on the host while the guests run; its
+#                     status counts like a guest's.  It sees ROCX_RUN_OUT,
+#                     ROCX_NGUESTS and ROCX_MONITOR_<N> (guest N's HMP
+#                     monitor socket; scripts/guest/hmp.sh talks to it)
+#   --machine TYPE    QEMU machine (default q35)
+#
+# Output per guest in OUT/guest<N>/: console.log (serial), log (script
+# output), rc, boot_seconds, dmesg, qemu.log, monitor.sock while running.
+# OUT/switch.log holds the switch's counters.  Prints "guest<N>: rc=<rc>"
+# per guest and exits 1 if any guest failed or timed out.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+. "$repo/scripts/versions.sh"
+
+qemu='' timeout_s=300 out='' pcap='' machine=q35 host_cmd='' append=''
+specs=() extras=()
+
+die() { echo "run-guests: $*" >&2; exit 2; }
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
+usage() { sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-2}"; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--qemu) qemu=$2; shift ;;
+	--timeout) timeout_s=$2; shift ;;
+	--out) out=$2; shift ;;
+	--pcap) pcap=$2; shift ;;
+	--machine) machine=$2; shift ;;
+	--append) append="$append $2"; shift ;;
+	--host-cmd) host_cmd=$2; shift ;;
+	--guest) specs+=("$2"); extras+=(""); shift ;;
+	--extra)
+		[ ${#specs[@]} -gt 0 ] || die "--extra before any --guest"
+		extras[-1]="${extras[-1]} $2"
+		shift
+		;;
+	-h | --help) usage 0 ;;
+	*) die "unknown argument $1 (see --help)" ;;
+	esac
+	shift
+done
+[ ${#specs[@]} -gt 0 ] || usage
+[[ $timeout_s =~ ^[0-9]+$ ]] || die "bad --timeout $timeout_s"
+
+if [ -z "$qemu" ]; then
+	qemu=/usr/bin/qemu-system-x86_64
+	[ -x "$repo/build/qemu-system-x86_64" ] && qemu=$repo/build/qemu-system-x86_64
+fi
+[ -x "$qemu" ] || die "no QEMU at $qemu"
+kernel=/boot/vmlinuz-$ROCX_KVER
+[ -r "$kernel" ] || die "cannot read $kernel"
+initrd=$(bash "$repo/scripts/guest/mkinitramfs.sh") || die "initramfs build failed"
+switch=$repo/build/tools/rocx-switch
+make -s -C "$repo/tools/rocx-switch" O="$repo/build/tools" >&2 ||
+	die "cannot build rocx-switch"
+
+out=${out:-$repo/build/guest/runs/$(date +%Y%m%d-%H%M%S)-$$}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -rf "$out/shared"
+mkdir -p "$out/shared"
+# Unix socket paths must stay under 108 bytes: keep them in a short dir.
+run=$(mktemp -d /tmp/rocx-run.XXXXXX)
+
+pids=() switch_pid='' host_pid=''
+# shellcheck disable=SC2317 # reached through the trap
+cleanup() {
+	local p
+
+	for p in "${pids[@]}" "$host_pid" "$switch_pid"; do
+		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null || true
+	done
+	rm -rf "$run"
+	rm -f "$out"/guest*/monitor.sock
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Parse the specs into per-guest QEMU arguments; NICs take switch ports in
+# order.
+nguests=${#specs[@]}
+port=0
+declare -a g_cmd
+for ((i = 0; i < nguests; i++)); do
+	cmd='' mem=1024 env_words='' nic=0 nic_args=()
+	IFS=, read -ra words <<<"${specs[$i]}"
+	for w in "${words[@]}"; do
+		case $w in
+		cmd=*) cmd=${w#cmd=} ;;
+		mem=*) mem=${w#mem=} ;;
+		env=*) env_words="$env_words ${w#env=}" ;;
+		nic=*)
+			spec=${w#nic=}
+			model=${spec%%:*}
+			props=''
+			[ "$spec" != "$model" ] && props=,${spec#*:} && props=${props//:/,}
+			mac=$(printf '52:54:00:00:%02x:%02x' "$nic" "$i")
+			case $model in
+			virtio) dev="virtio-net-pci,romfile=" ;;
+			*) dev=$model ;;
+			esac
+			nic_args+=(-netdev "dgram,id=n$nic,local.type=unix,local.path=$run/g$port.sock,remote.type=unix,remote.path=$run/sw$port.sock")
+			nic_args+=(-device "$dev,netdev=n$nic,mac=$mac$props")
+			nic=$((nic + 1))
+			port=$((port + 1))
+			;;
+		*) die "guest $i: unknown word '$w' in --guest" ;;
+		esac
+	done
+	[ -n "$cmd" ] || die "guest $i: no cmd="
+	case $cmd in /*) ;; *) cmd=$repo/$cmd ;; esac
+	[ -x "$cmd" ] || die "guest $i: $cmd is not executable"
+	g_cmd[i]=$cmd
+	read -ra more <<<"${extras[$i]}"
+	# Kept NUL-separated in the run dir: bash has no arrays of arrays.
+	printf '%s\0' -m "$mem" "${nic_args[@]}" "${more[@]}" -append \
+		"console=ttyS0 panic=-1 loglevel=4 mitigations=off rocx_init=$repo/scripts/guest/guest-init.sh rocx_cmd=$cmd rocx_guest=$i rocx_nguests=$nguests rocx_repo=$repo$env_words$append" \
+		>"$run/args$i"
+done
+
+t0=$(now_ms)
+if [ "$port" -gt 0 ]; then
+	"$switch" --dir "$run" --ports "$port" --pidfile "$run/switch.pid" \
+		${pcap:+--pcap "$pcap"} </dev/null >"$out/switch.log" 2>&1 &
+	switch_pid=$!
+	for ((i = 0; i < 50; i++)); do
+		[ -s "$run/switch.pid" ] && break
+		kill -0 "$switch_pid" 2>/dev/null || die "rocx-switch failed: $(cat "$out/switch.log")"
+		sleep 0.1
+	done
+	[ -s "$run/switch.pid" ] || die "rocx-switch did not start"
+fi
+
+# The firmware directories matter for a self-built QEMU without blobs.
+firmware=()
+for d in /usr/share/qemu /usr/share/seabios; do
+	[ -d "$d" ] && firmware+=(-L "$d")
+done
+
+for ((i = 0; i < nguests; i++)); do
+	g=$out/guest$i
+	rm -rf "$g"
+	mkdir -p "$g"
+	ln -s "$run/m$i.sock" "$g/monitor.sock"
+	mapfile -d '' -t extra <"$run/args$i"
+	"$qemu" -name "guest$i" -machine "$machine" -accel tcg -cpu max -smp 1 \
+		-nodefaults -display none -no-reboot "${firmware[@]}" \
+		-kernel "$kernel" -initrd "$initrd" \
+		-serial "file:$g/console.log" \
+		-monitor "unix:$run/m$i.sock,server=on,wait=off" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$g,mount_tag=rocxout,security_model=none" \
+		-virtfs "local,path=$out/shared,mount_tag=rocxshared,security_model=none" \
+		"${extra[@]}" </dev/null >"$g/qemu.log" 2>&1 &
+	pids[i]=$!
+	export "ROCX_MONITOR_$i=$g/monitor.sock"
+done
+
+if [ -n "$host_cmd" ]; then
+	ROCX_RUN_OUT=$out ROCX_NGUESTS=$nguests ROCX_REPO=$repo bash -c "$host_cmd" \
+		</dev/null >"$out/host.log" 2>&1 &
+	host_pid=$!
+fi
+
+# Wait for every QEMU (and the host command) or the deadline.
+deadline=$(($(date +%s) + timeout_s))
+declare -a state
+while :; do
+	alive=0
+	for ((i = 0; i < nguests; i++)); do
+		[ -z "${state[$i]:-}" ] || continue
+		if kill -0 "${pids[$i]}" 2>/dev/null; then
+			alive=$((alive + 1))
+		else
+			if wait "${pids[$i]}" 2>/dev/null; then
+				state[i]=exited
+			else
+				state[i]="qemu-exit-$?"
+			fi
+			# Peers waiting in a barrier give up at once (lib.sh).
+			[ "$(cat "$out/guest$i/rc" 2>/dev/null)" = 0 ] ||
+				: >"$out/shared/failed.$i"
+			echo "guest$i: qemu exited after $(secs $(($(now_ms) - t0)))s"
+		fi
+	done
+	if [ -n "$host_pid" ] && kill -0 "$host_pid" 2>/dev/null; then
+		alive=$((alive + 1))
+	fi
+	[ "$alive" -eq 0 ] && break
+	if [ "$(date +%s)" -ge "$deadline" ]; then
+		for ((i = 0; i < nguests; i++)); do
+			[ -z "${state[$i]:-}" ] || continue
+			state[i]=timeout
+			kill -TERM "${pids[$i]}" 2>/dev/null || true
+		done
+		[ -n "$host_pid" ] && kill -TERM "$host_pid" 2>/dev/null || true
+		sleep 2
+		for p in "${pids[@]}" "$host_pid"; do
+			[ -n "$p" ] && kill -KILL "$p" 2>/dev/null || true
+		done
+		break
+	fi
+	sleep 0.2
+done
+wall=$(secs $(($(now_ms) - t0)))
+
+host_rc=''
+if [ -n "$host_pid" ]; then
+	wait "$host_pid" 2>/dev/null && host_rc=0 || host_rc=$?
+	[ "$host_rc" -ge 128 ] && [ "$(date +%s)" -ge "$deadline" ] && host_rc=timeout
+fi
+
+if [ -n "$switch_pid" ]; then
+	kill -TERM "$switch_pid" 2>/dev/null || true
+	wait "$switch_pid" 2>/dev/null || true
+	switch_pid=''
+fi
+
+fail=0
+for ((i = 0; i < nguests; i++)); do
+	g=$out/guest$i
+	rm -f "$g/monitor.sock"
+	if [ "${state[$i]}" = timeout ]; then
+		rc=timeout
+	elif [ -s "$g/rc" ]; then
+		rc=$(cat "$g/rc")
+	else
+		rc="none(${state[$i]}, see $g/console.log)"
+	fi
+	boot=$(cat "$g/boot_seconds" 2>/dev/null || echo "?")
+	echo "guest$i: rc=$rc boot=${boot}s cmd=${g_cmd[$i]#$repo/}"
+	[ "$rc" = 0 ] || fail=1
+done
+if [ -n "$host_pid" ]; then
+	echo "host: rc=$host_rc"
+	[ "$host_rc" = 0 ] || fail=1
+fi
+echo "run-guests: wall ${wall}s, output in $out"
+exit "$fail"
