@@ -105,6 +105,25 @@ void rocx_register_events(struct rocx_core *core,
 			  const struct rocx_event_ops *ops, void *priv);
 
 /**
+ * rocx_num_vectors() - MSI-X vectors the PCI function has allocated
+ * @core: device
+ *
+ * Vectors 0 (admin queue, EQ 0) and 1 (Ethernet) belong to rocx_core;
+ * 2..rocx_num_vectors()-1 are free for the RDMA driver's EQs.
+ */
+unsigned int rocx_num_vectors(struct rocx_core *core);
+
+/**
+ * rocx_irq_vector() - Linux IRQ number of an MSI-X vector for RDMA use
+ * @core: device
+ * @vector: 2..rocx_num_vectors()-1
+ *
+ * Return: the IRQ number to request_irq(), or -EINVAL for a vector that
+ * rocx_core keeps or that was not allocated.
+ */
+int rocx_irq_vector(struct rocx_core *core, unsigned int vector);
+
+/**
  * rocx_status_to_errno() - map an admin completion status to an errno
  * @status: enum rocx_aq_status value from the device
  *

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * rocx_core private definitions.
+ *
+ * One struct rocx_core per PCI function; the netdev's private area is a
+ * struct rocx_ndev.  Documentation/driver-rocx.rst describes the structure.
+ */
+#ifndef _ROCX_H_
+#define _ROCX_H_
+
+#include <linux/bitops.h>
+#include <linux/completion.h>
+#include <linux/io.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+
+#include "rocx_api.h"
+
+#define ROCX_DRV_NAME		"rocx_core"
+
+/* MSI-X vector use (the device leaves the choice to the driver). */
+enum rocx_vector {
+	ROCX_VEC_ADMIN = 0,	/* admin queue completions and EQ 0 */
+	ROCX_VEC_ETH = 1,	/* Ethernet ring pair, NAPI */
+	ROCX_VEC_MIN_NUM = 2,	/* the netdev needs both; 2..7 are for RDMA */
+};
+
+/* Bits of rocx_core.state; set and tested atomically. */
+enum rocx_state_bit {
+	ROCX_ST_GONE,		/* all-ones reads: never touch the device again */
+	ROCX_ST_AQ_UP,		/* admin queue accepts commands */
+};
+
+/* Admin queue depth: one command outstanding needs few slots. */
+#define ROCX_AQ_LOG_DEPTH	4
+/* EQ 0 carries only asynchronous events: link, guest errors, fatal. */
+#define ROCX_EQ0_LOG_DEPTH	6
+
+/**
+ * struct rocx_aq - admin queue
+ * @lock: serialises commands; protects every field below but @done.
+ *	One command is outstanding at a time, which keeps the rings, the
+ *	phase tracking and the timeout diagnosis trivially correct; admin
+ *	commands are rare control-path operations.
+ * @sq: submission ring, 2^@log_depth commands
+ * @sq_dma: its bus address
+ * @cq: completion ring, 2^@log_depth entries
+ * @cq_dma: its bus address
+ * @log_depth: log2 of the ring depth
+ * @pi: free-running producer index, 16 bits as AQ_DB takes it; the
+ *	completion of command @pi - 1 sits at the same ring position
+ * @cmd_id: last command id handed out
+ * @irq_mode: completions are signalled on vector 0 (else polled)
+ * @done: completed by the vector-0 handler; the waiter re-checks the ring
+ */
+struct rocx_aq {
+	struct mutex lock;	/* one command at a time; see above */
+	union rocx_aq_cmd *sq;
+	dma_addr_t sq_dma;
+	struct rocx_aq_cqe *cq;
+	dma_addr_t cq_dma;
+	u8 log_depth;
+	u16 pi;
+	u16 cmd_id;
+	bool irq_mode;
+	struct completion done;
+};
+
+/**
+ * struct rocx_eq - event queue 0 (asynchronous events)
+ * @ring: 2^@log_depth entries written by the device
+ * @dma: its bus address
+ * @log_depth: log2 of the depth
+ * @ci: free-running consumer index; only @work touches it once the EQ
+ *	exists, and create/destroy run while @work cannot
+ * @work: drains the ring in process context, then re-arms the EQ
+ * @created: the device holds the EQ (CREATE_EQ succeeded)
+ */
+struct rocx_eq {
+	struct rocx_eqe *ring;
+	dma_addr_t dma;
+	u8 log_depth;
+	u32 ci;
+	struct work_struct work;
+	bool created;
+};
+
+/**
+ * struct rocx_core - one rocx PCI function
+ * @pdev: the PCI function
+ * @regs: BAR0 registers
+ * @db: doorbell page 0 of BAR2 (the kernel's); other pages are mapped by
+ *	user processes only
+ * @state: ROCX_ST_* bits
+ * @version: VERSION register
+ * @caps: CAPS register
+ * @fw_version: FW_VERSION register
+ * @num_vectors: MSI-X vectors allocated
+ * @db_pages: doorbell pages the device has
+ * @ident: copy of the IDENTIFY block, read once at probe
+ * @aq: admin queue
+ * @eq: EQ 0
+ * @test_irq: self-test interrupt arrived
+ * @admin_irq_name: name of vector 0's handler in /proc/interrupts
+ * @netdev: the port's Ethernet interface
+ * @aux: auxiliary device for rocx_ib, NULL without ROCX_CAP_RDMA
+ * @ev_lock: protects @ev_ops and @ev_priv; held across the callbacks so
+ *	that unregistering waits for a running one
+ * @ev_ops: RDMA driver's event callbacks, or NULL
+ * @ev_priv: their argument
+ */
+struct rocx_core {
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	void __iomem *db;
+	unsigned long state;
+	u32 version;
+	u32 caps;
+	u32 fw_version;
+	unsigned int num_vectors;
+	unsigned int db_pages;
+	struct rocx_identify *ident;
+	struct rocx_aq aq;
+	struct rocx_eq eq;
+	struct completion test_irq;
+	char admin_irq_name[48];
+	struct net_device *netdev;
+	struct rocx_aux_dev *aux;
+	struct mutex ev_lock;	/* ev_ops, ev_priv; held across callbacks */
+	const struct rocx_event_ops *ev_ops;
+	void *ev_priv;
+};
+
+static inline struct device *rocx_dev(struct rocx_core *core)
+{
+	return &core->pdev->dev;
+}
+
+static inline bool rocx_gone(struct rocx_core *core)
+{
+	return test_bit(ROCX_ST_GONE, &core->state);
+}
+
+/* ---- Ethernet ---- */
+
+#define ROCX_RING_DEFAULT	256
+#define ROCX_RING_MIN		BIT(ROCX_ETH_MIN_LOG_DEPTH)
+#define ROCX_RING_MAX		BIT(ROCX_ETH_MAX_LOG_DEPTH)
+#define ROCX_ETH_QID		0
+/* Descriptors that must stay free for xmit to keep the queue awake. */
+#define ROCX_TX_STOP_THRS	1
+#define ROCX_TX_WAKE_THRS	16
+
+/**
+ * struct rocx_tx_buf - a frame handed to the device
+ * @skb: the frame (linear)
+ * @dma: its mapping
+ * @len: mapped length
+ */
+struct rocx_tx_buf {
+	struct sk_buff *skb;
+	dma_addr_t dma;
+	unsigned int len;
+};
+
+/**
+ * struct rocx_rx_buf - a posted receive buffer
+ * @skb: buffer of rocx_rx_ring.buf_size bytes at skb->data
+ * @dma: its mapping
+ */
+struct rocx_rx_buf {
+	struct sk_buff *skb;
+	dma_addr_t dma;
+};
+
+/**
+ * struct rocx_tx_ring - Ethernet transmit ring
+ * @desc: descriptors, @size entries
+ * @dma: their bus address
+ * @bufs: per-descriptor state
+ * @size: entries, a power of two
+ * @head: next descriptor to fill; written only by ndo_start_xmit
+ * @tail: next descriptor to reclaim; written only by NAPI
+ */
+struct rocx_tx_ring {
+	struct rocx_eth_tx_desc *desc;
+	dma_addr_t dma;
+	struct rocx_tx_buf *bufs;
+	u32 size;
+	u16 head;
+	u16 tail;
+};
+
+/**
+ * struct rocx_rx_ring - Ethernet receive ring
+ * @desc: descriptors, @size entries
+ * @dma: their bus address
+ * @bufs: per-descriptor state
+ * @size: entries, a power of two
+ * @buf_size: bytes in every buffer (largest frame of the MTU)
+ * @head: next descriptor to post; NAPI (or open, before NAPI runs)
+ * @tail: next descriptor the device completes; NAPI
+ */
+struct rocx_rx_ring {
+	struct rocx_eth_rx_desc *desc;
+	dma_addr_t dma;
+	struct rocx_rx_buf *bufs;
+	u32 size;
+	u32 buf_size;
+	u16 head;
+	u16 tail;
+};
+
+/**
+ * struct rocx_sw_stats - driver counters of one direction
+ * @syncp: makes the 64-bit counters safe to read on 32-bit hosts;
+ *	written only by the direction's single writer (xmit or NAPI)
+ * @packets: frames completed
+ * @bytes: their bytes
+ * @errors: frames the device reported in error
+ * @dropped: frames the driver dropped (no buffer, mapping failure)
+ * @truncated: RX frames larger than the buffer
+ * @busy: TX: queue full at xmit
+ */
+struct rocx_sw_stats {
+	struct u64_stats_sync syncp;
+	u64_stats_t packets;
+	u64_stats_t bytes;
+	u64_stats_t errors;
+	u64_stats_t dropped;
+	u64_stats_t truncated;
+	u64_stats_t busy;
+};
+
+/**
+ * struct rocx_ndev - netdev private area
+ * @core: the device
+ * @netdev: back pointer
+ * @napi: polls both rings of vector 1
+ * @tx: transmit ring; valid while @rings_up
+ * @rx: receive ring; valid while @rings_up
+ * @rings_up: the device holds the rings (rtnl)
+ * @tx_ring_size: configured TX entries (rtnl)
+ * @rx_ring_size: configured RX entries (rtnl)
+ * @irq: Linux IRQ of vector 1
+ * @irq_name: its name
+ * @rx_mode: RX mode requested by ndo_set_rx_mode (ROCX_RX_MODE_*), read
+ *	by @rx_mode_work
+ * @rx_mode_work: sends SET_PORT for RX mode changes (ndo_set_rx_mode
+ *	runs in atomic context and admin commands sleep)
+ * @reset_work: re-creates the rings after a TX timeout
+ * @tx_stats: transmit completions, written by NAPI
+ * @tx_drop_stats: frames xmit dropped or bounced (busy); a separate writer
+ *	from @tx_stats, as xmit and NAPI run concurrently
+ * @rx_stats: receive counters, written by NAPI
+ * @tx_timeouts: TX timeouts seen
+ */
+struct rocx_ndev {
+	struct rocx_core *core;
+	struct net_device *netdev;
+	struct napi_struct napi;
+	struct rocx_tx_ring tx;
+	struct rocx_rx_ring rx;
+	bool rings_up;
+	u32 tx_ring_size;
+	u32 rx_ring_size;
+	int irq;
+	char irq_name[IFNAMSIZ + 8];
+	u8 rx_mode;
+	struct work_struct rx_mode_work;
+	struct work_struct reset_work;
+	struct rocx_sw_stats tx_stats;
+	struct rocx_sw_stats tx_drop_stats;
+	struct rocx_sw_stats rx_stats;
+	atomic64_t tx_timeouts;
+};
+
+/* rocx_dev.c: registers, identification, reset, self-tests */
+u32 rocx_rd32(struct rocx_core *core, u32 reg);
+void rocx_wr32(struct rocx_core *core, u32 reg, u32 val);
+void rocx_db_ring(struct rocx_core *core, u32 offset, u64 val);
+void rocx_set_gone(struct rocx_core *core);
+int rocx_dev_check_id(struct rocx_core *core);
+int rocx_dev_reset(struct rocx_core *core);
+int rocx_dev_selftest(struct rocx_core *core);
+void rocx_intr_mask(struct rocx_core *core, unsigned int vector, bool mask);
+
+/* rocx_aq.c: admin queue */
+int rocx_aq_init(struct rocx_core *core);
+int rocx_aq_enable_irq(struct rocx_core *core);
+void rocx_aq_stop(struct rocx_core *core);
+void rocx_aq_free(struct rocx_core *core);
+void rocx_aq_irq(struct rocx_core *core);
+int rocx_aq_identify(struct rocx_core *core);
+int rocx_aq_set_port(struct rocx_core *core, u32 valid, u16 mtu,
+		     const u8 *mac, bool admin_up, u8 rx_mode);
+int rocx_aq_create_eth_ring(struct rocx_core *core, u8 type, u8 qid,
+			    dma_addr_t base, u32 size, u8 vector, u16 buf_size);
+int rocx_aq_destroy_eth_ring(struct rocx_core *core, u8 type, u8 qid);
+int rocx_aq_create_eq(struct rocx_core *core, u16 eqn, dma_addr_t base,
+		      u8 log_depth, u8 vector);
+int rocx_aq_destroy_eq(struct rocx_core *core, u16 eqn);
+int rocx_aq_get_stats(struct rocx_core *core, u64 *stats, unsigned int n);
+
+/* rocx_eq.c: EQ 0 and vector 0 */
+int rocx_eq_create(struct rocx_core *core);
+void rocx_eq_destroy(struct rocx_core *core);
+irqreturn_t rocx_admin_irq_handler(int irq, void *data);
+
+/* rocx_netdev.c */
+int rocx_netdev_create(struct rocx_core *core);
+void rocx_netdev_destroy(struct rocx_core *core);
+void rocx_netdev_link_change(struct rocx_core *core, u32 link_status);
+int rocx_netdev_reconfig(struct rocx_ndev *nd, u32 tx_size, u32 rx_size,
+			 unsigned int mtu);
+
+/* rocx_txrx.c */
+int rocx_rings_alloc(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
+		     struct rocx_rx_ring *rx, u32 tx_size, u32 rx_size,
+		     u32 buf_size);
+void rocx_rings_free(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
+		     struct rocx_rx_ring *rx);
+void rocx_rx_refill(struct rocx_ndev *nd, gfp_t gfp);
+netdev_tx_t rocx_start_xmit(struct sk_buff *skb, struct net_device *netdev);
+int rocx_napi_poll(struct napi_struct *napi, int budget);
+irqreturn_t rocx_eth_irq_handler(int irq, void *data);
+
+/* rocx_ethtool.c */
+void rocx_set_ethtool_ops(struct net_device *netdev);
+
+/* rocx_aux.c */
+int rocx_aux_create(struct rocx_core *core);
+void rocx_aux_destroy(struct rocx_core *core);
+void rocx_events_dispatch(struct rocx_core *core, const struct rocx_eqe *eqe);
+
+#endif /* _ROCX_H_ */

@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx admin queue.
+ *
+ * One command is outstanding at a time (rocx_aq.lock): the device runs
+ * commands one by one anyway, and a single outstanding command keeps slot,
+ * phase and timeout handling simple.  The queue starts in polled mode;
+ * once vector 0 has a handler it is restarted with IRQ_EN and the waiter
+ * sleeps on a completion signalled from that handler.  Either way the
+ * waiter decides by the completion's phase bit, never by the interrupt.
+ */
+#include <kunit/visibility.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "rocx.h"
+#include "rocx_aq.h"
+#include "rocx_ring.h"
+
+static bool aq_poll;
+module_param(aq_poll, bool, 0444);
+MODULE_PARM_DESC(aq_poll,
+		 "Poll admin completions instead of using the interrupt (default: no)");
+
+#define ROCX_AQ_ENABLE_TIMEOUT_US	(100 * USEC_PER_MSEC)
+#define ROCX_AQ_POLL_MIN_US		10
+#define ROCX_AQ_POLL_MAX_US		50
+
+static const char * const rocx_aq_op_names[] = {
+	[ROCX_AQ_OP_NOP] = "NOP",
+	[ROCX_AQ_OP_IDENTIFY] = "IDENTIFY",
+	[ROCX_AQ_OP_SET_PORT] = "SET_PORT",
+	[ROCX_AQ_OP_QUERY_PORT] = "QUERY_PORT",
+	[ROCX_AQ_OP_GET_STATS] = "GET_STATS",
+	[ROCX_AQ_OP_CREATE_EQ] = "CREATE_EQ",
+	[ROCX_AQ_OP_DESTROY_EQ] = "DESTROY_EQ",
+	[ROCX_AQ_OP_CREATE_ETH_RING] = "CREATE_ETH_RING",
+	[ROCX_AQ_OP_DESTROY_ETH_RING] = "DESTROY_ETH_RING",
+	[ROCX_AQ_OP_SET_GID] = "SET_GID",
+	[ROCX_AQ_OP_DEL_GID] = "DEL_GID",
+	[ROCX_AQ_OP_ALLOC_UCTX] = "ALLOC_UCTX",
+	[ROCX_AQ_OP_DEALLOC_UCTX] = "DEALLOC_UCTX",
+	[ROCX_AQ_OP_CREATE_PD] = "CREATE_PD",
+	[ROCX_AQ_OP_DESTROY_PD] = "DESTROY_PD",
+	[ROCX_AQ_OP_REG_MR] = "REG_MR",
+	[ROCX_AQ_OP_DEREG_MR] = "DEREG_MR",
+	[ROCX_AQ_OP_CREATE_CQ] = "CREATE_CQ",
+	[ROCX_AQ_OP_DESTROY_CQ] = "DESTROY_CQ",
+	[ROCX_AQ_OP_CREATE_QP] = "CREATE_QP",
+	[ROCX_AQ_OP_MODIFY_QP] = "MODIFY_QP",
+	[ROCX_AQ_OP_QUERY_QP] = "QUERY_QP",
+	[ROCX_AQ_OP_DESTROY_QP] = "DESTROY_QP",
+	[ROCX_AQ_OP_CREATE_SRQ] = "CREATE_SRQ",
+	[ROCX_AQ_OP_MODIFY_SRQ] = "MODIFY_SRQ",
+	[ROCX_AQ_OP_DESTROY_SRQ] = "DESTROY_SRQ",
+	[ROCX_AQ_OP_ALLOC_MW] = "ALLOC_MW",
+	[ROCX_AQ_OP_DEALLOC_MW] = "DEALLOC_MW",
+	[ROCX_AQ_OP_SET_DCB] = "SET_DCB",
+	[ROCX_AQ_OP_SET_CC] = "SET_CC",
+};
+
+/**
+ * rocx_aq_op_name() - name of an admin opcode, for logs
+ * @opcode: enum rocx_aq_opcode value
+ *
+ * Return: the name, or "?" for an unknown opcode.
+ */
+VISIBLE_IF_KUNIT const char *rocx_aq_op_name(u16 opcode)
+{
+	if (opcode < ARRAY_SIZE(rocx_aq_op_names) && rocx_aq_op_names[opcode])
+		return rocx_aq_op_names[opcode];
+	return "?";
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_op_name);
+
+static const int rocx_aq_errno[] = {
+	[ROCX_AQ_STS_OK] = 0,
+	[ROCX_AQ_STS_UNSUPPORTED] = -EOPNOTSUPP,
+	[ROCX_AQ_STS_INVALID] = -EINVAL,
+	[ROCX_AQ_STS_NO_RESOURCE] = -ENOSPC,
+	[ROCX_AQ_STS_BAD_STATE] = -EBUSY,
+	[ROCX_AQ_STS_DMA_ERROR] = -EFAULT,
+	[ROCX_AQ_STS_EXISTS] = -EEXIST,
+	[ROCX_AQ_STS_NOT_FOUND] = -ENOENT,
+	[ROCX_AQ_STS_INTERNAL] = -EIO,
+};
+
+static_assert(ARRAY_SIZE(rocx_aq_errno) == ROCX_AQ_STS_MAX + 1);
+
+int rocx_status_to_errno(u8 status)
+{
+	if (status >= ARRAY_SIZE(rocx_aq_errno))
+		return -EIO;
+	return rocx_aq_errno[status];
+}
+EXPORT_SYMBOL_NS_GPL(rocx_status_to_errno, ROCX);
+
+/* ---- Command encoding ---- */
+
+static void rocx_aq_hdr(union rocx_aq_cmd *cmd, u16 opcode)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.opcode = cpu_to_le16(opcode);
+}
+
+VISIBLE_IF_KUNIT void rocx_aq_build_identify(union rocx_aq_cmd *cmd,
+					     dma_addr_t addr, u32 len)
+{
+	rocx_aq_hdr(cmd, ROCX_AQ_OP_IDENTIFY);
+	cmd->identify.addr = cpu_to_le64(addr);
+	cmd->identify.len = cpu_to_le32(len);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_identify);
+
+VISIBLE_IF_KUNIT void rocx_aq_build_set_port(union rocx_aq_cmd *cmd,
+					     u32 valid, u16 mtu,
+					     const u8 *mac, bool admin_up,
+					     u8 rx_mode)
+{
+	rocx_aq_hdr(cmd, ROCX_AQ_OP_SET_PORT);
+	cmd->set_port.valid = cpu_to_le32(valid);
+	if (valid & ROCX_PORT_SET_MTU)
+		cmd->set_port.mtu = cpu_to_le16(mtu);
+	if ((valid & ROCX_PORT_SET_MAC) && mac)
+		memcpy(cmd->set_port.mac, mac, sizeof(cmd->set_port.mac));
+	if (valid & ROCX_PORT_SET_ADMIN)
+		cmd->set_port.admin_up = admin_up;
+	if (valid & ROCX_PORT_SET_RX_MODE)
+		cmd->set_port.rx_mode = rx_mode;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_set_port);
+
+VISIBLE_IF_KUNIT void rocx_aq_build_get_stats(union rocx_aq_cmd *cmd,
+					      dma_addr_t addr, u32 len)
+{
+	rocx_aq_hdr(cmd, ROCX_AQ_OP_GET_STATS);
+	cmd->get_stats.addr = cpu_to_le64(addr);
+	cmd->get_stats.len = cpu_to_le32(len);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_get_stats);
+
+VISIBLE_IF_KUNIT void rocx_aq_build_create_eq(union rocx_aq_cmd *cmd, u16 eqn,
+					      dma_addr_t base, u8 log_depth,
+					      u8 vector)
+{
+	rocx_aq_hdr(cmd, ROCX_AQ_OP_CREATE_EQ);
+	cmd->create_eq.base = cpu_to_le64(base);
+	cmd->create_eq.eqn = cpu_to_le16(eqn);
+	cmd->create_eq.log_depth = log_depth;
+	cmd->create_eq.vector = vector;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_create_eq);
+
+VISIBLE_IF_KUNIT void rocx_aq_build_destroy_eq(union rocx_aq_cmd *cmd, u16 eqn)
+{
+	rocx_aq_hdr(cmd, ROCX_AQ_OP_DESTROY_EQ);
+	cmd->destroy_eq.eqn = cpu_to_le16(eqn);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_destroy_eq);
+
+VISIBLE_IF_KUNIT void rocx_aq_build_create_eth_ring(union rocx_aq_cmd *cmd,
+						    u8 type, u8 qid,
+						    dma_addr_t base,
+						    u8 log_depth, u8 vector,
+						    u16 buf_size)
+{
+	rocx_aq_hdr(cmd, ROCX_AQ_OP_CREATE_ETH_RING);
+	cmd->create_eth_ring.base = cpu_to_le64(base);
+	cmd->create_eth_ring.type = type;
+	cmd->create_eth_ring.qid = qid;
+	cmd->create_eth_ring.log_depth = log_depth;
+	cmd->create_eth_ring.vector = vector;
+	if (type == ROCX_ETH_RING_RX)
+		cmd->create_eth_ring.buf_size = cpu_to_le16(buf_size);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_create_eth_ring);
+
+VISIBLE_IF_KUNIT void rocx_aq_build_destroy_eth_ring(union rocx_aq_cmd *cmd,
+						     u8 type, u8 qid)
+{
+	rocx_aq_hdr(cmd, ROCX_AQ_OP_DESTROY_ETH_RING);
+	cmd->destroy_eth_ring.type = type;
+	cmd->destroy_eth_ring.qid = qid;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_destroy_eth_ring);
+
+/**
+ * rocx_aq_diagnose() - why a command timed out
+ * @pi: producer index after the command was posted
+ * @head: AQ_HEAD read after the timeout
+ * @cqe_ready: the command's completion is in the ring now
+ * @status: AQ_STATUS read after the timeout
+ *
+ * Return: the most specific explanation.
+ */
+VISIBLE_IF_KUNIT enum rocx_aq_diag rocx_aq_diagnose(u16 pi, u32 head,
+						    bool cqe_ready, u32 status)
+{
+	if (cqe_ready)
+		return ROCX_AQ_DIAG_LOST_IRQ;
+	if (status & ROCX_AQ_STATUS_ERROR)
+		return ROCX_AQ_DIAG_QUEUE_ERROR;
+	if (!(status & ROCX_AQ_STATUS_ENABLED))
+		return ROCX_AQ_DIAG_DISABLED;
+	if ((u16)head == pi)
+		return ROCX_AQ_DIAG_NO_COMPLETION;
+	return ROCX_AQ_DIAG_NOT_FETCHED;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_diagnose);
+
+/* ---- Queue control ---- */
+
+static struct rocx_aq_cqe *rocx_aq_cqe_of(struct rocx_aq *aq, u16 index)
+{
+	return &aq->cq[rocx_ring_slot(index, 1U << aq->log_depth)];
+}
+
+/* Whether the completion of the command at @index has arrived. */
+static bool rocx_aq_cqe_ready(struct rocx_aq *aq, u16 index)
+{
+	u8 flags = READ_ONCE(rocx_aq_cqe_of(aq, index)->flags);
+
+	return (flags & ROCX_AQ_CQE_PHASE) ==
+	       rocx_ring_phase(index, aq->log_depth);
+}
+
+static void rocx_aq_hw_disable(struct rocx_core *core)
+{
+	u32 status;
+
+	rocx_wr32(core, ROCX_REG_AQ_CTRL, 0);
+	if (rocx_gone(core))
+		return;
+	if (readl_poll_timeout(core->regs + ROCX_REG_AQ_STATUS, status,
+			       !(status & ROCX_AQ_STATUS_ENABLED),
+			       100, ROCX_AQ_ENABLE_TIMEOUT_US))
+		dev_warn(rocx_dev(core), "admin queue still enabled after disable (AQ_STATUS %#x)\n",
+			 status);
+}
+
+/*
+ * (Re)start the queue from index 0 with empty rings.  Used at probe, to
+ * switch to interrupt mode and to recover from a timeout or a queue error;
+ * the caller holds aq->lock or owns the queue exclusively.
+ */
+static int rocx_aq_hw_start(struct rocx_core *core, bool irq)
+{
+	struct rocx_aq *aq = &core->aq;
+	u32 depth = 1U << aq->log_depth;
+	u32 status, head;
+	int err;
+
+	rocx_aq_hw_disable(core);
+	memset(aq->sq, 0, depth * sizeof(*aq->sq));
+	memset(aq->cq, 0, depth * sizeof(*aq->cq));
+	aq->pi = 0;
+	aq->irq_mode = irq;
+
+	rocx_wr32(core, ROCX_REG_AQ_SQ_BASE_LO, lower_32_bits(aq->sq_dma));
+	rocx_wr32(core, ROCX_REG_AQ_SQ_BASE_HI, upper_32_bits(aq->sq_dma));
+	rocx_wr32(core, ROCX_REG_AQ_CQ_BASE_LO, lower_32_bits(aq->cq_dma));
+	rocx_wr32(core, ROCX_REG_AQ_CQ_BASE_HI, upper_32_bits(aq->cq_dma));
+	rocx_wr32(core, ROCX_REG_AQ_CTRL,
+		  rocx_aq_ctrl_value(aq->log_depth, irq, ROCX_VEC_ADMIN));
+	if (rocx_gone(core))
+		return -ENODEV;
+	err = readl_poll_timeout(core->regs + ROCX_REG_AQ_STATUS, status,
+				 status & (ROCX_AQ_STATUS_ENABLED |
+					   ROCX_AQ_STATUS_ERROR),
+				 100, ROCX_AQ_ENABLE_TIMEOUT_US);
+	if (status == ~0U) {
+		rocx_set_gone(core);
+		return -ENODEV;
+	}
+	if (err || (status & ROCX_AQ_STATUS_ERROR)) {
+		dev_err(rocx_dev(core), "admin queue did not enable: AQ_STATUS %#x, AQ_CTRL %#x, LAST_GUEST_ERR %#x\n",
+			status, rocx_rd32(core, ROCX_REG_AQ_CTRL),
+			rocx_rd32(core, ROCX_REG_LAST_GUEST_ERR));
+		return -EIO;
+	}
+	head = rocx_rd32(core, ROCX_REG_AQ_HEAD);
+	if (head & 0xffff) {
+		dev_err(rocx_dev(core), "admin queue enabled with AQ_HEAD %#x, expected 0\n",
+			head);
+		return -EIO;
+	}
+	return 0;
+}
+
+/**
+ * rocx_aq_init() - allocate the admin rings and start the queue polled
+ * @core: device, freshly reset
+ *
+ * Return: 0 or an errno; on error nothing is left allocated.
+ */
+int rocx_aq_init(struct rocx_core *core)
+{
+	struct rocx_aq *aq = &core->aq;
+	struct device *dev = rocx_dev(core);
+	u32 depth;
+	int err;
+
+	aq->log_depth = ROCX_AQ_LOG_DEPTH;
+	depth = 1U << aq->log_depth;
+	aq->sq = dma_alloc_coherent(dev, depth * sizeof(*aq->sq), &aq->sq_dma,
+				    GFP_KERNEL);
+	if (!aq->sq)
+		return -ENOMEM;
+	aq->cq = dma_alloc_coherent(dev, depth * sizeof(*aq->cq), &aq->cq_dma,
+				    GFP_KERNEL);
+	if (!aq->cq) {
+		err = -ENOMEM;
+		goto err_free_sq;
+	}
+	err = rocx_aq_hw_start(core, false);
+	if (err)
+		goto err_free_cq;
+	set_bit(ROCX_ST_AQ_UP, &core->state);
+	return 0;
+
+err_free_cq:
+	rocx_aq_hw_disable(core);
+	dma_free_coherent(dev, depth * sizeof(*aq->cq), aq->cq, aq->cq_dma);
+	aq->cq = NULL;
+err_free_sq:
+	dma_free_coherent(dev, depth * sizeof(*aq->sq), aq->sq, aq->sq_dma);
+	aq->sq = NULL;
+	return err;
+}
+
+/**
+ * rocx_aq_enable_irq() - restart the queue in interrupt mode
+ * @core: device whose vector 0 handler calls rocx_aq_irq()
+ *
+ * Honours the aq_poll module parameter.
+ *
+ * Return: 0 or an errno (the queue is then left polled if it can be).
+ */
+int rocx_aq_enable_irq(struct rocx_core *core)
+{
+	struct rocx_aq *aq = &core->aq;
+	int err;
+
+	if (aq_poll) {
+		dev_info(rocx_dev(core), "admin queue polled (aq_poll=1)\n");
+		return 0;
+	}
+	mutex_lock(&aq->lock);
+	err = rocx_aq_hw_start(core, true);
+	if (err && !rocx_gone(core)) {
+		dev_warn(rocx_dev(core), "admin queue interrupt mode failed (%d), staying polled\n",
+			 err);
+		err = rocx_aq_hw_start(core, false);
+	}
+	mutex_unlock(&aq->lock);
+	return err;
+}
+
+/**
+ * rocx_aq_stop() - refuse further commands and disable the queue
+ * @core: device
+ *
+ * Waits for a running command to finish.
+ */
+void rocx_aq_stop(struct rocx_core *core)
+{
+	mutex_lock(&core->aq.lock);
+	clear_bit(ROCX_ST_AQ_UP, &core->state);
+	rocx_aq_hw_disable(core);
+	core->aq.irq_mode = false;
+	mutex_unlock(&core->aq.lock);
+}
+
+/**
+ * rocx_aq_free() - free the admin rings
+ * @core: device that no longer does DMA (reset, or gone)
+ */
+void rocx_aq_free(struct rocx_core *core)
+{
+	struct rocx_aq *aq = &core->aq;
+	u32 depth = 1U << aq->log_depth;
+
+	dma_free_coherent(rocx_dev(core), depth * sizeof(*aq->cq), aq->cq,
+			  aq->cq_dma);
+	dma_free_coherent(rocx_dev(core), depth * sizeof(*aq->sq), aq->sq,
+			  aq->sq_dma);
+	aq->cq = NULL;
+	aq->sq = NULL;
+}
+
+/**
+ * rocx_aq_irq() - vector 0 fired: wake the command waiter
+ * @core: device
+ */
+void rocx_aq_irq(struct rocx_core *core)
+{
+	if (READ_ONCE(core->aq.irq_mode))
+		complete(&core->aq.done);
+}
+
+/* ---- Execution ---- */
+
+static int rocx_aq_wait(struct rocx_core *core, u16 index)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(ROCX_AQ_TIMEOUT_MS);
+	struct rocx_aq *aq = &core->aq;
+	long left;
+
+	for (;;) {
+		if (rocx_aq_cqe_ready(aq, index))
+			return 0;
+		if (rocx_gone(core))
+			return -ENODEV;
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (aq->irq_mode)
+			wait_for_completion_timeout(&aq->done, left);
+		else
+			usleep_range(ROCX_AQ_POLL_MIN_US, ROCX_AQ_POLL_MAX_US);
+	}
+}
+
+/*
+ * The command at @index got no completion in time: say why, then leave the
+ * queue usable.  Return 0 when the completion is there after all (lost
+ * interrupt; the queue falls back to polling), else an errno.
+ */
+static int rocx_aq_timeout(struct rocx_core *core,
+			   const union rocx_aq_cmd *cmd, u16 index)
+{
+	struct rocx_aq *aq = &core->aq;
+	struct device *dev = rocx_dev(core);
+	u16 opcode = le16_to_cpu(cmd->hdr.opcode);
+	u32 head, status;
+	bool ready;
+
+	head = rocx_rd32(core, ROCX_REG_AQ_HEAD);
+	status = rocx_rd32(core, ROCX_REG_AQ_STATUS);
+	if (rocx_gone(core))
+		return -ENODEV;
+	ready = rocx_aq_cqe_ready(aq, index);
+
+	switch (rocx_aq_diagnose(aq->pi, head, ready, status)) {
+	case ROCX_AQ_DIAG_LOST_IRQ:
+		dev_err(dev, "admin %s (id %u): completion arrived but its interrupt on vector %u did not; polling from now on\n",
+			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
+			ROCX_VEC_ADMIN);
+		WRITE_ONCE(aq->irq_mode, false);
+		return 0;
+	case ROCX_AQ_DIAG_QUEUE_ERROR:
+		dev_err(dev, "admin %s (id %u): queue stopped on a ring DMA fault (AQ_STATUS %#x, LAST_GUEST_ERR %#x); restarting it\n",
+			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
+			status, rocx_rd32(core, ROCX_REG_LAST_GUEST_ERR));
+		break;
+	case ROCX_AQ_DIAG_DISABLED:
+		dev_err(dev, "admin %s (id %u): queue found disabled (AQ_STATUS %#x); restarting it\n",
+			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
+			status);
+		break;
+	case ROCX_AQ_DIAG_NO_COMPLETION:
+		dev_err(dev, "admin %s (id %u): device consumed the command (AQ_HEAD %u) but wrote no completion in %u ms; restarting the queue\n",
+			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
+			head & 0xffff, ROCX_AQ_TIMEOUT_MS);
+		break;
+	case ROCX_AQ_DIAG_NOT_FETCHED:
+		dev_err(dev, "admin %s (id %u): device never fetched the command (AQ_HEAD %u, producer %u, AQ_STATUS %#x) in %u ms; restarting the queue\n",
+			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
+			head & 0xffff, aq->pi, status, ROCX_AQ_TIMEOUT_MS);
+		break;
+	}
+	/* A late completion must not be taken for the next command's. */
+	if (rocx_aq_hw_start(core, aq->irq_mode))
+		clear_bit(ROCX_ST_AQ_UP, &core->state);
+	return -ETIMEDOUT;
+}
+
+int rocx_admin_exec(struct rocx_core *core, union rocx_aq_cmd *cmd,
+		    struct rocx_aq_cqe *cqe)
+{
+	struct rocx_aq *aq = &core->aq;
+	u16 opcode = le16_to_cpu(cmd->hdr.opcode);
+	struct rocx_aq_cqe comp;
+	u16 index;
+	int err;
+
+	mutex_lock(&aq->lock);
+	if (!test_bit(ROCX_ST_AQ_UP, &core->state) || rocx_gone(core)) {
+		err = -ENODEV;
+		goto out;
+	}
+	cmd->hdr.cmd_id = cpu_to_le16(++aq->cmd_id);
+	index = aq->pi;
+	memcpy(&aq->sq[rocx_ring_slot(index, 1U << aq->log_depth)], cmd,
+	       sizeof(*cmd));
+	aq->pi++;
+	reinit_completion(&aq->done);
+	/* writel() orders the command in memory before the doorbell. */
+	rocx_wr32(core, ROCX_REG_AQ_DB, aq->pi);
+
+	err = rocx_aq_wait(core, index);
+	if (err == -ETIMEDOUT)
+		err = rocx_aq_timeout(core, cmd, index);
+	if (err)
+		goto out;
+	/* The phase bit is written last: read the rest after it. */
+	dma_rmb();
+	comp = *rocx_aq_cqe_of(aq, index);
+	if (le16_to_cpu(comp.cmd_id) != aq->cmd_id) {
+		dev_err(rocx_dev(core), "admin %s: completion carries id %u, expected %u; restarting the queue\n",
+			rocx_aq_op_name(opcode), le16_to_cpu(comp.cmd_id),
+			aq->cmd_id);
+		if (rocx_aq_hw_start(core, aq->irq_mode))
+			clear_bit(ROCX_ST_AQ_UP, &core->state);
+		err = -EIO;
+		goto out;
+	}
+	if (cqe)
+		*cqe = comp;
+	err = rocx_status_to_errno(comp.status);
+	if (err)
+		dev_dbg(rocx_dev(core), "admin %s (id %u) failed: status %u (%d)\n",
+			rocx_aq_op_name(opcode), aq->cmd_id, comp.status, err);
+out:
+	mutex_unlock(&aq->lock);
+	return err;
+}
+EXPORT_SYMBOL_NS_GPL(rocx_admin_exec, ROCX);
+
+/* ---- Commands rocx_core itself issues ---- */
+
+/**
+ * rocx_aq_identify() - read the identify block into core->ident
+ * @core: device
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_aq_identify(struct rocx_core *core)
+{
+	struct device *dev = rocx_dev(core);
+	struct rocx_identify *id;
+	union rocx_aq_cmd cmd;
+	dma_addr_t dma;
+	int err;
+
+	id = dma_alloc_coherent(dev, sizeof(*id), &dma, GFP_KERNEL);
+	if (!id)
+		return -ENOMEM;
+	rocx_aq_build_identify(&cmd, dma, sizeof(*id));
+	err = rocx_admin_exec(core, &cmd, NULL);
+	if (err) {
+		dev_err(dev, "IDENTIFY failed: %d\n", err);
+		goto out;
+	}
+	core->ident = kmemdup(id, sizeof(*id), GFP_KERNEL);
+	if (!core->ident)
+		err = -ENOMEM;
+out:
+	dma_free_coherent(dev, sizeof(*id), id, dma);
+	return err;
+}
+
+/**
+ * rocx_aq_set_port() - SET_PORT
+ * @core: device
+ * @valid: ROCX_PORT_SET_* fields to apply
+ * @mtu: L3 MTU
+ * @mac: unicast address
+ * @admin_up: administrative state
+ * @rx_mode: ROCX_RX_MODE_* bits
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_aq_set_port(struct rocx_core *core, u32 valid, u16 mtu,
+		     const u8 *mac, bool admin_up, u8 rx_mode)
+{
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_set_port(&cmd, valid, mtu, mac, admin_up, rx_mode);
+	return rocx_admin_exec(core, &cmd, NULL);
+}
+
+/**
+ * rocx_aq_create_eth_ring() - CREATE_ETH_RING
+ * @core: device
+ * @type: enum rocx_eth_ring_type
+ * @qid: ring number
+ * @base: descriptor ring
+ * @size: entries, a power of two
+ * @vector: MSI-X vector for completions
+ * @buf_size: RX buffer size
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_aq_create_eth_ring(struct rocx_core *core, u8 type, u8 qid,
+			    dma_addr_t base, u32 size, u8 vector, u16 buf_size)
+{
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_create_eth_ring(&cmd, type, qid, base, ilog2(size),
+				      vector, buf_size);
+	return rocx_admin_exec(core, &cmd, NULL);
+}
+
+/**
+ * rocx_aq_destroy_eth_ring() - DESTROY_ETH_RING
+ * @core: device
+ * @type: enum rocx_eth_ring_type
+ * @qid: ring number
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_aq_destroy_eth_ring(struct rocx_core *core, u8 type, u8 qid)
+{
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_destroy_eth_ring(&cmd, type, qid);
+	return rocx_admin_exec(core, &cmd, NULL);
+}
+
+/**
+ * rocx_aq_create_eq() - CREATE_EQ
+ * @core: device
+ * @eqn: EQ number
+ * @base: entry ring
+ * @log_depth: log2 of its entries
+ * @vector: MSI-X vector
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_aq_create_eq(struct rocx_core *core, u16 eqn, dma_addr_t base,
+		      u8 log_depth, u8 vector)
+{
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_create_eq(&cmd, eqn, base, log_depth, vector);
+	return rocx_admin_exec(core, &cmd, NULL);
+}
+
+/**
+ * rocx_aq_destroy_eq() - DESTROY_EQ
+ * @core: device
+ * @eqn: EQ number
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_aq_destroy_eq(struct rocx_core *core, u16 eqn)
+{
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_destroy_eq(&cmd, eqn);
+	return rocx_admin_exec(core, &cmd, NULL);
+}
+
+/**
+ * rocx_aq_get_stats() - read the device counters
+ * @core: device
+ * @stats: receives up to @n counters in enum rocx_stat order
+ * @n: room in @stats
+ *
+ * Return: number of counters the device wrote, or a negative errno.
+ */
+int rocx_aq_get_stats(struct rocx_core *core, u64 *stats, unsigned int n)
+{
+	struct device *dev = rocx_dev(core);
+	struct rocx_aq_cqe cqe;
+	union rocx_aq_cmd cmd;
+	unsigned int i, got;
+	dma_addr_t dma;
+	__le64 *buf;
+	int err;
+
+	buf = dma_alloc_coherent(dev, n * sizeof(*buf), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	rocx_aq_build_get_stats(&cmd, dma, n * sizeof(*buf));
+	err = rocx_admin_exec(core, &cmd, &cqe);
+	if (err)
+		goto out;
+	got = min(le32_to_cpu(cqe.result), n);
+	for (i = 0; i < got; i++)
+		stats[i] = le64_to_cpu(buf[i]);
+	err = got;
+out:
+	dma_free_coherent(dev, n * sizeof(*buf), buf, dma);
+	return err;
+}

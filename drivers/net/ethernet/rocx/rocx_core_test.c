@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit tests for rocx_core's pure logic: ring arithmetic with 16-bit
+ * free-running indices, phase tracking, doorbell and AQ_CTRL encoding,
+ * admin command layout against the byte offsets of the specification,
+ * status mapping, timeout diagnosis and the ethtool tables.
+ *
+ * Expected values are written out by hand from
+ * Documentation/rocx-device.rst, not computed with the code under test.
+ */
+#include <kunit/test.h>
+#include <linux/ethtool.h>
+#include <linux/errno.h>
+#include <linux/string.h>
+
+#include "rocx.h"
+#include "rocx_aq.h"
+#include "rocx_ethtool.h"
+#include "rocx_ring.h"
+
+/* ======================= rocx_ring ======================= */
+
+struct rocx_ring_case {
+	const char *name;
+	u16 head;
+	u16 tail;
+	u32 size;
+	u32 used;
+	u32 free;
+};
+
+static const struct rocx_ring_case rocx_ring_cases[] = {
+	{ "empty", 0, 0, 64, 0, 64 },
+	{ "two_posted", 5, 3, 64, 2, 62 },
+	{ "full", 64, 0, 64, 64, 0 },
+	{ "head_wrapped", 3, 65533, 64, 6, 58 },
+	{ "full_across_wrap", 31, 65503, 64, 64, 0 },
+	{ "both_wrapped", 0x8000, 0x7fc0, 64, 64, 0 },
+	{ "large_ring", 4000, 100, 4096, 3900, 196 },
+	{ "at_top", 65535, 65535, 256, 0, 256 },
+};
+
+static void rocx_ring_case_desc(const struct rocx_ring_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(rocx_ring, rocx_ring_cases, rocx_ring_case_desc);
+
+static void rocx_ring_used_free_test(struct kunit *test)
+{
+	const struct rocx_ring_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_ring_used(c->head, c->tail), c->used);
+	KUNIT_EXPECT_EQ(test, rocx_ring_free(c->head, c->tail, c->size),
+			c->free);
+}
+
+static void rocx_ring_slot_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rocx_ring_slot(0, 64), 0U);
+	KUNIT_EXPECT_EQ(test, rocx_ring_slot(63, 64), 63U);
+	KUNIT_EXPECT_EQ(test, rocx_ring_slot(64, 64), 0U);
+	KUNIT_EXPECT_EQ(test, rocx_ring_slot(65535, 64), 63U);
+	KUNIT_EXPECT_EQ(test, rocx_ring_slot(65535, 4096), 4095U);
+	KUNIT_EXPECT_EQ(test, rocx_ring_slot(4097, 4096), 1U);
+	/* A 16-bit index that wraps lands in slot 0 again. */
+	KUNIT_EXPECT_EQ(test, rocx_ring_slot((u16)(65535 + 1), 16), 0U);
+}
+
+struct rocx_phase_case {
+	u32 index;
+	unsigned int log_depth;
+	u8 phase;
+};
+
+static const struct rocx_phase_case rocx_phase_cases[] = {
+	{ 0, 4, 1 }, { 15, 4, 1 }, { 16, 4, 0 }, { 31, 4, 0 }, { 32, 4, 1 },
+	{ 65535, 4, 0 }, { 65536, 4, 1 },
+	{ 0, 2, 1 }, { 3, 2, 1 }, { 4, 2, 0 },
+	{ 4095, 12, 1 }, { 4096, 12, 0 }, { 8192, 12, 1 },
+	/* EQs of 2^16 entries need a 32-bit consumer index. */
+	{ 65535, 16, 1 }, { 65536, 16, 0 }, { 131072, 16, 1 },
+};
+
+static void rocx_phase_case_desc(const struct rocx_phase_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "index %u log %u", c->index,
+		 c->log_depth);
+}
+
+KUNIT_ARRAY_PARAM(rocx_phase, rocx_phase_cases, rocx_phase_case_desc);
+
+static void rocx_ring_phase_test(struct kunit *test)
+{
+	const struct rocx_phase_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_ring_phase(c->index, c->log_depth), c->phase);
+}
+
+/* The 16-bit wrap of an admin index must flip the phase like any wrap. */
+static void rocx_ring_phase_u16_wrap_test(struct kunit *test)
+{
+	unsigned int log;
+
+	for (log = ROCX_AQ_MIN_LOG_DEPTH; log <= ROCX_AQ_MAX_LOG_DEPTH; log++) {
+		u16 last = 65535, next = last + 1;
+
+		KUNIT_EXPECT_EQ_MSG(test, rocx_ring_phase(last, log), 0,
+				    "log %u", log);
+		KUNIT_EXPECT_EQ_MSG(test, rocx_ring_phase(next, log), 1,
+				    "log %u", log);
+	}
+}
+
+static struct kunit_case rocx_ring_test_cases[] = {
+	KUNIT_CASE_PARAM(rocx_ring_used_free_test, rocx_ring_gen_params),
+	KUNIT_CASE(rocx_ring_slot_test),
+	KUNIT_CASE_PARAM(rocx_ring_phase_test, rocx_phase_gen_params),
+	KUNIT_CASE(rocx_ring_phase_u16_wrap_test),
+	{}
+};
+
+static struct kunit_suite rocx_ring_suite = {
+	.name = "rocx_ring",
+	.test_cases = rocx_ring_test_cases,
+};
+
+/* ======================= rocx_db ======================= */
+
+struct rocx_db_case {
+	const char *name;
+	u32 qid;
+	u16 index;
+	bool arm;
+	bool solicited;
+	u64 value;
+};
+
+static const struct rocx_db_case rocx_db_cases[] = {
+	{ "eth_tx", 0, 1, false, false, 0x0000000100000000ULL },
+	{ "eq_arm", 0, 0, true, false, 0x0001000000000000ULL },
+	{ "cq_arm", 5, 0x1234, true, false, 0x0001123400000005ULL },
+	{ "all_ones", 0xffffff, 0xffff, true, true, 0x0003ffff00ffffffULL },
+	{ "solicited_only", 7, 2, false, true, 0x0002000200000007ULL },
+	{ "qid_masked", 0x1000001, 3, false, false, 0x0000000300000001ULL },
+};
+
+static void rocx_db_case_desc(const struct rocx_db_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(rocx_db, rocx_db_cases, rocx_db_case_desc);
+
+static void rocx_db_value_test(struct kunit *test)
+{
+	const struct rocx_db_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_db_value(c->qid, c->index, c->arm,
+					    c->solicited), c->value);
+}
+
+struct rocx_aq_ctrl_case {
+	unsigned int log_depth;
+	bool irq;
+	unsigned int vector;
+	u32 value;
+};
+
+static const struct rocx_aq_ctrl_case rocx_aq_ctrl_cases[] = {
+	{ 4, false, 0, 0x00000104 },
+	{ 4, true, 0, 0x00000304 },
+	{ 12, true, 3, 0x0003030c },
+	{ 2, false, 7, 0x00000102 },	/* vector ignored when polled */
+	{ 5, true, 255, 0x00ff0305 },
+};
+
+static void rocx_aq_ctrl_case_desc(const struct rocx_aq_ctrl_case *c,
+				   char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "log %u irq %d vector %u",
+		 c->log_depth, c->irq, c->vector);
+}
+
+KUNIT_ARRAY_PARAM(rocx_aq_ctrl, rocx_aq_ctrl_cases, rocx_aq_ctrl_case_desc);
+
+static void rocx_aq_ctrl_value_test(struct kunit *test)
+{
+	const struct rocx_aq_ctrl_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_aq_ctrl_value(c->log_depth, c->irq,
+						 c->vector), c->value);
+}
+
+static struct kunit_case rocx_db_test_cases[] = {
+	KUNIT_CASE_PARAM(rocx_db_value_test, rocx_db_gen_params),
+	KUNIT_CASE_PARAM(rocx_aq_ctrl_value_test, rocx_aq_ctrl_gen_params),
+	{}
+};
+
+static struct kunit_suite rocx_db_suite = {
+	.name = "rocx_db",
+	.test_cases = rocx_db_test_cases,
+};
+
+/* ======================= rocx_aq ======================= */
+
+struct rocx_errno_case {
+	u8 status;
+	int err;
+};
+
+static const struct rocx_errno_case rocx_errno_cases[] = {
+	{ 0, 0 },
+	{ 1, -EOPNOTSUPP },
+	{ 2, -EINVAL },
+	{ 3, -ENOSPC },
+	{ 4, -EBUSY },
+	{ 5, -EFAULT },
+	{ 6, -EEXIST },
+	{ 7, -ENOENT },
+	{ 8, -EIO },
+	{ 9, -EIO },
+	{ 0x80, -EIO },
+	{ 0xff, -EIO },
+};
+
+static void rocx_errno_case_desc(const struct rocx_errno_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "status %u", c->status);
+}
+
+KUNIT_ARRAY_PARAM(rocx_errno, rocx_errno_cases, rocx_errno_case_desc);
+
+static void rocx_status_to_errno_test(struct kunit *test)
+{
+	const struct rocx_errno_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_status_to_errno(c->status), c->err);
+}
+
+/* Every byte not listed in @set must be zero. */
+static void rocx_expect_bytes(struct kunit *test, const union rocx_aq_cmd *cmd,
+			      const u8 *set, const u8 *val, unsigned int n)
+{
+	u8 want[ROCX_AQ_CMD_SIZE] = {};
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		want[set[i]] = val[i];
+	for (i = 0; i < ROCX_AQ_CMD_SIZE; i++)
+		KUNIT_EXPECT_EQ_MSG(test, cmd->raw[i], want[i], "byte %u", i);
+}
+
+static void rocx_aq_set_port_test(struct kunit *test)
+{
+	static const u8 mac[6] = { 0x02, 0x00, 0x5e, 0x10, 0x20, 0x31 };
+	static const u8 off[] = { 0, 8, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21 };
+	static const u8 val[] = { 0x02, 0x0f, 0x28, 0x23, 0x02, 0x00, 0x5e,
+				  0x10, 0x20, 0x31, 0x01, 0x01 };
+	union rocx_aq_cmd cmd;
+
+	memset(&cmd, 0xaa, sizeof(cmd));
+	rocx_aq_build_set_port(&cmd, ROCX_PORT_SET_MTU | ROCX_PORT_SET_MAC |
+			       ROCX_PORT_SET_ADMIN | ROCX_PORT_SET_RX_MODE,
+			       9000, mac, true, ROCX_RX_MODE_PROMISC);
+	rocx_expect_bytes(test, &cmd, off, val, ARRAY_SIZE(off));
+}
+
+/* Fields without their valid bit stay zero whatever the arguments. */
+static void rocx_aq_set_port_partial_test(struct kunit *test)
+{
+	static const u8 mac[6] = { 0x02, 1, 2, 3, 4, 5 };
+	static const u8 off[] = { 0, 8, 20 };
+	static const u8 val[] = { 0x02, 0x04, 0x00 };
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_set_port(&cmd, ROCX_PORT_SET_ADMIN, 1500, mac, false,
+			       ROCX_RX_MODE_ALLMULTI);
+	rocx_expect_bytes(test, &cmd, off, val, ARRAY_SIZE(off));
+}
+
+static void rocx_aq_create_eth_ring_test(struct kunit *test)
+{
+	static const u8 off[] = { 0, 8, 9, 10, 11, 12, 13, 14, 15,
+				  16, 17, 18, 19, 20, 21 };
+	static const u8 val[] = { 0x0a, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33,
+				  0x22, 0x11, 0x01, 0x00, 0x08, 0x01, 0xee,
+				  0x05 };
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_create_eth_ring(&cmd, ROCX_ETH_RING_RX, 0,
+				      0x1122334455667788ULL, 8, 1, 1518);
+	rocx_expect_bytes(test, &cmd, off, val, ARRAY_SIZE(off));
+}
+
+/* A TX ring has no buffer size: the field is reserved. */
+static void rocx_aq_create_tx_ring_test(struct kunit *test)
+{
+	static const u8 off[] = { 0, 8, 9, 10, 11, 16, 17, 18, 19 };
+	static const u8 val[] = { 0x0a, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00,
+				  0x0c, 0x01 };
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_create_eth_ring(&cmd, ROCX_ETH_RING_TX, 0,
+				      0x80001000ULL, 12, 1, 1518);
+	rocx_expect_bytes(test, &cmd, off, val, ARRAY_SIZE(off));
+}
+
+static void rocx_aq_create_eq_test(struct kunit *test)
+{
+	static const u8 off[] = { 0, 8, 9, 10, 11, 12, 16, 17, 18, 19 };
+	static const u8 val[] = { 0x08, 0x40, 0x30, 0x20, 0x10, 0x01, 0x03,
+				  0x01, 0x06, 0x02 };
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_create_eq(&cmd, 0x103, 0x0110203040ULL, 6, 2);
+	rocx_expect_bytes(test, &cmd, off, val, ARRAY_SIZE(off));
+}
+
+static void rocx_aq_destroy_test(struct kunit *test)
+{
+	static const u8 ring_off[] = { 0, 8, 9 };
+	static const u8 ring_val[] = { 0x0b, 0x01, 0x02 };
+	static const u8 eq_off[] = { 0, 8, 9 };
+	static const u8 eq_val[] = { 0x09, 0x34, 0x12 };
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_destroy_eth_ring(&cmd, ROCX_ETH_RING_RX, 2);
+	rocx_expect_bytes(test, &cmd, ring_off, ring_val, ARRAY_SIZE(ring_off));
+	rocx_aq_build_destroy_eq(&cmd, 0x1234);
+	rocx_expect_bytes(test, &cmd, eq_off, eq_val, ARRAY_SIZE(eq_off));
+}
+
+static void rocx_aq_identify_stats_test(struct kunit *test)
+{
+	static const u8 off[] = { 0, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17 };
+	static const u8 id_val[] = { 0x01, 0x00, 0xf0, 0xde, 0xbc, 0x9a, 0x78,
+				     0x56, 0x34, 0x00, 0x01 };
+	static const u8 st_val[] = { 0x04, 0x00, 0xf0, 0xde, 0xbc, 0x9a, 0x78,
+				     0x56, 0x34, 0xc0, 0x00 };
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_identify(&cmd, 0x3456789abcdef000ULL,
+			       sizeof(struct rocx_identify));
+	rocx_expect_bytes(test, &cmd, off, id_val, ARRAY_SIZE(off));
+	rocx_aq_build_get_stats(&cmd, 0x3456789abcdef000ULL,
+				ROCX_STAT_NUM * sizeof(u64));
+	rocx_expect_bytes(test, &cmd, off, st_val, ARRAY_SIZE(off));
+}
+
+struct rocx_diag_case {
+	const char *name;
+	u16 pi;
+	u32 head;
+	bool ready;
+	u32 status;
+	enum rocx_aq_diag diag;
+};
+
+static const struct rocx_diag_case rocx_diag_cases[] = {
+	{ "lost_irq", 5, 5, true, ROCX_AQ_STATUS_ENABLED,
+	  ROCX_AQ_DIAG_LOST_IRQ },
+	{ "consumed_no_completion", 5, 5, false, ROCX_AQ_STATUS_ENABLED,
+	  ROCX_AQ_DIAG_NO_COMPLETION },
+	{ "not_fetched", 5, 4, false, ROCX_AQ_STATUS_ENABLED,
+	  ROCX_AQ_DIAG_NOT_FETCHED },
+	{ "queue_error", 5, 4, false,
+	  ROCX_AQ_STATUS_ENABLED | ROCX_AQ_STATUS_ERROR,
+	  ROCX_AQ_DIAG_QUEUE_ERROR },
+	{ "disabled", 5, 5, false, 0, ROCX_AQ_DIAG_DISABLED },
+	{ "consumed_across_wrap", 0, 0x10000, false, ROCX_AQ_STATUS_ENABLED,
+	  ROCX_AQ_DIAG_NO_COMPLETION },
+	{ "not_fetched_across_wrap", 0, 0xffff, false, ROCX_AQ_STATUS_ENABLED,
+	  ROCX_AQ_DIAG_NOT_FETCHED },
+};
+
+static void rocx_diag_case_desc(const struct rocx_diag_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(rocx_diag, rocx_diag_cases, rocx_diag_case_desc);
+
+static void rocx_aq_diagnose_test(struct kunit *test)
+{
+	const struct rocx_diag_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_aq_diagnose(c->pi, c->head, c->ready,
+					       c->status), c->diag);
+}
+
+static void rocx_aq_op_name_test(struct kunit *test)
+{
+	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(ROCX_AQ_OP_NOP), "NOP");
+	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x0a), "CREATE_ETH_RING");
+	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x31), "SET_CC");
+	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x05), "?");
+	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x32), "?");
+	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0xffff), "?");
+}
+
+static struct kunit_case rocx_aq_test_cases[] = {
+	KUNIT_CASE_PARAM(rocx_status_to_errno_test, rocx_errno_gen_params),
+	KUNIT_CASE(rocx_aq_set_port_test),
+	KUNIT_CASE(rocx_aq_set_port_partial_test),
+	KUNIT_CASE(rocx_aq_create_eth_ring_test),
+	KUNIT_CASE(rocx_aq_create_tx_ring_test),
+	KUNIT_CASE(rocx_aq_create_eq_test),
+	KUNIT_CASE(rocx_aq_destroy_test),
+	KUNIT_CASE(rocx_aq_identify_stats_test),
+	KUNIT_CASE_PARAM(rocx_aq_diagnose_test, rocx_diag_gen_params),
+	KUNIT_CASE(rocx_aq_op_name_test),
+	{}
+};
+
+static struct kunit_suite rocx_aq_suite = {
+	.name = "rocx_aq",
+	.test_cases = rocx_aq_test_cases,
+};
+
+/* ======================= rocx_ethtool ======================= */
+
+static void rocx_ethtool_names_test(struct kunit *test)
+{
+	unsigned int i, j, n = rocx_stat_count();
+
+	KUNIT_EXPECT_GT(test, n, (unsigned int)ROCX_STAT_NUM);
+	KUNIT_EXPECT_NULL(test, rocx_stat_name(n));
+	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_TX_PACKETS),
+			   "hw_tx_packets");
+	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_LINK_CHANGES),
+			   "hw_link_changes");
+	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_ROCE_RX_DROPPED),
+			   "hw_roce_rx_dropped");
+	for (i = 0; i < n; i++) {
+		const char *name = rocx_stat_name(i);
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, name, "entry %u", i);
+		KUNIT_EXPECT_LT_MSG(test, strlen(name), (size_t)ETH_GSTRING_LEN,
+				    "entry %u", i);
+		KUNIT_EXPECT_TRUE_MSG(test, !strncmp(name, i < ROCX_STAT_NUM ?
+						     "hw_" : "sw_", 3),
+				      "entry %u is %s", i, name);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_STRNEQ(test, name, rocx_stat_name(j));
+	}
+}
+
+struct rocx_size_case {
+	u32 req;
+	u32 size;
+};
+
+static const struct rocx_size_case rocx_size_cases[] = {
+	{ 0, 64 }, { 1, 64 }, { 64, 64 }, { 65, 128 }, { 100, 128 },
+	{ 256, 256 }, { 257, 512 }, { 4095, 4096 }, { 4096, 4096 },
+	{ 5000, 4096 },
+};
+
+static void rocx_size_case_desc(const struct rocx_size_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u entries", c->req);
+}
+
+KUNIT_ARRAY_PARAM(rocx_size, rocx_size_cases, rocx_size_case_desc);
+
+static void rocx_ring_size_param_test(struct kunit *test)
+{
+	const struct rocx_size_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, rocx_ring_size_param(c->req), c->size);
+}
+
+static void rocx_rx_buf_size_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rocx_rx_buf_size(1500), 1518U);
+	KUNIT_EXPECT_EQ(test, rocx_rx_buf_size(68), 86U);
+	KUNIT_EXPECT_EQ(test, rocx_rx_buf_size(ROCX_MAX_MTU),
+			(u32)ROCX_MAX_FRAME);
+}
+
+static void rocx_link_speed_test(struct kunit *test)
+{
+	u32 up = ROCX_LINK_UP | ROCX_LINK_CARRIER | ROCX_LINK_ADMIN_UP;
+
+	KUNIT_EXPECT_EQ(test, rocx_link_speed_mbps(up | (100U << 16)), 100000U);
+	KUNIT_EXPECT_EQ(test, rocx_link_speed_mbps(up | (25U << 16)), 25000U);
+	KUNIT_EXPECT_EQ(test, rocx_link_speed_mbps(ROCX_LINK_CARRIER |
+						   (100U << 16)), 0U);
+	KUNIT_EXPECT_EQ(test, rocx_link_speed_mbps(0), 0U);
+}
+
+static struct kunit_case rocx_ethtool_test_cases[] = {
+	KUNIT_CASE(rocx_ethtool_names_test),
+	KUNIT_CASE_PARAM(rocx_ring_size_param_test, rocx_size_gen_params),
+	KUNIT_CASE(rocx_rx_buf_size_test),
+	KUNIT_CASE(rocx_link_speed_test),
+	{}
+};
+
+static struct kunit_suite rocx_ethtool_suite = {
+	.name = "rocx_ethtool",
+	.test_cases = rocx_ethtool_test_cases,
+};
+
+kunit_test_suites(&rocx_ring_suite, &rocx_db_suite, &rocx_aq_suite,
+		  &rocx_ethtool_suite);
+
+MODULE_DESCRIPTION("KUnit tests for rocx_core");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS(ROCX);

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx EQ 0: asynchronous events, and the vector 0 interrupt it shares with
+ * the admin queue.
+ *
+ * The handler only wakes the admin waiter and queues a work item; events
+ * are handled in process context because link changes take rtnl and the
+ * RDMA driver's callback may sleep.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+
+#include "rocx.h"
+#include "rocx_ring.h"
+
+static const char * const rocx_gerr_names[] = {
+	[ROCX_GERR_NONE] = "none",
+	[ROCX_GERR_REG_UNKNOWN] = "undefined register",
+	[ROCX_GERR_REG_READONLY] = "write to read-only register",
+	[ROCX_GERR_ACCESS_SIZE] = "wrong access width",
+	[ROCX_GERR_REG_VALUE] = "register value out of range",
+	[ROCX_GERR_DB_OFFSET] = "undefined doorbell offset",
+	[ROCX_GERR_DB_OWNER] = "doorbell for a queue of another owner",
+	[ROCX_GERR_DB_QUEUE] = "doorbell for no such queue",
+	[ROCX_GERR_DB_INDEX] = "doorbell index beyond the ring",
+	[ROCX_GERR_DMA] = "DMA to an invalid address",
+	[ROCX_GERR_DESC] = "malformed descriptor",
+	[ROCX_GERR_AQ_CONFIG] = "admin queue misconfigured",
+	[ROCX_GERR_AQ_INDEX] = "admin producer beyond the ring",
+	[ROCX_GERR_EQ_OVERFLOW] = "event queue overflow",
+	[ROCX_GERR_VECTOR] = "vector out of range",
+};
+
+static const char *rocx_gerr_name(u32 code)
+{
+	if (code < ARRAY_SIZE(rocx_gerr_names) && rocx_gerr_names[code])
+		return rocx_gerr_names[code];
+	return "unknown";
+}
+
+irqreturn_t rocx_admin_irq_handler(int irq, void *data)
+{
+	struct rocx_core *core = data;
+
+	rocx_aq_irq(core);
+	if (READ_ONCE(core->eq.created))
+		queue_work(system_wq, &core->eq.work);
+	return IRQ_HANDLED;
+}
+
+static void rocx_eq_handle(struct rocx_core *core, const struct rocx_eqe *eqe)
+{
+	u32 data = le32_to_cpu(eqe->data);
+
+	switch (le16_to_cpu(eqe->type)) {
+	case ROCX_EQE_LINK_CHANGE:
+		rocx_netdev_link_change(core, data);
+		break;
+	case ROCX_EQE_GUEST_ERROR:
+		dev_warn_ratelimited(rocx_dev(core), "device reports a driver error: %s (code %lu, info %#lx)\n",
+				     rocx_gerr_name(ROCX_FIELD_GET(ROCX_LAST_ERR_CODE_MASK, data)),
+				     (unsigned long)ROCX_FIELD_GET(ROCX_LAST_ERR_CODE_MASK, data),
+				     (unsigned long)ROCX_FIELD_GET(ROCX_LAST_ERR_INFO_MASK, data));
+		break;
+	case ROCX_EQE_FATAL:
+		dev_err(rocx_dev(core), "device reports a fatal error (info %#llx); it needs a reset\n",
+			le64_to_cpu(eqe->info));
+		break;
+	case ROCX_EQE_COMPLETION:
+	case ROCX_EQE_QP_ERROR:
+	case ROCX_EQE_CQ_ERROR:
+		break;
+	default:
+		dev_warn_ratelimited(rocx_dev(core), "unknown event type %u on EQ 0\n",
+				     le16_to_cpu(eqe->type));
+		return;
+	}
+	rocx_events_dispatch(core, eqe);
+}
+
+static bool rocx_eqe_ready(struct rocx_eq *eq)
+{
+	struct rocx_eqe *eqe = &eq->ring[rocx_ring_slot(eq->ci, 1U << eq->log_depth)];
+
+	return (READ_ONCE(eqe->flags) & ROCX_EQE_PHASE) ==
+	       rocx_ring_phase(eq->ci, eq->log_depth);
+}
+
+static void rocx_eq_work(struct work_struct *work)
+{
+	struct rocx_eq *eq = container_of(work, struct rocx_eq, work);
+	struct rocx_core *core = container_of(eq, struct rocx_core, eq);
+	u32 depth = 1U << eq->log_depth;
+	struct rocx_eqe eqe;
+	u32 done = 0;
+
+	while (rocx_eqe_ready(eq) && !rocx_gone(core)) {
+		/* The phase bit is written last: read the entry after it. */
+		dma_rmb();
+		eqe = eq->ring[rocx_ring_slot(eq->ci, depth)];
+		rocx_eq_handle(core, &eqe);
+		eq->ci++;
+		/* Return entries as we go so a burst cannot overflow the EQ. */
+		if (++done % (depth / 2) == 0)
+			rocx_db_ring(core, ROCX_DB_EQ,
+				     rocx_db_value(0, eq->ci, false, false));
+	}
+	rocx_db_ring(core, ROCX_DB_EQ, rocx_db_value(0, eq->ci, true, false));
+	/* An event written before the arm took effect signals nothing. */
+	if (rocx_eqe_ready(eq) && READ_ONCE(eq->created))
+		queue_work(system_wq, &eq->work);
+}
+
+/**
+ * rocx_eq_create() - create EQ 0 on vector 0 and arm it
+ * @core: device with a working admin queue and vector 0 handler
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_eq_create(struct rocx_core *core)
+{
+	struct rocx_eq *eq = &core->eq;
+	struct device *dev = rocx_dev(core);
+	size_t size;
+	int err;
+
+	eq->log_depth = ROCX_EQ0_LOG_DEPTH;
+	size = (1U << eq->log_depth) * sizeof(*eq->ring);
+	eq->ring = dma_alloc_coherent(dev, size, &eq->dma, GFP_KERNEL);
+	if (!eq->ring)
+		return -ENOMEM;
+	eq->ci = 0;
+	INIT_WORK(&eq->work, rocx_eq_work);
+
+	err = rocx_aq_create_eq(core, 0, eq->dma, eq->log_depth,
+				ROCX_VEC_ADMIN);
+	if (err) {
+		dev_err(dev, "CREATE_EQ 0 failed: %d\n", err);
+		dma_free_coherent(dev, size, eq->ring, eq->dma);
+		eq->ring = NULL;
+		return err;
+	}
+	WRITE_ONCE(eq->created, true);
+	rocx_db_ring(core, ROCX_DB_EQ, rocx_db_value(0, 0, true, false));
+	return 0;
+}
+
+/**
+ * rocx_eq_destroy() - destroy EQ 0 and wait for its work
+ * @core: device
+ *
+ * If the device refuses DESTROY_EQ it may still write the ring, so the ring
+ * is then leaked rather than freed.
+ */
+void rocx_eq_destroy(struct rocx_core *core)
+{
+	struct rocx_eq *eq = &core->eq;
+	size_t size = (1U << eq->log_depth) * sizeof(*eq->ring);
+	int err;
+
+	if (!eq->created)
+		return;
+	err = rocx_aq_destroy_eq(core, 0);
+	WRITE_ONCE(eq->created, false);
+	/* After this no handler can queue the work again. */
+	synchronize_irq(pci_irq_vector(core->pdev, ROCX_VEC_ADMIN));
+	cancel_work_sync(&eq->work);
+	if (err && !rocx_gone(core)) {
+		dev_err(rocx_dev(core), "DESTROY_EQ 0 failed (%d); leaking its ring\n",
+			err);
+		return;
+	}
+	dma_free_coherent(rocx_dev(core), size, eq->ring, eq->dma);
+	eq->ring = NULL;
+}

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx ethtool operations.  `ethtool -S` shows the device counters
+ * (GET_STATS, "hw_" names in enum rocx_stat order) followed by the driver's
+ * software counters ("sw_" names).
+ */
+#include <kunit/visibility.h>
+#include <linux/ethtool.h>
+#include <linux/log2.h>
+#include <linux/netdevice.h>
+
+#include "rocx.h"
+#include "rocx_ethtool.h"
+#include "rocx_ring.h"
+
+static const char * const rocx_hw_stat_names[] = {
+	[ROCX_STAT_TX_PACKETS] = "hw_tx_packets",
+	[ROCX_STAT_TX_BYTES] = "hw_tx_bytes",
+	[ROCX_STAT_TX_ERRORS] = "hw_tx_errors",
+	[ROCX_STAT_TX_DROPPED_LINK_DOWN] = "hw_tx_dropped_link_down",
+	[ROCX_STAT_RX_PACKETS] = "hw_rx_packets",
+	[ROCX_STAT_RX_BYTES] = "hw_rx_bytes",
+	[ROCX_STAT_RX_BROADCAST] = "hw_rx_broadcast",
+	[ROCX_STAT_RX_MULTICAST] = "hw_rx_multicast",
+	[ROCX_STAT_RX_DROPPED_FILTER] = "hw_rx_dropped_filter",
+	[ROCX_STAT_RX_DROPPED_LINK_DOWN] = "hw_rx_dropped_link_down",
+	[ROCX_STAT_RX_TRUNCATED] = "hw_rx_truncated",
+	[ROCX_STAT_RX_ERRORS] = "hw_rx_errors",
+	[ROCX_STAT_RX_NO_BUFFER] = "hw_rx_no_buffer",
+	[ROCX_STAT_INTERRUPTS] = "hw_interrupts",
+	[ROCX_STAT_DOORBELLS] = "hw_doorbells",
+	[ROCX_STAT_AQ_COMMANDS] = "hw_aq_commands",
+	[ROCX_STAT_AQ_ERRORS] = "hw_aq_errors",
+	[ROCX_STAT_GUEST_ERRORS] = "hw_guest_errors",
+	[ROCX_STAT_EQ_OVERFLOWS] = "hw_eq_overflows",
+	[ROCX_STAT_LINK_CHANGES] = "hw_link_changes",
+	[ROCX_STAT_ROCE_RX_PACKETS] = "hw_roce_rx_packets",
+	[ROCX_STAT_ROCE_TX_PACKETS] = "hw_roce_tx_packets",
+	[ROCX_STAT_ROCE_ICRC_ERRORS] = "hw_roce_icrc_errors",
+	[ROCX_STAT_ROCE_RX_DROPPED] = "hw_roce_rx_dropped",
+};
+
+static_assert(ARRAY_SIZE(rocx_hw_stat_names) == ROCX_STAT_NUM);
+
+enum rocx_sw_stat {
+	ROCX_SW_TX_PACKETS,
+	ROCX_SW_TX_BYTES,
+	ROCX_SW_TX_ERRORS,
+	ROCX_SW_TX_DROPPED,
+	ROCX_SW_TX_BUSY,
+	ROCX_SW_TX_TIMEOUTS,
+	ROCX_SW_RX_PACKETS,
+	ROCX_SW_RX_BYTES,
+	ROCX_SW_RX_ERRORS,
+	ROCX_SW_RX_DROPPED,
+	ROCX_SW_RX_TRUNCATED,
+	ROCX_SW_NUM
+};
+
+static const char * const rocx_sw_stat_names[] = {
+	[ROCX_SW_TX_PACKETS] = "sw_tx_packets",
+	[ROCX_SW_TX_BYTES] = "sw_tx_bytes",
+	[ROCX_SW_TX_ERRORS] = "sw_tx_errors",
+	[ROCX_SW_TX_DROPPED] = "sw_tx_dropped",
+	[ROCX_SW_TX_BUSY] = "sw_tx_busy",
+	[ROCX_SW_TX_TIMEOUTS] = "sw_tx_timeouts",
+	[ROCX_SW_RX_PACKETS] = "sw_rx_packets",
+	[ROCX_SW_RX_BYTES] = "sw_rx_bytes",
+	[ROCX_SW_RX_ERRORS] = "sw_rx_errors",
+	[ROCX_SW_RX_DROPPED] = "sw_rx_dropped",
+	[ROCX_SW_RX_TRUNCATED] = "sw_rx_truncated",
+};
+
+static_assert(ARRAY_SIZE(rocx_sw_stat_names) == ROCX_SW_NUM);
+
+/**
+ * rocx_stat_name() - name of `ethtool -S` entry @i
+ * @i: 0..ROCX_STAT_NUM + ROCX_SW_NUM - 1
+ *
+ * Return: the name, or NULL past the end.
+ */
+VISIBLE_IF_KUNIT const char *rocx_stat_name(unsigned int i)
+{
+	if (i < ROCX_STAT_NUM)
+		return rocx_hw_stat_names[i];
+	i -= ROCX_STAT_NUM;
+	if (i < ROCX_SW_NUM)
+		return rocx_sw_stat_names[i];
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_stat_name);
+
+/**
+ * rocx_stat_count() - number of `ethtool -S` entries
+ *
+ * Return: device counters plus driver counters.
+ */
+VISIBLE_IF_KUNIT unsigned int rocx_stat_count(void)
+{
+	return ROCX_STAT_NUM + ROCX_SW_NUM;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_stat_count);
+
+/**
+ * rocx_ring_size_param() - ring size for an `ethtool -G` request
+ * @req: requested entries
+ *
+ * Return: @req rounded up to a power of two the device accepts.
+ */
+VISIBLE_IF_KUNIT u32 rocx_ring_size_param(u32 req)
+{
+	if (req <= ROCX_RING_MIN)
+		return ROCX_RING_MIN;
+	if (req >= ROCX_RING_MAX)
+		return ROCX_RING_MAX;
+	return roundup_pow_of_two(req);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ring_size_param);
+
+static void rocx_get_drvinfo(struct net_device *netdev,
+			     struct ethtool_drvinfo *info)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	u32 fw = nd->core->fw_version;
+
+	strscpy(info->driver, ROCX_DRV_NAME, sizeof(info->driver));
+	snprintf(info->fw_version, sizeof(info->fw_version), "%u.%u.%u",
+		 fw >> 16, (fw >> 8) & 0xff, fw & 0xff);
+	strscpy(info->bus_info, pci_name(nd->core->pdev),
+		sizeof(info->bus_info));
+}
+
+static int rocx_get_link_ksettings(struct net_device *netdev,
+				   struct ethtool_link_ksettings *cmd)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	u32 status = rocx_rd32(nd->core, ROCX_REG_LINK_STATUS);
+	u32 speed = rocx_gone(nd->core) ? 0 : rocx_link_speed_mbps(status);
+
+	ethtool_link_ksettings_zero_link_mode(cmd, supported);
+	ethtool_link_ksettings_zero_link_mode(cmd, advertising);
+	cmd->base.speed = speed ? speed : SPEED_UNKNOWN;
+	cmd->base.duplex = speed ? DUPLEX_FULL : DUPLEX_UNKNOWN;
+	cmd->base.port = PORT_OTHER;
+	cmd->base.autoneg = AUTONEG_DISABLE;
+	return 0;
+}
+
+static void rocx_get_ringparam(struct net_device *netdev,
+			       struct ethtool_ringparam *ring,
+			       struct kernel_ethtool_ringparam *kring,
+			       struct netlink_ext_ack *extack)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+
+	ring->rx_max_pending = ROCX_RING_MAX;
+	ring->tx_max_pending = ROCX_RING_MAX;
+	ring->rx_pending = nd->rx_ring_size;
+	ring->tx_pending = nd->tx_ring_size;
+}
+
+static int rocx_set_ringparam(struct net_device *netdev,
+			      struct ethtool_ringparam *ring,
+			      struct kernel_ethtool_ringparam *kring,
+			      struct netlink_ext_ack *extack)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	u32 tx = rocx_ring_size_param(ring->tx_pending);
+	u32 rx = rocx_ring_size_param(ring->rx_pending);
+
+	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG_MOD(extack, "rx-mini and rx-jumbo rings are not supported");
+		return -EINVAL;
+	}
+	if (tx == nd->tx_ring_size && rx == nd->rx_ring_size)
+		return 0;
+	return rocx_netdev_reconfig(nd, tx, rx, netdev->mtu);
+}
+
+static int rocx_get_sset_count(struct net_device *netdev, int sset)
+{
+	if (sset == ETH_SS_STATS)
+		return rocx_stat_count();
+	return -EOPNOTSUPP;
+}
+
+static void rocx_get_strings(struct net_device *netdev, u32 sset, u8 *data)
+{
+	unsigned int i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (i = 0; i < rocx_stat_count(); i++)
+		ethtool_puts(&data, rocx_stat_name(i));
+}
+
+static void rocx_read_sw_stats(struct rocx_ndev *nd, u64 *data)
+{
+	const struct rocx_sw_stats *st;
+	unsigned int start;
+
+	st = &nd->tx_stats;
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		data[ROCX_SW_TX_PACKETS] = u64_stats_read(&st->packets);
+		data[ROCX_SW_TX_BYTES] = u64_stats_read(&st->bytes);
+		data[ROCX_SW_TX_ERRORS] = u64_stats_read(&st->errors);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+	st = &nd->tx_drop_stats;
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		data[ROCX_SW_TX_DROPPED] = u64_stats_read(&st->dropped);
+		data[ROCX_SW_TX_BUSY] = u64_stats_read(&st->busy);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+	data[ROCX_SW_TX_TIMEOUTS] = atomic64_read(&nd->tx_timeouts);
+	st = &nd->rx_stats;
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		data[ROCX_SW_RX_PACKETS] = u64_stats_read(&st->packets);
+		data[ROCX_SW_RX_BYTES] = u64_stats_read(&st->bytes);
+		data[ROCX_SW_RX_ERRORS] = u64_stats_read(&st->errors);
+		data[ROCX_SW_RX_DROPPED] = u64_stats_read(&st->dropped);
+		data[ROCX_SW_RX_TRUNCATED] = u64_stats_read(&st->truncated);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+}
+
+static void rocx_get_ethtool_stats(struct net_device *netdev,
+				   struct ethtool_stats *stats, u64 *data)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	int got;
+
+	/* Counters an older device does not have read as 0. */
+	memset(data, 0, ROCX_STAT_NUM * sizeof(*data));
+	got = rocx_aq_get_stats(nd->core, data, ROCX_STAT_NUM);
+	if (got < 0)
+		netdev_warn_once(netdev, "GET_STATS failed: %d\n", got);
+	rocx_read_sw_stats(nd, data + ROCX_STAT_NUM);
+}
+
+static const struct ethtool_ops rocx_ethtool_ops = {
+	.get_drvinfo		= rocx_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_link_ksettings	= rocx_get_link_ksettings,
+	.get_ringparam		= rocx_get_ringparam,
+	.set_ringparam		= rocx_set_ringparam,
+	.get_sset_count		= rocx_get_sset_count,
+	.get_strings		= rocx_get_strings,
+	.get_ethtool_stats	= rocx_get_ethtool_stats,
+};
+
+/**
+ * rocx_set_ethtool_ops() - install the ethtool operations
+ * @netdev: the port's netdev
+ */
+void rocx_set_ethtool_ops(struct net_device *netdev)
+{
+	netdev->ethtool_ops = &rocx_ethtool_ops;
+}

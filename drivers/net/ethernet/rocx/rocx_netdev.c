@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx netdev: open/stop, MTU, MAC, RX mode, statistics, TX timeout.
+ *
+ * The rings live only while the interface is up: ndo_open allocates them,
+ * creates them in the device through the admin queue and sets the port
+ * administratively up; ndo_stop undoes it in reverse.  Everything here runs
+ * under rtnl except the two work items, which take it when they need it.
+ */
+#include <linux/etherdevice.h>
+#include <linux/interrupt.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "rocx.h"
+#include "rocx_ring.h"
+
+#define ROCX_TX_TIMEOUT		(5 * HZ)
+
+static u8 rocx_rx_mode_of(const struct net_device *netdev)
+{
+	u8 mode = 0;
+
+	if (netdev->flags & IFF_PROMISC)
+		mode |= ROCX_RX_MODE_PROMISC;
+	if (netdev->flags & IFF_ALLMULTI)
+		mode |= ROCX_RX_MODE_ALLMULTI;
+	return mode;
+}
+
+/* Create the allocated rings in the device and start them.  On failure
+ * the rings are destroyed and freed.
+ */
+static int rocx_rings_up(struct rocx_ndev *nd)
+{
+	struct rocx_core *core = nd->core;
+	int err;
+
+	nd->tx.head = 0;
+	nd->tx.tail = 0;
+	nd->rx.head = 0;
+	nd->rx.tail = 0;
+	err = rocx_aq_create_eth_ring(core, ROCX_ETH_RING_TX, ROCX_ETH_QID,
+				      nd->tx.dma, nd->tx.size, ROCX_VEC_ETH, 0);
+	if (err) {
+		netdev_err(nd->netdev, "CREATE_ETH_RING TX failed: %d\n", err);
+		goto err_free;
+	}
+	err = rocx_aq_create_eth_ring(core, ROCX_ETH_RING_RX, ROCX_ETH_QID,
+				      nd->rx.dma, nd->rx.size, ROCX_VEC_ETH,
+				      nd->rx.buf_size);
+	if (err) {
+		netdev_err(nd->netdev, "CREATE_ETH_RING RX failed: %d\n", err);
+		goto err_destroy_tx;
+	}
+	rocx_rx_refill(nd, GFP_KERNEL);
+	napi_enable(&nd->napi);
+	rocx_intr_mask(core, ROCX_VEC_ETH, false);
+	nd->rings_up = true;
+	return 0;
+
+err_destroy_tx:
+	if (rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_TX, ROCX_ETH_QID) &&
+	    !rocx_gone(core)) {
+		netdev_err(nd->netdev, "DESTROY_ETH_RING TX failed; leaking the rings\n");
+		return err;
+	}
+err_free:
+	rocx_rings_free(nd, &nd->tx, &nd->rx);
+	return err;
+}
+
+/* Stop the rings and free them once the device has let go of them. */
+static void rocx_rings_down(struct rocx_ndev *nd)
+{
+	struct rocx_core *core = nd->core;
+	int err_tx, err_rx;
+
+	if (!nd->rings_up)
+		return;
+	nd->rings_up = false;
+	rocx_intr_mask(core, ROCX_VEC_ETH, true);
+	napi_disable(&nd->napi);
+	err_tx = rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_TX, ROCX_ETH_QID);
+	err_rx = rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_RX, ROCX_ETH_QID);
+	netdev_tx_reset_queue(netdev_get_tx_queue(nd->netdev, 0));
+	if ((err_tx || err_rx) && !rocx_gone(core)) {
+		/* The device may still write there: never free it. */
+		netdev_err(nd->netdev, "DESTROY_ETH_RING failed (TX %d, RX %d); leaking the rings\n",
+			   err_tx, err_rx);
+		memset(&nd->tx, 0, sizeof(nd->tx));
+		memset(&nd->rx, 0, sizeof(nd->rx));
+		return;
+	}
+	rocx_rings_free(nd, &nd->tx, &nd->rx);
+}
+
+static void rocx_update_carrier(struct rocx_ndev *nd, u32 link_status)
+{
+	struct net_device *netdev = nd->netdev;
+	bool up = !rocx_gone(nd->core) && (link_status & ROCX_LINK_UP);
+
+	if (up == netif_carrier_ok(netdev))
+		return;
+	if (up) {
+		netdev_info(netdev, "link up, %u Gb/s\n",
+			    rocx_link_speed_mbps(link_status) / 1000);
+		netif_carrier_on(netdev);
+	} else {
+		netdev_info(netdev, "link down\n");
+		netif_carrier_off(netdev);
+	}
+}
+
+/**
+ * rocx_netdev_link_change() - LINK_CHANGE event from EQ 0
+ * @core: device
+ * @link_status: LINK_STATUS value carried by the event
+ *
+ * Process context; takes rtnl so that the netdev cannot go away meanwhile.
+ */
+void rocx_netdev_link_change(struct rocx_core *core, u32 link_status)
+{
+	struct net_device *netdev;
+
+	rtnl_lock();
+	netdev = core->netdev;
+	if (netdev && netdev->reg_state == NETREG_REGISTERED &&
+	    netif_running(netdev))
+		rocx_update_carrier(netdev_priv(netdev), link_status);
+	rtnl_unlock();
+}
+
+static int rocx_open(struct net_device *netdev)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	struct rocx_core *core = nd->core;
+	int err;
+
+	if (rocx_gone(core))
+		return -ENODEV;
+	err = rocx_rings_alloc(nd, &nd->tx, &nd->rx, nd->tx_ring_size,
+			       nd->rx_ring_size,
+			       rocx_rx_buf_size(netdev->mtu));
+	if (err)
+		return err;
+	snprintf(nd->irq_name, sizeof(nd->irq_name), "%s-txrx", netdev->name);
+	rocx_intr_mask(core, ROCX_VEC_ETH, true);
+	err = request_irq(nd->irq, rocx_eth_irq_handler, 0, nd->irq_name, nd);
+	if (err)
+		goto err_free_rings;
+	err = rocx_rings_up(nd);
+	if (err)
+		goto err_free_irq;
+	err = rocx_aq_set_port(core, ROCX_PORT_SET_MTU | ROCX_PORT_SET_MAC |
+			       ROCX_PORT_SET_ADMIN | ROCX_PORT_SET_RX_MODE,
+			       netdev->mtu, netdev->dev_addr, true,
+			       rocx_rx_mode_of(netdev));
+	if (err) {
+		netdev_err(netdev, "SET_PORT (admin up) failed: %d\n", err);
+		goto err_rings_down;
+	}
+	netif_tx_start_all_queues(netdev);
+	rocx_update_carrier(nd, rocx_rd32(core, ROCX_REG_LINK_STATUS));
+	return 0;
+
+err_rings_down:
+	rocx_rings_down(nd);
+	free_irq(nd->irq, nd);
+	return err;
+err_free_irq:
+	free_irq(nd->irq, nd);
+	return err;
+err_free_rings:
+	rocx_rings_free(nd, &nd->tx, &nd->rx);
+	return err;
+}
+
+static int rocx_stop(struct net_device *netdev)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	struct rocx_core *core = nd->core;
+	int err;
+
+	netif_tx_disable(netdev);
+	netif_carrier_off(netdev);
+	err = rocx_aq_set_port(core, ROCX_PORT_SET_ADMIN, 0, NULL, false, 0);
+	if (err && !rocx_gone(core))
+		netdev_warn(netdev, "SET_PORT (admin down) failed: %d\n", err);
+	rocx_rings_down(nd);
+	free_irq(nd->irq, nd);
+	return 0;
+}
+
+/**
+ * rocx_netdev_reconfig() - apply ring sizes and the MTU's buffer size
+ * @nd: netdev private area (rtnl held)
+ * @tx_size: TX entries, a power of two
+ * @rx_size: RX entries, a power of two
+ * @mtu: MTU whose frames the RX buffers must hold
+ *
+ * A running interface gets new rings: they are allocated first, so a lack
+ * of memory leaves the old ones in place.
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_netdev_reconfig(struct rocx_ndev *nd, u32 tx_size, u32 rx_size,
+			 unsigned int mtu)
+{
+	struct net_device *netdev = nd->netdev;
+	struct rocx_tx_ring tx;
+	struct rocx_rx_ring rx;
+	int err;
+
+	ASSERT_RTNL();
+	if (!netif_running(netdev) || rocx_gone(nd->core)) {
+		nd->tx_ring_size = tx_size;
+		nd->rx_ring_size = rx_size;
+		return 0;
+	}
+	err = rocx_rings_alloc(nd, &tx, &rx, tx_size, rx_size,
+			       rocx_rx_buf_size(mtu));
+	if (err)
+		return err;
+	netif_tx_disable(netdev);
+	rocx_rings_down(nd);
+	nd->tx = tx;
+	nd->rx = rx;
+	nd->tx_ring_size = tx_size;
+	nd->rx_ring_size = rx_size;
+	err = rocx_rings_up(nd);
+	if (err) {
+		netdev_err(netdev, "could not re-create the rings (%d); no traffic until the interface is brought down and up\n",
+			   err);
+		netif_carrier_off(netdev);
+		return err;
+	}
+	netif_tx_wake_all_queues(netdev);
+	return 0;
+}
+
+static int rocx_change_mtu(struct net_device *netdev, int new_mtu)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	struct rocx_core *core = nd->core;
+	unsigned int old_mtu = netdev->mtu;
+	int err;
+
+	err = rocx_aq_set_port(core, ROCX_PORT_SET_MTU, new_mtu, NULL, false, 0);
+	if (err) {
+		netdev_err(netdev, "SET_PORT (MTU %d) failed: %d\n", new_mtu, err);
+		return err;
+	}
+	if (netif_running(netdev) &&
+	    rocx_rx_buf_size(new_mtu) != nd->rx.buf_size) {
+		err = rocx_netdev_reconfig(nd, nd->tx_ring_size,
+					   nd->rx_ring_size, new_mtu);
+		if (err) {
+			rocx_aq_set_port(core, ROCX_PORT_SET_MTU, old_mtu, NULL,
+					 false, 0);
+			return err;
+		}
+	}
+	WRITE_ONCE(netdev->mtu, new_mtu);
+	return 0;
+}
+
+static int rocx_set_mac_address(struct net_device *netdev, void *p)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	struct sockaddr *addr = p;
+	int err;
+
+	err = eth_prepare_mac_addr_change(netdev, p);
+	if (err)
+		return err;
+	err = rocx_aq_set_port(nd->core, ROCX_PORT_SET_MAC, 0,
+			       (const u8 *)addr->sa_data, false, 0);
+	if (err) {
+		netdev_err(netdev, "SET_PORT (MAC %pM) failed: %d\n",
+			   addr->sa_data, err);
+		return err;
+	}
+	eth_commit_mac_addr_change(netdev, p);
+	return 0;
+}
+
+/* Atomic context: hand the admin command to a work item. */
+static void rocx_set_rx_mode(struct net_device *netdev)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+
+	WRITE_ONCE(nd->rx_mode, rocx_rx_mode_of(netdev));
+	schedule_work(&nd->rx_mode_work);
+}
+
+static void rocx_rx_mode_work(struct work_struct *work)
+{
+	struct rocx_ndev *nd = container_of(work, struct rocx_ndev,
+					    rx_mode_work);
+	u8 mode = READ_ONCE(nd->rx_mode);
+	int err;
+
+	err = rocx_aq_set_port(nd->core, ROCX_PORT_SET_RX_MODE, 0, NULL,
+			       false, mode);
+	if (err && !rocx_gone(nd->core))
+		netdev_warn(nd->netdev, "SET_PORT (RX mode %#x) failed: %d\n",
+			    mode, err);
+}
+
+static void rocx_get_stats64(struct net_device *netdev,
+			     struct rtnl_link_stats64 *s)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	const struct rocx_sw_stats *st;
+	unsigned int start;
+
+	st = &nd->tx_stats;
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		s->tx_packets = u64_stats_read(&st->packets);
+		s->tx_bytes = u64_stats_read(&st->bytes);
+		s->tx_errors = u64_stats_read(&st->errors);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+
+	st = &nd->tx_drop_stats;
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		s->tx_dropped = u64_stats_read(&st->dropped);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+
+	st = &nd->rx_stats;
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		s->rx_packets = u64_stats_read(&st->packets);
+		s->rx_bytes = u64_stats_read(&st->bytes);
+		s->rx_length_errors = u64_stats_read(&st->truncated);
+		s->rx_errors = u64_stats_read(&st->errors) +
+			       s->rx_length_errors;
+		s->rx_dropped = u64_stats_read(&st->dropped);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+}
+
+static void rocx_tx_timeout(struct net_device *netdev, unsigned int txqueue)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	struct rocx_tx_ring *tx = &nd->tx;
+	u16 tail = READ_ONCE(tx->tail);
+	u32 status;
+
+	atomic64_inc(&nd->tx_timeouts);
+	status = rocx_rd32(nd->core, ROCX_REG_DEV_STATUS);
+	if (rocx_gone(nd->core))
+		return;
+	netdev_err(netdev, "TX timeout on queue %u: head %u tail %u, descriptor status %#x, DEV_STATUS %#x, INTR_CTRL(1) %#x; re-creating the rings\n",
+		   txqueue, READ_ONCE(tx->head), tail,
+		   tx->desc ? le16_to_cpu(tx->desc[rocx_ring_slot(tail, tx->size)].status) : 0,
+		   status, rocx_rd32(nd->core, ROCX_REG_INTR_CTRL(ROCX_VEC_ETH)));
+	schedule_work(&nd->reset_work);
+}
+
+static void rocx_reset_work(struct work_struct *work)
+{
+	struct rocx_ndev *nd = container_of(work, struct rocx_ndev, reset_work);
+	struct net_device *netdev = nd->netdev;
+
+	rtnl_lock();
+	if (netif_running(netdev))
+		rocx_netdev_reconfig(nd, nd->tx_ring_size, nd->rx_ring_size,
+				     netdev->mtu);
+	rtnl_unlock();
+}
+
+static const struct net_device_ops rocx_netdev_ops = {
+	.ndo_open		= rocx_open,
+	.ndo_stop		= rocx_stop,
+	.ndo_start_xmit		= rocx_start_xmit,
+	.ndo_change_mtu		= rocx_change_mtu,
+	.ndo_set_mac_address	= rocx_set_mac_address,
+	.ndo_set_rx_mode	= rocx_set_rx_mode,
+	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_get_stats64	= rocx_get_stats64,
+	.ndo_tx_timeout		= rocx_tx_timeout,
+};
+
+/**
+ * rocx_netdev_create() - create and register the port's netdev
+ * @core: device with its identify block and EQ 0
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_netdev_create(struct rocx_core *core)
+{
+	const struct rocx_identify *id = core->ident;
+	struct net_device *netdev;
+	struct rocx_ndev *nd;
+	unsigned int max_mtu;
+	int err;
+
+	netdev = alloc_etherdev(sizeof(*nd));
+	if (!netdev)
+		return -ENOMEM;
+	SET_NETDEV_DEV(netdev, rocx_dev(core));
+	nd = netdev_priv(netdev);
+	nd->core = core;
+	nd->netdev = netdev;
+	nd->tx_ring_size = ROCX_RING_DEFAULT;
+	nd->rx_ring_size = ROCX_RING_DEFAULT;
+	nd->irq = pci_irq_vector(core->pdev, ROCX_VEC_ETH);
+	INIT_WORK(&nd->rx_mode_work, rocx_rx_mode_work);
+	INIT_WORK(&nd->reset_work, rocx_reset_work);
+	u64_stats_init(&nd->tx_stats.syncp);
+	u64_stats_init(&nd->tx_drop_stats.syncp);
+	u64_stats_init(&nd->rx_stats.syncp);
+
+	netdev->netdev_ops = &rocx_netdev_ops;
+	rocx_set_ethtool_ops(netdev);
+	netdev->watchdog_timeo = ROCX_TX_TIMEOUT;
+	netdev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
+	netdev->min_mtu = ROCX_MIN_MTU;
+	max_mtu = le16_to_cpu(id->max_mtu);
+	netdev->max_mtu = max_mtu ? min(max_mtu, ROCX_MAX_MTU) : ROCX_MAX_MTU;
+
+	if (is_valid_ether_addr(id->mac)) {
+		eth_hw_addr_set(netdev, id->mac);
+		ether_addr_copy(netdev->perm_addr, id->mac);
+	} else {
+		eth_hw_addr_random(netdev);
+		dev_warn(rocx_dev(core), "device MAC %pM is not a valid unicast address; using random %pM\n",
+			 id->mac, netdev->dev_addr);
+	}
+	netif_napi_add(netdev, &nd->napi, rocx_napi_poll);
+	netif_carrier_off(netdev);
+
+	core->netdev = netdev;
+	err = register_netdev(netdev);
+	if (err) {
+		core->netdev = NULL;
+		free_netdev(netdev);
+		return err;
+	}
+	return 0;
+}
+
+/**
+ * rocx_netdev_destroy() - unregister and free the netdev
+ * @core: device
+ */
+void rocx_netdev_destroy(struct rocx_core *core)
+{
+	struct net_device *netdev = core->netdev;
+	struct rocx_ndev *nd;
+
+	if (!netdev)
+		return;
+	nd = netdev_priv(netdev);
+	unregister_netdev(netdev);
+	/* EQ 0's work looks the netdev up under rtnl. */
+	rtnl_lock();
+	core->netdev = NULL;
+	rtnl_unlock();
+	cancel_work_sync(&nd->rx_mode_work);
+	cancel_work_sync(&nd->reset_work);
+	free_netdev(netdev);
+}

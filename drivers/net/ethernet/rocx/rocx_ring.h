@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Ring arithmetic and encodings shared by the admin queue, EQ 0 and the
+ * Ethernet rings.  Pure functions, tested by rocx_core_test.c.
+ *
+ * Producer and consumer indices are free-running: they count entries since
+ * the ring was created and wrap at 2^16 (what a doorbell carries), while
+ * the slot is index & (size - 1).  With sizes that are powers of two up to
+ * 2^15 both stay consistent across the 16-bit wrap.
+ */
+#ifndef _ROCX_RING_H_
+#define _ROCX_RING_H_
+
+#include <linux/if_ether.h>
+#include <linux/if_vlan.h>
+#include <linux/types.h>
+#include <rocx/rocx_if.h>
+
+/* Entries between consumer @tail and producer @head. */
+static inline u32 rocx_ring_used(u16 head, u16 tail)
+{
+	return (u16)(head - tail);
+}
+
+/* Entries a producer at @head may still fill in a ring of @size. */
+static inline u32 rocx_ring_free(u16 head, u16 tail, u32 size)
+{
+	return size - rocx_ring_used(head, tail);
+}
+
+/* Slot of free-running @index in a ring of @size (a power of two). */
+static inline u32 rocx_ring_slot(u32 index, u32 size)
+{
+	return index & (size - 1);
+}
+
+/*
+ * Phase bit the device writes into the entry at free-running @index of a
+ * ring of 2^@log_depth entries: 1 on the first pass, flipped on every wrap,
+ * so a zeroed ring reads as empty.  @index must count at least
+ * 2^(@log_depth + 1) before it wraps (u32 for EQs of 2^16 entries).
+ */
+static inline u8 rocx_ring_phase(u32 index, unsigned int log_depth)
+{
+	return !((index >> log_depth) & 1);
+}
+
+/* Doorbell value: queue id, 16-bit index and the arm bits. */
+static inline u64 rocx_db_value(u32 qid, u16 index, bool arm, bool solicited)
+{
+	u64 val = ROCX_FIELD_PREP(ROCX_DB_QID_MASK, (u64)qid) |
+		  ROCX_FIELD_PREP(ROCX_DB_INDEX_MASK, (u64)index);
+
+	if (arm)
+		val |= ROCX_DB_ARM;
+	if (solicited)
+		val |= ROCX_DB_ARM_SOLICITED;
+	return val;
+}
+
+/* AQ_CTRL value enabling a queue of 2^@log_depth entries. */
+static inline u32 rocx_aq_ctrl_value(unsigned int log_depth, bool irq,
+				     unsigned int vector)
+{
+	u32 val = ROCX_FIELD_PREP(ROCX_AQ_CTRL_LOG_DEPTH_MASK, log_depth) |
+		  ROCX_AQ_CTRL_ENABLE;
+
+	if (irq)
+		val |= ROCX_AQ_CTRL_IRQ_EN |
+		       ROCX_FIELD_PREP(ROCX_AQ_CTRL_VECTOR_MASK, vector);
+	return val;
+}
+
+/* Receive buffer size for @mtu: the largest frame, one VLAN tag included. */
+static inline u32 rocx_rx_buf_size(unsigned int mtu)
+{
+	return mtu + ETH_HLEN + VLAN_HLEN;
+}
+
+/* Link speed in Mb/s from a LINK_STATUS value, 0 when the link is down. */
+static inline u32 rocx_link_speed_mbps(u32 link_status)
+{
+	if (!(link_status & ROCX_LINK_UP))
+		return 0;
+	return ROCX_FIELD_GET(ROCX_LINK_SPEED_MASK, link_status) * 1000;
+}
+
+#endif /* _ROCX_RING_H_ */
