@@ -1,0 +1,1577 @@
+/*
+ * rocx device model core.
+ *
+ * Implements Documentation/rocx-device.rst, version 1.0, against the ops in
+ * rocx-core.h.  The guest is treated as hostile throughout: every register
+ * value, index, length, address and opcode it supplies is checked, and a
+ * mistake is counted, reported and ignored; nothing here may abort, loop
+ * without bound or overrun a buffer because of what the guest wrote.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "rocx-core.h"
+
+#define ROCX_ETH_HLEN       14
+#define ROCX_RX_MIN_BUF     64
+
+/* ---- Little-endian accessors for the contract's __le fields ---- */
+
+static inline uint16_t rocx_get_le16(const void *p)
+{
+    const uint8_t *b = p;
+
+    return b[0] | (uint16_t)b[1] << 8;
+}
+
+static inline uint32_t rocx_get_le32(const void *p)
+{
+    const uint8_t *b = p;
+
+    return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+           (uint32_t)b[3] << 24;
+}
+
+static inline uint64_t rocx_get_le64(const void *p)
+{
+    return rocx_get_le32(p) | (uint64_t)rocx_get_le32((const uint8_t *)p + 4)
+                              << 32;
+}
+
+static inline void rocx_put_le16(void *p, uint16_t v)
+{
+    uint8_t *b = p;
+
+    b[0] = v;
+    b[1] = v >> 8;
+}
+
+static inline void rocx_put_le32(void *p, uint32_t v)
+{
+    uint8_t *b = p;
+
+    b[0] = v;
+    b[1] = v >> 8;
+    b[2] = v >> 16;
+    b[3] = v >> 24;
+}
+
+static inline void rocx_put_le64(void *p, uint64_t v)
+{
+    rocx_put_le32(p, v);
+    rocx_put_le32((uint8_t *)p + 4, v >> 32);
+}
+
+/* ---- Counters, guest errors, events, interrupts ---- */
+
+static inline void rocx_count(RocxCore *c, enum rocx_stat s, uint64_t n)
+{
+    c->stats[s] += n;
+}
+
+static bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data)
+{
+    RocxEvent *ev;
+
+    /* Async events go to EQ 0 only; without it there is nobody to tell. */
+    if (!c->eq[0].valid) {
+        return false;
+    }
+    if (c->evq_count == ROCX_CORE_EVQ_LEN) {
+        /* The engine has not run for a while; the event is lost. */
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        return false;
+    }
+    ev = &c->evq[(c->evq_head + c->evq_count) % ROCX_CORE_EVQ_LEN];
+    ev->type = type;
+    ev->data = data;
+    c->evq_count++;
+    c->ops->schedule_work(c->opaque);
+    return true;
+}
+
+/*
+ * Count and report a guest error.  post_event is false for errors raised
+ * while writing EQ 0 itself: reporting those through EQ 0 could feed back
+ * into the same error forever.
+ */
+static void G_GNUC_PRINTF(5, 0)
+rocx_gerr_va(RocxCore *c, bool post_event, unsigned code, unsigned info,
+             const char *fmt, va_list ap)
+{
+    c->regs.guest_err_count++;
+    c->regs.last_guest_err = ROCX_FIELD_PREP(ROCX_LAST_ERR_CODE_MASK, code) |
+                             ROCX_FIELD_PREP(ROCX_LAST_ERR_INFO_MASK, info);
+    rocx_count(c, ROCX_STAT_GUEST_ERRORS, 1);
+    c->ops->guest_error(c->opaque, code, info & 0xffff, fmt, ap);
+
+    /* A flood of errors is one pending event carrying the latest error. */
+    if (post_event && !c->evq_gerr_queued) {
+        c->evq_gerr_queued = rocx_evq_push(c, ROCX_EQE_GUEST_ERROR, 0);
+    }
+}
+
+static void G_GNUC_PRINTF(4, 5)
+rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    rocx_gerr_va(c, true, code, info, fmt, ap);
+    va_end(ap);
+}
+
+static void G_GNUC_PRINTF(4, 5)
+rocx_gerr_quiet(RocxCore *c, unsigned code, unsigned info,
+                const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    rocx_gerr_va(c, false, code, info, fmt, ap);
+    va_end(ap);
+}
+
+/* Signal vector v unless its INTR_CTRL masks it; then latch PENDING. */
+static void rocx_signal(RocxCore *c, unsigned v)
+{
+    if (v >= ROCX_MSIX_VECTORS) {
+        return;     /* every vector is range-checked where it is set */
+    }
+    if (c->regs.intr_ctrl[v] & ROCX_INTR_MASK) {
+        c->regs.intr_ctrl[v] |= ROCX_INTR_PENDING;
+        return;
+    }
+    rocx_count(c, ROCX_STAT_INTERRUPTS, 1);
+    c->ops->raise_irq(c->opaque, v);
+}
+
+/* ---- DMA: ranges that wrap the address space never reach the glue ---- */
+
+static int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len)
+{
+    if (len && addr + len - 1 < addr) {
+        return -1;
+    }
+    return c->ops->dma_read(c->opaque, addr, buf, len);
+}
+
+static int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf,
+                          size_t len)
+{
+    if (len && addr + len - 1 < addr) {
+        return -1;
+    }
+    return c->ops->dma_write(c->opaque, addr, buf, len);
+}
+
+/* ---- Link ---- */
+
+uint32_t rocx_core_link_status(RocxCore *c)
+{
+    bool carrier = c->ops->carrier(c->opaque);
+    uint32_t v = ROCX_FIELD_PREP(ROCX_LINK_SPEED_MASK, c->speed);
+
+    if (carrier) {
+        v |= ROCX_LINK_CARRIER;
+    }
+    if (c->port.admin_up) {
+        v |= ROCX_LINK_ADMIN_UP;
+    }
+    if (carrier && c->port.admin_up) {
+        v |= ROCX_LINK_UP;
+    }
+    return v;
+}
+
+/* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
+static void rocx_link_update(RocxCore *c)
+{
+    uint32_t st = rocx_core_link_status(c);
+    bool up = st & ROCX_LINK_UP;
+
+    if (up == c->port.link_up) {
+        return;
+    }
+    c->port.link_up = up;
+    rocx_count(c, ROCX_STAT_LINK_CHANGES, 1);
+    rocx_evq_push(c, ROCX_EQE_LINK_CHANGE, st);
+    /* Frames waiting for a buffer are dropped now that the link is down. */
+    if (!up && c->rx_stalled) {
+        c->ops->schedule_work(c->opaque);
+    }
+}
+
+void rocx_core_link_changed(RocxCore *c)
+{
+    rocx_link_update(c);
+}
+
+/* ---- Reset ---- */
+
+static void rocx_reset_state(RocxCore *c)
+{
+    bool was_up = c->port.link_up;
+    bool was_stalled = c->rx_stalled;
+
+    memset(&c->regs, 0, sizeof(*c) - offsetof(RocxCore, regs));
+    c->port.mtu = ROCX_CORE_DEFAULT_MTU;
+    memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));
+    /* Admin state is down, so the link is down; EQ 0 is gone. */
+    if (was_up) {
+        rocx_count(c, ROCX_STAT_LINK_CHANGES, 1);
+    }
+    /* Without an RX ring, frames the backend holds for us are dropped. */
+    if (was_stalled) {
+        c->rx_stalled = true;
+        c->ops->schedule_work(c->opaque);
+    }
+}
+
+void rocx_core_reset(RocxCore *c)
+{
+    memset(c->stats, 0, sizeof(c->stats));
+    rocx_reset_state(c);
+}
+
+void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
+                    const uint8_t mac[6], uint16_t speed_gbps)
+{
+    memset(c, 0, sizeof(*c));
+    c->ops = ops;
+    c->opaque = opaque;
+    memcpy(c->perm_mac, mac, sizeof(c->perm_mac));
+    c->speed = speed_gbps;
+    rocx_core_reset(c);
+}
+
+/* ---- Registers (BAR0) ---- */
+
+enum {
+    ROCX_REG_F_R = 1,
+    ROCX_REG_F_W = 2,
+    ROCX_REG_F_RW = ROCX_REG_F_R | ROCX_REG_F_W,
+};
+
+typedef struct RocxRegInfo {
+    const char *name;
+    uint8_t flags;
+    uint32_t (*read)(RocxCore *c, unsigned off);
+    void (*write)(RocxCore *c, unsigned off, uint32_t val);
+} RocxRegInfo;
+
+static uint32_t rocx_rd_ident(RocxCore *c, unsigned off)
+{
+    switch (off) {
+    case ROCX_REG_ID:
+        return ROCX_ID_MAGIC;
+    case ROCX_REG_VERSION:
+        return ROCX_FIELD_PREP(ROCX_VERSION_MAJOR_MASK, ROCX_VERSION_MAJOR) |
+               ROCX_FIELD_PREP(ROCX_VERSION_MINOR_MASK, ROCX_VERSION_MINOR);
+    case ROCX_REG_CAPS:
+        return ROCX_CORE_CAPS;
+    case ROCX_REG_FW_VERSION:
+        return ROCX_CORE_FW_VERSION;
+    case ROCX_REG_NUM_VECTORS:
+        return ROCX_MSIX_VECTORS;
+    case ROCX_REG_DB_PAGES:
+        return ROCX_DB_PAGES;
+    case ROCX_REG_MAC_LO:
+        return rocx_get_le32(c->perm_mac);
+    case ROCX_REG_MAC_HI:
+        return rocx_get_le16(c->perm_mac + 4);
+    }
+    return 0;
+}
+
+static uint32_t rocx_rd_status(RocxCore *c, unsigned off)
+{
+    switch (off) {
+    case ROCX_REG_DEV_CTRL:
+        return 0;   /* reset completes within the write */
+    case ROCX_REG_DEV_STATUS:
+        return ROCX_DEV_STATUS_READY;
+    case ROCX_REG_GUEST_ERR_COUNT:
+        return c->regs.guest_err_count;
+    case ROCX_REG_LAST_GUEST_ERR:
+        return c->regs.last_guest_err;
+    case ROCX_REG_LINK_STATUS:
+        return rocx_core_link_status(c);
+    }
+    return 0;
+}
+
+static uint32_t *rocx_reg_ptr(RocxCore *c, unsigned off)
+{
+    switch (off) {
+    case ROCX_REG_SCRATCH:
+        return &c->regs.scratch;
+    case ROCX_REG_TEST_DMA_ADDR_LO:
+        return &c->regs.test_dma_addr_lo;
+    case ROCX_REG_TEST_DMA_ADDR_HI:
+        return &c->regs.test_dma_addr_hi;
+    case ROCX_REG_TEST_DMA_LEN:
+        return &c->regs.test_dma_len;
+    case ROCX_REG_TEST_DMA_STATUS:
+        return &c->regs.test_dma_status;
+    case ROCX_REG_AQ_SQ_BASE_LO:
+        return &c->regs.aq_sq_base_lo;
+    case ROCX_REG_AQ_SQ_BASE_HI:
+        return &c->regs.aq_sq_base_hi;
+    case ROCX_REG_AQ_CQ_BASE_LO:
+        return &c->regs.aq_cq_base_lo;
+    case ROCX_REG_AQ_CQ_BASE_HI:
+        return &c->regs.aq_cq_base_hi;
+    case ROCX_REG_AQ_CTRL:
+        return &c->regs.aq_ctrl;
+    }
+    return NULL;
+}
+
+/* Plain storage registers. */
+static uint32_t rocx_rd_plain(RocxCore *c, unsigned off)
+{
+    uint32_t *p = rocx_reg_ptr(c, off);
+
+    return p ? *p : 0;
+}
+
+static void rocx_wr_plain(RocxCore *c, unsigned off, uint32_t val)
+{
+    uint32_t *p = rocx_reg_ptr(c, off);
+
+    if (p) {
+        *p = val;
+    }
+}
+
+static void rocx_wr_dev_ctrl(RocxCore *c, unsigned off, uint32_t val)
+{
+    if (val & ~ROCX_DEV_CTRL_RESET) {
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "DEV_CTRL: reserved bits in 0x%" PRIx32, val);
+        return;
+    }
+    if (val & ROCX_DEV_CTRL_RESET) {
+        rocx_reset_state(c);
+    }
+}
+
+static void rocx_wr_test_irq(RocxCore *c, unsigned off, uint32_t val)
+{
+    if (val >= ROCX_MSIX_VECTORS) {
+        rocx_gerr(c, ROCX_GERR_VECTOR, off,
+                  "TEST_IRQ: vector %" PRIu32 " out of range", val);
+        return;
+    }
+    /* The self-test checks delivery itself, so INTR_CTRL.MASK is ignored. */
+    rocx_count(c, ROCX_STAT_INTERRUPTS, 1);
+    c->ops->raise_irq(c->opaque, val);
+}
+
+static void rocx_wr_test_dma_len(RocxCore *c, unsigned off, uint32_t val)
+{
+    if (val < 1 || val > ROCX_TEST_DMA_MAX) {
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "TEST_DMA_LEN: %" PRIu32 " not in 1..%u", val,
+                  ROCX_TEST_DMA_MAX);
+        return;
+    }
+    c->regs.test_dma_len = val;
+}
+
+static void rocx_wr_test_dma_ctrl(RocxCore *c, unsigned off, uint32_t val)
+{
+    if (val & ~ROCX_TEST_DMA_START) {
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "TEST_DMA_CTRL: reserved bits in 0x%" PRIx32, val);
+        return;
+    }
+    if (!(val & ROCX_TEST_DMA_START)) {
+        return;
+    }
+    if (c->regs.test_dma_status == ROCX_TEST_DMA_BUSY) {
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "TEST_DMA_CTRL: START while busy");
+        return;
+    }
+    if (c->regs.test_dma_len < 1 ||
+        c->regs.test_dma_len > ROCX_TEST_DMA_MAX) {
+        c->regs.test_dma_status = ROCX_TEST_DMA_ERROR;
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "TEST_DMA_CTRL: START without a valid TEST_DMA_LEN");
+        return;
+    }
+    c->regs.test_dma_status = ROCX_TEST_DMA_BUSY;
+    c->ops->schedule_work(c->opaque);
+}
+
+static void rocx_aq_enable(RocxCore *c, unsigned off)
+{
+    uint8_t ld = ROCX_FIELD_GET(ROCX_AQ_CTRL_LOG_DEPTH_MASK, c->regs.aq_ctrl);
+    uint64_t sq = (uint64_t)c->regs.aq_sq_base_hi << 32 |
+                  c->regs.aq_sq_base_lo;
+    uint64_t cq = (uint64_t)c->regs.aq_cq_base_hi << 32 |
+                  c->regs.aq_cq_base_lo;
+
+    if (ld < ROCX_AQ_MIN_LOG_DEPTH || ld > ROCX_AQ_MAX_LOG_DEPTH ||
+        (sq & (ROCX_AQ_CMD_SIZE - 1)) || (cq & (ROCX_AQ_CQE_SIZE - 1))) {
+        c->aq.error = true;
+        rocx_gerr(c, ROCX_GERR_AQ_CONFIG, off,
+                  "AQ enable: log depth %u, SQ 0x%" PRIx64 ", CQ 0x%" PRIx64,
+                  ld, sq, cq);
+        return;
+    }
+    c->aq.enabled = true;
+    c->aq.error = false;
+    c->aq.log_depth = ld;
+    c->aq.sq_base = sq;
+    c->aq.cq_base = cq;
+    c->aq.head = 0;
+    c->aq.pi = 0;
+}
+
+static void rocx_wr_aq_ctrl(RocxCore *c, unsigned off, uint32_t val)
+{
+    const uint32_t known = ROCX_AQ_CTRL_LOG_DEPTH_MASK | ROCX_AQ_CTRL_ENABLE |
+                           ROCX_AQ_CTRL_IRQ_EN | ROCX_AQ_CTRL_VECTOR_MASK;
+    unsigned vec = ROCX_FIELD_GET(ROCX_AQ_CTRL_VECTOR_MASK, val);
+    uint8_t ld = ROCX_FIELD_GET(ROCX_AQ_CTRL_LOG_DEPTH_MASK, val);
+
+    if (val & ~known) {
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "AQ_CTRL: reserved bits in 0x%" PRIx32, val);
+        return;
+    }
+    if (vec >= ROCX_MSIX_VECTORS) {
+        rocx_gerr(c, ROCX_GERR_VECTOR, off,
+                  "AQ_CTRL: vector %u out of range", vec);
+        return;
+    }
+    if (!(val & ROCX_AQ_CTRL_ENABLE)) {
+        c->regs.aq_ctrl = val;
+        c->aq.enabled = false;
+        return;
+    }
+    if (c->aq.enabled || (c->regs.aq_ctrl & ROCX_AQ_CTRL_ENABLE)) {
+        /*
+         * Already enabled (or failed to enable): only the interrupt
+         * settings may change; the ring geometry needs a disable first.
+         */
+        if (c->aq.enabled && ld != c->aq.log_depth) {
+            rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                      "AQ_CTRL: depth change while enabled");
+            return;
+        }
+        c->regs.aq_ctrl = val;
+        return;
+    }
+    c->regs.aq_ctrl = val;
+    rocx_aq_enable(c, off);
+}
+
+static uint32_t rocx_rd_aq(RocxCore *c, unsigned off)
+{
+    if (off == ROCX_REG_AQ_HEAD) {
+        return c->aq.head;
+    }
+    return (c->aq.enabled ? ROCX_AQ_STATUS_ENABLED : 0) |
+           (c->aq.error ? ROCX_AQ_STATUS_ERROR : 0);
+}
+
+static void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val)
+{
+    uint16_t depth = 1u << c->aq.log_depth;
+
+    if (val > 0xffff) {
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "AQ_DB: 0x%" PRIx32 " has bits above 15", val);
+        return;
+    }
+    if (!c->aq.enabled) {
+        rocx_gerr(c, ROCX_GERR_AQ_CONFIG, off, "AQ_DB: queue not enabled");
+        return;
+    }
+    if ((uint16_t)(val - c->aq.head) > depth) {
+        rocx_gerr(c, ROCX_GERR_AQ_INDEX, val,
+                  "AQ_DB: producer %" PRIu32 " more than %u ahead of head %u",
+                  val, depth, c->aq.head);
+        return;
+    }
+    rocx_count(c, ROCX_STAT_DOORBELLS, 1);
+    c->aq.pi = val;
+    if (c->aq.pi != c->aq.head) {
+        c->ops->schedule_work(c->opaque);
+    }
+}
+
+static uint32_t rocx_rd_intr(RocxCore *c, unsigned off)
+{
+    return c->regs.intr_ctrl[(off - ROCX_REG_INTR_CTRL(0)) / 4];
+}
+
+static void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val)
+{
+    unsigned v = (off - ROCX_REG_INTR_CTRL(0)) / 4;
+    uint32_t *r = &c->regs.intr_ctrl[v];
+
+    /* PENDING is read-only; writing back what was read is harmless. */
+    if (val & ~(ROCX_INTR_MASK | ROCX_INTR_PENDING)) {
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "INTR_CTRL(%u): reserved bits in 0x%" PRIx32, v, val);
+        return;
+    }
+    if (val & ROCX_INTR_MASK) {
+        *r |= ROCX_INTR_MASK;
+        return;
+    }
+    *r &= ~ROCX_INTR_MASK;
+    if (*r & ROCX_INTR_PENDING) {
+        *r &= ~ROCX_INTR_PENDING;
+        rocx_signal(c, v);
+    }
+}
+
+#define ROCX_NUM_REGS   (ROCX_REG_INTR_CTRL(ROCX_MSIX_VECTORS) / 4)
+#define R(reg, f, rd, wr) \
+    [ROCX_REG_##reg / 4] = { #reg, ROCX_REG_F_##f, rd, wr }
+/* One register per MSI-X vector. */
+#define R_ARRAY(reg, f, rd, wr) \
+    [ROCX_REG_##reg(0) / 4 ... ROCX_REG_##reg(ROCX_MSIX_VECTORS - 1) / 4] = \
+        { #reg, ROCX_REG_F_##f, rd, wr }
+
+static const RocxRegInfo rocx_regs[ROCX_NUM_REGS] = {
+    R(ID,               R,  rocx_rd_ident,  NULL),
+    R(VERSION,          R,  rocx_rd_ident,  NULL),
+    R(CAPS,             R,  rocx_rd_ident,  NULL),
+    R(FW_VERSION,       R,  rocx_rd_ident,  NULL),
+    R(DEV_CTRL,         RW, rocx_rd_status, rocx_wr_dev_ctrl),
+    R(DEV_STATUS,       R,  rocx_rd_status, NULL),
+    R(GUEST_ERR_COUNT,  R,  rocx_rd_status, NULL),
+    R(LAST_GUEST_ERR,   R,  rocx_rd_status, NULL),
+    R(NUM_VECTORS,      R,  rocx_rd_ident,  NULL),
+    R(DB_PAGES,         R,  rocx_rd_ident,  NULL),
+    R(LINK_STATUS,      R,  rocx_rd_status, NULL),
+    R(MAC_LO,           R,  rocx_rd_ident,  NULL),
+    R(MAC_HI,           R,  rocx_rd_ident,  NULL),
+    R(SCRATCH,          RW, rocx_rd_plain,  rocx_wr_plain),
+    R(TEST_IRQ,         W,  NULL,           rocx_wr_test_irq),
+    R(TEST_DMA_ADDR_LO, RW, rocx_rd_plain,  rocx_wr_plain),
+    R(TEST_DMA_ADDR_HI, RW, rocx_rd_plain,  rocx_wr_plain),
+    R(TEST_DMA_LEN,     RW, rocx_rd_plain,  rocx_wr_test_dma_len),
+    R(TEST_DMA_CTRL,    W,  NULL,           rocx_wr_test_dma_ctrl),
+    R(TEST_DMA_STATUS,  R,  rocx_rd_plain,  NULL),
+    R(AQ_SQ_BASE_LO,    RW, rocx_rd_plain,  rocx_wr_plain),
+    R(AQ_SQ_BASE_HI,    RW, rocx_rd_plain,  rocx_wr_plain),
+    R(AQ_CQ_BASE_LO,    RW, rocx_rd_plain,  rocx_wr_plain),
+    R(AQ_CQ_BASE_HI,    RW, rocx_rd_plain,  rocx_wr_plain),
+    R(AQ_CTRL,          RW, rocx_rd_plain,  rocx_wr_aq_ctrl),
+    R(AQ_STATUS,        R,  rocx_rd_aq,     NULL),
+    R(AQ_DB,            W,  NULL,           rocx_wr_aq_db),
+    R(AQ_HEAD,          R,  rocx_rd_aq,     NULL),
+    R_ARRAY(INTR_CTRL,  RW, rocx_rd_intr,   rocx_wr_intr),
+};
+
+#undef R
+#undef R_ARRAY
+
+static const RocxRegInfo *rocx_reg_lookup(uint64_t off)
+{
+    const RocxRegInfo *ri;
+
+    if ((off & 3) || off >= ROCX_NUM_REGS * 4) {
+        return NULL;
+    }
+    ri = &rocx_regs[off / 4];
+    return ri->name ? ri : NULL;
+}
+
+const char *rocx_core_reg_name(uint64_t off)
+{
+    const RocxRegInfo *ri = rocx_reg_lookup(off);
+
+    return ri ? ri->name : NULL;
+}
+
+uint64_t rocx_core_reg_read(RocxCore *c, uint64_t off, unsigned size)
+{
+    const RocxRegInfo *ri;
+
+    if (size != 4) {
+        rocx_gerr(c, ROCX_GERR_ACCESS_SIZE, off,
+                  "register read of %u bytes at 0x%" PRIx64, size, off);
+        return 0;
+    }
+    ri = rocx_reg_lookup(off);
+    if (!ri) {
+        rocx_gerr(c, ROCX_GERR_REG_UNKNOWN, off,
+                  "read of undefined register 0x%" PRIx64, off);
+        return 0;
+    }
+    /* Write-only registers read as 0, which is not an error. */
+    return ri->read ? ri->read(c, off) : 0;
+}
+
+void rocx_core_reg_write(RocxCore *c, uint64_t off, uint64_t val,
+                         unsigned size)
+{
+    const RocxRegInfo *ri;
+
+    if (size != 4) {
+        rocx_gerr(c, ROCX_GERR_ACCESS_SIZE, off,
+                  "register write of %u bytes at 0x%" PRIx64, size, off);
+        return;
+    }
+    ri = rocx_reg_lookup(off);
+    if (!ri) {
+        rocx_gerr(c, ROCX_GERR_REG_UNKNOWN, off,
+                  "write of 0x%" PRIx64 " to undefined register 0x%" PRIx64,
+                  val, off);
+        return;
+    }
+    if (!(ri->flags & ROCX_REG_F_W)) {
+        rocx_gerr(c, ROCX_GERR_REG_READONLY, off,
+                  "write of 0x%" PRIx64 " to read-only %s", val, ri->name);
+        return;
+    }
+    ri->write(c, off, val);
+}
+
+/* ---- Doorbells (BAR2) ---- */
+
+uint64_t rocx_core_db_read(RocxCore *c, uint64_t off, unsigned size)
+{
+    return 0;
+}
+
+/* Validate a producer doorbell for an Ethernet ring and latch it. */
+static void rocx_db_eth(RocxCore *c, RocxEthRing *r, const char *what,
+                        unsigned page, uint32_t qid, uint16_t idx)
+{
+    uint16_t depth;
+
+    if (!r || !r->valid) {
+        rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
+                  "%s doorbell: no ring %" PRIu32, what, qid);
+        return;
+    }
+    depth = 1u << r->log_depth;
+    if ((uint16_t)(idx - r->ci) > depth) {
+        rocx_gerr(c, ROCX_GERR_DB_INDEX, page,
+                  "%s doorbell: producer %u more than %u ahead of %u",
+                  what, idx, depth, r->ci);
+        return;
+    }
+    rocx_count(c, ROCX_STAT_DOORBELLS, 1);
+    r->pi = idx;
+}
+
+static void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid,
+                       uint16_t idx, bool arm)
+{
+    RocxEq *eq = qid < ROCX_CORE_MAX_EQ ? &c->eq[qid] : NULL;
+    uint16_t delta;
+
+    if (!eq || !eq->valid) {
+        rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
+                  "EQ doorbell: no EQ %" PRIu32, qid);
+        return;
+    }
+    /*
+     * The consumer may only move forward, up to what the device wrote.
+     * Indices are 16 bits, so one doorbell returns at most 65535 entries.
+     */
+    delta = idx - (uint16_t)eq->ci;
+    if (delta > eq->pi - eq->ci) {
+        rocx_gerr(c, ROCX_GERR_DB_INDEX, page,
+                  "EQ %" PRIu32 " doorbell: consumer %u beyond producer %u",
+                  qid, idx, (uint16_t)eq->pi);
+        return;
+    }
+    rocx_count(c, ROCX_STAT_DOORBELLS, 1);
+    eq->ci += delta;
+    if (arm) {
+        eq->arm_req = true;
+        c->ops->schedule_work(c->opaque);
+    }
+}
+
+void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
+                        unsigned size)
+{
+    unsigned page = off >> ROCX_DB_PAGE_SHIFT;
+    unsigned reg = off & (ROCX_DB_PAGE_SIZE - 1);
+    uint32_t qid = ROCX_FIELD_GET(ROCX_DB_QID_MASK, val);
+    uint16_t idx = ROCX_FIELD_GET(ROCX_DB_INDEX_MASK, val);
+
+    if (size != 8) {
+        rocx_gerr(c, ROCX_GERR_ACCESS_SIZE, page,
+                  "doorbell write of %u bytes at 0x%" PRIx64, size, off);
+        return;
+    }
+    if (off >= ROCX_BAR_DB_SIZE || (reg & 7) || reg > ROCX_DB_ETH_RX) {
+        rocx_gerr(c, ROCX_GERR_DB_OFFSET, page,
+                  "doorbell write at undefined offset 0x%" PRIx64, off);
+        return;
+    }
+    /* Pages 1.. are user contexts'; an unallocated page owns nothing. */
+    if (page != 0 && !c->uctx_used[page]) {
+        rocx_gerr(c, ROCX_GERR_DB_OWNER, page,
+                  "doorbell on page %u, which no context owns", page);
+        return;
+    }
+
+    switch (reg) {
+    case ROCX_DB_EQ:
+    case ROCX_DB_ETH_TX:
+    case ROCX_DB_ETH_RX:
+        if (page != 0) {
+            rocx_gerr(c, ROCX_GERR_DB_OWNER, page,
+                      "kernel-only doorbell 0x%x rung from page %u",
+                      reg, page);
+            return;
+        }
+        break;
+    }
+
+    switch (reg) {
+    case ROCX_DB_EQ:
+        rocx_db_eq(c, page, qid, idx, val & ROCX_DB_ARM);
+        break;
+    case ROCX_DB_ETH_TX:
+        rocx_db_eth(c, qid < ROCX_CORE_MAX_ETH_RINGS ? &c->tx[qid] : NULL,
+                    "ETH_TX", page, qid, idx);
+        if (qid < ROCX_CORE_MAX_ETH_RINGS && c->tx[qid].valid &&
+            c->tx[qid].pi != c->tx[qid].ci) {
+            c->ops->schedule_work(c->opaque);
+        }
+        break;
+    case ROCX_DB_ETH_RX:
+        rocx_db_eth(c, qid < ROCX_CORE_MAX_ETH_RINGS ? &c->rx[qid] : NULL,
+                    "ETH_RX", page, qid, idx);
+        /* Frames held for lack of buffers can now be delivered. */
+        if (c->rx_stalled) {
+            c->ops->schedule_work(c->opaque);
+        }
+        break;
+    default:
+        /* SQ, RQ, SRQ and CQ: version 1.0 creates no such queues. */
+        rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
+                  "doorbell 0x%x on page %u: no queue %" PRIu32,
+                  reg, page, qid);
+        break;
+    }
+}
+
+/* ---- Event queues ---- */
+
+static void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type,
+                         uint32_t data, uint64_t info)
+{
+    RocxEq *eq = &c->eq[eqn];
+    uint32_t depth = 1u << eq->log_depth;
+    struct rocx_eqe e;
+    uint64_t addr;
+
+    if (!eq->valid) {
+        return;
+    }
+    if (eq->broken) {
+        /* Its DMA failure was reported already; the event is lost. */
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        return;
+    }
+    if (eq->pi - eq->ci >= depth) {
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        /* An EQ 0 overflow cannot be reported through EQ 0. */
+        if (eqn == 0) {
+            rocx_gerr_quiet(c, ROCX_GERR_EQ_OVERFLOW, eqn,
+                            "EQ %u full, event %u lost", eqn, type);
+        } else {
+            rocx_gerr(c, ROCX_GERR_EQ_OVERFLOW, eqn,
+                      "EQ %u full, event %u lost", eqn, type);
+        }
+        return;
+    }
+
+    memset(&e, 0, sizeof(e));
+    rocx_put_le16(&e.type, type);
+    e.flags = (eq->pi >> eq->log_depth) & 1 ? 0 : ROCX_EQE_PHASE;
+    rocx_put_le32(&e.data, data);
+    rocx_put_le64(&e.info, info);
+    addr = eq->base + (uint64_t)(eq->pi & (depth - 1)) * sizeof(e);
+    if (rocx_dma_write(c, addr, &e, sizeof(e))) {
+        /* Stop writing to a ring the guest took away; destroy clears it. */
+        eq->broken = true;
+        if (eqn == 0) {
+            rocx_gerr_quiet(c, ROCX_GERR_DMA, eqn,
+                            "EQ %u: DMA write to 0x%" PRIx64 " failed",
+                            eqn, addr);
+        } else {
+            rocx_gerr(c, ROCX_GERR_DMA, eqn,
+                      "EQ %u: DMA write to 0x%" PRIx64 " failed", eqn, addr);
+        }
+        return;
+    }
+    eq->pi++;
+    if (eq->armed) {
+        eq->armed = false;
+        rocx_signal(c, eq->vector);
+    }
+}
+
+/* Apply ARM requests latched by EQ doorbells. */
+static void rocx_eq_arm(RocxCore *c)
+{
+    unsigned i;
+
+    for (i = 0; i < ROCX_CORE_MAX_EQ; i++) {
+        RocxEq *eq = &c->eq[i];
+
+        if (!eq->valid || !eq->arm_req) {
+            continue;
+        }
+        eq->arm_req = false;
+        /* Events the driver has not consumed yet: tell it at once. */
+        if (eq->pi != eq->ci) {
+            eq->armed = false;
+            rocx_signal(c, eq->vector);
+        } else {
+            eq->armed = true;
+        }
+    }
+}
+
+/* Write the events queued for EQ 0; returns true if some remain. */
+static bool rocx_evq_drain(RocxCore *c)
+{
+    unsigned n = c->evq_count;
+
+    while (n-- && c->evq_count) {
+        RocxEvent ev = c->evq[c->evq_head];
+
+        c->evq_head = (c->evq_head + 1) % ROCX_CORE_EVQ_LEN;
+        c->evq_count--;
+        if (ev.type == ROCX_EQE_GUEST_ERROR) {
+            /* Carries the latest error, however many were coalesced. */
+            c->evq_gerr_queued = false;
+            ev.data = c->regs.last_guest_err;
+        }
+        rocx_eq_post(c, 0, ev.type, ev.data, 0);
+    }
+    return c->evq_count != 0;
+}
+
+/* ---- Admin commands ---- */
+
+typedef struct RocxAqResult {
+    uint8_t status;
+    uint32_t result;
+    uint64_t result64;
+} RocxAqResult;
+
+static bool rocx_mac_valid_unicast(const uint8_t *mac)
+{
+    static const uint8_t zero[6];
+
+    return !(mac[0] & 1) && memcmp(mac, zero, 6) != 0;
+}
+
+static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
+                              RocxAqResult *res)
+{
+    uint64_t addr = rocx_get_le64(&cmd->identify.addr);
+    uint32_t len = rocx_get_le32(&cmd->identify.len);
+    struct rocx_identify id;
+
+    if (len < sizeof(id)) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    memset(&id, 0, sizeof(id));
+    rocx_put_le32(&id.version, rocx_rd_ident(c, ROCX_REG_VERSION));
+    rocx_put_le32(&id.caps, ROCX_CORE_CAPS);
+    rocx_put_le32(&id.fw_version, ROCX_CORE_FW_VERSION);
+    memcpy(id.mac, c->perm_mac, sizeof(id.mac));
+    rocx_put_le16(&id.max_mtu, ROCX_MAX_MTU);
+    rocx_put_le16(&id.num_vectors, ROCX_MSIX_VECTORS);
+    rocx_put_le16(&id.db_pages, ROCX_DB_PAGES);
+    rocx_put_le16(&id.max_eq, ROCX_CORE_MAX_EQ);
+    rocx_put_le16(&id.max_eth_rings, ROCX_CORE_MAX_ETH_RINGS);
+    rocx_put_le16(&id.gid_tbl_len, ROCX_CORE_GID_TBL_LEN);
+    rocx_put_le16(&id.num_stats, ROCX_STAT_NUM);
+    rocx_put_le32(&id.max_pd, ROCX_CORE_MAX_PD);
+    rocx_put_le32(&id.max_uctx, ROCX_CORE_MAX_UCTX);
+    rocx_put_le32(&id.max_qp, ROCX_CORE_MAX_QP);
+    rocx_put_le32(&id.max_qp_wr, ROCX_CORE_MAX_QP_WR);
+    rocx_put_le32(&id.max_sge, ROCX_CORE_MAX_SGE);
+    rocx_put_le32(&id.max_inline, ROCX_CORE_MAX_INLINE);
+    rocx_put_le32(&id.max_cq, ROCX_CORE_MAX_CQ);
+    rocx_put_le32(&id.max_cqe, ROCX_CORE_MAX_CQE);
+    rocx_put_le32(&id.max_mr, ROCX_CORE_MAX_MR);
+    rocx_put_le32(&id.max_srq, ROCX_CORE_MAX_SRQ);
+    rocx_put_le32(&id.max_srq_wr, ROCX_CORE_MAX_SRQ_WR);
+    rocx_put_le32(&id.max_rd_atom, ROCX_CORE_MAX_RD_ATOM);
+    rocx_put_le64(&id.max_mr_size, ROCX_CORE_MAX_MR_SIZE);
+    rocx_put_le64(&id.page_size_cap, ROCX_CORE_PAGE_SIZE_CAP);
+    if (rocx_dma_write(c, addr, &id, sizeof(id))) {
+        res->status = ROCX_AQ_STS_DMA_ERROR;
+    }
+}
+
+static void rocx_cmd_set_port(RocxCore *c, const union rocx_aq_cmd *cmd,
+                              RocxAqResult *res)
+{
+    const struct rocx_aq_set_port *sp = &cmd->set_port;
+    const uint32_t known = ROCX_PORT_SET_MTU | ROCX_PORT_SET_MAC |
+                           ROCX_PORT_SET_ADMIN | ROCX_PORT_SET_RX_MODE;
+    uint32_t valid = rocx_get_le32(&sp->valid);
+    uint16_t mtu = rocx_get_le16(&sp->mtu);
+
+    /* All fields are checked before any is applied. */
+    if ((valid & ~known) ||
+        ((valid & ROCX_PORT_SET_MTU) &&
+         (mtu < ROCX_MIN_MTU || mtu > ROCX_MAX_MTU)) ||
+        ((valid & ROCX_PORT_SET_MAC) && !rocx_mac_valid_unicast(sp->mac)) ||
+        ((valid & ROCX_PORT_SET_ADMIN) && sp->admin_up > 1) ||
+        ((valid & ROCX_PORT_SET_RX_MODE) &&
+         (sp->rx_mode & ~(ROCX_RX_MODE_PROMISC | ROCX_RX_MODE_ALLMULTI)))) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if (valid & ROCX_PORT_SET_MTU) {
+        c->port.mtu = mtu;
+    }
+    if (valid & ROCX_PORT_SET_MAC) {
+        memcpy(c->port.mac, sp->mac, sizeof(c->port.mac));
+    }
+    if (valid & ROCX_PORT_SET_RX_MODE) {
+        c->port.rx_mode = sp->rx_mode;
+    }
+    if (valid & ROCX_PORT_SET_ADMIN) {
+        c->port.admin_up = sp->admin_up;
+        rocx_link_update(c);
+    }
+}
+
+static void rocx_cmd_get_stats(RocxCore *c, const union rocx_aq_cmd *cmd,
+                               RocxAqResult *res)
+{
+    uint64_t addr = rocx_get_le64(&cmd->get_stats.addr);
+    uint32_t n = MIN(rocx_get_le32(&cmd->get_stats.len) / 8,
+                     (uint32_t)ROCX_STAT_NUM);
+    uint8_t buf[ROCX_STAT_NUM * 8];
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        rocx_put_le64(buf + i * 8, c->stats[i]);
+    }
+    if (n && rocx_dma_write(c, addr, buf, n * 8)) {
+        res->status = ROCX_AQ_STS_DMA_ERROR;
+        return;
+    }
+    res->result = n;
+}
+
+static void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                               RocxAqResult *res)
+{
+    const struct rocx_aq_create_eq *ce = &cmd->create_eq;
+    uint16_t eqn = rocx_get_le16(&ce->eqn);
+    uint64_t base = rocx_get_le64(&ce->base);
+    RocxEq *eq;
+
+    if (eqn >= ROCX_CORE_MAX_EQ ||
+        ce->log_depth < ROCX_EQ_MIN_LOG_DEPTH ||
+        ce->log_depth > ROCX_EQ_MAX_LOG_DEPTH ||
+        ce->vector >= ROCX_MSIX_VECTORS ||
+        (base & (sizeof(struct rocx_eqe) - 1))) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    eq = &c->eq[eqn];
+    if (eq->valid) {
+        res->status = ROCX_AQ_STS_EXISTS;
+        return;
+    }
+    memset(eq, 0, sizeof(*eq));
+    eq->valid = true;
+    eq->base = base;
+    eq->log_depth = ce->log_depth;
+    eq->vector = ce->vector;
+    /* A new EQ is armed: its first event interrupts. */
+    eq->armed = true;
+}
+
+static void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                                RocxAqResult *res)
+{
+    uint16_t eqn = rocx_get_le16(&cmd->destroy_eq.eqn);
+
+    if (eqn >= ROCX_CORE_MAX_EQ) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if (!c->eq[eqn].valid) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    memset(&c->eq[eqn], 0, sizeof(c->eq[eqn]));
+    if (eqn == 0) {
+        /* Queued async events had nowhere else to go. */
+        c->evq_count = 0;
+        c->evq_gerr_queued = false;
+    }
+}
+
+static RocxEthRing *rocx_eth_ring(RocxCore *c, uint8_t type, uint8_t qid)
+{
+    if (qid >= ROCX_CORE_MAX_ETH_RINGS) {
+        return NULL;
+    }
+    switch (type) {
+    case ROCX_ETH_RING_TX:
+        return &c->tx[qid];
+    case ROCX_ETH_RING_RX:
+        return &c->rx[qid];
+    }
+    return NULL;
+}
+
+static void rocx_cmd_create_eth_ring(RocxCore *c,
+                                     const union rocx_aq_cmd *cmd,
+                                     RocxAqResult *res)
+{
+    const struct rocx_aq_create_eth_ring *cr = &cmd->create_eth_ring;
+    RocxEthRing *r = rocx_eth_ring(c, cr->type, cr->qid);
+    uint64_t base = rocx_get_le64(&cr->base);
+    uint16_t buf_size = rocx_get_le16(&cr->buf_size);
+
+    if (!r || cr->log_depth < ROCX_ETH_MIN_LOG_DEPTH ||
+        cr->log_depth > ROCX_ETH_MAX_LOG_DEPTH ||
+        cr->vector >= ROCX_MSIX_VECTORS || (base & 15) ||
+        (cr->type == ROCX_ETH_RING_RX && buf_size < ROCX_RX_MIN_BUF)) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if (r->valid) {
+        res->status = ROCX_AQ_STS_EXISTS;
+        return;
+    }
+    memset(r, 0, sizeof(*r));
+    r->valid = true;
+    r->base = base;
+    r->log_depth = cr->log_depth;
+    r->vector = cr->vector;
+    r->buf_size = cr->type == ROCX_ETH_RING_RX ? buf_size : 0;
+}
+
+static void rocx_cmd_destroy_eth_ring(RocxCore *c,
+                                      const union rocx_aq_cmd *cmd,
+                                      RocxAqResult *res)
+{
+    RocxEthRing *r = rocx_eth_ring(c, cmd->destroy_eth_ring.type,
+                                   cmd->destroy_eth_ring.qid);
+
+    if (!r) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if (!r->valid) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    memset(r, 0, sizeof(*r));
+    /* Held frames are dropped from now on rather than waiting. */
+    if (c->rx_stalled) {
+        c->ops->schedule_work(c->opaque);
+    }
+}
+
+static void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
+                             RocxAqResult *res)
+{
+    const struct rocx_aq_set_gid *sg = &cmd->set_gid;
+    uint16_t index = rocx_get_le16(&sg->index);
+    uint16_t vlan = rocx_get_le16(&sg->vlan);
+    RocxGid *g;
+
+    if (index >= ROCX_CORE_GID_TBL_LEN ||
+        (sg->type != ROCX_GID_TYPE_ROCE_V1 &&
+         sg->type != ROCX_GID_TYPE_ROCE_V2) ||
+        (vlan != ROCX_VLAN_NONE && vlan > 4095) ||
+        !rocx_mac_valid_unicast(sg->mac)) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    g = &c->gid[index];
+    g->valid = true;
+    g->type = sg->type;
+    g->vlan = vlan;
+    memcpy(g->mac, sg->mac, sizeof(g->mac));
+    memcpy(g->gid, sg->gid, sizeof(g->gid));
+}
+
+static void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
+                             RocxAqResult *res)
+{
+    uint16_t index = rocx_get_le16(&cmd->del_gid.index);
+
+    if (index >= ROCX_CORE_GID_TBL_LEN) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if (!c->gid[index].valid) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    memset(&c->gid[index], 0, sizeof(c->gid[index]));
+}
+
+static void rocx_cmd_alloc_uctx(RocxCore *c, const union rocx_aq_cmd *cmd,
+                                RocxAqResult *res)
+{
+    unsigned p;
+
+    for (p = 1; p < ROCX_DB_PAGES; p++) {
+        if (!c->uctx_used[p]) {
+            c->uctx_used[p] = true;
+            res->result = p;
+            return;
+        }
+    }
+    res->status = ROCX_AQ_STS_NO_RESOURCE;
+}
+
+static void rocx_cmd_dealloc_uctx(RocxCore *c, const union rocx_aq_cmd *cmd,
+                                  RocxAqResult *res)
+{
+    uint32_t uctx = rocx_get_le32(&cmd->uctx.uctx);
+    unsigned i;
+
+    if (uctx < 1 || uctx >= ROCX_DB_PAGES) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if (!c->uctx_used[uctx]) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    /* Objects still owned by the context keep it alive. */
+    for (i = 0; i < ROCX_CORE_MAX_PD; i++) {
+        if (c->pd_owner[i] == uctx + 1) {
+            res->status = ROCX_AQ_STS_BAD_STATE;
+            return;
+        }
+    }
+    c->uctx_used[uctx] = false;
+}
+
+static void rocx_cmd_create_pd(RocxCore *c, const union rocx_aq_cmd *cmd,
+                               RocxAqResult *res)
+{
+    uint32_t uctx = rocx_get_le32(&cmd->pd.uctx);
+    unsigned i;
+
+    if (uctx >= ROCX_DB_PAGES) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if (uctx && !c->uctx_used[uctx]) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    /* pdn 0 is never handed out, so a zeroed field names no PD. */
+    for (i = 0; i < ROCX_CORE_MAX_PD; i++) {
+        if (!c->pd_owner[i]) {
+            c->pd_owner[i] = uctx + 1;
+            res->result = i + 1;
+            return;
+        }
+    }
+    res->status = ROCX_AQ_STS_NO_RESOURCE;
+}
+
+static void rocx_cmd_destroy_pd(RocxCore *c, const union rocx_aq_cmd *cmd,
+                                RocxAqResult *res)
+{
+    uint32_t pdn = rocx_get_le32(&cmd->pd.pdn);
+
+    if (pdn < 1 || pdn > ROCX_CORE_MAX_PD) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if (!c->pd_owner[pdn - 1]) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    c->pd_owner[pdn - 1] = 0;
+}
+
+static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
+                            RocxAqResult *res)
+{
+    uint16_t op = rocx_get_le16(&cmd->hdr.opcode);
+
+    switch (op) {
+    case ROCX_AQ_OP_NOP:
+        break;
+    case ROCX_AQ_OP_IDENTIFY:
+        rocx_cmd_identify(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_SET_PORT:
+        rocx_cmd_set_port(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_QUERY_PORT:
+        res->result = rocx_core_link_status(c);
+        res->result64 = c->port.mtu;
+        break;
+    case ROCX_AQ_OP_GET_STATS:
+        rocx_cmd_get_stats(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_CREATE_EQ:
+        rocx_cmd_create_eq(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DESTROY_EQ:
+        rocx_cmd_destroy_eq(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_CREATE_ETH_RING:
+        rocx_cmd_create_eth_ring(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DESTROY_ETH_RING:
+        rocx_cmd_destroy_eth_ring(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_SET_GID:
+        rocx_cmd_set_gid(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DEL_GID:
+        rocx_cmd_del_gid(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_ALLOC_UCTX:
+        rocx_cmd_alloc_uctx(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DEALLOC_UCTX:
+        rocx_cmd_dealloc_uctx(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_CREATE_PD:
+        rocx_cmd_create_pd(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DESTROY_PD:
+        rocx_cmd_destroy_pd(c, cmd, res);
+        break;
+    default:
+        /* Includes the RDMA objects (0x20+) specified for later versions. */
+        res->status = ROCX_AQ_STS_UNSUPPORTED;
+        break;
+    }
+    if (res->status == ROCX_AQ_STS_DMA_ERROR) {
+        rocx_gerr(c, ROCX_GERR_DMA, op,
+                  "admin opcode 0x%x: buffer not accessible", op);
+    }
+}
+
+/* Execute up to a budget of commands; returns true if some remain. */
+static bool rocx_aq_process(RocxCore *c)
+{
+    uint32_t mask = (1u << c->aq.log_depth) - 1;
+    unsigned done = 0;
+
+    while (c->aq.enabled && !c->aq.error && c->aq.head != c->aq.pi) {
+        unsigned slot = c->aq.head & mask;
+        union rocx_aq_cmd cmd;
+        struct rocx_aq_cqe cqe;
+        RocxAqResult res = { .status = ROCX_AQ_STS_OK };
+        uint64_t addr;
+
+        if (done == ROCX_CORE_AQ_BUDGET) {
+            break;
+        }
+        addr = c->aq.sq_base + (uint64_t)slot * sizeof(cmd);
+        if (rocx_dma_read(c, addr, &cmd, sizeof(cmd))) {
+            c->aq.error = true;
+            rocx_gerr(c, ROCX_GERR_DMA, ROCX_REG_AQ_SQ_BASE_LO,
+                      "AQ: reading command at 0x%" PRIx64 " failed", addr);
+            break;
+        }
+        rocx_aq_execute(c, &cmd, &res);
+        rocx_count(c, ROCX_STAT_AQ_COMMANDS, 1);
+        if (res.status != ROCX_AQ_STS_OK) {
+            rocx_count(c, ROCX_STAT_AQ_ERRORS, 1);
+        }
+        if (c->ops->aq_done) {
+            c->ops->aq_done(c->opaque, rocx_get_le16(&cmd.hdr.opcode),
+                            rocx_get_le16(&cmd.hdr.cmd_id), res.status);
+        }
+
+        memset(&cqe, 0, sizeof(cqe));
+        memcpy(&cqe.cmd_id, &cmd.hdr.cmd_id, sizeof(cqe.cmd_id));
+        cqe.status = res.status;
+        /* Phase is 1 on the first pass; a 16-bit head wraps evenly. */
+        cqe.flags = (c->aq.head >> c->aq.log_depth) & 1 ? 0 :
+                    ROCX_AQ_CQE_PHASE;
+        rocx_put_le32(&cqe.result, res.result);
+        rocx_put_le64(&cqe.result64, res.result64);
+        /* The command ran, so it counts as consumed even if this fails. */
+        c->aq.head++;
+        done++;
+        addr = c->aq.cq_base + (uint64_t)slot * sizeof(cqe);
+        if (rocx_dma_write(c, addr, &cqe, sizeof(cqe))) {
+            c->aq.error = true;
+            rocx_gerr(c, ROCX_GERR_DMA, ROCX_REG_AQ_CQ_BASE_LO,
+                      "AQ: writing completion at 0x%" PRIx64 " failed", addr);
+            break;
+        }
+    }
+    if (done && (c->regs.aq_ctrl & ROCX_AQ_CTRL_IRQ_EN)) {
+        rocx_signal(c, ROCX_FIELD_GET(ROCX_AQ_CTRL_VECTOR_MASK,
+                                      c->regs.aq_ctrl));
+    }
+    return c->aq.enabled && !c->aq.error && c->aq.head != c->aq.pi;
+}
+
+/* ---- Self-test DMA ---- */
+
+static void rocx_test_dma(RocxCore *c)
+{
+    uint64_t addr = (uint64_t)c->regs.test_dma_addr_hi << 32 |
+                    c->regs.test_dma_addr_lo;
+    uint32_t len = c->regs.test_dma_len;
+    uint32_t i;
+
+    if (c->regs.test_dma_status != ROCX_TEST_DMA_BUSY) {
+        return;
+    }
+    /* LEN was checked at START and can only be set to 1..4096. */
+    len = MIN(MAX(len, 1u), (uint32_t)ROCX_TEST_DMA_MAX);
+    if (rocx_dma_read(c, addr, c->test_buf, len)) {
+        goto fault;
+    }
+    for (i = 0; i < len; i++) {
+        c->test_buf[i] = ~c->test_buf[i];
+    }
+    if (rocx_dma_write(c, addr, c->test_buf, len)) {
+        goto fault;
+    }
+    c->regs.test_dma_status = ROCX_TEST_DMA_DONE;
+    return;
+
+fault:
+    c->regs.test_dma_status = ROCX_TEST_DMA_ERROR;
+    rocx_gerr(c, ROCX_GERR_DMA, ROCX_REG_TEST_DMA_CTRL,
+              "self-test DMA at 0x%" PRIx64 " (%" PRIu32 " bytes) failed",
+              addr, len);
+}
+
+/* ---- Ethernet TX ---- */
+
+/* Send up to a budget of frames; returns true if descriptors remain. */
+static bool rocx_tx_process(RocxCore *c, unsigned qid)
+{
+    RocxEthRing *r = &c->tx[qid];
+    uint16_t mask;
+    unsigned done = 0;
+
+    if (!r->valid) {
+        return false;
+    }
+    mask = (1u << r->log_depth) - 1;
+    while (r->ci != r->pi && done < ROCX_CORE_TX_BUDGET) {
+        uint64_t daddr = r->base + (uint64_t)(r->ci & mask) * 16;
+        struct rocx_eth_tx_desc d;
+        uint16_t sts = ROCX_ETH_STS_DONE;
+        uint8_t sts_le[2];
+
+        if (rocx_dma_read(c, daddr, &d, sizeof(d))) {
+            sts |= ROCX_ETH_STS_ERR;
+            rocx_count(c, ROCX_STAT_TX_ERRORS, 1);
+            rocx_gerr(c, ROCX_GERR_DMA, qid,
+                      "TX ring %u: descriptor at 0x%" PRIx64 " unreadable",
+                      qid, daddr);
+        } else {
+            uint64_t addr = rocx_get_le64(&d.addr);
+            uint16_t len = rocx_get_le16(&d.len);
+            uint16_t flags = rocx_get_le16(&d.flags);
+
+            if (len < ROCX_ETH_HLEN || len > ROCX_MAX_FRAME || flags) {
+                sts |= ROCX_ETH_STS_ERR;
+                rocx_count(c, ROCX_STAT_TX_ERRORS, 1);
+                rocx_gerr(c, ROCX_GERR_DESC, qid,
+                          "TX ring %u: descriptor %u len %u flags 0x%x",
+                          qid, r->ci, len, flags);
+            } else if (rocx_dma_read(c, addr, c->tx_buf, len)) {
+                sts |= ROCX_ETH_STS_ERR;
+                rocx_count(c, ROCX_STAT_TX_ERRORS, 1);
+                rocx_gerr(c, ROCX_GERR_DMA, qid,
+                          "TX ring %u: frame at 0x%" PRIx64 " unreadable",
+                          qid, addr);
+            } else if (!c->port.link_up) {
+                rocx_count(c, ROCX_STAT_TX_DROPPED_LINK_DOWN, 1);
+            } else {
+                rocx_count(c, ROCX_STAT_TX_PACKETS, 1);
+                rocx_count(c, ROCX_STAT_TX_BYTES, len);
+                c->ops->send_frame(c->opaque, c->tx_buf, len);
+            }
+        }
+
+        rocx_put_le16(sts_le, sts);
+        if (rocx_dma_write(c, daddr + offsetof(struct rocx_eth_tx_desc,
+                                               status),
+                           sts_le, sizeof(sts_le))) {
+            rocx_gerr(c, ROCX_GERR_DMA, qid,
+                      "TX ring %u: status write to 0x%" PRIx64 " failed",
+                      qid, daddr);
+        }
+        r->ci++;
+        done++;
+    }
+    if (done) {
+        rocx_signal(c, r->vector);
+    }
+    return r->ci != r->pi;
+}
+
+/* ---- Ethernet RX ---- */
+
+static bool rocx_rx_refuses(RocxCore *c)
+{
+    RocxEthRing *r = &c->rx[0];
+
+    return c->port.link_up && r->valid && r->ci == r->pi;
+}
+
+bool rocx_core_can_receive(RocxCore *c)
+{
+    if (rocx_rx_refuses(c)) {
+        if (!c->rx_stalled) {
+            c->rx_stalled = true;
+            rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
+        }
+        return false;
+    }
+    return true;
+}
+
+typedef enum RocxRxClass {
+    ROCX_RX_DROP,
+    ROCX_RX_UNICAST,
+    ROCX_RX_BROADCAST,
+    ROCX_RX_MULTICAST,
+} RocxRxClass;
+
+static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *dst)
+{
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+    if (!memcmp(dst, bcast, 6)) {
+        return ROCX_RX_BROADCAST;
+    }
+    /* No multicast filter table: every group is accepted. */
+    if (dst[0] & 1) {
+        return ROCX_RX_MULTICAST;
+    }
+    if (!memcmp(dst, c->port.mac, 6) ||
+        (c->port.rx_mode & ROCX_RX_MODE_PROMISC)) {
+        return ROCX_RX_UNICAST;
+    }
+    return ROCX_RX_DROP;
+}
+
+ssize_t rocx_core_receive(RocxCore *c, const uint8_t *buf, size_t len)
+{
+    RocxEthRing *r = &c->rx[0];
+    RocxRxClass cls;
+    uint64_t daddr, baddr;
+    struct rocx_eth_rx_desc d;
+    uint16_t sts = ROCX_ETH_STS_DONE;
+    uint8_t tail[4];
+    size_t room;
+
+    if (!c->port.link_up) {
+        rocx_count(c, ROCX_STAT_RX_DROPPED_LINK_DOWN, 1);
+        return len;
+    }
+    cls = len < ROCX_ETH_HLEN ? ROCX_RX_DROP : rocx_rx_classify(c, buf);
+    if (cls == ROCX_RX_DROP) {
+        rocx_count(c, ROCX_STAT_RX_DROPPED_FILTER, 1);
+        return len;
+    }
+    if (!r->valid) {
+        /* No ring: nothing would ever free a buffer, so do not hold it. */
+        rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
+        return len;
+    }
+    if (r->ci == r->pi) {
+        if (!c->rx_stalled) {
+            c->rx_stalled = true;
+            rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
+        }
+        return 0;
+    }
+
+    daddr = r->base + (uint64_t)(r->ci & ((1u << r->log_depth) - 1)) * 16;
+    r->ci++;
+    if (rocx_dma_read(c, daddr, &d, sizeof(d))) {
+        rocx_count(c, ROCX_STAT_RX_ERRORS, 1);
+        rocx_gerr(c, ROCX_GERR_DMA, 0,
+                  "RX ring 0: descriptor at 0x%" PRIx64 " unreadable", daddr);
+        return len;
+    }
+    baddr = rocx_get_le64(&d.addr);
+    room = MIN((size_t)r->buf_size, (size_t)ROCX_MAX_FRAME);
+    if (len > room) {
+        /* Dropped, and the buffer goes back to the driver marked so. */
+        sts |= ROCX_ETH_STS_TRUNC;
+        rocx_count(c, ROCX_STAT_RX_TRUNCATED, 1);
+    } else if (rocx_dma_write(c, baddr, buf, len)) {
+        sts |= ROCX_ETH_STS_ERR;
+        rocx_count(c, ROCX_STAT_RX_ERRORS, 1);
+        rocx_gerr(c, ROCX_GERR_DMA, 0,
+                  "RX ring 0: buffer at 0x%" PRIx64 " not writable", baddr);
+    } else {
+        rocx_count(c, ROCX_STAT_RX_PACKETS, 1);
+        rocx_count(c, ROCX_STAT_RX_BYTES, len);
+        if (cls == ROCX_RX_BROADCAST) {
+            rocx_count(c, ROCX_STAT_RX_BROADCAST, 1);
+        } else if (cls == ROCX_RX_MULTICAST) {
+            rocx_count(c, ROCX_STAT_RX_MULTICAST, 1);
+        }
+    }
+    /* pkt_len and status land in one write: status never precedes len. */
+    rocx_put_le16(tail, MIN(len, (size_t)UINT16_MAX));
+    rocx_put_le16(tail + 2, sts);
+    if (rocx_dma_write(c, daddr + offsetof(struct rocx_eth_rx_desc, pkt_len),
+                       tail, sizeof(tail))) {
+        rocx_count(c, ROCX_STAT_RX_ERRORS, 1);
+        rocx_gerr(c, ROCX_GERR_DMA, 0,
+                  "RX ring 0: status write to 0x%" PRIx64 " failed", daddr);
+    }
+    rocx_signal(c, r->vector);
+    return len;
+}
+
+/* ---- Engine entry point ---- */
+
+void rocx_core_process(RocxCore *c)
+{
+    bool more = false;
+    unsigned i;
+
+    rocx_test_dma(c);
+    more |= rocx_aq_process(c);
+    for (i = 0; i < ROCX_CORE_MAX_ETH_RINGS; i++) {
+        more |= rocx_tx_process(c, i);
+    }
+    more |= rocx_evq_drain(c);
+    rocx_eq_arm(c);
+
+    if (c->rx_stalled && !rocx_rx_refuses(c)) {
+        c->rx_stalled = false;
+        c->ops->rx_resume(c->opaque);
+    }
+    if (more) {
+        c->ops->schedule_work(c->opaque);
+    }
+}

@@ -1,0 +1,237 @@
+/*
+ * rocx device model core: everything the device does, without QEMU APIs.
+ *
+ * The core sees the outside world only through RocxCoreOps (DMA, MSI-X,
+ * the network backend, deferred work, guest error reports), so that the
+ * host unit tests and the fuzzer can drive it with fake memory and record
+ * what it does.  rocx-pci.c binds it to QEMU's PCI, memory and net APIs.
+ *
+ * Work placement.  Two kinds of caller enter the core:
+ *
+ *  - the "MMIO side": register and doorbell accesses (rocx_core_reg_*,
+ *    rocx_core_db_*).  These are short and bounded: they validate, latch
+ *    values (doorbell indices, arm requests, the self-test start) and ask
+ *    the glue to run the engine later through ops->schedule_work().
+ *  - the "engine": rocx_core_process(), plus the receive path
+ *    (rocx_core_can_receive/receive) and rocx_core_link_changed(), which
+ *    QEMU's net layer calls.  Only the engine walks rings, executes admin
+ *    commands, writes event queues or sends frames.  It does a bounded
+ *    amount of work per call and reschedules itself for the rest.
+ *
+ * Today both run under QEMU's global lock (BQL).  The fields below say
+ * which side writes them, so that the engine can move to a thread of its
+ * own later: MMIO-latched fields then become atomics or a message queue.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_NET_ROCX_CORE_H
+#define HW_NET_ROCX_CORE_H
+
+#include "rocx/rocx_hw.h"
+#include "rocx/rocx_if.h"
+
+/* Limits this model reports in IDENTIFY. */
+#define ROCX_CORE_MAX_EQ            8
+#define ROCX_CORE_MAX_ETH_RINGS     1
+#define ROCX_CORE_GID_TBL_LEN       128
+#define ROCX_CORE_MAX_PD            1024
+#define ROCX_CORE_MAX_UCTX          (ROCX_DB_PAGES - 1)
+#define ROCX_CORE_MAX_QP            1024
+#define ROCX_CORE_MAX_QP_WR         4096
+#define ROCX_CORE_MAX_SGE           8
+#define ROCX_CORE_MAX_INLINE        256
+#define ROCX_CORE_MAX_CQ            1024
+#define ROCX_CORE_MAX_CQE           65536
+#define ROCX_CORE_MAX_MR            4096
+#define ROCX_CORE_MAX_SRQ           256
+#define ROCX_CORE_MAX_SRQ_WR        4096
+#define ROCX_CORE_MAX_RD_ATOM       16
+#define ROCX_CORE_MAX_MR_SIZE       (1ULL << 40)
+#define ROCX_CORE_PAGE_SIZE_CAP     ((1ULL << 12) | (1ULL << 21))
+#define ROCX_CORE_CAPS              (ROCX_CAP_ETH | ROCX_CAP_RDMA | \
+                                     ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2 | \
+                                     ROCX_CAP_SELFTEST)
+#define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
+#define ROCX_CORE_DEFAULT_MTU       1500
+#define ROCX_CORE_DEFAULT_SPEED     100         /* Gb/s */
+
+/*
+ * Work done per rocx_core_process() call before it yields: a hostile guest
+ * must not keep QEMU's main loop (and every other device) waiting.
+ */
+#define ROCX_CORE_AQ_BUDGET         32
+#define ROCX_CORE_TX_BUDGET         256
+/* Asynchronous events waiting for the engine to write them to EQ 0. */
+#define ROCX_CORE_EVQ_LEN           16
+
+typedef struct RocxCoreOps {
+    /* Device DMA; 0 on success, -1 if any byte is not accessible. */
+    int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
+    int (*dma_write)(void *opaque, uint64_t addr, const void *buf,
+                     size_t len);
+    /* Signal an MSI-X vector (< ROCX_MSIX_VECTORS). */
+    void (*raise_irq)(void *opaque, unsigned vector);
+    /* Put one frame on the wire; the core reuses buf afterwards. */
+    void (*send_frame)(void *opaque, const uint8_t *buf, size_t len);
+    /* Call rocx_core_process() soon, from outside the current handler. */
+    void (*schedule_work)(void *opaque);
+    /* Frames held back by can_receive()/receive() may be offered again. */
+    void (*rx_resume)(void *opaque);
+    /* Whether the backend has carrier (QEMU: set_link). */
+    bool (*carrier)(void *opaque);
+    /* Report a guest error; the core has already counted it. */
+    void (*guest_error)(void *opaque, unsigned code, unsigned info,
+                        const char *fmt, va_list ap) G_GNUC_PRINTF(4, 0);
+    /* Optional: an admin command completed (for tracing). */
+    void (*aq_done)(void *opaque, unsigned opcode, unsigned cmd_id,
+                    unsigned status);
+} RocxCoreOps;
+
+typedef struct RocxEthRing {
+    /* Engine: CREATE/DESTROY_ETH_RING and reset. */
+    bool valid;
+    uint8_t log_depth;
+    uint8_t vector;
+    uint16_t buf_size;          /* RX only */
+    uint64_t base;
+    uint16_t ci;                /* engine: next descriptor to complete */
+    /* MMIO: producer index latched from the ETH_TX/ETH_RX doorbell. */
+    uint16_t pi;
+} RocxEthRing;
+
+typedef struct RocxEq {
+    /* Engine: CREATE/DESTROY_EQ and reset. */
+    bool valid;
+    bool broken;                /* engine: ring DMA failed, writes stop */
+    bool armed;                 /* engine: signal on the next event */
+    uint8_t log_depth;
+    uint8_t vector;
+    uint64_t base;
+    uint32_t pi;                /* engine: events written, free-running */
+    /* MMIO: consumer index (widened from 16 bits) and ARM from doorbells. */
+    uint32_t ci;
+    bool arm_req;
+} RocxEq;
+
+typedef struct RocxGid {
+    bool valid;
+    uint8_t type;
+    uint16_t vlan;
+    uint8_t mac[6];
+    uint8_t gid[16];
+} RocxGid;
+
+typedef struct RocxEvent {
+    uint16_t type;
+    uint32_t data;
+} RocxEvent;
+
+typedef struct RocxCore {
+    /* Set once by rocx_core_init(). */
+    const RocxCoreOps *ops;
+    void *opaque;
+    uint8_t perm_mac[6];
+    uint16_t speed;
+
+    /* Engine scratch buffers, reused for every frame and self-test. */
+    uint8_t tx_buf[ROCX_MAX_FRAME];
+    uint8_t test_buf[ROCX_TEST_DMA_MAX];
+
+    /* Counters survive DEV_CTRL.RESET; both sides increment them. */
+    uint64_t stats[ROCX_STAT_NUM];
+
+    /* Everything from here on is cleared by a reset. */
+    struct {
+        /* MMIO: register file. */
+        uint32_t scratch;
+        uint32_t test_dma_addr_lo;
+        uint32_t test_dma_addr_hi;
+        uint32_t test_dma_len;
+        uint32_t test_dma_status;   /* MMIO sets BUSY, engine DONE/ERROR */
+        uint32_t aq_sq_base_lo;
+        uint32_t aq_sq_base_hi;
+        uint32_t aq_cq_base_lo;
+        uint32_t aq_cq_base_hi;
+        uint32_t aq_ctrl;
+        /* MASK from MMIO; PENDING set by the engine, cleared by MMIO. */
+        uint32_t intr_ctrl[ROCX_MSIX_VECTORS];
+        uint32_t guest_err_count;   /* both sides */
+        uint32_t last_guest_err;    /* both sides */
+    } regs;
+
+    /* Admin queue. */
+    struct {
+        /* MMIO: AQ_CTRL enable/disable snapshots the configuration. */
+        bool enabled;
+        bool error;             /* both: bad config (MMIO), DMA (engine) */
+        uint8_t log_depth;
+        uint64_t sq_base;
+        uint64_t cq_base;
+        uint16_t head;          /* engine: commands consumed (AQ_HEAD) */
+        uint16_t pi;            /* MMIO: producer latched from AQ_DB */
+    } aq;
+
+    /* Port, engine-owned (SET_PORT, link changes). */
+    struct {
+        uint16_t mtu;
+        uint8_t mac[6];
+        bool admin_up;
+        uint8_t rx_mode;
+        bool link_up;           /* last LINK_STATUS.UP reported */
+    } port;
+
+    RocxEq eq[ROCX_CORE_MAX_EQ];
+    RocxEthRing tx[ROCX_CORE_MAX_ETH_RINGS];
+    RocxEthRing rx[ROCX_CORE_MAX_ETH_RINGS];
+    RocxGid gid[ROCX_CORE_GID_TBL_LEN];
+    bool uctx_used[ROCX_DB_PAGES];  /* engine; index = doorbell page */
+    /* Engine: PD n (1..MAX_PD) is in use when pd_owner[n - 1] != 0. */
+    uint16_t pd_owner[ROCX_CORE_MAX_PD];    /* owning uctx + 1 */
+
+    /* Events for EQ 0; queued by either side, written by the engine. */
+    RocxEvent evq[ROCX_CORE_EVQ_LEN];
+    unsigned evq_head;
+    unsigned evq_count;
+    bool evq_gerr_queued;       /* one GUEST_ERROR event stands for many */
+
+    /* Engine: a frame was turned away for lack of a posted buffer. */
+    bool rx_stalled;
+} RocxCore;
+
+void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
+                    const uint8_t mac[6], uint16_t speed_gbps);
+/* Power-on reset: like DEV_CTRL.RESET, and the counters are cleared too. */
+void rocx_core_reset(RocxCore *c);
+
+/* BAR0.  size is the access width in bytes; only 4 is valid. */
+uint64_t rocx_core_reg_read(RocxCore *c, uint64_t off, unsigned size);
+void rocx_core_reg_write(RocxCore *c, uint64_t off, uint64_t val,
+                         unsigned size);
+/* Name of the register at off, or NULL (for tracing). */
+const char *rocx_core_reg_name(uint64_t off);
+
+/* BAR2 doorbells.  Only 8-byte writes are valid; reads return 0. */
+uint64_t rocx_core_db_read(RocxCore *c, uint64_t off, unsigned size);
+void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
+                        unsigned size);
+
+/* Run the engine: self-test DMA, admin queue, TX, EQ arming, events. */
+void rocx_core_process(RocxCore *c);
+
+/*
+ * Receive path: receive() returns len when the frame was consumed or
+ * dropped, 0 when it must wait for a buffer (the glue then queues it).
+ */
+bool rocx_core_can_receive(RocxCore *c);
+ssize_t rocx_core_receive(RocxCore *c, const uint8_t *buf, size_t len);
+
+/* The backend's carrier may have changed; re-read it through ops. */
+void rocx_core_link_changed(RocxCore *c);
+
+/* LINK_STATUS register value. */
+uint32_t rocx_core_link_status(RocxCore *c);
+
+#endif /* HW_NET_ROCX_CORE_H */

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Fake machine for the rocx device core; see fake.h.
+ */
+#include "fake.h"
+
+const uint8_t fake_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+static bool fake_range_ok(FakeDev *f, uint64_t addr, size_t len)
+{
+    if (addr < FAKE_MEM_BASE || len > FAKE_MEM_SIZE ||
+        addr - FAKE_MEM_BASE > FAKE_MEM_SIZE - len) {
+        return false;
+    }
+    if (f->fault_len && addr < f->fault_addr + f->fault_len &&
+        f->fault_addr < addr + len) {
+        return false;
+    }
+    return true;
+}
+
+void *fake_ptr(FakeDev *f, uint64_t gpa, size_t len)
+{
+    if (gpa < FAKE_MEM_BASE || len > FAKE_MEM_SIZE ||
+        gpa - FAKE_MEM_BASE > FAKE_MEM_SIZE - len) {
+        fprintf(stderr, "fake_ptr: 0x%" PRIx64 "+%zu outside memory\n",
+                gpa, len);
+        abort();
+    }
+    return f->mem + (gpa - FAKE_MEM_BASE);
+}
+
+static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
+{
+    FakeDev *f = opaque;
+
+    f->dma_reads++;
+    if (!fake_range_ok(f, addr, len)) {
+        return -1;
+    }
+    memcpy(buf, f->mem + (addr - FAKE_MEM_BASE), len);
+    return 0;
+}
+
+static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
+                          size_t len)
+{
+    FakeDev *f = opaque;
+
+    f->dma_writes++;
+    if (!fake_range_ok(f, addr, len)) {
+        return -1;
+    }
+    memcpy(f->mem + (addr - FAKE_MEM_BASE), buf, len);
+    return 0;
+}
+
+static void fake_raise_irq(void *opaque, unsigned vector)
+{
+    FakeDev *f = opaque;
+
+    if (vector >= ROCX_MSIX_VECTORS) {
+        fprintf(stderr, "raise_irq: vector %u out of range\n", vector);
+        abort();
+    }
+    f->irqs[vector]++;
+    f->irqs_total++;
+}
+
+static void fake_send_frame(void *opaque, const uint8_t *buf, size_t len)
+{
+    FakeDev *f = opaque;
+
+    if (len < 14 || len > ROCX_MAX_FRAME) {
+        fprintf(stderr, "send_frame: length %zu out of range\n", len);
+        abort();
+    }
+    if (f->nframes < FAKE_MAX_FRAMES) {
+        memcpy(f->frames[f->nframes], buf, len);
+        f->frame_len[f->nframes] = len;
+    }
+    f->nframes++;
+}
+
+static void fake_schedule_work(void *opaque)
+{
+    FakeDev *f = opaque;
+
+    f->scheduled = true;
+    f->nscheduled++;
+}
+
+static void fake_rx_resume(void *opaque)
+{
+    FakeDev *f = opaque;
+
+    f->rx_resumes++;
+    if (f->on_rx_resume) {
+        f->on_rx_resume(f);
+    }
+}
+
+static bool fake_carrier(void *opaque)
+{
+    FakeDev *f = opaque;
+
+    return f->carrier;
+}
+
+static void fake_guest_error(void *opaque, unsigned code, unsigned info,
+                             const char *fmt, va_list ap)
+{
+    FakeDev *f = opaque;
+
+    f->gerrs++;
+    f->last_gerr_code = code;
+    f->last_gerr_info = info;
+    vsnprintf(f->last_gerr_msg, sizeof(f->last_gerr_msg), fmt, ap);
+    if (f->print_gerrs) {
+        fprintf(stderr, "guest error %u/0x%x: %s\n", code, info,
+                f->last_gerr_msg);
+    }
+}
+
+static const RocxCoreOps fake_ops = {
+    .dma_read = fake_dma_read,
+    .dma_write = fake_dma_write,
+    .raise_irq = fake_raise_irq,
+    .send_frame = fake_send_frame,
+    .schedule_work = fake_schedule_work,
+    .rx_resume = fake_rx_resume,
+    .carrier = fake_carrier,
+    .guest_error = fake_guest_error,
+};
+
+FakeDev *fake_new(void)
+{
+    FakeDev *f = calloc(1, sizeof(*f));
+
+    if (!f) {
+        abort();
+    }
+    f->carrier = true;
+    rocx_core_init(&f->core, &fake_ops, f, fake_mac, ROCX_CORE_DEFAULT_SPEED);
+    return f;
+}
+
+void fake_free(FakeDev *f)
+{
+    free(f);
+}
+
+unsigned fake_run(FakeDev *f)
+{
+    unsigned n = 0;
+
+    /* The engine must go quiet on its own; 10000 rounds means a loop. */
+    while (f->scheduled && n < 10000) {
+        f->scheduled = false;
+        rocx_core_process(&f->core);
+        n++;
+    }
+    if (f->scheduled) {
+        fprintf(stderr, "fake_run: engine never went quiet\n");
+        abort();
+    }
+    return n;
+}
+
+void fake_set_carrier(FakeDev *f, bool up)
+{
+    f->carrier = up;
+    rocx_core_link_changed(&f->core);
+}

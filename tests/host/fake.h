@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A fake machine around the rocx device core: guest memory is a host
+ * array, and interrupts, frames, scheduled work and guest errors are
+ * recorded for the tests (and the fuzzer) to look at.
+ */
+#ifndef ROCX_TEST_FAKE_H
+#define ROCX_TEST_FAKE_H
+
+#include "qemu/osdep.h"
+#include "rocx-core.h"
+
+/* Guest physical memory: [FAKE_MEM_BASE, FAKE_MEM_BASE + FAKE_MEM_SIZE). */
+#ifndef FAKE_MEM_BASE
+#define FAKE_MEM_BASE   0x100000000ULL
+#endif
+#ifndef FAKE_MEM_SIZE
+#define FAKE_MEM_SIZE   (4u << 20)
+#endif
+#define FAKE_MAX_FRAMES 16
+
+typedef struct FakeDev FakeDev;
+
+struct FakeDev {
+    RocxCore core;
+    uint8_t mem[FAKE_MEM_SIZE];
+    /* DMA touching [fault_addr, fault_addr + fault_len) fails. */
+    uint64_t fault_addr;
+    uint64_t fault_len;
+    uint64_t dma_reads;
+    uint64_t dma_writes;
+
+    unsigned irqs[ROCX_MSIX_VECTORS];
+    unsigned irqs_total;
+
+    /* The first FAKE_MAX_FRAMES frames sent are kept; all are counted. */
+    unsigned nframes;
+    uint16_t frame_len[FAKE_MAX_FRAMES];
+    uint8_t frames[FAKE_MAX_FRAMES][ROCX_MAX_FRAME];
+
+    bool scheduled;
+    unsigned nscheduled;
+    unsigned rx_resumes;
+    void (*on_rx_resume)(FakeDev *f);
+    bool carrier;
+
+    unsigned gerrs;
+    unsigned last_gerr_code;
+    unsigned last_gerr_info;
+    char last_gerr_msg[256];
+    bool print_gerrs;
+};
+
+extern const uint8_t fake_mac[6];
+
+FakeDev *fake_new(void);
+void fake_free(FakeDev *f);
+/* Run the engine until it stops asking for more work; returns the calls. */
+unsigned fake_run(FakeDev *f);
+void *fake_ptr(FakeDev *f, uint64_t gpa, size_t len);
+void fake_set_carrier(FakeDev *f, bool up);
+
+#endif /* ROCX_TEST_FAKE_H */
