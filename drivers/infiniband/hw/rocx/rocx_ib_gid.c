@@ -94,8 +94,11 @@ int rocx_ib_del_gid(const struct ib_gid_attr *attr, void **context)
 	cmd.del_gid.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_DEL_GID);
 	cmd.del_gid.index = cpu_to_le16(attr->index);
 	err = rocx_admin_exec(dev->core, &cmd, NULL);
-	/* ib_core frees its entry whatever we return; say why it leaked. */
-	if (err)
+	/*
+	 * ib_core frees its entry whatever we return; say why the device's
+	 * leaked, unless the device is going away and forgets it anyway.
+	 */
+	if (err && err != -ENODEV)
 		ibdev_warn(&dev->ibdev, "DEL_GID %u failed: %d\n",
 			   attr->index, err);
 	return err;

@@ -262,8 +262,11 @@ static void rocx_ib_dealloc_uctx(struct rocx_ib_dev *dev, u32 uctx)
 {
 	int err = rocx_ib_uctx_cmd(dev, ROCX_AQ_OP_DEALLOC_UCTX, uctx, NULL);
 
-	/* The device forgets every context on reset; nothing to retry. */
-	if (err)
+	/*
+	 * Nothing to retry: a device being removed (-ENODEV) or reset forgets
+	 * every context anyway.
+	 */
+	if (err && err != -ENODEV)
 		ibdev_warn(&dev->ibdev, "DEALLOC_UCTX %u failed: %d\n",
 			   uctx, err);
 }
@@ -452,9 +455,9 @@ int rocx_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	/*
 	 * Failing would leave ib_core holding a PD it cannot free (on device
 	 * removal it retries, then gives up); the device's PD is gone anyway
-	 * once the device is gone or reset.
+	 * once the device is gone (-ENODEV) or reset.
 	 */
-	if (err)
+	if (err && err != -ENODEV)
 		ibdev_warn(&dev->ibdev, "DESTROY_PD %u failed: %d\n",
 			   pd->pdn, err);
 	return 0;
