@@ -38,7 +38,7 @@ file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
 
 stage=$(mktemp -d "$repo/build/guest/stage.XXXXXX" 2>/dev/null ||
 	{ mkdir -p "$repo/build/guest" && mktemp -d "$repo/build/guest/stage.XXXXXX"; })
-trap 'rm -rf "$stage"' EXIT
+trap 'rm -rf "$stage" ${tmp:+"$tmp"}' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,host,ovl,newroot,lib/modules}
 cp "$busybox" "$stage/bin/busybox"
 for m in $mods; do
@@ -111,8 +111,11 @@ exec switch_root /newroot "\$rocx_init"
 INIT
 chmod 755 "$stage/init"
 
+# A private temporary name: concurrent runs may build at the same time.
+tmp=$(mktemp "$out.XXXXXX")
 (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet) |
-	gzip -1 >"$out.tmp"
-mv "$out.tmp" "$out"
+	gzip -1 >"$tmp"
+chmod 644 "$tmp"
+mv "$tmp" "$out"
 echo "$key" >"$out.key"
 echo "$out"

@@ -34,6 +34,8 @@
 #                     ROCX_NGUESTS and ROCX_MONITOR_<N> (guest N's HMP
 #                     monitor socket; scripts/guest/hmp.sh talks to it)
 #   --machine TYPE    QEMU machine (default q35)
+#   --kernel FILE     guest kernel (default: Debian's $ROCX_KVER, as the
+#                     PVH vmlinux scripts/guest/vmlinux.sh extracts)
 #
 # Output per guest in OUT/guest<N>/: console.log (serial), log (script
 # output), rc, boot_seconds, dmesg, qemu.log, monitor.sock while running.
@@ -43,7 +45,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 . "$repo/scripts/versions.sh"
 
-qemu='' timeout_s=300 out='' pcap='' machine=q35 host_cmd='' append=''
+qemu='' kernel='' timeout_s=300 out='' pcap='' machine=q35 host_cmd='' append=''
 specs=() extras=()
 
 die() { echo "run-guests: $*" >&2; exit 2; }
@@ -58,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--pcap) pcap=$2; shift ;;
 	--machine) machine=$2; shift ;;
+	--kernel) kernel=$2; shift ;;
 	--append) append="$append $2"; shift ;;
 	--host-cmd) host_cmd=$2; shift ;;
 	--guest) specs+=("$2"); extras+=(""); shift ;;
@@ -79,7 +82,8 @@ if [ -z "$qemu" ]; then
 	[ -x "$repo/build/qemu-system-x86_64" ] && qemu=$repo/build/qemu-system-x86_64
 fi
 [ -x "$qemu" ] || die "no QEMU at $qemu"
-kernel=/boot/vmlinuz-$ROCX_KVER
+[ -n "$kernel" ] || kernel=$(bash "$repo/scripts/guest/vmlinux.sh") ||
+	die "no kernel"
 [ -r "$kernel" ] || die "cannot read $kernel"
 initrd=$(bash "$repo/scripts/guest/mkinitramfs.sh") || die "initramfs build failed"
 switch=$repo/build/tools/rocx-switch
@@ -112,7 +116,7 @@ trap 'exit 130' INT TERM
 # order.
 nguests=${#specs[@]}
 port=0
-declare -a g_cmd
+declare -a g_cmd launched
 for ((i = 0; i < nguests; i++)); do
 	cmd='' mem=1024 env_words='' nic=0 nic_args=()
 	IFS=, read -ra words <<<"${specs[$i]}"
@@ -185,6 +189,7 @@ for ((i = 0; i < nguests; i++)); do
 		-virtfs "local,path=$out/shared,mount_tag=rocxshared,security_model=none" \
 		"${extra[@]}" </dev/null >"$g/qemu.log" 2>&1 &
 	pids[i]=$!
+	launched[i]=$(now_ms)
 	export "ROCX_MONITOR_$i=$g/monitor.sock"
 done
 
@@ -257,10 +262,17 @@ for ((i = 0; i < nguests; i++)); do
 	elif [ -s "$g/rc" ]; then
 		rc=$(cat "$g/rc")
 	else
-		rc="none(${state[$i]}, see $g/console.log)"
+		rc=none
 	fi
-	boot=$(cat "$g/boot_seconds" 2>/dev/null || echo "?")
-	echo "guest$i: rc=$rc boot=${boot}s cmd=${g_cmd[$i]#$repo/}"
+	# Boot to shell: QEMU's start to guest-init's first write, on the host's
+	# clock; the guest kernel's own uptime at that point beside it.
+	boot='?'
+	if [ -s "$g/boot_seconds" ]; then
+		b=$(stat -c %.3Y "$g/boot_seconds")
+		boot="$(secs $((${b/./} - launched[i])))s (kernel uptime $(cat "$g/boot_seconds")s)"
+	fi
+	echo "guest$i: ${g_cmd[$i]#"$repo"/}: ${state[$i]}, boot to shell $boot"
+	echo "guest$i: rc=$rc"
 	[ "$rc" = 0 ] || fail=1
 done
 if [ -n "$host_pid" ]; then
