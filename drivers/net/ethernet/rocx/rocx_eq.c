@@ -105,6 +105,12 @@ static void rocx_eq_work(struct work_struct *work)
 			rocx_db_ring(core, ROCX_DB_EQ,
 				     rocx_db_value(0, eq->ci, false, false));
 	}
+	/*
+	 * Vector 0 also signals admin completions: with no new event the EQ
+	 * has not fired and is still armed.
+	 */
+	if (!done)
+		return;
 	rocx_db_ring(core, ROCX_DB_EQ, rocx_db_value(0, eq->ci, true, false));
 	/* An event written before the arm took effect signals nothing. */
 	if (rocx_eqe_ready(eq) && READ_ONCE(eq->created))
