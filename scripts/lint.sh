@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lint the kernel code: checkpatch --strict on every .c/.h under drivers/ and
+# include/, then the out-of-tree module build with sparse (C=2) and W=1.  A
+# file passes when checkpatch is silent and the compiler and sparse say
+# nothing about it.  The build runs on a copy in build/lint/ so that it
+# neither races `make modules` in the tree nor leaves objects there.
+# Last line: `lint: N passed, N failed`.
+set -euo pipefail
+tool=lint
+. "$(dirname "$0")/build-lib.sh"
+
+# Plain ASCII diagnostics, the same on every machine.
+export LC_ALL=C
+kdir=${KDIR:-/usr/src/linux-headers-$ROCX_KVER}
+work=$repo/build/lint
+cd "$repo"
+
+mapfile -t files < <(git ls-files -co --exclude-standard -- \
+	'drivers/*.[ch]' 'include/*.[ch]' | sort -u)
+[ "${#files[@]}" -gt 0 ] || die "no .c/.h files under drivers/ or include/"
+tree=$("$repo/scripts/kernel-tree.sh" --no-overlay | tail -n 1)
+checkpatch=$tree/scripts/checkpatch.pl
+[ -x "$checkpatch" ] || die "no $checkpatch"
+[ -d "$kdir" ] || die "no kernel headers at $kdir (linux-headers-$ROCX_KVER)"
+mkdir -p "$work"
+declare -A bad=()
+
+step "checkpatch --strict on ${#files[@]} files"
+for f in "${files[@]}"; do
+	if ! out=$("$checkpatch" --no-tree --strict --quiet --show-types \
+			--no-summary -f "$f" 2>&1); then
+		printf '%s\n' "$out"
+		bad[$f]=1
+	fi
+done
+
+step "sparse (C=2) and W=1 build against $kdir"
+rsync -rc --delete --exclude-from="$repo/.gitignore" \
+	--include='/Kbuild' --include='/drivers/***' --include='/include/***' \
+	--exclude='*' "$repo/" "$work/src/"
+log=$work/build.log
+rc=0
+timeout 900 make -C "$kdir" M="$work/src" C=2 W=1 -j2 \
+	CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m modules >"$log" 2>&1 || rc=$?
+# Report paths as the repository's; a diagnostic outside it (a kernel
+# header) is shown but not held against our files.
+while IFS= read -r line; do
+	path=${line%%:*}
+	rel=$(cd "$kdir" && realpath -m --relative-to="$work/src" -- "$path")
+	case $rel in
+	../*) printf 'note: %s\n' "$line" ;;
+	*) printf '%s:%s\n' "$rel" "${line#*:}"; bad[$rel]=1 ;;
+	esac
+done < <(grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):' "$log" || true)
+if [ "$rc" != 0 ]; then
+	tail -n 20 "$log"
+	step "the build failed (status $rc); log: $log"
+	bad[build]=1
+fi
+
+# Every file checked counts once; so does a failed build.
+fail=${#bad[@]}
+pass=0
+for f in "${files[@]}"; do
+	[ -n "${bad[$f]:-}" ] || pass=$((pass + 1))
+done
+for f in "${!bad[@]}"; do step "FAIL $f"; done
+echo "lint: $pass passed, $fail failed"
+[ "$fail" = 0 ]
