@@ -133,15 +133,21 @@ static const RocxCoreOps fake_ops = {
     .guest_error = fake_guest_error,
 };
 
+void fake_reset(FakeDev *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->carrier = true;
+    rocx_core_init(&f->core, &fake_ops, f, fake_mac, ROCX_CORE_DEFAULT_SPEED);
+}
+
 FakeDev *fake_new(void)
 {
-    FakeDev *f = calloc(1, sizeof(*f));
+    FakeDev *f = malloc(sizeof(*f));
 
     if (!f) {
         abort();
     }
-    f->carrier = true;
-    rocx_core_init(&f->core, &fake_ops, f, fake_mac, ROCX_CORE_DEFAULT_SPEED);
+    fake_reset(f);
     return f;
 }
 

@@ -54,6 +54,8 @@ struct FakeDev {
 extern const uint8_t fake_mac[6];
 
 FakeDev *fake_new(void);
+/* Back to a freshly initialised device and an empty machine. */
+void fake_reset(FakeDev *f);
 void fake_free(FakeDev *f);
 /* Run the engine until it stops asking for more work; returns the calls. */
 unsigned fake_run(FakeDev *f);

@@ -1,0 +1,424 @@
+/*
+ * rocx: RoCE network adapter, QEMU PCI glue.
+ *
+ * Usage:
+ *
+ *   -netdev <backend>,id=<netdev-id>
+ *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Gb/s>]
+ *
+ * Properties:
+ *
+ * - netdev=<netdev-id>
+ *   The network backend the port is wired to (user, socket, stream,
+ *   dgram, tap, hubport, ...).  Without one the port has carrier but
+ *   frames go nowhere.
+ *
+ * - mac=<aa:bb:cc:dd:ee:ff>
+ *   Permanent MAC address, reported in MAC_LO/MAC_HI and IDENTIFY.
+ *   Default: QEMU's 52:54:00:12:34:xx sequence.
+ *
+ * - speed=<Gb/s>
+ *   Port speed reported in LINK_STATUS[31:16], 1..65535.  It is a label
+ *   only: the model does not pace traffic.  Default: 100.
+ *
+ * Carrier follows the backend's link state: "set_link <netdev-id> off|on"
+ * in the monitor takes the port's CARRIER down and up, and every change of
+ * LINK_STATUS.UP posts a LINK_CHANGE event to EQ 0.
+ *
+ * The device itself (registers, admin queue, event queues, Ethernet rings)
+ * lives in rocx-core.c and knows nothing of QEMU; this file supplies DMA,
+ * MSI-X, the network backend and a bottom half through RocxCoreOps.
+ * Documentation/rocx-device.rst specifies the device, docs for this model
+ * are in Documentation/qemu-rocx.rst.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qapi/error.h"
+#include "hw/pci/pci_device.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "net/net.h"
+#include "qom/object.h"
+#include "rocx-core.h"
+#include "trace.h"
+
+#define TYPE_ROCX "rocx"
+OBJECT_DECLARE_SIMPLE_TYPE(RocxState, ROCX)
+
+/* BAR4: MSI-X table at 0, PBA in the upper half; 64-bit like the others. */
+#define ROCX_MSIX_BAR_SIZE      0x1000
+#define ROCX_MSIX_PBA_OFFSET    0x800
+
+struct RocxState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    MemoryRegion db;
+    MemoryRegion msix;
+    NICState *nic;
+    NICConf conf;
+    uint16_t speed;
+    /* Runs rocx_core_process() outside MMIO handlers (BQL held). */
+    QEMUBH *bh;
+
+    RocxCore core;
+};
+
+/* ---- RocxCoreOps ---- */
+
+static int rocx_op_dma_read(void *opaque, uint64_t addr, void *buf,
+                            size_t len)
+{
+    RocxState *s = opaque;
+    MemTxResult r = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+
+    if (r != MEMTX_OK) {
+        trace_rocx_dma_error(false, addr, len, r);
+        return -1;
+    }
+    return 0;
+}
+
+static int rocx_op_dma_write(void *opaque, uint64_t addr, const void *buf,
+                             size_t len)
+{
+    RocxState *s = opaque;
+    MemTxResult r = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+
+    if (r != MEMTX_OK) {
+        trace_rocx_dma_error(true, addr, len, r);
+        return -1;
+    }
+    return 0;
+}
+
+static void rocx_op_raise_irq(void *opaque, unsigned vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(opaque);
+
+    /* With MSI-X off or masked, msix_notify() latches the vector in the PBA */
+    trace_rocx_irq(vector, msix_enabled(pdev));
+    msix_notify(pdev, vector);
+}
+
+static void rocx_op_send_frame(void *opaque, const uint8_t *buf, size_t len)
+{
+    RocxState *s = opaque;
+
+    trace_rocx_tx(len);
+    qemu_send_packet(qemu_get_queue(s->nic), buf, len);
+}
+
+static void rocx_op_schedule_work(void *opaque)
+{
+    RocxState *s = opaque;
+
+    qemu_bh_schedule(s->bh);
+}
+
+static void rocx_op_rx_resume(void *opaque)
+{
+    RocxState *s = opaque;
+
+    trace_rocx_rx_resume();
+    qemu_flush_queued_packets(qemu_get_queue(s->nic));
+}
+
+static bool rocx_op_carrier(void *opaque)
+{
+    RocxState *s = opaque;
+
+    return !qemu_get_queue(s->nic)->link_down;
+}
+
+static void G_GNUC_PRINTF(4, 0)
+rocx_op_guest_error(void *opaque, unsigned code, unsigned info,
+                    const char *fmt, va_list ap)
+{
+    RocxState *s = opaque;
+    char msg[192];
+
+    /* A guest can produce these at will: format only if someone looks. */
+    if (!qemu_loglevel_mask(LOG_GUEST_ERROR) &&
+        !trace_event_get_state_backends(TRACE_ROCX_GUEST_ERROR)) {
+        return;
+    }
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    trace_rocx_guest_error(code, info, msg);
+    qemu_log_mask(LOG_GUEST_ERROR, "%s: guest error %u (info 0x%x): %s\n",
+                  qemu_get_queue(s->nic)->name, code, info, msg);
+}
+
+static void rocx_op_aq_done(void *opaque, unsigned opcode, unsigned cmd_id,
+                            unsigned status)
+{
+    trace_rocx_aq_cmd(opcode, cmd_id, status);
+}
+
+static const RocxCoreOps rocx_core_ops = {
+    .dma_read = rocx_op_dma_read,
+    .dma_write = rocx_op_dma_write,
+    .raise_irq = rocx_op_raise_irq,
+    .send_frame = rocx_op_send_frame,
+    .schedule_work = rocx_op_schedule_work,
+    .rx_resume = rocx_op_rx_resume,
+    .carrier = rocx_op_carrier,
+    .guest_error = rocx_op_guest_error,
+    .aq_done = rocx_op_aq_done,
+};
+
+static void rocx_bh(void *opaque)
+{
+    RocxState *s = opaque;
+
+    rocx_core_process(&s->core);
+}
+
+/* ---- BAR0: registers ---- */
+
+static const char *rocx_reg_name(hwaddr addr)
+{
+    const char *name = rocx_core_reg_name(addr);
+
+    return name ? name : "?";
+}
+
+static uint64_t rocx_regs_read(void *opaque, hwaddr addr, unsigned size)
+{
+    RocxState *s = opaque;
+    uint64_t val = rocx_core_reg_read(&s->core, addr, size);
+
+    trace_rocx_reg_read(addr, rocx_reg_name(addr), size, val);
+    return val;
+}
+
+static void rocx_regs_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
+{
+    RocxState *s = opaque;
+
+    trace_rocx_reg_write(addr, rocx_reg_name(addr), size, val);
+    rocx_core_reg_write(&s->core, addr, val, size);
+}
+
+/*
+ * Only aligned 32-bit accesses are valid, but every width and alignment
+ * is let through to the core, which reports the others as guest errors
+ * (ROCX_GERR_ACCESS_SIZE) instead of QEMU dropping them unseen.
+ */
+static const MemoryRegionOps rocx_regs_ops = {
+    .read = rocx_regs_read,
+    .write = rocx_regs_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* ---- BAR2: doorbells ---- */
+
+static uint64_t rocx_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    RocxState *s = opaque;
+
+    return rocx_core_db_read(&s->core, addr, size);
+}
+
+static void rocx_db_write(void *opaque, hwaddr addr, uint64_t val,
+                          unsigned size)
+{
+    RocxState *s = opaque;
+
+    trace_rocx_db_write(addr >> ROCX_DB_PAGE_SHIFT,
+                        addr & (ROCX_DB_PAGE_SIZE - 1), size, val);
+    rocx_core_db_write(&s->core, addr, val, size);
+}
+
+/* Doorbells are single 64-bit writes; the core reports anything else. */
+static const MemoryRegionOps rocx_db_ops = {
+    .read = rocx_db_read,
+    .write = rocx_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* ---- Network backend ---- */
+
+static bool rocx_nc_can_receive(NetClientState *nc)
+{
+    RocxState *s = qemu_get_nic_opaque(nc);
+
+    return rocx_core_can_receive(&s->core);
+}
+
+static ssize_t rocx_nc_receive(NetClientState *nc, const uint8_t *buf,
+                               size_t size)
+{
+    RocxState *s = qemu_get_nic_opaque(nc);
+    ssize_t ret = rocx_core_receive(&s->core, buf, size);
+
+    trace_rocx_rx(size, ret);
+    return ret;
+}
+
+static void rocx_nc_link_status_changed(NetClientState *nc)
+{
+    RocxState *s = qemu_get_nic_opaque(nc);
+
+    trace_rocx_link(!nc->link_down);
+    rocx_core_link_changed(&s->core);
+}
+
+static NetClientInfo rocx_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .can_receive = rocx_nc_can_receive,
+    .receive = rocx_nc_receive,
+    .link_status_changed = rocx_nc_link_status_changed,
+};
+
+/* ---- QOM / PCI ---- */
+
+static void rocx_realize(PCIDevice *pdev, Error **errp)
+{
+    RocxState *s = ROCX(pdev);
+    DeviceState *dev = DEVICE(pdev);
+    unsigned v;
+
+    if (!s->speed) {
+        error_setg(errp, "rocx: speed must be 1..65535 (Gb/s)");
+        return;
+    }
+
+    /* MSI-X only: no INTx pin. */
+    pdev->config[PCI_INTERRUPT_PIN] = 0;
+
+    memory_region_init_io(&s->regs, OBJECT(s), &rocx_regs_ops, s,
+                          "rocx-regs", ROCX_BAR_REGS_SIZE);
+    pci_register_bar(pdev, ROCX_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->regs);
+    memory_region_init_io(&s->db, OBJECT(s), &rocx_db_ops, s,
+                          "rocx-doorbells", ROCX_BAR_DB_SIZE);
+    pci_register_bar(pdev, ROCX_BAR_DB, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->db);
+    memory_region_init(&s->msix, OBJECT(s), "rocx-msix", ROCX_MSIX_BAR_SIZE);
+    pci_register_bar(pdev, ROCX_BAR_MSIX, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->msix);
+    if (msix_init(pdev, ROCX_MSIX_VECTORS, &s->msix, ROCX_BAR_MSIX, 0,
+                  &s->msix, ROCX_BAR_MSIX, ROCX_MSIX_PBA_OFFSET, 0,
+                  errp) < 0) {
+        return;
+    }
+    for (v = 0; v < ROCX_MSIX_VECTORS; v++) {
+        msix_vector_use(pdev, v);
+    }
+
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    s->nic = qemu_new_nic(&rocx_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), dev->id,
+                          &dev->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+
+    /* Guarded: DMA from the engine into our own BARs must not re-enter. */
+    s->bh = qemu_bh_new_guarded(rocx_bh, s, &dev->mem_reentrancy_guard);
+    rocx_core_init(&s->core, &rocx_core_ops, s, s->conf.macaddr.a,
+                   s->speed);
+}
+
+static void rocx_exit(PCIDevice *pdev)
+{
+    RocxState *s = ROCX(pdev);
+
+    qemu_bh_delete(s->bh);
+    qemu_del_nic(s->nic);
+    msix_unuse_all_vectors(pdev);
+    msix_uninit(pdev, &s->msix, &s->msix);
+}
+
+static void rocx_reset_hold(Object *obj, ResetType type)
+{
+    RocxState *s = ROCX(obj);
+
+    trace_rocx_reset();
+    rocx_core_reset(&s->core);
+}
+
+/*
+ * Version 1.0 defines no migration stream: the engine's state (admin and
+ * ring indices in flight, latched doorbells, queued events, the GID table)
+ * is not described, and a guest migrated without it would find its rings
+ * silently reset.  Block migration until a later version describes it.
+ */
+static const VMStateDescription rocx_vmstate = {
+    .name = "rocx",
+    .unmigratable = 1,
+};
+
+static const Property rocx_properties[] = {
+    DEFINE_NIC_PROPERTIES(RocxState, conf),
+    DEFINE_PROP_UINT16("speed", RocxState, speed, ROCX_CORE_DEFAULT_SPEED),
+};
+
+static void rocx_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    k->realize = rocx_realize;
+    k->exit = rocx_exit;
+    k->vendor_id = ROCX_PCI_VENDOR_ID;
+    k->device_id = ROCX_PCI_DEVICE_ID;
+    k->revision = ROCX_PCI_REVISION;
+    k->class_id = ROCX_PCI_CLASS_ETHERNET;
+    k->subsystem_vendor_id = ROCX_PCI_VENDOR_ID;
+    k->subsystem_id = ROCX_PCI_DEVICE_ID;
+    rc->phases.hold = rocx_reset_hold;
+
+    dc->desc = "rocx RoCE network adapter";
+    dc->vmsd = &rocx_vmstate;
+    device_class_set_props(dc, rocx_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo rocx_info = {
+    .name = TYPE_ROCX,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(RocxState),
+    .class_init = rocx_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void rocx_register_types(void)
+{
+    type_register_static(&rocx_info);
+}
+
+type_init(rocx_register_types)
