@@ -29,6 +29,11 @@ poweroff_now() {
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 grep -q '^[^ ]* /dev ' /proc/mounts || mount -t devtmpfs devtmpfs /dev
+# What udev would add: process substitution needs /dev/fd.
+ln -sfn /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
@@ -57,8 +62,17 @@ elif [ ! -x "$rocx_cmd" ]; then
 	echo "guest$idx: $rocx_cmd is not executable"
 else
 	cd "$ROCX_REPO" || cd /
-	"$rocx_cmd" </dev/null 2>&1 | tee "$ROCX_OUT/log"
-	rc=${PIPESTATUS[0]}
+	# Not a pipeline: a daemon the script leaves running would hold the
+	# pipe open and keep "| tee" waiting for ever.
+	exec 3> >(tee "$ROCX_OUT/log")
+	tee_pid=$!
+	"$rocx_cmd" </dev/null >&3 2>&1
+	rc=$?
+	exec 3>&-
+	for ((i = 0; i < 20; i++)); do
+		kill -0 "$tee_pid" 2>/dev/null || break
+		sleep 0.1
+	done
 fi
 
 echo "guest$idx: exit status $rc"

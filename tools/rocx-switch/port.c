@@ -25,7 +25,7 @@ static const char * const port_state_names[] = {
 
 const char *port_state_name(enum port_state state)
 {
-	return state < sizeof(port_state_names) / sizeof(port_state_names[0]) ?
+	return state < ARRAY_SIZE(port_state_names) ?
 	       port_state_names[state] : "?";
 }
 
@@ -67,7 +67,7 @@ int port_open(struct sw *sw, struct sw_port *p, const char *dir,
 	    set_path(&p->peer, dir, "g", idx))
 		return -1;
 	p->peer_len = sizeof(p->peer);
-	strcpy(p->local_path, sa.sun_path);
+	memcpy(p->local_path, sa.sun_path, sizeof(p->local_path));
 
 	p->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->fd < 0)

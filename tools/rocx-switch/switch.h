@@ -22,6 +22,8 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
 #define SW_MAX_PORTS		64
 /* Jumbo MTU 9000 plus Ethernet, VLAN and QinQ headers fits with room. */
 #define SW_MAX_FRAME		9216
@@ -85,6 +87,7 @@ enum port_state {
 	PORT_UP,		/* connected to the guest's socket */
 };
 
+/* rx_frames/rx_bytes count every datagram received, dropped ones too. */
 struct sw_port_stats {
 	uint64_t rx_frames;
 	uint64_t rx_bytes;
