@@ -16,15 +16,19 @@
 #                     P=V are extra device properties, e.g. nic=rocx:foo=1
 #   mem=MIB           guest memory (default 1024)
 #   env=NAME=VALUE    extra kernel command-line word, which reaches the
-#                     script's environment (no spaces or commas)
-# Guest N's NIC K gets MAC 52:54:00:00:0K:0N (hex) and, on the first NIC,
-# the guest sets nothing: the script configures ROCX_IP itself.
+#                     script's environment (no spaces or commas; no dots in
+#                     NAME, or the kernel takes it for a module parameter)
+# Guest N's NIC K gets MAC 52:54:00:00:KK:NN (hex, so guest 1's first NIC is
+# 52:54:00:00:00:01) and the next switch port, in the order NICs are
+# declared.  Guests configure addresses themselves; ROCX_IP is meant for
+# the first NIC.
 #
 # Options:
 #   --qemu BIN        QEMU binary (default build/qemu-system-x86_64 if built,
 #                     else /usr/bin/qemu-system-x86_64)
 #   --timeout SEC     wall-clock limit for the whole run (default 300)
-#   --out DIR         output directory (default build/guest/runs/<time>-<pid>)
+#   --out DIR         output directory (default build/guest/runs/<time>-<pid>;
+#                     the 20 newest of those are kept)
 #   --pcap FILE       capture the switch's traffic
 #   --extra 'ARGS'    more QEMU arguments for the guest declared last (split
 #                     on spaces); repeatable
@@ -90,7 +94,12 @@ switch=$repo/build/tools/rocx-switch
 make -s -C "$repo/tools/rocx-switch" O="$repo/build/tools" >&2 ||
 	die "cannot build rocx-switch"
 
-out=${out:-$repo/build/guest/runs/$(date +%Y%m%d-%H%M%S)-$$}
+if [ -z "$out" ]; then
+	out=$repo/build/guest/runs/$(date +%Y%m%d-%H%M%S)-$$
+	# Default output dirs pile up: keep the newest 20.
+	find "$repo/build/guest/runs" -mindepth 1 -maxdepth 1 -type d 2>/dev/null |
+		sort | head -n -19 | xargs -r rm -rf
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -rf "$out/shared"
