@@ -44,7 +44,7 @@ static void usage(FILE *out)
 		"  -p, --pidfile FILE     write the pid once all ports are bound\n"
 		"  -s, --stats[=SEC]      also print counters every SEC s (default 10)\n"
 		"  -a, --age SEC          MAC table ageing time (default %d)\n"
-		"  -q, --queue-limit N    frames an egress port may queue (default %d)\n"
+		"  -q, --queue-limit N    frames an egress port may queue, 1..4096 (default %d)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Counters go to stderr on SIGUSR1 and at exit; SIGTERM or SIGINT\n"
@@ -107,7 +107,7 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 				goto bad;
 			break;
 		case 'q':
-			if (parse_uint(optarg, 1, 65536, &o->queue_limit))
+			if (parse_uint(optarg, 1, 4096, &o->queue_limit))
 				goto bad;
 			break;
 		case 'h':

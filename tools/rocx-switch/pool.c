@@ -16,7 +16,7 @@ int pool_init(struct sw_pool *pool, unsigned int nbufs)
 
 	/* Anonymous memory: pages are only backed once a buffer is used. */
 	pool->bufs = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (pool->bufs == MAP_FAILED) {
 		pool->bufs = NULL;
 		return -1;
