@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * rocx device contract, version 1.1: RDMA transport objects and the
+ * formats of the queues user space and the device share.
+ *
+ * Queue buffers (SQ, RQ, CQ) and memory regions live in host memory that
+ * need not be contiguous; the device learns their pages from a page list
+ * (struct rocx_pbl) when the object is created and keeps its own copy, so
+ * the list may be freed once the command has completed.
+ */
+#ifndef _ROCX_VERBS_H_
+#define _ROCX_VERBS_H_
+
+#include "rocx_bits.h"
+
+/* ======================= Page lists ======================= */
+
+/*
+ * levels = 0: addr is the single page itself (npages == 1).
+ * levels = 1: addr points to npages le64 page addresses (<= 512, one
+ *             4 KiB page).
+ * levels = 2: addr points to up to 512 le64 addresses of 4 KiB pages,
+ *             each holding 512 le64 page addresses.
+ * Every page is 2^page_shift bytes and aligned to it.
+ */
+#define ROCX_PBL_ENTRIES_PER_PAGE	512
+#define ROCX_PBL_MAX_PAGES		(512 * 512)
+#define ROCX_MIN_PAGE_SHIFT		12
+#define ROCX_MAX_PAGE_SHIFT		21
+
+struct rocx_pbl {
+	__le64 addr;
+	__le32 npages;
+	__u8 page_shift;	/* 12..21 */
+	__u8 levels;		/* 0..2 */
+	__le16 rsvd;
+};
+
+/* ======================= Memory regions ======================= */
+
+/* Access flags of MRs and QPs: the device enforces them on every access. */
+#define ROCX_ACCESS_LOCAL_WRITE		ROCX_BIT(0)
+#define ROCX_ACCESS_REMOTE_WRITE	ROCX_BIT(1)
+#define ROCX_ACCESS_REMOTE_READ		ROCX_BIT(2)
+#define ROCX_ACCESS_REMOTE_ATOMIC	ROCX_BIT(3)
+
+/*
+ * Keys: [31:8] MR table index, [7:0] a variant the device bumps every time
+ * the index is reused, so a stale key never matches a new region.
+ * lkey == rkey.
+ */
+#define ROCX_KEY_INDEX_MASK		ROCX_GENMASK(31, 8)
+#define ROCX_KEY_VARIANT_MASK		ROCX_GENMASK(7, 0)
+
+/* REG_MR: result = key. */
+struct rocx_aq_reg_mr {
+	__le16 opcode;
+	__le16 cmd_id;
+	__le32 rsvd0;
+	__le32 pdn;
+	__le32 access;		/* ROCX_ACCESS_* */
+	__le64 iova;		/* address work requests use for byte 0 */
+	__le64 length;
+	__le32 offset;		/* offset of iova within the first page */
+	__le32 rsvd1;
+	struct rocx_pbl pbl;
+	__u8 rsvd2[8];
+};
+
+/* DEREG_MR. */
+struct rocx_aq_dereg_mr {
+	__le16 opcode;
+	__le16 cmd_id;
+	__le32 rsvd0;
+	__le32 key;
+	__u8 rsvd1[52];
+};
+
+/* ======================= Completion queues ======================= */
+
+/* CREATE_CQ: result = cqn.  The CQ's ring is 2^log_depth struct rocx_cqe. */
+struct rocx_aq_create_cq {
+	__le16 opcode;
+	__le16 cmd_id;
+	__le32 rsvd0;
+	__le32 uctx;		/* owning user context (doorbell page), 0: kernel */
+	__u8 log_depth;		/* 1..16 */
+	__u8 eqn;		/* completion events go to this EQ */
+	__le16 rsvd1;
+	struct rocx_pbl pbl;
+	__u8 rsvd2[32];
+};
+
+/* DESTROY_CQ: the device writes no more CQEs and posts no more events. */
+struct rocx_aq_destroy_cq {
+	__le16 opcode;
+	__le16 cmd_id;
+	__le32 rsvd0;
+	__le32 cqn;
+	__u8 rsvd1[52];
+};
+
+/*
+ * A completion.  wr_id is not carried: wqe_idx names the SQ, RQ or SRQ
+ * entry completed and the consumer keeps its own wr_id per entry.  A send
+ * queue completion also retires every unsignalled WQE before wqe_idx.
+ */
+struct rocx_cqe {
+	__le32 byte_len;
+	__be32 imm_data;	/* immediate data or invalidated rkey, as on the wire */
+	__le32 qpn_op;		/* [23:0] qpn, [31:24] enum rocx_cqe_opcode */
+	__le32 src_qp_status;	/* [23:0] source QP (UD), [31:24] enum rocx_wc_status */
+	__le16 wqe_idx;		/* index of the completed WQE */
+	__u8 vendor_err;	/* enum rocx_vendor_err: why, for error statuses */
+	__u8 flags;		/* ROCX_CQE_* */
+	__u8 smac[6];		/* UD: source MAC */
+	__le16 vlan;		/* UD: VLAN id or ROCX_VLAN_NONE */
+	__le32 rsvd;
+};
+#define ROCX_CQE_QPN_MASK		ROCX_GENMASK(23, 0)
+#define ROCX_CQE_OPCODE_MASK		ROCX_GENMASK(31, 24)
+#define ROCX_CQE_SRC_QP_MASK		ROCX_GENMASK(23, 0)
+#define ROCX_CQE_STATUS_MASK		ROCX_GENMASK(31, 24)
+#define ROCX_CQE_PHASE			ROCX_BIT(0)	/* same rule as the AQ */
+#define ROCX_CQE_WITH_IMM		ROCX_BIT(1)
+#define ROCX_CQE_WITH_INV		ROCX_BIT(2)
+#define ROCX_CQE_GRH			ROCX_BIT(3)	/* UD: a GRH precedes the data */
+#define ROCX_CQE_RECV			ROCX_BIT(4)	/* completes an RQ/SRQ entry */
+
+enum rocx_cqe_opcode {
+	ROCX_CQE_OP_SEND		= 0,
+	ROCX_CQE_OP_RDMA_WRITE		= 1,
+	ROCX_CQE_OP_RDMA_READ		= 2,
+	ROCX_CQE_OP_COMP_SWAP		= 3,
+	ROCX_CQE_OP_FETCH_ADD		= 4,
+	ROCX_CQE_OP_LOCAL_INV		= 5,
+	ROCX_CQE_OP_BIND_MW		= 6,
+	ROCX_CQE_OP_REG_MR		= 7,
+	ROCX_CQE_OP_RECV		= 0x80,
+	ROCX_CQE_OP_RECV_RDMA_IMM	= 0x81,
+};
+
+/* Numbered as the InfiniBand specification's (and libibverbs') statuses. */
+enum rocx_wc_status {
+	ROCX_WC_SUCCESS			= 0,
+	ROCX_WC_LOC_LEN_ERR		= 1,
+	ROCX_WC_LOC_QP_OP_ERR		= 2,
+	ROCX_WC_LOC_PROT_ERR		= 4,
+	ROCX_WC_WR_FLUSH_ERR		= 5,
+	ROCX_WC_BAD_RESP_ERR		= 7,
+	ROCX_WC_LOC_ACCESS_ERR		= 8,
+	ROCX_WC_REM_INV_REQ_ERR		= 9,
+	ROCX_WC_REM_ACCESS_ERR		= 10,
+	ROCX_WC_REM_OP_ERR		= 11,
+	ROCX_WC_RETRY_EXC_ERR		= 12,
+	ROCX_WC_RNR_RETRY_EXC_ERR	= 13,
+	ROCX_WC_FATAL_ERR		= 19,
+	ROCX_WC_GENERAL_ERR		= 21,
+};
+
+enum rocx_vendor_err {
+	ROCX_VERR_NONE			= 0,
+	ROCX_VERR_BAD_WQE		= 1,	/* malformed WQE */
+	ROCX_VERR_BAD_LKEY		= 2,
+	ROCX_VERR_LKEY_BOUNDS		= 3,
+	ROCX_VERR_LKEY_ACCESS		= 4,
+	ROCX_VERR_DMA			= 5,
+	ROCX_VERR_RQ_OVERFLOW		= 6,	/* message longer than the receive */
+	ROCX_VERR_NAK_ACCESS		= 7,	/* peer NAKed: remote access error */
+	ROCX_VERR_NAK_INVALID		= 8,	/* peer NAKed: invalid request */
+	ROCX_VERR_NAK_OPERATION		= 9,	/* peer NAKed: remote operation error */
+	ROCX_VERR_TIMEOUT		= 10,	/* local ACK timeout, retries used up */
+	ROCX_VERR_RNR			= 11,	/* RNR NAKs, retries used up */
+};
+
+/* ======================= Queue pairs ======================= */
+
+enum rocx_qp_type {
+	ROCX_QPT_RC	= 0,
+	ROCX_QPT_UC	= 1,
+	ROCX_QPT_UD	= 2,
+	ROCX_QPT_GSI	= 3,
+};
+
+enum rocx_qp_state {
+	ROCX_QPS_RESET	= 0,
+	ROCX_QPS_INIT	= 1,
+	ROCX_QPS_RTR	= 2,
+	ROCX_QPS_RTS	= 3,
+	ROCX_QPS_SQD	= 4,
+	ROCX_QPS_SQE	= 5,
+	ROCX_QPS_ERR	= 6,
+};
+
+#define ROCX_NO_SRQ			0xffffffff
+#define ROCX_QP_SQ_SIG_ALL		ROCX_BIT(0)
+
+/*
+ * CREATE_QP: result = qpn.  The SQ (2^sq_log_depth entries of
+ * 2^sq_wqe_shift bytes) starts at byte 0 of the queue buffer, the RQ
+ * right after it; an SRQ QP has no RQ (rq_log_depth = 0).
+ */
+struct rocx_aq_create_qp {
+	__le16 opcode;
+	__le16 cmd_id;
+	__le32 rsvd0;
+	__u8 type;		/* enum rocx_qp_type */
+	__u8 flags;		/* ROCX_QP_* */
+	__u8 sq_log_depth;	/* 1..15 */
+	__u8 rq_log_depth;	/* 0 (SRQ or none) or 1..15 */
+	__u8 sq_wqe_shift;	/* 6..10: 64..1024-byte send WQEs */
+	__u8 rq_wqe_shift;	/* 4..9: 16..512-byte receive WQEs */
+	__le16 rsvd1;
+	__le32 pdn;
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	__le32 srqn;		/* or ROCX_NO_SRQ */
+	__le32 uctx;		/* owning user context, 0: kernel */
+	__le32 rsvd2;
+	struct rocx_pbl pbl;	/* the queue buffer */
+	__u8 rsvd3[8];
+};
+
+/* MODIFY_QP / QUERY_QP: struct rocx_qp_attr at addr (read / written). */
+struct rocx_aq_qp_attr_cmd {
+	__le16 opcode;
+	__le16 cmd_id;
+	__le32 rsvd0;
+	__le32 qpn;
+	__le32 rsvd1;
+	__le64 addr;
+	__u8 rsvd2[40];
+};
+
+struct rocx_aq_destroy_qp {
+	__le16 opcode;
+	__le16 cmd_id;
+	__le32 rsvd0;
+	__le32 qpn;
+	__u8 rsvd1[52];
+};
+
+/* Which fields of struct rocx_qp_attr MODIFY_QP applies. */
+#define ROCX_QP_ATTR_STATE		ROCX_BIT(0)
+#define ROCX_QP_ATTR_ACCESS		ROCX_BIT(1)
+#define ROCX_QP_ATTR_PKEY_INDEX		ROCX_BIT(2)
+#define ROCX_QP_ATTR_QKEY		ROCX_BIT(3)
+#define ROCX_QP_ATTR_AV			ROCX_BIT(4)	/* path: GIDs, MACs, ... */
+#define ROCX_QP_ATTR_PATH_MTU		ROCX_BIT(5)
+#define ROCX_QP_ATTR_TIMEOUT		ROCX_BIT(6)
+#define ROCX_QP_ATTR_RETRY_CNT		ROCX_BIT(7)
+#define ROCX_QP_ATTR_RNR_RETRY		ROCX_BIT(8)
+#define ROCX_QP_ATTR_RQ_PSN		ROCX_BIT(9)
+#define ROCX_QP_ATTR_MAX_RD_ATOMIC	ROCX_BIT(10)
+#define ROCX_QP_ATTR_MIN_RNR_TIMER	ROCX_BIT(11)
+#define ROCX_QP_ATTR_SQ_PSN		ROCX_BIT(12)
+#define ROCX_QP_ATTR_MAX_DEST_RD_ATOMIC	ROCX_BIT(13)
+#define ROCX_QP_ATTR_DEST_QPN		ROCX_BIT(14)
+
+/* Network header the AV selects (from the source GID's type and address). */
+enum rocx_net_type {
+	ROCX_NET_ROCE_V1	= 0,	/* GRH, EtherType 0x8915 */
+	ROCX_NET_ROCE_V2_IPV4	= 1,	/* IPv4/UDP 4791 */
+	ROCX_NET_ROCE_V2_IPV6	= 2,	/* IPv6/UDP 4791 */
+};
+
+/* An address vector: everything needed to build a packet's headers. */
+struct rocx_av {
+	__u8 dgid[16];
+	__u8 dmac[6];
+	__le16 vlan;		/* VLAN id or ROCX_VLAN_NONE */
+	__le32 flow_label;	/* [19:0] */
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;	/* DSCP [7:2], ECN [1:0] */
+	__u8 net_type;		/* enum rocx_net_type */
+};
+
+struct rocx_qp_attr {
+	__le32 valid;		/* ROCX_QP_ATTR_* (MODIFY_QP) */
+	__u8 state;		/* enum rocx_qp_state */
+	__u8 cur_state;		/* QUERY_QP: the state now */
+	__u8 path_mtu;		/* 1..5: 256..4096, as enum ib_mtu */
+	__u8 timeout;		/* local ACK timeout: 4.096 us * 2^timeout, 0 = none */
+	__u8 retry_cnt;		/* 0..7 */
+	__u8 rnr_retry;		/* 0..7, 7 = forever */
+	__u8 min_rnr_timer;	/* 0..31, IB encoding */
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 rsvd0;
+	__le16 pkey_index;
+	__le32 access;		/* ROCX_ACCESS_* for incoming requests */
+	__le32 qkey;
+	__le32 rq_psn;		/* [23:0] */
+	__le32 sq_psn;		/* [23:0] */
+	__le32 dest_qpn;	/* [23:0] */
+	struct rocx_av av;
+	__u8 rsvd1[60];
+};
+
+/* ======================= Work queue entries ======================= */
+
+enum rocx_wqe_opcode {
+	ROCX_WQE_SEND			= 0,
+	ROCX_WQE_SEND_IMM		= 1,
+	ROCX_WQE_SEND_INV		= 2,
+	ROCX_WQE_RDMA_WRITE		= 3,
+	ROCX_WQE_RDMA_WRITE_IMM		= 4,
+	ROCX_WQE_RDMA_READ		= 5,
+	ROCX_WQE_COMP_SWAP		= 6,
+	ROCX_WQE_FETCH_ADD		= 7,
+	ROCX_WQE_LOCAL_INV		= 8,
+	ROCX_WQE_REG_MR			= 9,
+	ROCX_WQE_BIND_MW		= 10,
+};
+
+#define ROCX_WQE_SIGNALED		ROCX_BIT(0)	/* write a CQE */
+#define ROCX_WQE_SOLICITED		ROCX_BIT(1)
+#define ROCX_WQE_FENCE			ROCX_BIT(2)
+#define ROCX_WQE_INLINE			ROCX_BIT(3)	/* data follows the header */
+
+struct rocx_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+/*
+ * A send WQE: a 64-byte header (control plus one operation segment), then
+ * num_sge struct rocx_sge or, with ROCX_WQE_INLINE, inline_len bytes of
+ * data.  wqe_idx must equal the entry's free-running index (16 bits): the
+ * device rejects a stale or torn entry instead of executing it.
+ */
+struct rocx_wqe_ctrl {
+	__u8 opcode;		/* enum rocx_wqe_opcode */
+	__u8 flags;		/* ROCX_WQE_* */
+	__u8 num_sge;
+	__u8 rsvd0;
+	__be32 imm_data;	/* or rkey to invalidate */
+	__le32 inline_len;
+	__le16 wqe_idx;
+	__le16 rsvd1;
+};
+
+struct rocx_wqe_raddr {
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 rsvd;
+};
+
+struct rocx_wqe_atomic {
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 rsvd;
+	__le64 compare_add;
+	__le64 swap;
+};
+
+/* UD: the whole address vector travels in the WQE; no AH object exists. */
+struct rocx_wqe_ud {
+	__le32 remote_qpn;
+	__le32 qkey;
+	struct rocx_av av;
+	__u8 rsvd[8];
+};
+
+struct rocx_send_wqe {
+	struct rocx_wqe_ctrl ctrl;
+	union {
+		struct rocx_wqe_raddr rdma;
+		struct rocx_wqe_atomic atomic;
+		struct rocx_wqe_ud ud;
+		__u8 raw[48];
+	};
+};
+
+/* A receive WQE: 16-byte header, then num_sge struct rocx_sge. */
+struct rocx_recv_wqe {
+	__u8 num_sge;
+	__u8 rsvd0;
+	__le16 wqe_idx;
+	__le32 rsvd1;
+	__le64 rsvd2;
+};
+
+#define ROCX_SEND_WQE_HDR		64
+#define ROCX_RECV_WQE_HDR		16
+
+union rocx_aq_verbs_cmd {
+	struct rocx_aq_reg_mr reg_mr;
+	struct rocx_aq_dereg_mr dereg_mr;
+	struct rocx_aq_create_cq create_cq;
+	struct rocx_aq_destroy_cq destroy_cq;
+	struct rocx_aq_create_qp create_qp;
+	struct rocx_aq_qp_attr_cmd qp_attr;
+	struct rocx_aq_destroy_qp destroy_qp;
+};
+
+ROCX_ASSERT_SIZE(struct rocx_pbl, 16);
+ROCX_ASSERT_SIZE(struct rocx_aq_reg_mr, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_dereg_mr, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_create_cq, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_destroy_cq, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_create_qp, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_qp_attr_cmd, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_destroy_qp, 64);
+ROCX_ASSERT_SIZE(struct rocx_cqe, 32);
+ROCX_ASSERT_SIZE(struct rocx_av, 32);
+ROCX_ASSERT_SIZE(struct rocx_qp_attr, 128);
+ROCX_ASSERT_SIZE(struct rocx_wqe_ctrl, 16);
+ROCX_ASSERT_SIZE(struct rocx_wqe_ud, 48);
+ROCX_ASSERT_SIZE(struct rocx_send_wqe, ROCX_SEND_WQE_HDR);
+ROCX_ASSERT_SIZE(struct rocx_sge, 16);
+ROCX_ASSERT_SIZE(struct rocx_recv_wqe, ROCX_RECV_WQE_HDR);
+
+#endif /* _ROCX_VERBS_H_ */
