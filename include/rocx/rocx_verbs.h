@@ -12,6 +12,7 @@
 #define _ROCX_VERBS_H_
 
 #include "rocx_bits.h"
+#include "rocx_if.h"
 
 /* ======================= Page lists ======================= */
 
@@ -54,9 +55,7 @@ struct rocx_pbl {
 
 /* REG_MR: result = key. */
 struct rocx_aq_reg_mr {
-	__le16 opcode;
-	__le16 cmd_id;
-	__le32 rsvd0;
+	struct rocx_aq_hdr hdr;
 	__le32 pdn;
 	__le32 access;		/* ROCX_ACCESS_* */
 	__le64 iova;		/* address work requests use for byte 0 */
@@ -69,9 +68,7 @@ struct rocx_aq_reg_mr {
 
 /* DEREG_MR. */
 struct rocx_aq_dereg_mr {
-	__le16 opcode;
-	__le16 cmd_id;
-	__le32 rsvd0;
+	struct rocx_aq_hdr hdr;
 	__le32 key;
 	__u8 rsvd1[52];
 };
@@ -80,9 +77,7 @@ struct rocx_aq_dereg_mr {
 
 /* CREATE_CQ: result = cqn.  The CQ's ring is 2^log_depth struct rocx_cqe. */
 struct rocx_aq_create_cq {
-	__le16 opcode;
-	__le16 cmd_id;
-	__le32 rsvd0;
+	struct rocx_aq_hdr hdr;
 	__le32 uctx;		/* owning user context (doorbell page), 0: kernel */
 	__u8 log_depth;		/* 1..16 */
 	__u8 eqn;		/* completion events go to this EQ */
@@ -93,9 +88,7 @@ struct rocx_aq_create_cq {
 
 /* DESTROY_CQ: the device writes no more CQEs and posts no more events. */
 struct rocx_aq_destroy_cq {
-	__le16 opcode;
-	__le16 cmd_id;
-	__le32 rsvd0;
+	struct rocx_aq_hdr hdr;
 	__le32 cqn;
 	__u8 rsvd1[52];
 };
@@ -201,9 +194,7 @@ enum rocx_qp_state {
  * right after it; an SRQ QP has no RQ (rq_log_depth = 0).
  */
 struct rocx_aq_create_qp {
-	__le16 opcode;
-	__le16 cmd_id;
-	__le32 rsvd0;
+	struct rocx_aq_hdr hdr;
 	__u8 type;		/* enum rocx_qp_type */
 	__u8 flags;		/* ROCX_QP_* */
 	__u8 sq_log_depth;	/* 1..15 */
@@ -223,9 +214,7 @@ struct rocx_aq_create_qp {
 
 /* MODIFY_QP / QUERY_QP: struct rocx_qp_attr at addr (read / written). */
 struct rocx_aq_qp_attr_cmd {
-	__le16 opcode;
-	__le16 cmd_id;
-	__le32 rsvd0;
+	struct rocx_aq_hdr hdr;
 	__le32 qpn;
 	__le32 rsvd1;
 	__le64 addr;
@@ -233,9 +222,7 @@ struct rocx_aq_qp_attr_cmd {
 };
 
 struct rocx_aq_destroy_qp {
-	__le16 opcode;
-	__le16 cmd_id;
-	__le32 rsvd0;
+	struct rocx_aq_hdr hdr;
 	__le32 qpn;
 	__u8 rsvd1[52];
 };
