@@ -8,10 +8,18 @@
 #   scripts/guest/run-guests.sh --timeout 300 \
 #     --guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh \
 #     --guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh
+# Prints one "ok - NAME" / "not ok - NAME" line per check (tests/e2e/run.sh
+# counts them) and stops at the first failure: later checks need earlier.
 set -euo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/lib.sh"
 
-[ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
+fail() {
+	t_not_ok "virtio: $*"
+	exit 1
+}
+
+[ "$ROCX_NGUESTS" -eq 2 ] || fail "needs exactly 2 guests"
 me=$ROCX_GUEST_INDEX
 peer_ip=$(rocx_ip $((1 - me)))
 size_mib=16
@@ -24,8 +32,8 @@ ip addr add "$ROCX_IP/24" dev eth0
 rocx_barrier up
 
 # ping both ways; the first one also resolves ARP through the switch's flood
-ping -c 3 -i 0.2 -W 5 "$peer_ip" | tail -n 2 || rocx_die "ping $peer_ip"
-rocx_log "ping $peer_ip ok"
+ping -c 3 -i 0.2 -W 5 "$peer_ip" | tail -n 2 || fail "ping $peer_ip"
+t_ok "virtio: ping $peer_ip"
 rocx_barrier pinged
 
 if [ "$me" -eq 1 ]; then
@@ -36,36 +44,37 @@ if [ "$me" -eq 1 ]; then
 		sleep 0.1
 	done
 	rocx_put listening 1
-	wait "$rx" || rocx_die "receiving socat failed"
-	want=$(rocx_get sha)
+	wait "$rx" || fail "TCP receive"
+	want=$(rocx_get sha) || fail "no sha256 from guest 0"
 	got=$(sha256sum /tmp/rx | cut -d' ' -f1)
 	[ "$got" = "$want" ] ||
-		rocx_die "sha256 mismatch: got $got want $want ($(stat -c %s /tmp/rx) bytes)"
-	rocx_log "received ${size_mib} MiB, sha256 ok"
+		fail "TCP ${size_mib} MiB: sha256 $got, want $want ($(stat -c %s /tmp/rx) bytes)"
+	t_ok "virtio: TCP ${size_mib} MiB received, sha256 matches"
 else
 	head -c "${size_mib}M" /dev/urandom >/tmp/tx
 	rocx_put sha "$(sha256sum /tmp/tx | cut -d' ' -f1)"
-	rocx_get listening >/dev/null
+	rocx_get listening >/dev/null || fail "guest 1 never listened"
 	t=$(ms)
 	timeout 120 socat -u FILE:/tmp/tx "TCP:$peer_ip:$port" ||
-		rocx_die "sending socat failed"
+		fail "TCP send"
 	t=$(($(ms) - t))
-	rocx_log "sent ${size_mib} MiB in ${t} ms ($((size_mib * 1024 * 1000 / t)) KiB/s)"
-	rocx_put tcp_ms "$t"
+	t_ok "virtio: TCP ${size_mib} MiB sent in ${t} ms ($((size_mib * 1024 * 1000 / t)) KiB/s)"
 fi
 rocx_barrier tcp
 
 # Soft-RoCE on the same NIC: what rxe interoperability tests build on.
-modprobe rdma_rxe || rocx_die "modprobe rdma_rxe"
-rdma link add rxe0 type rxe netdev eth0 || rocx_die "rdma link add rxe0"
+modprobe rdma_rxe || fail "modprobe rdma_rxe"
+rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add rxe0"
 rdma link show rxe0/1
-ibv_devices | grep -q rxe0 || rocx_die "libibverbs does not see rxe0"
+# Debian's libibverbs and rxe provider, not the self-built ones.
+ibv_devices | grep -q rxe0 || fail "libibverbs does not see rxe0"
+t_ok "virtio: rdma_rxe loaded, rxe0 on eth0"
 rocx_barrier rxe
 if [ "$me" -eq 1 ]; then
-	timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -n 100 || rocx_die "rxe pingpong (server)"
+	timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -n 100 || fail "rxe RC ping-pong (server)"
 else
 	sleep 1
 	timeout 60 ibv_rc_pingpong -d rxe0 -g 1 -n 100 "$peer_ip" ||
-		rocx_die "rxe pingpong (client)"
+		fail "rxe RC ping-pong (client)"
 fi
-rocx_log "rxe RC ping-pong ok"
+t_ok "virtio: rxe RC ping-pong, 100 iterations"
