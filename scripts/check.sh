@@ -43,6 +43,7 @@ if ! bash scripts/build-all.sh; then
 	exit 1
 fi
 
+run_suite contract bash tests/host/contract_check.sh
 run_suite host make -s -C tests/host run
 run_suite switch bash tests/host/test_switch.sh
 run_suite fuzz make -s -C tests/fuzz smoke

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The device contract (include/rocx/) must be what the model, the driver
+# and the provider were built with.  Each build copies it unchanged into its
+# tree; this check fails if any copy differs from the repository's or is
+# missing, and if any side no longer includes it.  The size asserts inside
+# the headers then hold in all three compilers' views.
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+. scripts/versions.sh
+passed=0 failed=0
+
+check() {
+	local name=$1
+
+	shift
+	if "$@"; then
+		echo "ok - $name"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $name"
+		failed=$((failed + 1))
+	fi
+}
+
+same_dir() {
+	local f
+
+	[ -d "$1" ] || { echo "# $1 missing"; return 1; }
+	for f in include/rocx/*.h; do
+		cmp -s "$f" "$1/$(basename "$f")" || { echo "# $1/$(basename "$f") differs"; return 1; }
+	done
+}
+
+qemu_src=$(readlink -f build/qemu-system-x86_64 | sed 's|/build/qemu-system-x86_64$||')
+rdma_src=$(readlink -f build/rdma-core | sed 's|/build$||')
+ktree=$(ls -d "$ROCX_CACHE"/linux-*/ 2>/dev/null | head -n 1)
+
+check "QEMU was built with the repository's contract" same_dir "$qemu_src/include/rocx"
+check "rdma-core provider was built with the repository's contract" \
+	same_dir "$rdma_src/providers/rocx/rocx"
+check "uverbs ABI header in rdma-core matches" \
+	cmp -s include/uapi/rdma/rocx-abi.h "$rdma_src/kernel-headers/rdma/rocx-abi.h"
+if [ -n "$ktree" ] && [ -d "$ktree/include/rocx" ]; then
+	check "KUnit kernel tree has the repository's contract" same_dir "$ktree/include/rocx"
+fi
+check "model, drivers and provider all include the contract" sh -c '
+	grep -rlq "rocx/rocx_if.h" qemu/hw/net/rocx &&
+	grep -rlq "rocx/rocx_if.h" drivers/net/ethernet/rocx &&
+	grep -rlq "rocx/rocx_.*\.h" drivers/infiniband/hw/rocx &&
+	grep -rlq "rocx/rocx_.*\.h" providers/rocx'
+# Both module objects were compiled against this tree's headers (modinfo
+# srcversion changes with any included file, so compare build inputs).
+check "modules rebuilt after the last contract change" sh -c '
+	for h in include/rocx/*.h; do
+		[ build/modules/rocx_core.ko -nt "$h" ] || exit 1
+	done'
+
+echo "contract: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
