@@ -107,8 +107,9 @@ static bool fake_carrier(void *opaque)
     return f->carrier;
 }
 
-static void fake_guest_error(void *opaque, unsigned code, unsigned info,
-                             const char *fmt, va_list ap)
+static void G_GNUC_PRINTF(4, 0)
+fake_guest_error(void *opaque, unsigned code, unsigned info,
+                 const char *fmt, va_list ap)
 {
     FakeDev *f = opaque;
 

@@ -1,0 +1,492 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Check the rocx QEMU glue (qemu/hw/net/rocx/rocx-pci.c) without a guest.
+
+Starts build/qemu-system-x86_64 with the qtest accelerator, plays the guest
+through the qtest protocol (PCI config cycles, MMIO, guest RAM), watches the
+netdev from the other end of a unix datagram socket and drives set_link,
+system_reset and migrate over QMP.  Prints one line per case and
+"qtest: N passed, N failed" last.
+
+Usage: qtest_glue.py [--qemu BIN] [-v]
+"""
+import argparse
+import json
+import os
+import select
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+MAC = bytes.fromhex('525400abcdef')
+SLOT = 4
+BAR0, BAR2, BAR4 = 0xe0000000, 0xe0100000, 0xe0200000
+RAM = 0x100000          # guest RAM we use, well above the BIOS areas
+SQ, CQ, EQ = RAM + 0x0000, RAM + 0x1000, RAM + 0x2000
+TX, RX = RAM + 0x3000, RAM + 0x4000
+BUF = RAM + 0x10000     # frames, identify
+MSI = RAM + 0x8000      # MSI-X messages land here: vector v at MSI + 4 v
+
+# Registers (include/rocx/rocx_hw.h).
+R_ID, R_GERR_COUNT, R_LAST_GERR, R_LINK = 0x000, 0x018, 0x01c, 0x028
+R_SCRATCH, R_TEST_IRQ = 0x040, 0x044
+R_TDMA_LO, R_TDMA_HI, R_TDMA_LEN, R_TDMA_CTRL, R_TDMA_STATUS = \
+    0x048, 0x04c, 0x050, 0x054, 0x058
+R_SQ_LO, R_SQ_HI, R_CQ_LO, R_CQ_HI, R_AQ_CTRL, R_AQ_STATUS, R_AQ_DB, \
+    R_AQ_HEAD = 0x100, 0x104, 0x108, 0x10c, 0x110, 0x114, 0x118, 0x11c
+GERR_ACCESS_SIZE, GERR_DB_OFFSET = 3, 5
+DB_EQ, DB_TX, DB_RX = 0x20, 0x28, 0x30
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+class Qemu:
+    def __init__(self, qemu, tmp, verbose):
+        self.tmp = tmp
+        self.verbose = verbose
+        self.sock_qemu = os.path.join(tmp, 'qemu.sock')
+        self.sock_test = os.path.join(tmp, 'test.sock')
+        self.qmp_path = os.path.join(tmp, 'qmp.sock')
+        self.log = os.path.join(tmp, 'qemu.log')
+        self.net = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.net.bind(self.sock_test)
+        args = [qemu, '-machine', 'pc', '-accel', 'qtest', '-m', '64',
+                '-nodefaults', '-display', 'none',
+                '-L', '/usr/share/seabios', '-L', '/usr/share/qemu',
+                '-qtest', 'stdio', '-qtest-log', '/dev/null',
+                '-qmp', 'unix:%s,server=on,wait=off' % self.qmp_path,
+                '-d', 'guest_errors', '-D', self.log,
+                '-netdev', 'dgram,id=n0,local.type=unix,local.path=%s,'
+                'remote.type=unix,remote.path=%s' % (self.sock_qemu,
+                                                      self.sock_test),
+                '-device', 'rocx,netdev=n0,addr=%02x.0,mac=%s' %
+                (SLOT, ':'.join('%02x' % b for b in MAC))]
+        self.p = subprocess.Popen(args, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=open(os.path.join(tmp, 'stderr'),
+                                              'w'))
+        self.buf = b''
+        self.qmp = None
+
+    def close(self):
+        # QEMU does not exit on EOF from qtest; SIGTERM is its clean quit.
+        self.p.terminate()
+        try:
+            self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        self.p.stdin.close()
+        self.p.stdout.close()
+        self.net.close()
+        if self.qmp:
+            self.qmp.close()
+
+    # ---- qtest protocol ----
+
+    def _line(self, timeout=20):
+        deadline = time.monotonic() + timeout
+        while b'\n' not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Fail('qtest: no answer from QEMU')
+            r, _, _ = select.select([self.p.stdout], [], [], left)
+            if r:
+                data = os.read(self.p.stdout.fileno(), 65536)
+                if not data:
+                    raise Fail('qtest: QEMU exited (rc %s)' % self.p.poll())
+                self.buf += data
+        line, self.buf = self.buf.split(b'\n', 1)
+        return line.decode()
+
+    def cmd(self, line):
+        self.p.stdin.write((line + '\n').encode())
+        self.p.stdin.flush()
+        while True:
+            r = self._line()
+            if r.startswith('IRQ'):
+                continue
+            if r.startswith('OK'):
+                return r[2:].strip()
+            raise Fail('qtest: %s -> %s' % (line, r))
+
+    def rd(self, width, addr):
+        return int(self.cmd('read%s 0x%x' % (width, addr)), 16)
+
+    def wr(self, width, addr, val):
+        self.cmd('write%s 0x%x 0x%x' % (width, addr, val))
+
+    def memread(self, addr, n):
+        return bytes.fromhex(self.cmd('read 0x%x %d' % (addr, n))[2:])
+
+    def memwrite(self, addr, data):
+        self.cmd('write 0x%x %d 0x%s' % (addr, len(data), data.hex()))
+
+    def cfg_addr(self, reg):
+        return 0x80000000 | (SLOT << 11) | (reg & 0xfc)
+
+    def cfg_rd(self, reg):
+        self.cmd('outl 0xcf8 0x%x' % self.cfg_addr(reg))
+        v = int(self.cmd('inl 0xcfc'), 16)
+        return v >> (8 * (reg & 3))
+
+    def cfg_wr(self, reg, val):
+        self.cmd('outl 0xcf8 0x%x' % self.cfg_addr(reg))
+        self.cmd('outl 0xcfc 0x%x' % val)
+
+    # ---- device helpers ----
+
+    def reg(self, off):
+        return self.rd('l', BAR0 + off)
+
+    def setreg(self, off, val):
+        self.wr('l', BAR0 + off, val)
+
+    def wait(self, cond, what, tries=200):
+        """Poll: the engine runs from a bottom half between commands."""
+        for _ in range(tries):
+            if cond():
+                return
+            time.sleep(0.005)
+        raise Fail('timed out waiting for ' + what)
+
+    def qmp_cmd(self, execute, **arguments):
+        if not self.qmp:
+            self.qmp = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.qmp.settimeout(20)
+            self.qmp.connect(self.qmp_path)
+            self.qmpf = self.qmp.makefile('rw')
+            json.loads(self.qmpf.readline())
+            self.qmp_cmd('qmp_capabilities')
+        msg = {'execute': execute}
+        if arguments:
+            msg['arguments'] = arguments
+        self.qmpf.write(json.dumps(msg) + '\n')
+        self.qmpf.flush()
+        while True:
+            r = json.loads(self.qmpf.readline())
+            if 'return' in r or 'error' in r:
+                return r
+
+
+# ================= Cases =================
+
+def t_pci_identity(q):
+    check(q.cfg_rd(0x00) & 0xffff == 0x1af4, 'vendor')
+    check(q.cfg_rd(0x02) & 0xffff == 0x10f0, 'device')
+    check(q.cfg_rd(0x08) & 0xff == 0x01, 'revision')
+    check(q.cfg_rd(0x08) >> 8 == 0x020000, 'class 0x020000')
+    check(q.cfg_rd(0x2c) == 0x10f01af4, 'subsystem 1af4:10f0')
+    check(q.cfg_rd(0x3d) & 0xff == 0, 'no INTx pin')
+
+
+def bar_size(q, reg):
+    old = q.cfg_rd(reg)
+    q.cfg_wr(reg, 0xffffffff)
+    lo = q.cfg_rd(reg)
+    q.cfg_wr(reg, old)
+    return lo
+
+
+def t_bars_64bit(q):
+    for reg, size in ((0x10, 0x4000), (0x18, 0x100000), (0x20, 0x1000)):
+        v = bar_size(q, reg)
+        check(v & 0x7 == 0x4, 'BAR at 0x%x is 64-bit memory (0x%x)' % (reg, v))
+        check((~(v & ~0xf) + 1) & 0xffffffff == size,
+              'BAR at 0x%x size 0x%x (0x%x)' % (reg, size, v))
+
+
+def enable(q):
+    q.cfg_wr(0x10, BAR0)
+    q.cfg_wr(0x14, 0)
+    q.cfg_wr(0x18, BAR2)
+    q.cfg_wr(0x1c, 0)
+    q.cfg_wr(0x20, BAR4)
+    q.cfg_wr(0x24, 0)
+    q.cfg_wr(0x04, 0x6)         # memory space + bus master
+
+
+def msix_setup(q):
+    cap = q.cfg_rd(0x34) & 0xff
+    while cap and q.cfg_rd(cap) & 0xff != 0x11:
+        cap = q.cfg_rd(cap + 1) & 0xff
+    check(cap, 'MSI-X capability present')
+    ctrl = q.cfg_rd(cap + 2) & 0xffff
+    check(ctrl & 0x7ff == 7, '8 MSI-X vectors (table size field %d)' %
+          (ctrl & 0x7ff))
+    table = q.cfg_rd(cap + 4)
+    check(table & 7 == 4 and table & ~7 == 0, 'table in BAR4 at 0')
+    check(q.cfg_rd(cap + 8) & 7 == 4, 'PBA in BAR4')
+    for v in range(8):
+        e = BAR4 + 16 * v
+        q.wr('l', e, MSI + 4 * v)
+        q.wr('l', e + 4, 0)
+        q.wr('l', e + 8, 0x1000 + v)
+        q.wr('l', e + 12, 0)
+    # Enable MSI-X: bit 15 of the message control word.
+    dw = q.cfg_rd(cap) & 0xffff
+    q.cfg_wr(cap, dw | (ctrl | 0x8000) << 16)
+    q.memwrite(MSI, bytes(32))
+
+
+def msi_count(q, v):
+    return struct.unpack('<I', q.memread(MSI + 4 * v, 4))[0]
+
+
+def t_registers_and_access_sizes(q):
+    enable(q)
+    check(q.reg(R_ID) == 0x58434f52, 'ID reads "ROCX"')
+    check(q.reg(0x030) == 0xab005452 and q.reg(0x034) == 0xefcd,
+          'MAC_LO/HI follow mac=')
+    q.setreg(R_SCRATCH, 0x12345678)
+    check(q.reg(R_SCRATCH) == 0x12345678, 'scratch')
+    n = q.reg(R_GERR_COUNT)
+    check(q.rd('q', BAR0 + R_SCRATCH) == 0, '8-byte read returns 0')
+    check(q.rd('w', BAR0 + R_SCRATCH) == 0, '2-byte read returns 0')
+    q.wr('b', BAR0 + R_SCRATCH, 0xff)
+    check(q.reg(R_SCRATCH) == 0x12345678, '1-byte write ignored')
+    check(q.reg(R_GERR_COUNT) == n + 3, 'three access-size guest errors')
+    check(q.reg(R_LAST_GERR) == (GERR_ACCESS_SIZE | R_SCRATCH << 16),
+          'LAST_GUEST_ERR names ACCESS_SIZE at SCRATCH')
+    # Doorbells: reads are 0, a 4-byte write is a guest error.
+    check(q.rd('q', BAR2) == 0, 'doorbell read is 0')
+    q.wr('l', BAR2 + DB_TX, 1)
+    check(q.reg(R_LAST_GERR) & 0xffff == GERR_ACCESS_SIZE,
+          '4-byte doorbell write is ACCESS_SIZE')
+    q.wr('q', BAR2 + 0x40, 0)
+    check(q.reg(R_LAST_GERR) & 0xffff == GERR_DB_OFFSET,
+          'doorbell at 0x40 is DB_OFFSET')
+    with open(q.log) as f:
+        log = f.read()
+    check('guest error 3' in log, 'guest errors in the -d guest_errors log')
+
+
+def t_msix_test_irq(q):
+    enable(q)
+    msix_setup(q)
+    for v in (0, 5, 7):
+        q.setreg(R_TEST_IRQ, v)
+        q.wait(lambda: msi_count(q, v) == 0x1000 + v,
+               'MSI-X message of vector %d' % v)
+    # Masked in the MSI-X table: pending in the PBA, delivered on unmask.
+    q.memwrite(MSI + 8, bytes(4))
+    q.wr('l', BAR4 + 16 * 2 + 12, 1)
+    q.setreg(R_TEST_IRQ, 2)
+    time.sleep(0.05)
+    check(msi_count(q, 2) == 0, 'masked vector not delivered')
+    check(q.rd('q', BAR4 + 0x800) & 4, 'PBA bit 2 pending')
+    q.wr('l', BAR4 + 16 * 2 + 12, 0)
+    q.wait(lambda: msi_count(q, 2) == 0x1002, 'pending vector on unmask')
+
+
+def t_test_dma(q):
+    enable(q)
+    data = bytes(range(256)) * 16
+    q.memwrite(BUF, data)
+    q.setreg(R_TDMA_LO, BUF)
+    q.setreg(R_TDMA_HI, 0)
+    q.setreg(R_TDMA_LEN, 4096)
+    q.setreg(R_TDMA_CTRL, 1)
+    q.wait(lambda: q.reg(R_TDMA_STATUS) == 2, 'TEST_DMA DONE')
+    check(q.memread(BUF, 4096) == bytes(b ^ 0xff for b in data),
+          'buffer complemented')
+    # Bus mastering off: the DMA faults, the device says ERROR.
+    q.cfg_wr(0x04, 0x2)
+    q.setreg(R_TDMA_CTRL, 1)
+    q.wait(lambda: q.reg(R_TDMA_STATUS) == 3, 'TEST_DMA ERROR')
+    q.cfg_wr(0x04, 0x6)
+
+
+class Aq:
+    def __init__(self, q):
+        self.q, self.pi, self.ld = q, 0, 4
+        q.memwrite(SQ, bytes(64 * 16))
+        q.memwrite(CQ, bytes(16 * 16))
+        q.setreg(R_AQ_CTRL, 0)
+        q.setreg(R_SQ_LO, SQ)
+        q.setreg(R_SQ_HI, 0)
+        q.setreg(R_CQ_LO, CQ)
+        q.setreg(R_CQ_HI, 0)
+        q.setreg(R_AQ_CTRL, self.ld | 0x100)
+        check(q.reg(R_AQ_STATUS) == 1, 'AQ enabled')
+
+    def run(self, opcode, body=b''):
+        slot = self.pi % 16
+        cmd = struct.pack('<HHI', opcode, 0x100 + self.pi, 0) + body
+        self.q.memwrite(SQ + 64 * slot, cmd.ljust(64, b'\0'))
+        self.pi += 1
+        self.q.setreg(R_AQ_DB, self.pi & 0xffff)
+        self.q.wait(lambda: self.q.reg(R_AQ_HEAD) == self.pi, 'AQ_HEAD')
+        cid, status, flags, res, res64 = struct.unpack(
+            '<HBBIQ', self.q.memread(CQ + 16 * slot, 16))
+        check(cid == 0x100 + self.pi - 1, 'cmd_id echoed')
+        check(flags & 1 == ((self.pi - 1) >> self.ld & 1) ^ 1, 'phase bit')
+        return status, res, res64
+
+
+def bring_up(q):
+    enable(q)
+    msix_setup(q)
+    aq = Aq(q)
+    q.memwrite(EQ, bytes(16 * 16))
+    st, _, _ = aq.run(0x08, struct.pack('<QHBB', EQ, 0, 4, 0))
+    check(st == 0, 'CREATE_EQ 0')
+    st, _, _ = aq.run(0x0a, struct.pack('<QBBBBH', TX, 0, 0, 6, 1, 0))
+    check(st == 0, 'CREATE_ETH_RING TX')
+    st, _, _ = aq.run(0x0a, struct.pack('<QBBBBH', RX, 1, 0, 6, 1, 2048))
+    check(st == 0, 'CREATE_ETH_RING RX')
+    st, _, _ = aq.run(0x02, struct.pack('<IH6sBB', 4, 0, bytes(6), 1, 0))
+    check(st == 0, 'SET_PORT admin up')
+    check(q.reg(R_LINK) & 7 == 7, 'link up')
+    return aq
+
+
+def t_admin_queue(q):
+    enable(q)
+    aq = Aq(q)
+    check(aq.run(0x00)[0] == 0, 'NOP')
+    q.memwrite(BUF, bytes(256))
+    st, _, _ = aq.run(0x01, struct.pack('<QI', BUF, 256))
+    check(st == 0, 'IDENTIFY')
+    ident = q.memread(BUF, 32)
+    check(struct.unpack('<I', ident[0:4])[0] == 0x00010000, 'version 1.0')
+    check(ident[12:18] == MAC, 'identify MAC')
+    st, res, res64 = aq.run(0x03)
+    check(st == 0 and res64 == 1500 and res & 2, 'QUERY_PORT')
+    check(aq.run(0x24)[0] == 1, 'CREATE_QP unsupported')
+    st, _, _ = aq.run(0x01, struct.pack('<QI', 0xfff00000000, 256))
+    check(st == 5, 'IDENTIFY to unbacked memory: DMA_ERROR')
+
+
+def t_tx(q):
+    bring_up(q)
+    q.net.settimeout(5)
+    frames = [bytes([0xff] * 6) + MAC + b'\x08\x00' + bytes(range(46)),
+              b'\x02\x00\x00\x00\x00\x09' + MAC + b'\x88\xb5' +
+              bytes(i & 0xff for i in range(9004))]
+    for i, f in enumerate(frames):
+        q.memwrite(BUF + 0x4000 * i, f)
+        q.memwrite(TX + 16 * i, struct.pack('<QHHHH', BUF + 0x4000 * i,
+                                            len(f), 0, 0, 0))
+    q.wr('q', BAR2 + DB_TX, 2 << 32)
+    for i, f in enumerate(frames):
+        got = q.net.recv(65536)
+        check(got == f, 'frame %d sent exactly (%d bytes)' % (i, len(f)))
+    q.wait(lambda: struct.unpack('<H', q.memread(TX + 16 + 12, 2))[0] == 1,
+           'TX status DONE')
+    q.wait(lambda: msi_count(q, 1) == 0x1001, 'TX interrupt on vector 1')
+
+
+def rx_post(q, first, n):
+    for i in range(first, first + n):
+        q.memwrite(RX + 16 * i, struct.pack('<QHHHH', BUF + 0x1000 * i,
+                                            0, 0, 0, 0))
+    q.wr('q', BAR2 + DB_RX, (first + n) << 32)
+
+
+def t_rx_and_hold(q):
+    bring_up(q)
+    frame = MAC + b'\x02\x00\x00\x00\x00\x07' + b'\x08\x00' + bytes(range(86))
+    # No buffer posted yet: QEMU's net layer holds the frame for us.
+    q.net.sendto(frame, q.sock_qemu)
+    time.sleep(0.2)
+    check(q.memread(RX + 12, 2) == b'\0\0', 'nothing written without buffers')
+    rx_post(q, 0, 4)
+    q.wait(lambda: struct.unpack('<H', q.memread(RX + 12, 2))[0] == 1,
+           'held frame delivered once buffers are posted')
+    check(struct.unpack('<H', q.memread(RX + 10, 2))[0] == len(frame),
+          'pkt_len')
+    check(q.memread(BUF, len(frame)) == frame, 'frame bytes in the buffer')
+    # Another to our MAC goes straight in; one for another MAC is filtered.
+    q.net.sendto(b'\x02' * 6 + frame[6:], q.sock_qemu)
+    q.net.sendto(frame, q.sock_qemu)
+    q.wait(lambda: struct.unpack('<H', q.memread(RX + 16 + 12, 2))[0] == 1,
+           'second frame delivered')
+    check(q.memread(RX + 32 + 12, 2) == b'\0\0', 'foreign frame filtered')
+    q.wait(lambda: msi_count(q, 1) == 0x1001, 'RX interrupt on vector 1')
+
+
+def t_set_link(q):
+    bring_up(q)
+    r = q.qmp_cmd('set_link', name='n0', up=False)
+    check('return' in r, 'set_link off: %s' % r)
+    q.wait(lambda: q.reg(R_LINK) & 3 == 0, 'carrier and UP clear')
+    r = q.qmp_cmd('set_link', name='n0', up=True)
+    q.wait(lambda: q.reg(R_LINK) & 7 == 7, 'link back up')
+    types = []
+    for i in range(3):
+        typ, _, flags, data = struct.unpack('<HBBI',
+                                            q.memread(EQ + 16 * i, 8))
+        types.append((typ, flags, data & 1))
+    check(types == [(2, 1, 1), (2, 1, 0), (2, 1, 1)],
+          'LINK_CHANGE events up, down, up: %s' % types)
+
+
+def t_migration_blocked(q):
+    enable(q)
+    r = q.qmp_cmd('migrate', uri='exec:cat >/dev/null')
+    check('error' in r and 'rocx' in r['error'].get('desc', ''),
+          'migration refused naming rocx: %s' % r)
+
+
+def t_system_reset(q):
+    bring_up(q)
+    q.setreg(R_SCRATCH, 0x55)
+    r = q.qmp_cmd('system_reset')
+    check('return' in r, 'system_reset')
+    q.wait(lambda: q.cfg_rd(0x04) & 0x6 == 0, 'PCI command register reset')
+    enable(q)
+    check(q.reg(R_SCRATCH) == 0, 'scratch cleared')
+    check(q.reg(R_AQ_STATUS) == 0, 'admin queue off')
+    check(q.reg(R_LINK) & 7 == 2, 'admin down, carrier kept')
+
+
+CASES = [t_pci_identity, t_bars_64bit, t_registers_and_access_sizes,
+         t_msix_test_irq, t_test_dma, t_admin_queue, t_tx, t_rx_and_hold,
+         t_set_link, t_migration_blocked, t_system_reset]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), '../..'))
+    ap.add_argument('--qemu', default=os.path.join(
+        repo, 'build/qemu-system-x86_64'))
+    ap.add_argument('-v', action='store_true')
+    ap.add_argument('cases', nargs='*')
+    a = ap.parse_args()
+    passed = failed = 0
+    for case in CASES:
+        name = case.__name__[2:]
+        if a.cases and name not in a.cases:
+            continue
+        with tempfile.TemporaryDirectory(prefix='rocx-qtest.') as tmp:
+            q = Qemu(a.qemu, tmp, a.v)
+            try:
+                case(q)
+                print('ok   qtest_%s' % name)
+                passed += 1
+            except (Fail, OSError, ValueError) as e:
+                print('FAIL qtest_%s: %s' % (name, e))
+                with open(os.path.join(tmp, 'stderr')) as f:
+                    err = f.read().strip()
+                if err:
+                    print('  QEMU stderr: ' + err[-2000:])
+                failed += 1
+            finally:
+                q.close()
+    print('qtest: %d passed, %d failed' % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
