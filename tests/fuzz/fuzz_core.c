@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libFuzzer target for the rocx device core.
+ *
+ * The input is a program for a hostile guest: a flags byte, then
+ * operations (register and doorbell accesses of any width and offset,
+ * writes to guest memory, admin commands, TX descriptors, received frames,
+ * carrier changes, DMA faults, engine runs).  The fake machine (tests/host/
+ * fake.c) aborts on anything the core must never do: an interrupt vector
+ * out of range, a frame of impossible length, an engine that never goes
+ * quiet.  AddressSanitizer and UBSan catch the rest.
+ */
+#include "fake.h"
+
+/* Layout set up by the "bring up" flag, offsets from FAKE_MEM_BASE. */
+#define SQ_OFF      0x0000      /* 16 x 64 */
+#define CQ_OFF      0x0400      /* 16 x 16 */
+#define EQ_OFF      0x0800      /* 16 x 16 */
+#define TX_OFF      0x1000      /* 64 x 16 */
+#define RX_OFF      0x1400      /* 64 x 16 */
+#define TXBUF_OFF   0x2000
+#define RXBUF_OFF   0x8000      /* 8 buffers of 0x2400, reused */
+#define RXBUF_SIZE  0x2400
+#define AQ_LD       4
+#define RING_LD     6
+#define HELD_MAX    4
+
+typedef struct Input {
+    const uint8_t *p;
+    size_t n;
+} Input;
+
+static FakeDev *F;
+static uint16_t aq_pi, tx_pi, rx_pi;
+
+/* Frames the "net layer" holds while the device has no buffer. */
+static uint8_t held[HELD_MAX][ROCX_MAX_FRAME + 64];
+static size_t held_len[HELD_MAX];
+static unsigned nheld;
+
+static uint8_t in_u8(Input *in)
+{
+    if (!in->n) {
+        return 0;
+    }
+    in->n--;
+    return *in->p++;
+}
+
+/* Multi-byte values are little endian; each read is its own statement. */
+static uint16_t in_u16(Input *in)
+{
+    uint16_t lo = in_u8(in);
+
+    return lo | (uint16_t)in_u8(in) << 8;
+}
+
+static uint32_t in_u32(Input *in)
+{
+    uint32_t lo = in_u16(in);
+
+    return lo | (uint32_t)in_u16(in) << 16;
+}
+
+static uint64_t in_u64(Input *in)
+{
+    uint64_t lo = in_u32(in);
+
+    return lo | (uint64_t)in_u32(in) << 32;
+}
+
+static uint8_t *gmem(uint64_t off)
+{
+    return F->mem + (off % FAKE_MEM_SIZE);
+}
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+    p[0] = v;
+    p[1] = v >> 8;
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+    unsigned i;
+
+    for (i = 0; i < 8; i++) {
+        p[i] = v >> (8 * i);
+    }
+}
+
+static void wr(unsigned off, uint32_t v)
+{
+    rocx_core_reg_write(&F->core, off, v, 4);
+}
+
+static void redeliver(FakeDev *f)
+{
+    while (nheld) {
+        if (!rocx_core_receive(&f->core, held[0], held_len[0])) {
+            return;
+        }
+        nheld--;
+        memmove(held[0], held[1], sizeof(held[0]) * nheld);
+        memmove(held_len, held_len + 1, sizeof(held_len[0]) * nheld);
+    }
+}
+
+static void receive(const uint8_t *buf, size_t len)
+{
+    if (!rocx_core_can_receive(&F->core) ||
+        !rocx_core_receive(&F->core, buf, len)) {
+        if (nheld < HELD_MAX) {
+            memcpy(held[nheld], buf, len);
+            held_len[nheld++] = len;
+        }
+    }
+}
+
+/* Put a 64-byte command in the next SQ slot and ring AQ_DB. */
+static void aq_submit(const uint8_t *cmd)
+{
+    memcpy(gmem(SQ_OFF + (aq_pi & ((1u << AQ_LD) - 1)) * 64), cmd, 64);
+    aq_pi++;
+    wr(ROCX_REG_AQ_DB, aq_pi);
+}
+
+static void aq_simple(uint16_t op, uint64_t base, uint8_t a, uint8_t b,
+                      uint8_t c, uint8_t d, uint16_t e)
+{
+    uint8_t cmd[64] = { 0 };
+
+    put_le16(cmd, op);
+    switch (op) {
+    case ROCX_AQ_OP_CREATE_EQ:
+        put_le64(cmd + 8, base);
+        cmd[16] = a;
+        cmd[18] = b;
+        cmd[19] = c;
+        break;
+    case ROCX_AQ_OP_CREATE_ETH_RING:
+        put_le64(cmd + 8, base);
+        cmd[16] = a;
+        cmd[17] = b;
+        cmd[18] = c;
+        cmd[19] = d;
+        put_le16(cmd + 20, e);
+        break;
+    case ROCX_AQ_OP_SET_PORT:
+        cmd[8] = ROCX_PORT_SET_ADMIN;
+        cmd[18] = 1;
+        break;
+    }
+    aq_submit(cmd);
+    fake_run(F);
+}
+
+/* What a driver does at probe, so inputs start from a live device. */
+static void bring_up(void)
+{
+    unsigned i;
+
+    wr(ROCX_REG_AQ_SQ_BASE_LO, (uint32_t)(FAKE_MEM_BASE + SQ_OFF));
+    wr(ROCX_REG_AQ_SQ_BASE_HI, (FAKE_MEM_BASE + SQ_OFF) >> 32);
+    wr(ROCX_REG_AQ_CQ_BASE_LO, (uint32_t)(FAKE_MEM_BASE + CQ_OFF));
+    wr(ROCX_REG_AQ_CQ_BASE_HI, (FAKE_MEM_BASE + CQ_OFF) >> 32);
+    wr(ROCX_REG_AQ_CTRL, AQ_LD | ROCX_AQ_CTRL_ENABLE | ROCX_AQ_CTRL_IRQ_EN);
+    aq_simple(ROCX_AQ_OP_CREATE_EQ, FAKE_MEM_BASE + EQ_OFF, 0, 4, 0, 0, 0);
+    aq_simple(ROCX_AQ_OP_CREATE_ETH_RING, FAKE_MEM_BASE + TX_OFF,
+              ROCX_ETH_RING_TX, 0, RING_LD, 1, 0);
+    aq_simple(ROCX_AQ_OP_CREATE_ETH_RING, FAKE_MEM_BASE + RX_OFF,
+              ROCX_ETH_RING_RX, 0, RING_LD, 1, RXBUF_SIZE);
+    aq_simple(ROCX_AQ_OP_SET_PORT, 0, 0, 0, 0, 0, 0);
+    for (i = 0; i < (1u << RING_LD); i++) {
+        uint8_t *d = gmem(RX_OFF + i * 16);
+
+        memset(d, 0, 16);
+        put_le64(d, FAKE_MEM_BASE + RXBUF_OFF + (i % 8) * RXBUF_SIZE);
+    }
+}
+
+static const uint16_t interesting_regs[] = {
+    ROCX_REG_DEV_CTRL, ROCX_REG_SCRATCH, ROCX_REG_TEST_IRQ,
+    ROCX_REG_TEST_DMA_ADDR_LO, ROCX_REG_TEST_DMA_ADDR_HI,
+    ROCX_REG_TEST_DMA_LEN, ROCX_REG_TEST_DMA_CTRL, ROCX_REG_AQ_SQ_BASE_LO,
+    ROCX_REG_AQ_SQ_BASE_HI, ROCX_REG_AQ_CQ_BASE_LO, ROCX_REG_AQ_CQ_BASE_HI,
+    ROCX_REG_AQ_CTRL, ROCX_REG_AQ_DB, ROCX_REG_INTR_CTRL(0),
+    ROCX_REG_INTR_CTRL(1), ROCX_REG_INTR_CTRL(7), ROCX_REG_ID,
+};
+
+static const uint16_t opcodes[] = {
+    ROCX_AQ_OP_NOP, ROCX_AQ_OP_IDENTIFY, ROCX_AQ_OP_SET_PORT,
+    ROCX_AQ_OP_QUERY_PORT, ROCX_AQ_OP_GET_STATS, ROCX_AQ_OP_CREATE_EQ,
+    ROCX_AQ_OP_DESTROY_EQ, ROCX_AQ_OP_CREATE_ETH_RING,
+    ROCX_AQ_OP_DESTROY_ETH_RING, ROCX_AQ_OP_SET_GID, ROCX_AQ_OP_DEL_GID,
+    ROCX_AQ_OP_ALLOC_UCTX, ROCX_AQ_OP_DEALLOC_UCTX, ROCX_AQ_OP_CREATE_PD,
+    ROCX_AQ_OP_DESTROY_PD, ROCX_AQ_OP_CREATE_QP, ROCX_AQ_OP_SET_CC,
+};
+
+/* Values that steer addresses into guest memory most of the time. */
+static uint64_t in_addr(Input *in)
+{
+    uint8_t sel = in_u8(in);
+
+    switch (sel & 3) {
+    case 0:
+        return in_u64(in);
+    default:
+        return FAKE_MEM_BASE + in_u16(in) % FAKE_MEM_SIZE;
+    }
+}
+
+static void op_frame(Input *in)
+{
+    static uint8_t buf[ROCX_MAX_FRAME + 64];
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    static const uint8_t mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+    size_t len = in_u16(in) % sizeof(buf);
+    uint8_t dst = in_u8(in);
+    uint8_t pattern = in_u8(in);
+    size_t i;
+
+    /* [len u16][dst u8][pattern u8]: 1.0 looks at nothing past the MAC. */
+    for (i = 0; i < len; i++) {
+        buf[i] = pattern + i * 7;
+    }
+    if (len >= 6) {
+        switch (dst & 3) {
+        case 0:
+            memcpy(buf, F->core.port.mac, 6);
+            break;
+        case 1:
+            memcpy(buf, bcast, 6);
+            break;
+        case 2:
+            memcpy(buf, mcast, 6);
+            break;
+        }
+    }
+    receive(buf, len);
+}
+
+static void op_tx(Input *in)
+{
+    uint8_t n = in_u8(in) % 8 + 1;
+
+    /* Each descriptor: [sel u8][addr: u8 or u64][sel u8][len u16]. */
+    while (n--) {
+        uint8_t *d = gmem(TX_OFF + (tx_pi & ((1u << RING_LD) - 1)) * 16);
+        uint64_t addr;
+        uint16_t len;
+
+        if (in_u8(in) & 7) {
+            addr = FAKE_MEM_BASE + TXBUF_OFF + in_u8(in) * 16;
+        } else {
+            addr = in_u64(in);
+        }
+        if (in_u8(in) & 7) {
+            len = 14 + in_u16(in) % 9100;
+        } else {
+            len = in_u16(in);
+        }
+        memset(d, 0, 16);
+        put_le64(d, addr);
+        put_le16(d + 8, len);
+        tx_pi++;
+    }
+    rocx_core_db_write(&F->core, ROCX_DB_ETH_TX,
+                       (uint64_t)tx_pi << 32, 8);
+}
+
+static void run_op(Input *in)
+{
+    uint8_t op = in_u8(in);
+    uint8_t cmd[64];
+    uint64_t v;
+    unsigned size, off, i;
+
+    switch (op % 16) {
+    case 0:     /* raw register write */
+        off = in_u16(in) % (ROCX_BAR_REGS_SIZE + 16);
+        size = 1 + in_u8(in) % 8;
+        rocx_core_reg_write(&F->core, off, in_u64(in), size);
+        break;
+    case 1:     /* raw register read */
+        off = in_u16(in) % (ROCX_BAR_REGS_SIZE + 16);
+        size = 1 + in_u8(in) % 8;
+        rocx_core_reg_read(&F->core, off, size);
+        break;
+    case 2:     /* a meaningful register, a 32-bit value */
+        off = interesting_regs[in_u8(in) % ARRAY_SIZE(interesting_regs)];
+        v = in_u32(in);
+        /* Keep full resets rare so that state can build up. */
+        if (off == ROCX_REG_DEV_CTRL && (in_u8(in) & 15)) {
+            v &= ~(uint64_t)ROCX_DEV_CTRL_RESET;
+        }
+        wr(off, v);
+        break;
+    case 3:     /* a doorbell shaped like one: [sel][page?][slot][qid][idx][arm] */
+        off = in_u8(in) % 4 == 0 ? in_u8(in) * ROCX_DB_PAGE_SIZE : 0;
+        off += (in_u8(in) % 8) * 8;
+        v = in_u8(in) % 10;
+        v |= (uint64_t)in_u16(in) << 32;
+        if (in_u8(in) & 1) {
+            v |= ROCX_DB_ARM;
+        }
+        rocx_core_db_write(&F->core, off, v, 8);
+        break;
+    case 4:     /* raw doorbell */
+        off = in_u32(in) % (ROCX_BAR_DB_SIZE + 16);
+        size = 1 + in_u8(in) % 8;
+        rocx_core_db_write(&F->core, off, in_u64(in), size);
+        rocx_core_db_read(&F->core, off, size);
+        break;
+    case 5:     /* guest memory contents */
+        off = in_u16(in);
+        size = in_u8(in);
+        for (i = 0; i < size; i++) {
+            *gmem(off + i) = in_u8(in);
+        }
+        break;
+    case 6:     /* an admin command */
+        for (i = 0; i < 64; i++) {
+            cmd[i] = in_u8(in);
+        }
+        if (cmd[1] & 0x80) {
+            put_le16(cmd, opcodes[cmd[0] % ARRAY_SIZE(opcodes)]);
+        }
+        if (cmd[2] & 1) {
+            put_le64(cmd + 8, FAKE_MEM_BASE + (cmd[9] << 8) % FAKE_MEM_SIZE);
+        }
+        aq_submit(cmd);
+        break;
+    case 7:
+        op_frame(in);
+        break;
+    case 8:     /* one engine round, leaving work pending */
+        F->scheduled = false;
+        rocx_core_process(&F->core);
+        break;
+    case 9:
+        fake_set_carrier(F, in_u8(in) & 1);
+        break;
+    case 10:    /* DMA faults from now on */
+        F->fault_addr = in_addr(in);
+        F->fault_len = in_u8(in);
+        break;
+    case 11:
+        op_tx(in);
+        break;
+    case 12:    /* post RX buffers */
+        rx_pi += in_u8(in) % 65;
+        rocx_core_db_write(&F->core, ROCX_DB_ETH_RX, (uint64_t)rx_pi << 32,
+                           8);
+        break;
+    case 13:
+        fake_run(F);
+        break;
+    case 14:
+        if (in_u8(in) == 0x5a) {
+            rocx_core_reset(&F->core);
+        }
+        break;
+    case 15:
+        rocx_core_can_receive(&F->core);
+        break;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    Input in = { data, size };
+    uint8_t flags = in_u8(&in);
+
+    if (!F) {
+        F = fake_new();
+    }
+    fake_reset(F);
+    F->on_rx_resume = redeliver;
+    aq_pi = tx_pi = rx_pi = 0;
+    nheld = 0;
+    if (flags & 1) {
+        bring_up();
+    }
+    while (in.n) {
+        run_op(&in);
+    }
+    fake_run(F);
+    /* Whatever the guest did, the device still identifies itself. */
+    if (rocx_core_reg_read(&F->core, ROCX_REG_ID, 4) != ROCX_ID_MAGIC) {
+        abort();
+    }
+    return 0;
+}
