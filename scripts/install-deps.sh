@@ -17,6 +17,7 @@ pkgs_bookworm=(
 	busybox-static iproute2 ethtool iputils-ping netcat-openbsd socat
 	perftest ibverbs-utils rdmacm-utils rdma-core infiniband-diags
 	tshark libpcap-dev libisal-dev sparse
+	clang libclang-rt-14-dev
 	procps psmisc
 )
 pkgs_backports=(
