@@ -6,13 +6,15 @@
 
 const uint8_t fake_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 
-static bool fake_range_ok(FakeDev *f, uint64_t addr, size_t len)
+static bool fake_range_ok(FakeDev *f, uint64_t addr, size_t len,
+                          bool write)
 {
     if (addr < FAKE_MEM_BASE || len > FAKE_MEM_SIZE ||
         addr - FAKE_MEM_BASE > FAKE_MEM_SIZE - len) {
         return false;
     }
-    if (f->fault_len && addr < f->fault_addr + f->fault_len &&
+    if (f->fault_len && (write || !f->fault_writes_only) &&
+        addr < f->fault_addr + f->fault_len &&
         f->fault_addr < addr + len) {
         return false;
     }
@@ -35,7 +37,7 @@ static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
     FakeDev *f = opaque;
 
     f->dma_reads++;
-    if (!fake_range_ok(f, addr, len)) {
+    if (!fake_range_ok(f, addr, len, false)) {
         return -1;
     }
     memcpy(buf, f->mem + (addr - FAKE_MEM_BASE), len);
@@ -48,7 +50,7 @@ static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
     FakeDev *f = opaque;
 
     f->dma_writes++;
-    if (!fake_range_ok(f, addr, len)) {
+    if (!fake_range_ok(f, addr, len, true)) {
         return -1;
     }
     memcpy(f->mem + (addr - FAKE_MEM_BASE), buf, len);
@@ -123,6 +125,16 @@ fake_guest_error(void *opaque, unsigned code, unsigned info,
     }
 }
 
+static void fake_aq_done(void *opaque, unsigned opcode, unsigned cmd_id,
+                         unsigned status)
+{
+    FakeDev *f = opaque;
+
+    f->aq_done++;
+    f->last_aq_opcode = opcode;
+    f->last_aq_status = status;
+}
+
 static const RocxCoreOps fake_ops = {
     .dma_read = fake_dma_read,
     .dma_write = fake_dma_write,
@@ -132,6 +144,7 @@ static const RocxCoreOps fake_ops = {
     .rx_resume = fake_rx_resume,
     .carrier = fake_carrier,
     .guest_error = fake_guest_error,
+    .aq_done = fake_aq_done,
 };
 
 void fake_reset(FakeDev *f)

@@ -27,6 +27,7 @@ struct FakeDev {
     /* DMA touching [fault_addr, fault_addr + fault_len) fails. */
     uint64_t fault_addr;
     uint64_t fault_len;
+    bool fault_writes_only;     /* reads of the window still succeed */
     uint64_t dma_reads;
     uint64_t dma_writes;
 
@@ -43,6 +44,10 @@ struct FakeDev {
     unsigned rx_resumes;
     void (*on_rx_resume)(FakeDev *f);
     bool carrier;
+
+    unsigned aq_done;
+    unsigned last_aq_opcode;
+    unsigned last_aq_status;
 
     unsigned gerrs;
     unsigned last_gerr_code;

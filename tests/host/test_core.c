@@ -806,6 +806,9 @@ static void t_op_identify(void)
     CHECK_EQ(rd(ROCX_REG_LAST_GUEST_ERR) >> 16, ROCX_AQ_OP_IDENTIFY);
     CHECK_EQ(stat(ROCX_STAT_AQ_ERRORS), 2);
     CHECK_EQ(stat(ROCX_STAT_AQ_COMMANDS), 3);
+    CHECK_EQ(F->aq_done, 3);
+    CHECK_EQ(F->last_aq_opcode, ROCX_AQ_OP_IDENTIFY);
+    CHECK_EQ(F->last_aq_status, ROCX_AQ_STS_DMA_ERROR);
     /* The queue carries on after failed commands. */
     CHECK_EQ(rd(ROCX_REG_AQ_STATUS), ROCX_AQ_STATUS_ENABLED);
 }
@@ -1434,6 +1437,36 @@ static void t_rx_posted_buffer(void)
     CHECK_GERR(ROCX_GERR_DMA);
 }
 
+static void t_rx_faults(void)
+{
+    uint8_t frame[100];
+    size_t len = make_frame(frame, fake_mac, 100);
+
+    bring_up();
+    rx_post(6, 4);
+    /* The descriptor cannot be read: the frame is lost, counted. */
+    F->fault_addr = GPA(RX_OFF);
+    F->fault_len = 16;
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_GERR(ROCX_GERR_DMA);
+    CHECK_EQ(stat(ROCX_STAT_RX_ERRORS), 1);
+    CHECK_EQ(stat(ROCX_STAT_RX_PACKETS), 0);
+    /* Readable but its status cannot be written back. */
+    F->fault_addr = GPA(RX_OFF) + 16 + 12;
+    F->fault_len = 2;
+    F->fault_writes_only = true;
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_GERR(ROCX_GERR_DMA);
+    CHECK_EQ(stat(ROCX_STAT_RX_ERRORS), 2);
+    CHECK(!memcmp(rx_buf(1, 6), frame, len));
+    F->fault_len = 0;
+    F->fault_writes_only = false;
+    /* The next buffer works; the consumer moved past both. */
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_EQ(le16toh(rx_desc(2, 6)->status), ROCX_ETH_STS_DONE);
+    CHECK_NO_GERR();
+}
+
 static unsigned held_frames;
 static uint8_t held[ROCX_MAX_FRAME];
 static size_t held_len;
@@ -1483,9 +1516,14 @@ static void t_rx_no_buffer(void)
     CHECK_EQ(held_frames, 0);
     CHECK_EQ(stat(ROCX_STAT_RX_DROPPED_LINK_DOWN), 3);
 
-    /* No RX ring at all: frames are dropped, not held. */
+    /* Stalled, then the RX ring goes away: held frames are dropped. */
     fake_set_carrier(F, true);
+    CHECK(!rocx_core_can_receive(&F->core));
+    held_frames = 2;
     CHECK_EQ(destroy_ring(ROCX_ETH_RING_RX, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(F->rx_resumes, 3);
+    CHECK_EQ(held_frames, 0);
+    /* No RX ring at all: frames are dropped, not held. */
     CHECK(rocx_core_can_receive(&F->core));
     CHECK_EQ(rocx_core_receive(&F->core, held, len), len);
     CHECK_NO_GERR();
@@ -1879,6 +1917,7 @@ static const TestCase cases[] = {
     CASE(tx_errors),
     CASE(tx_budget),
     CASE(rx_posted_buffer),
+    CASE(rx_faults),
     CASE(rx_no_buffer),
     CASE(rx_trunc),
     CASE(rx_filter),
