@@ -43,4 +43,40 @@ struct rocx_alloc_pd_resp {
 	__u32 reserved;
 };
 
+/*
+ * CQ: the provider allocates the ring, 2^log_depth struct rocx_cqe
+ * (include/rocx/rocx_verbs.h), page aligned, and the kernel pins it.  The
+ * provider polls it and rings the CQ doorbell of its own page.
+ */
+struct rocx_create_cq_req {
+	__aligned_u64 buf_addr;	/* user address of the ring */
+	__u32 log_depth;
+	__u32 reserved;
+};
+
+struct rocx_create_cq_resp {
+	__u32 cqn;
+	__u32 reserved;
+};
+
+/*
+ * QP: one page-aligned buffer holding the SQ (2^sq_log_depth WQEs of
+ * 2^sq_wqe_shift bytes) followed by the RQ (2^rq_log_depth WQEs of
+ * 2^rq_wqe_shift bytes, none with an SRQ).  The provider sizes them from
+ * the QP's capabilities; the kernel checks them against the device's.
+ */
+struct rocx_create_qp_req {
+	__aligned_u64 buf_addr;
+	__u8 sq_log_depth;
+	__u8 rq_log_depth;
+	__u8 sq_wqe_shift;
+	__u8 rq_wqe_shift;
+	__u32 reserved;
+};
+
+struct rocx_create_qp_resp {
+	__u32 qpn;
+	__u32 max_inline;	/* inline bytes one send WQE carries */
+};
+
 #endif /* ROCX_ABI_USER_H */
