@@ -38,7 +38,7 @@ run() {
 		fail=$((fail + 1))
 		return
 	fi
-	grep -E 'FAIL:' "$out/guest0/log"
+	grep -E '^not ok ' "$out/guest0/log"
 	pass=$((pass + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")))
 	fail=$((fail + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
 }

@@ -2,12 +2,13 @@
 #
 # Helpers for the rocx_ib guest scripts (ibv_devinfo.sh, rocx_ib_unload.sh):
 #   . "$ROCX_REPO/tests/e2e/rocx_ib_lib.sh"
-# Each check prints "PASS: what" or "FAIL: what"; rib_summary prints the
+# Each check prints one TAP-style line, "ok - rocx_ib: what" or "not ok -
+# rocx_ib: what", which tests/e2e/run.sh counts; rib_summary prints the
 # "rocx_ib: N passed, N failed" line and sets the exit status.
 . "$ROCX_REPO/scripts/guest/lib.sh"
 
-RIB_MODULES=$ROCX_REPO/build/modules
-RIB_RDMA=$ROCX_REPO/build/rdma-core
+RIB_MODULES=${ROCX_MODDIR:-$ROCX_REPO/build/modules}
+RIB_RDMA=${ROCX_RDMA:-$ROCX_REPO/build/rdma-core}
 RIB_DEV=${RIB_DEV:-rocx0}
 rib_pass=0 rib_fail=0
 
@@ -16,12 +17,12 @@ export LD_LIBRARY_PATH=$RIB_RDMA/lib
 
 rib_ok() {
 	rib_pass=$((rib_pass + 1))
-	rocx_log "PASS: $*"
+	echo "ok - rocx_ib: $*"
 }
 
 rib_bad() {
 	rib_fail=$((rib_fail + 1))
-	rocx_log "FAIL: $*"
+	echo "not ok - rocx_ib: $*"
 }
 
 # rib_check WHAT CMD... - run CMD, count it as WHAT passed or failed.

@@ -9,7 +9,7 @@
  * disassociate it, signalled by IBV_EVENT_DEVICE_FATAL) and to watch port
  * events while the link changes.
  *
- *   uctx_hold [-d DEVICE] [-r READY_FILE]
+ *   uctx_hold [-r READY_FILE] [[-d] DEVICE]
  *
  * DEVICE defaults to the first device whose name starts with "rocx".  On
  * success "ready pid=<pid> pdn_handle=<handle> db=<mapping>" goes to stdout
@@ -89,11 +89,13 @@ int main(int argc, char **argv)
 			ready_file = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEVICE] [-r READY_FILE]\n",
+			fprintf(stderr, "usage: %s [-r READY_FILE] [[-d] DEVICE]\n",
 				argv[0]);
 			return 2;
 		}
 	}
+	if (optind < argc)
+		dev_name = argv[optind];
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: wake the event read */
