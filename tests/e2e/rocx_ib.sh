@@ -9,12 +9,17 @@
 #
 # Prints one "rocx_ib: N passed, N failed" line; a guest that dies without
 # its summary counts as one failure.  Output: build/guest/rocx_ib/<script>/.
+# ROCX_MODDIR (a directory under the repository, which guests see) tests
+# modules other than build/modules.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 rdma=build/rdma-core
+moddir=${ROCX_MODDIR:-$repo/build/modules}
+spec_env=
+[ -n "${ROCX_MODDIR:-}" ] && spec_env=",env=ROCX_MODDIR=$ROCX_MODDIR"
 
-for f in build/modules/rocx_core.ko build/modules/rocx_ib.ko \
+for f in "$moddir/rocx_core.ko" "$moddir/rocx_ib.ko" \
 	"$rdma/lib/libibverbs.so.1"; do
 	[ -e "$f" ] || { echo "rocx_ib: missing $f"; echo "rocx_ib: 0 passed, 1 failed"; exit 1; }
 done
@@ -31,7 +36,7 @@ run() {
 
 	rm -rf "$out"
 	timeout $((limit + 60)) scripts/guest/run-guests.sh --timeout "$limit" \
-		--out "$out" --guest "nic=rocx,cmd=tests/e2e/$script.sh"
+		--out "$out" --guest "nic=rocx,cmd=tests/e2e/$script.sh$spec_env"
 	line=$(grep -E '^rocx_ib: [0-9]+ passed, [0-9]+ failed' "$out/guest0/log" 2>/dev/null | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "$script: no summary (see $out/guest0/console.log)"
