@@ -67,6 +67,17 @@ rib_check "the process got IBV_EVENT_DEVICE_FATAL" \
 rib_check "the process exits cleanly afterwards" hold_stop first
 cat /tmp/hold.first.log
 
+# Resources the modules take, to compare after the cycles.
+snapshot() {
+	echo "msix vectors $(grep -c 'PCI-MSI' /proc/interrupts)"
+	echo "netdevs $(ls /sys/class/net | wc -l)"
+	echo "ib devices $(ls /sys/class/infiniband 2>/dev/null | wc -l)"
+	echo "ib_core refs $(cat /sys/module/ib_core/refcnt)"
+	echo "ib_uverbs refs $(cat /sys/module/ib_uverbs/refcnt)"
+	echo "uverbs char devs $(ls /dev/infiniband 2>/dev/null | grep -c uverbs)"
+}
+snapshot >/tmp/res.before
+
 # ---- Load/unload cycles, a live context in each ----
 ok=0 worst=0
 for ((i = 1; i <= CYCLES; i++)); do
@@ -81,6 +92,10 @@ for ((i = 1; i <= CYCLES; i++)); do
 done
 rocx_log "$ok of $CYCLES cycles, slowest rmmod ${worst} ms"
 rib_check "$CYCLES load/unload cycles with a live context" [ "$ok" -eq "$CYCLES" ]
+snapshot >/tmp/res.after
+diff /tmp/res.before /tmp/res.after
+rib_check "MSI-X vectors, netdevs, ib devices, module references back to start" \
+	cmp -s /tmp/res.before /tmp/res.after
 
 # ---- rocx_core lets go of the PCI function under a live context ----
 insmod "$RIB_MODULES/rocx_ib.ko" || rocx_die "insmod rocx_ib"

@@ -5,7 +5,7 @@
 # on the rocx fabric and counts the "ok"/"not ok" lines their scripts print.
 # Prints "e2e: N passed, N failed" last.
 #
-#   tests/e2e/run.sh [GROUP...]     groups: pair hostile reload virtio
+#   tests/e2e/run.sh [GROUP...]     groups: pair hostile ib virtio
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -70,7 +70,7 @@ group() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(pair hostile reload virtio)
+[ ${#groups[@]} -gt 0 ] || groups=(pair hostile ib virtio)
 mkdir -p "$out"
 
 for g in "${groups[@]}"; do
@@ -89,10 +89,12 @@ for g in "${groups[@]}"; do
 		host_check "hostile: QEMU logged the guest errors" \
 			grep -q 'rocx' "$out/hostile/guest0/qemu.log"
 		;;
-	reload)
+	ib)
+		# Two independent single-guest scripts, booted side by side.
 		args=()
-		rx rocx_reload.sh
-		group reload --timeout 400 "${args[@]}"
+		rx ibv_devinfo.sh
+		rx rocx_ib_unload.sh
+		group ib --timeout 600 "${args[@]}"
 		;;
 	virtio)
 		group virtio --timeout 300 \
