@@ -16,7 +16,8 @@ dev=$(rocx_netdev)
 t "rocx netdev exists ($dev)" test -n "$dev" || t_done
 ibdev=$(rocx_ibdev)
 t "rocx ib_device exists ($ibdev)" test -n "$ibdev"
-t "probe logged no error" sh -c "! dmesg | grep -i rocx | grep -iE 'error|fail|timeout'"
+t "probe logged no error" sh -c \
+	"! dmesg | grep -i rocx | grep -v 'module verification' | grep -iE 'error|fail|timeout'"
 
 ip link set "$dev" up
 ip addr add "$ROCX_IP/24" dev "$dev"
@@ -75,16 +76,17 @@ t "ethtool -g reports rings" sh -c "ethtool -g $dev | grep -q '^RX:'"
 t "ethtool link detected" sh -c "ethtool $dev | grep -q 'Link detected: yes'"
 
 # ibv_devinfo through the rocx provider.
+# (tests/e2e/ibv_devinfo.sh looks at it in depth; here: both guests see it.)
 rdma_env ibv_devinfo -v >/tmp/devinfo 2>&1
-sed 's/^/# /' /tmp/devinfo | head -n 80
+grep -E 'hca_id|state|active_mtu|link_layer|GID' /tmp/devinfo | sed 's/^/# /'
+# ibv_devinfo prints RoCE v1 GIDs in full hex, v2 ones as addresses.
+ip_hex=$(printf '%02x%02x:%02x%02x' $(echo "$ROCX_IP" | tr . ' '))
 t "ibv_devices lists rocx" sh -c "LD_LIBRARY_PATH=$ROCX_RDMA/lib ibv_devices | grep -q $ibdev"
 t "ibv_devinfo: port ACTIVE" grep -q 'state:.*PORT_ACTIVE' /tmp/devinfo
 t "ibv_devinfo: link layer Ethernet" grep -q 'link_layer:.*Ethernet' /tmp/devinfo
 t "ibv_devinfo: active MTU 1024 at netdev MTU 1500" grep -q 'active_mtu:.*1024' /tmp/devinfo
-t "ibv_devinfo: RoCE v1 GID of $ROCX_IP" grep -q "::ffff:$ROCX_IP, RoCE v1" /tmp/devinfo
+t "ibv_devinfo: RoCE v1 GID of $ROCX_IP" grep -q "ffff:$ip_hex, RoCE v1" /tmp/devinfo
 t "ibv_devinfo: RoCE v2 GID of $ROCX_IP" grep -q "::ffff:$ROCX_IP, RoCE v2" /tmp/devinfo
-t "ibv_devinfo: link-local GIDs of both types" sh -c \
-	"grep -q 'fe80:.*RoCE v1' /tmp/devinfo && grep -q 'fe80:.*RoCE v2' /tmp/devinfo"
 
 port_state() {
 	rdma_env ibv_devinfo -d "$ibdev" | grep -q "state:.*$1"
