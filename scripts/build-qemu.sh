@@ -83,5 +83,13 @@ ninja -C "$src/build" -j2 qemu-system-x86_64 >"$top/build.log" 2>&1 || {
 	die "build failed; see $top/build.log"
 }
 grep -E '(warning|error):' "$top/build.log" | grep -F 'hw/net/rocx' >&2 || true
-link qemu-system-x86_64 "$src/build/qemu-system-x86_64"
-step "done: build/qemu-system-x86_64 -> $src/build/qemu-system-x86_64"
+# Publish a copy: a failed link deletes ninja's output, and guests that other
+# scripts are running must keep their binary.  It stays in the build
+# directory, where QEMU looks for its bundled data.
+out="$src/build/qemu-system-x86_64"
+if [ ! -e "$out.rocx" ] || [ "$out" -nt "$out.rocx" ]; then
+	cp "$out" "$out.rocx.tmp"
+	mv "$out.rocx.tmp" "$out.rocx"
+fi
+link qemu-system-x86_64 "$out.rocx"
+step "done: build/qemu-system-x86_64 -> $out.rocx"
