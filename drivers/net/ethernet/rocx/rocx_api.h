@@ -124,6 +124,18 @@ unsigned int rocx_num_vectors(struct rocx_core *core);
 int rocx_irq_vector(struct rocx_core *core, unsigned int vector);
 
 /**
+ * rocx_kernel_db() - ring a doorbell of page 0, the kernel's page
+ * @core: device
+ * @offset: ROCX_DB_* offset in the page (e.g. ROCX_DB_EQ for an RDMA EQ)
+ * @value: doorbell value: queue id, index and arm bits (rocx_hw.h)
+ *
+ * Safe in any context, hard interrupts included; does nothing once the
+ * device is gone.  Writes to coherent memory made before the call reach
+ * the device before the doorbell does.
+ */
+void rocx_kernel_db(struct rocx_core *core, u32 offset, u64 value);
+
+/**
  * rocx_status_to_errno() - map an admin completion status to an errno
  * @status: enum rocx_aq_status value from the device
  *

@@ -151,3 +151,9 @@ unsigned int rocx_num_vectors(struct rocx_core *core)
 	return core->num_vectors;
 }
 EXPORT_SYMBOL_NS_GPL(rocx_num_vectors, ROCX);
+
+void rocx_kernel_db(struct rocx_core *core, u32 offset, u64 value)
+{
+	rocx_db_ring(core, offset, value);
+}
+EXPORT_SYMBOL_NS_GPL(rocx_kernel_db, ROCX);
