@@ -30,7 +30,7 @@
 #define ROCX_BAR_REGS_SIZE		0x4000
 #define ROCX_BAR_DB			2
 #define ROCX_DB_PAGE_SHIFT		12
-#define ROCX_DB_PAGE_SIZE		(1U << ROCX_DB_PAGE_SHIFT)
+#define ROCX_DB_PAGE_SIZE		ROCX_BIT(ROCX_DB_PAGE_SHIFT)
 #define ROCX_DB_PAGES			256	/* page 0 is the kernel's */
 #define ROCX_BAR_DB_SIZE		(ROCX_DB_PAGES * ROCX_DB_PAGE_SIZE)
 #define ROCX_BAR_MSIX			4

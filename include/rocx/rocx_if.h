@@ -147,6 +147,7 @@ struct rocx_aq_create_eth_ring {
 	__le16 buf_size;	/* RX: size of every posted buffer */
 	__u8 rsvd[42];
 };
+
 #define ROCX_ETH_MIN_LOG_DEPTH		6
 #define ROCX_ETH_MAX_LOG_DEPTH		12
 
@@ -161,6 +162,7 @@ enum rocx_gid_type {
 	ROCX_GID_TYPE_ROCE_V1 = 0,	/* GRH over EtherType 0x8915 */
 	ROCX_GID_TYPE_ROCE_V2 = 1,	/* UDP/IP, destination port 4791 */
 };
+
 #define ROCX_VLAN_NONE			0xffff
 
 /* SET_GID: program (or overwrite) one GID table entry. */
@@ -225,6 +227,7 @@ struct rocx_aq_cqe {
 	__le32 result;		/* command-specific */
 	__le64 result64;	/* command-specific */
 };
+
 #define ROCX_AQ_CQE_PHASE		ROCX_BIT(0)
 
 /* ======================= Event queues ======================= */
@@ -245,6 +248,7 @@ struct rocx_eqe {
 	__le32 data;
 	__le64 info;
 };
+
 #define ROCX_EQE_PHASE			ROCX_BIT(0)
 #define ROCX_EQ_MIN_LOG_DEPTH		4
 #define ROCX_EQ_MAX_LOG_DEPTH		16

@@ -110,6 +110,7 @@ struct rocx_cqe {
 	__le16 vlan;		/* UD: VLAN id or ROCX_VLAN_NONE */
 	__le32 rsvd;
 };
+
 #define ROCX_CQE_QPN_MASK		ROCX_GENMASK(23, 0)
 #define ROCX_CQE_OPCODE_MASK		ROCX_GENMASK(31, 24)
 #define ROCX_CQE_SRC_QP_MASK		ROCX_GENMASK(23, 0)
