@@ -2,6 +2,7 @@
 /*
  * rocx register access, identification, reset and probe-time self-tests.
  */
+#include <kunit/visibility.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -55,6 +56,7 @@ u32 rocx_rd32(struct rocx_core *core, u32 reg)
 		rocx_set_gone(core);
 	return val;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_rd32);
 
 /**
  * rocx_wr32() - write a BAR0 register unless the device is gone
@@ -67,6 +69,7 @@ void rocx_wr32(struct rocx_core *core, u32 reg, u32 val)
 	if (!rocx_gone(core))
 		writel(val, core->regs + reg);
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_wr32);
 
 /**
  * rocx_db_ring() - ring a doorbell of page 0
@@ -125,6 +128,7 @@ int rocx_dev_check_id(struct rocx_core *core)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_dev_check_id);
 
 /**
  * rocx_dev_reset() - reset the device and wait until it is ready
