@@ -27,10 +27,17 @@ checkpatch=$tree/scripts/checkpatch.pl
 mkdir -p "$work"
 declare -A bad=()
 
+# Per-file exceptions, each for a stated reason:
+#  rocx_bits.h: the field helpers reuse their mask argument on purpose, to
+#  stay constant expressions (see the comment there).
+declare -A except=([rocx_bits.h]=MACRO_ARG_REUSE)
+
 step "checkpatch --strict on ${#files[@]} files"
 for f in "${files[@]}"; do
+	ign=()
+	[ -n "${except[$(basename "$f")]:-}" ] && ign=(--ignore "${except[$(basename "$f")]}")
 	if ! out=$("$checkpatch" --no-tree --strict --quiet --show-types \
-			--no-summary -f "$f" 2>&1); then
+			--no-summary "${ign[@]}" -f "$f" 2>&1); then
 		printf '%s\n' "$out"
 		bad[$f]=1
 	fi

@@ -24,18 +24,16 @@
 #define ROCX_GENMASK(h, l)	((~0U << (l)) & (~0U >> (31 - (h))))
 #define ROCX_GENMASK_ULL(h, l)	((~0ULL << (l)) & (~0ULL >> (63 - (h))))
 
-/* Shift of a mask's lowest set bit. */
+/*
+ * Shift of a mask's lowest set bit.  The field helpers name their mask
+ * twice so that they stay constant expressions (usable in initializers);
+ * masks are always compile-time constants, so that is harmless.
+ */
 #define ROCX_MASK_SHIFT(m)	__builtin_ctzll((unsigned long long)(m))
-/* Place v in the field m / extract field m of r; m is evaluated once. */
-#define ROCX_FIELD_PREP(m, v) ({					\
-	__typeof__(m) _rocx_m = (m);					\
-	(__typeof__(m))(((__typeof__(m))(v) << ROCX_MASK_SHIFT(_rocx_m)) &	\
-			_rocx_m);					\
-})
-#define ROCX_FIELD_GET(m, r) ({						\
-	__typeof__(m) _rocx_m = (m);					\
-	(__typeof__(m))(((r) & _rocx_m) >> ROCX_MASK_SHIFT(_rocx_m));	\
-})
+#define ROCX_FIELD_PREP(m, v) \
+	((__typeof__(m))(((__typeof__(m))(v) << ROCX_MASK_SHIFT(m)) & (m)))
+#define ROCX_FIELD_GET(m, r) \
+	((__typeof__(m))(((r) & (m)) >> ROCX_MASK_SHIFT(m)))
 
 /* Size checks on every descriptor and command; both C11 and the kernel. */
 #define ROCX_ASSERT_SIZE(type, size) \
