@@ -34,7 +34,7 @@ same_dir() {
 	done
 }
 
-qemu_src=$(readlink -f build/qemu-system-x86_64 | sed 's|/build/qemu-system-x86_64$||')
+qemu_src=$(readlink -f build/qemu-system-x86_64 | sed 's|/build/qemu-system-x86_64[^/]*$||')
 rdma_src=$(readlink -f build/rdma-core | sed 's|/build$||')
 ktree=$(ls -d "$ROCX_CACHE"/linux-*/ 2>/dev/null | head -n 1)
 
