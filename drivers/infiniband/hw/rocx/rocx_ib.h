@@ -4,15 +4,20 @@
  *
  * rocx_core owns the PCI function, the admin queue and the netdev; this
  * driver binds to the auxiliary device rocx_core creates and turns it into
- * an ib_device.  Contract version 1.0 has no transport objects (QP, CQ, MR),
- * so the ib_device serves user contexts, PDs, ports and the GID table only.
+ * an ib_device: user contexts, PDs, ports and the GID table (contract
+ * 1.0), and the RDMA transport objects of contract 1.1 (MRs, CQs, RC QPs)
+ * for user space, whose queues the rdma-core provider drives directly.
  */
 #ifndef _ROCX_IB_H_
 #define _ROCX_IB_H_
 
+#include <linux/interrupt.h>
 #include <linux/mutex.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rocx-abi.h>
 #include <rocx/rocx_if.h>
+#include <rocx/rocx_verbs.h>
 
 #include "rocx_api.h"
 
@@ -28,6 +33,58 @@
 /* Largest RoCE message: the IBA limit of 2^31 bytes. */
 #define ROCX_IB_MAX_MSG_SZ	0x80000000U
 
+/*
+ * The completion EQ: EQ 0 is rocx_core's, and vectors 0 and 1 are its too
+ * (rocx-device.rst, "Interrupts").
+ */
+#define ROCX_IB_CEQ_EQN		1
+#define ROCX_IB_CEQ_VECTOR	2
+
+/* Queue geometry the contract allows (rocx_verbs.h, CREATE_CQ/CREATE_QP). */
+#define ROCX_IB_CQ_MIN_LOG_DEPTH	1
+#define ROCX_IB_CQ_MAX_LOG_DEPTH	16
+#define ROCX_IB_SQ_MIN_LOG_DEPTH	1
+#define ROCX_IB_WQ_MAX_LOG_DEPTH	15
+#define ROCX_IB_SQ_MIN_WQE_SHIFT	6
+#define ROCX_IB_SQ_MAX_WQE_SHIFT	10
+#define ROCX_IB_RQ_MIN_WQE_SHIFT	4
+#define ROCX_IB_RQ_MAX_WQE_SHIFT	9
+
+#define ROCX_IB_PSN_MASK		GENMASK(23, 0)
+#define ROCX_IB_QPN_MASK		GENMASK(23, 0)
+#define ROCX_IB_FLOW_LABEL_MASK		GENMASK(19, 0)
+
+struct ib_umem;
+struct rocx_ib_dev;
+
+/**
+ * struct rocx_ib_eq - the completion event queue
+ * @dev: owner
+ * @ring: 2^@log_depth entries written by the device
+ * @dma: bus address of @ring
+ * @log_depth: log2 of the depth
+ * @eqn: device EQ number
+ * @vector: MSI-X vector
+ * @irq: Linux IRQ number of @vector
+ * @ci: free-running consumer index; only the interrupt handler touches it
+ *	while the EQ exists
+ * @created: the device holds the EQ; set before registration, cleared
+ *	after unregistration, so CQ creation reads it without a lock
+ * @name: the handler's name in /proc/interrupts
+ */
+struct rocx_ib_eq {
+	struct rocx_ib_dev *dev;
+	struct rocx_eqe *ring;
+	dma_addr_t dma;
+	u8 log_depth;
+	u8 eqn;
+	u8 vector;
+	int irq;
+	u32 ci;
+	bool created;
+	char name[48];
+};
+
 /**
  * struct rocx_ib_dev - one registered ib_device
  * @ibdev: the RDMA core's device; first, as ib_alloc_device() requires
@@ -39,6 +96,13 @@
  * @id: identify block, owned by rocx_core, valid while bound
  * @port_lock: serialises port state reports to ib_core
  * @link_up: last port state reported to ib_core; protected by @port_lock
+ * @pgsz_bitmap: page sizes page lists may use (rocx_ib_pgsz_bitmap())
+ * @ceq: the completion EQ
+ * @cq_xa: cqn -> struct rocx_ib_cq.  Its lock is taken in hard interrupt
+ *	context and held across comp_handler and event_handler calls, so
+ *	that a CQ out of the table has no call running.
+ * @qp_xa: qpn -> struct rocx_ib_qp; its lock is held across
+ *	event_handler calls, as for @cq_xa
  */
 struct rocx_ib_dev {
 	struct ib_device ibdev;
@@ -49,6 +113,10 @@ struct rocx_ib_dev {
 	const struct rocx_identify *id;
 	struct mutex port_lock;	/* protects link_up, orders reports */
 	bool link_up;
+	unsigned long pgsz_bitmap;
+	struct rocx_ib_eq ceq;
+	struct xarray cq_xa;
+	struct xarray qp_xa;
 };
 
 /**
@@ -85,6 +153,71 @@ struct rocx_ib_pd {
 	u32 uctx;
 };
 
+/**
+ * struct rocx_ib_pbl - a page list being handed to the device
+ * @dma_dev: device the tables are mapped for
+ * @npages: pages in the list
+ * @page_shift: log2 of their size
+ * @levels: 0 (@addr0 is the page), 1 or 2 (tables, @tbl[0] the root)
+ * @addr0: the single page of a level 0 list
+ * @ntbl: 4 KiB table pages: 1 for level 1, 1 + leaves for level 2
+ * @tbl: the table pages (level 2: @tbl[1..] hold the page addresses)
+ * @tbl_dma: their bus addresses
+ */
+struct rocx_ib_pbl {
+	struct device *dma_dev;
+	u32 npages;
+	u8 page_shift;
+	u8 levels;
+	u64 addr0;
+	unsigned int ntbl;
+	__le64 **tbl;
+	dma_addr_t *tbl_dma;
+};
+
+/**
+ * struct rocx_ib_mr - a memory region of user memory
+ * @ibmr: ib_core's MR; lkey == rkey == the device key
+ * @umem: the pinned memory
+ */
+struct rocx_ib_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+};
+
+/**
+ * struct rocx_ib_cq - a completion queue with a user-space ring
+ * @ibcq: ib_core's CQ; cqe is the ring's depth
+ * @umem: the pinned ring
+ * @cqn: device CQ number
+ * @log_depth: log2 of the ring depth
+ */
+struct rocx_ib_cq {
+	struct ib_cq ibcq;
+	struct ib_umem *umem;
+	u32 cqn;
+	u8 log_depth;
+};
+
+/**
+ * struct rocx_ib_qp - an RC queue pair with user-space queues
+ * @ibqp: ib_core's QP; qp_num is the device qpn
+ * @umem: the pinned SQ and RQ buffer
+ * @lock: serialises modify and query; protects @state
+ * @state: state after the last successful modify (or query: the device
+ *	moves QPs to ERR on its own)
+ * @cap: capabilities of the queues as created
+ * @sq_sig_all: every send WQE completes with a CQE
+ */
+struct rocx_ib_qp {
+	struct ib_qp ibqp;
+	struct ib_umem *umem;
+	struct mutex lock;	/* modify/query; protects state */
+	enum ib_qp_state state;
+	struct ib_qp_cap cap;
+	bool sq_sig_all;
+};
+
 static inline struct rocx_ib_dev *to_rocx_ib_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct rocx_ib_dev, ibdev);
@@ -107,6 +240,21 @@ to_rocx_ib_mmap_entry(struct rdma_user_mmap_entry *rdma)
 	return container_of(rdma, struct rocx_ib_mmap_entry, rdma);
 }
 
+static inline struct rocx_ib_mr *to_rocx_ib_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct rocx_ib_mr, ibmr);
+}
+
+static inline struct rocx_ib_cq *to_rocx_ib_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct rocx_ib_cq, ibcq);
+}
+
+static inline struct rocx_ib_qp *to_rocx_ib_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct rocx_ib_qp, ibqp);
+}
+
 /* rocx_ib_verbs.c: device, port and context verbs. */
 int rocx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 			 struct ib_udata *udata);
@@ -126,6 +274,49 @@ int rocx_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void rocx_ib_mmap_free(struct rdma_user_mmap_entry *rdma);
 int rocx_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int rocx_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len);
+int rocx_ib_exec(struct rocx_ib_dev *dev, union rocx_aq_verbs_cmd *cmd,
+		 struct rocx_aq_cqe *cqe);
+
+/* rocx_ib_mr.c */
+struct ib_mr *rocx_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				  u64 virt_addr, int access_flags,
+				  struct ib_udata *udata);
+int rocx_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* rocx_ib_cq.c */
+int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct uverbs_attr_bundle *attrs);
+int rocx_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+void rocx_ib_cq_comp(struct rocx_ib_dev *dev, u32 cqn);
+void rocx_ib_cq_event(struct rocx_ib_dev *dev, u32 cqn);
+
+/* rocx_ib_qp.c */
+int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		      struct ib_udata *udata);
+int rocx_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		      struct ib_udata *udata);
+int rocx_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		     struct ib_qp_init_attr *init);
+int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn);
+
+/* rocx_ib_eq.c */
+int rocx_ib_ceq_create(struct rocx_ib_dev *dev);
+void rocx_ib_ceq_destroy(struct rocx_ib_dev *dev);
+
+/* rocx_ib_pbl.c */
+int rocx_ib_pbl_from_umem(struct rocx_ib_pbl *pbl, struct device *dma_dev,
+			  struct ib_umem *umem, unsigned long pgsz_bitmap,
+			  u64 iova, u32 *offset);
+void rocx_ib_pbl_to_hw(const struct rocx_ib_pbl *pbl, struct rocx_pbl *hw);
+void rocx_ib_pbl_destroy(struct rocx_ib_pbl *pbl);
+unsigned long rocx_ib_pgsz_bitmap(u64 page_size_cap);
+
+/* Translations shared by several files (rocx_ib_test.c covers them). */
+int rocx_ib_verbs_errno(int err);
+u32 rocx_ib_access(int ib_access);
+int rocx_ib_access_to_ib(u32 access);
 
 /* rocx_ib_gid.c: the device GID table mirrors ib_core's. */
 int rocx_ib_add_gid(const struct ib_gid_attr *attr, void **context);
@@ -141,11 +332,33 @@ void rocx_ib_speed_width(u32 gbps, u16 *speed, u8 *width);
 u8 rocx_ib_phys_state(u32 link_status);
 void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 			      struct ib_device_attr *attr);
-int rocx_ib_verbs_errno(int err);
 int rocx_ib_gid_type(enum ib_gid_type type);
 void rocx_ib_set_gid_cmd(union rocx_aq_cmd *cmd, u16 index, u8 type,
 			 u16 vlan, const u8 *mac, const union ib_gid *gid);
 enum ib_event_type rocx_ib_link_event(u32 link_status);
+int rocx_ib_pbl_levels(u32 npages);
+int rocx_ib_pbl_init(struct rocx_ib_pbl *pbl, struct device *dma_dev,
+		     u32 npages, u8 page_shift);
+void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i, u64 addr);
+int rocx_ib_mr_access(int ib_access, u32 *access);
+int rocx_ib_cq_check(const struct rocx_identify *id, int cqe,
+		     const struct rocx_create_cq_req *req);
+int rocx_ib_qp_attr_mask(int ib_mask, u32 *valid);
+int rocx_ib_path_mtu(enum ib_mtu mtu);
+enum ib_mtu rocx_ib_mtu_of_path(u8 path_mtu);
+int rocx_ib_net_type(enum rdma_network_type type);
+enum ib_qp_state rocx_ib_qp_state_of(u8 state);
+int rocx_ib_qp_attr_encode(const struct ib_qp_attr *attr, u32 valid,
+			   struct rocx_qp_attr *qa);
+void rocx_ib_av_encode(struct rocx_av *av, const struct ib_global_route *grh,
+		       const u8 *dmac, u16 vlan, u8 net_type);
+int rocx_ib_qp_check(const struct rocx_identify *id,
+		     const struct ib_qp_cap *cap,
+		     const struct rocx_create_qp_req *req);
+void rocx_ib_qp_caps(const struct rocx_identify *id,
+		     const struct rocx_create_qp_req *req,
+		     struct ib_qp_cap *cap);
+size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req);
 #endif
 
 #endif /* _ROCX_IB_H_ */

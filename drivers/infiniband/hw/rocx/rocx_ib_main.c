@@ -2,11 +2,13 @@
 /*
  * rocx_ib: the auxiliary driver and the ib_device's life cycle.
  *
- * Contract 1.0 gives the device no queue pairs, CQs or MRs, so the verbs
- * that ib_core calls mandatory for kernel consumers (create_qp, post_send,
- * poll_cq, get_dma_mr, ...) are deliberately absent.  ib_core then marks the
- * device !kverbs_provider and only the uverbs client attaches: ib_mad,
- * ib_cm and ipoib leave it alone instead of trying to open QP1 on it.
+ * MRs, CQs and QPs exist for user space only: their queues live in the
+ * provider's memory and it posts and polls them itself.  The verbs a kernel
+ * consumer would need on top (post_send, post_recv, poll_cq,
+ * req_notify_cq, get_dma_mr) are deliberately absent from
+ * rocx_ib_dev_ops until kernel verbs are implemented: without them
+ * ib_device_check_mandatory() marks the device !kverbs_provider, and
+ * ib_mad, ib_cm and ipoib leave it alone instead of opening QP1 on it.
  */
 #include <kunit/visibility.h>
 #include <linux/module.h>
@@ -70,11 +72,14 @@ static void rocx_ib_event(void *priv, const struct rocx_eqe *eqe)
 		ibdev_err(&dev->ibdev, "device reported a fatal error\n");
 		rocx_ib_dispatch(dev, IB_EVENT_DEVICE_FATAL);
 		break;
+	case ROCX_EQE_QP_ERROR:
+		rocx_ib_qp_event(dev, le32_to_cpu(eqe->data));
+		break;
+	case ROCX_EQE_CQ_ERROR:
+		rocx_ib_cq_event(dev, le32_to_cpu(eqe->data));
+		break;
 	default:
-		/*
-		 * QP and CQ errors need objects 1.0 does not have; guest
-		 * errors are rocx_core's to log.
-		 */
+		/* Guest errors are rocx_core's to log. */
 		break;
 	}
 }
@@ -92,33 +97,33 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	.add_gid = rocx_ib_add_gid,
 	.alloc_pd = rocx_ib_alloc_pd,
 	.alloc_ucontext = rocx_ib_alloc_ucontext,
+	.create_cq = rocx_ib_create_cq,
+	.create_qp = rocx_ib_create_qp,
 	.dealloc_pd = rocx_ib_dealloc_pd,
 	.dealloc_ucontext = rocx_ib_dealloc_ucontext,
 	.del_gid = rocx_ib_del_gid,
+	.dereg_mr = rocx_ib_dereg_mr,
+	.destroy_cq = rocx_ib_destroy_cq,
+	.destroy_qp = rocx_ib_destroy_qp,
 	.disassociate_ucontext = rocx_ib_disassociate_ucontext,
 	.get_dev_fw_str = rocx_ib_get_dev_fw_str,
 	.get_link_layer = rocx_ib_get_link_layer,
 	.get_port_immutable = rocx_ib_get_port_immutable,
 	.mmap = rocx_ib_mmap,
 	.mmap_free = rocx_ib_mmap_free,
+	.modify_qp = rocx_ib_modify_qp,
 	.query_device = rocx_ib_query_device,
 	.query_pkey = rocx_ib_query_pkey,
 	.query_port = rocx_ib_query_port,
+	.query_qp = rocx_ib_query_qp,
+	.reg_user_mr = rocx_ib_reg_user_mr,
+	/* No post_send, post_recv, poll_cq, req_notify_cq, get_dma_mr: see top. */
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, rocx_ib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, rocx_ib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, rocx_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, rocx_ib_ucontext, ibuc),
 };
-
-/*
- * Completion EQs get vectors 2 and up (rocx-device.rst, "Interrupts"):
- * 0 serves the admin queue and EQ 0, 1 the Ethernet rings.
- */
-static int rocx_ib_comp_vectors(const struct rocx_identify *id)
-{
-	int n = le16_to_cpu(id->num_vectors);
-
-	return n > 2 ? n - 2 : 1;
-}
 
 static int rocx_ib_probe(struct auxiliary_device *adev,
 			 const struct auxiliary_device_id *adev_id)
@@ -148,12 +153,16 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	dev->pdev = rocx_pci_dev(core);
 	dev->netdev = rocx_netdev(core);
 	dev->id = id;
+	dev->pgsz_bitmap = rocx_ib_pgsz_bitmap(le64_to_cpu(id->page_size_cap));
 	mutex_init(&dev->port_lock);
+	xa_init_flags(&dev->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init(&dev->qp_xa);
 	auxiliary_set_drvdata(adev, dev);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = rocx_ib_comp_vectors(id);
+	/* One completion EQ serves every CQ, whatever vector it asks for. */
+	ibdev->num_comp_vectors = 1;
 	/* The PCI function is the parent: libibverbs matches on its modalias. */
 	ibdev->dev.parent = &dev->pdev->dev;
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, id->mac);
@@ -166,6 +175,16 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	}
 
 	/*
+	 * A device without a spare vector or EQ still serves contexts and
+	 * PDs; creating a CQ then fails with -EOPNOTSUPP.
+	 */
+	err = rocx_ib_ceq_create(dev);
+	if (err == -EOPNOTSUPP || err == -EINVAL)
+		dev_warn(&adev->dev, "no completion EQ (%d): no CQs\n", err);
+	else if (err)
+		goto err_dealloc;
+
+	/*
 	 * ib_core caches the port state during registration, but events are
 	 * only forwarded once it is registered: note the state now and report
 	 * any change that slipped between the two afterwards.
@@ -174,7 +193,7 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	err = ib_register_device(ibdev, "rocx%d", &dev->pdev->dev);
 	if (err) {
 		dev_err(&adev->dev, "cannot register ib_device: %d\n", err);
-		goto err_dealloc;
+		goto err_destroy_ceq;
 	}
 	rocx_register_events(core, &rocx_ib_event_ops, dev);
 	rocx_ib_port_report(dev, rocx_link_up(core) ? ROCX_LINK_UP : 0);
@@ -182,6 +201,8 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	ibdev_info(ibdev, "registered on %s\n", netdev_name(dev->netdev));
 	return 0;
 
+err_destroy_ceq:
+	rocx_ib_ceq_destroy(dev);
 err_dealloc:
 	mutex_destroy(&dev->port_lock);
 	ib_dealloc_device(ibdev);
@@ -194,8 +215,15 @@ static void rocx_ib_remove(struct auxiliary_device *adev)
 
 	/* Returns once no event callback runs; none can follow. */
 	rocx_register_events(dev->core, NULL, NULL);
-	/* Disassociates live user contexts rather than waiting for them. */
+	/*
+	 * Disassociates live user contexts rather than waiting for them,
+	 * destroying their QPs, CQs and MRs: the EQ has no users after it.
+	 */
 	ib_unregister_device(&dev->ibdev);
+	rocx_ib_ceq_destroy(dev);
+	WARN_ON(!xa_empty(&dev->cq_xa) || !xa_empty(&dev->qp_xa));
+	xa_destroy(&dev->cq_xa);
+	xa_destroy(&dev->qp_xa);
 	mutex_destroy(&dev->port_lock);
 	ib_dealloc_device(&dev->ibdev);
 }

@@ -151,11 +151,51 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_identify_to_attr);
  * A full device table (NO_RESOURCE, -ENOSPC) is what verbs callers know as
  * -ENOMEM; every other errno already means the same to them.
  */
-VISIBLE_IF_KUNIT int rocx_ib_verbs_errno(int err)
+int rocx_ib_verbs_errno(int err)
 {
 	return err == -ENOSPC ? -ENOMEM : err;
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_verbs_errno);
+
+/* ---- Helpers for every verb ---- */
+
+/**
+ * rocx_ib_udata_in() - copy the provider's request
+ * @udata: the driver part of the command
+ * @req: where the request goes
+ * @len: its size; 0 for a verb that defines no request
+ *
+ * Every field of a request is required, so a shorter one is refused; a
+ * newer provider's longer request is accepted only if the fields this
+ * driver does not know are zero.
+ *
+ * Return: 0, -EINVAL, -EOPNOTSUPP or -EFAULT.
+ */
+int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len)
+{
+	if (udata->inlen < len)
+		return -EINVAL;
+	if (udata->inlen > len &&
+	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
+		return -EOPNOTSUPP;
+	return len ? ib_copy_from_udata(req, udata, len) : 0;
+}
+
+/**
+ * rocx_ib_exec() - run a contract 1.1 command on the admin queue
+ * @dev: device
+ * @cmd: command, opcode set
+ * @cqe: if not NULL, receives the completion
+ *
+ * Return: as rocx_admin_exec(); a 1.0 device answers -EOPNOTSUPP.
+ */
+int rocx_ib_exec(struct rocx_ib_dev *dev, union rocx_aq_verbs_cmd *cmd,
+		 struct rocx_aq_cqe *cqe)
+{
+	/* Every admin command shares the header and the size. */
+	static_assert(sizeof(*cmd) == sizeof(union rocx_aq_cmd));
+	return rocx_admin_exec(dev->core, (union rocx_aq_cmd *)cmd, cqe);
+}
 
 /* ---- Device and port ---- */
 
