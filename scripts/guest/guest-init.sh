@@ -37,8 +37,21 @@ ln -sf /proc/self/fd/2 /dev/stderr
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+# The repository may live under a directory the guest covers with a tmpfs
+# (a CI clone in /tmp): keep it visible at the same path.
+repo_dir=${rocx_repo:-/}
+case $repo_dir in
+/tmp/* | /run/*)
+	mkdir -p /mnt/rocx-repo
+	mount --bind "$repo_dir" /mnt/rocx-repo
+	;;
+esac
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
+if grep -q ' /mnt/rocx-repo ' /proc/mounts; then
+	mkdir -p "$repo_dir"
+	mount --move /mnt/rocx-repo "$repo_dir"
+fi
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 
