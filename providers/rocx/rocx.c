@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rocx provider: device match, user context and its doorbell page.
+ * rocx provider: device match, user context and its doorbell page, and
+ * the verbs the provider implements.
  *
  * rocx_ib.ko is built out of tree and has no RDMA driver id, so libibverbs
  * finds this provider through the PCI ID of the ib_device's parent.
@@ -20,15 +21,27 @@ static const struct verbs_match_ent rocx_match_table[] = {
 };
 
 /*
- * Everything not set here (QPs, CQs, MRs, ...) is left to libibverbs,
- * which answers EOPNOTSUPP until the device contract specifies it.
+ * Everything not set here (SRQs, AHs, memory windows, ...) is left to
+ * libibverbs, which answers EOPNOTSUPP.
  */
 static const struct verbs_context_ops rocx_ctx_ops = {
 	.alloc_pd = rocx_alloc_pd,
+	.create_cq = rocx_create_cq,
+	.create_qp = rocx_create_qp,
 	.dealloc_pd = rocx_dealloc_pd,
+	.dereg_mr = rocx_dereg_mr,
+	.destroy_cq = rocx_destroy_cq,
+	.destroy_qp = rocx_destroy_qp,
+	.free_context = rocx_free_context,
+	.modify_qp = rocx_modify_qp,
+	.poll_cq = rocx_poll_cq,
+	.post_recv = rocx_post_recv,
+	.post_send = rocx_post_send,
 	.query_device_ex = rocx_query_device_ex,
 	.query_port = rocx_query_port,
-	.free_context = rocx_free_context,
+	.query_qp = rocx_query_qp,
+	.reg_mr = rocx_reg_mr,
+	.req_notify_cq = rocx_req_notify_cq,
 };
 
 static int rocx_map_db(struct rocx_context *ctx, int cmd_fd,
@@ -88,10 +101,16 @@ static struct verbs_context *rocx_alloc_context(struct ibv_device *ibdev,
 	err = rocx_map_db(ctx, cmd_fd, &resp);
 	if (err)
 		goto err_free;
+	err = pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+	if (err)
+		goto err_unmap;
 
 	verbs_set_ops(&ctx->ibvctx, &rocx_ctx_ops);
 	return &ctx->ibvctx;
 
+err_unmap:
+	if (ctx->db)
+		munmap(ctx->db, ctx->db_page_size);
 err_free:
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
@@ -102,7 +121,11 @@ err_free:
 static void rocx_free_context(struct ibv_context *ibctx)
 {
 	struct rocx_context *ctx = to_rocx_context(ibctx);
+	unsigned int i;
 
+	for (i = 0; i < ROCX_QP_TABLE_SIZE; i++)
+		free(ctx->qp_table[i]);
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	if (ctx->db)
 		munmap(ctx->db, ctx->db_page_size);
 	verbs_uninit_context(&ctx->ibvctx);

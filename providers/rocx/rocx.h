@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * rocx provider for libibverbs.
+ *
+ * The kernel creates the objects; the data path never enters it.  Send
+ * and receive queues and CQ rings live in this process's memory (the
+ * kernel pins them and gives their pages to the device), and the provider
+ * rings the SQ, RQ and CQ doorbells of its context's doorbell page.
  */
 #ifndef __ROCX_H__
 #define __ROCX_H__
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,10 +20,18 @@
 
 #include "rocx-abi.h"
 #include "rocx/rocx_hw.h"
+#include "rocx/rocx_verbs.h"
+
+/* QP lookup by qpn (24 bits) for poll_cq: two levels of 4096 entries. */
+#define ROCX_QP_TABLE_SHIFT	12
+#define ROCX_QP_TABLE_SIZE	(1 << ROCX_QP_TABLE_SHIFT)
+#define ROCX_QP_TABLE_MASK	(ROCX_QP_TABLE_SIZE - 1)
 
 struct rocx_device {
 	struct verbs_device vdev;
 };
+
+struct rocx_qp;
 
 struct rocx_context {
 	struct verbs_context ibvctx;
@@ -31,11 +46,72 @@ struct rocx_context {
 	uint32_t dev_caps;	/* ROCX_CAP_* */
 	uint32_t max_inline;
 	uint32_t max_sge;
+	/*
+	 * qpn -> QP for poll_cq.  qp_table_mutex serialises changes; an
+	 * entry is set and cleared with both of the QP's CQ locks held as
+	 * well, so poll_cq (holding one of them) reads it without the mutex.
+	 * Second-level tables, once allocated, stay until the context goes.
+	 */
+	pthread_mutex_t qp_table_mutex;
+	struct rocx_qp **qp_table[ROCX_QP_TABLE_SIZE];
 };
 
 struct rocx_pd {
 	struct ibv_pd ibvpd;
 	uint32_t pdn;
+};
+
+struct rocx_cq {
+	struct ibv_cq ibvcq;
+	/*
+	 * Protects the consumer side: ci and the CQ doorbell (so that the
+	 * index it carries never goes back), and the QP table's view of the
+	 * QPs using this CQ (see rocx_context.qp_table_mutex).
+	 */
+	pthread_spinlock_t lock;
+	struct rocx_cqe *ring;	/* 2^log_depth entries, written by the device */
+	size_t ring_size;	/* bytes allocated, page aligned */
+	uint32_t log_depth;
+	uint32_t ci;		/* free-running consumer index */
+	uint32_t cqn;
+	void *db;		/* the CQ doorbell of the context's page */
+};
+
+/*
+ * A work queue: the SQ or the RQ of a QP.  Entries are posted at pi and
+ * completed in order from ci, both free-running 16-bit indices as the
+ * device sees them (the WQE's wqe_idx).
+ */
+struct rocx_wq {
+	/*
+	 * Protects posting: pi, the entries at and after pi, their wrid
+	 * slots, and the doorbell (written in pi order).
+	 */
+	pthread_spinlock_t lock;
+	void *buf;		/* entry 0 */
+	uint64_t *wrid;		/* wr_id of each entry, by index */
+	uint32_t depth;		/* entries, a power of two; 0: no queue */
+	uint32_t wqe_shift;	/* log2 of an entry's size */
+	uint32_t max_sge;
+	uint16_t pi;
+	/*
+	 * Oldest entry not completed.  Only poll_cq of the queue's CQ writes
+	 * it (under that CQ's lock), with release order after reading the
+	 * wrid slots it frees; posters read it with acquire order.
+	 */
+	uint16_t ci;
+	void *db;		/* the SQ or RQ doorbell of the context's page */
+};
+
+struct rocx_qp {
+	struct verbs_qp vqp;
+	void *buf;		/* the SQ, then the RQ; pinned by the kernel */
+	size_t buf_size;
+	struct rocx_wq sq;
+	struct rocx_wq rq;
+	uint32_t qpn;
+	uint32_t max_inline;	/* inline bytes a send WQE carries */
+	bool sq_sig_all;
 };
 
 static inline struct rocx_context *to_rocx_context(struct ibv_context *ibctx)
@@ -48,6 +124,26 @@ static inline struct rocx_pd *to_rocx_pd(struct ibv_pd *ibpd)
 	return container_of(ibpd, struct rocx_pd, ibvpd);
 }
 
+static inline struct rocx_cq *to_rocx_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct rocx_cq, ibvcq);
+}
+
+static inline struct rocx_qp *to_rocx_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct rocx_qp, vqp.qp);
+}
+
+/* A doorbell value: [23:0] queue id, [47:32] index, arm bits. */
+static inline uint64_t rocx_db_value(uint32_t qid, uint32_t index,
+				     uint64_t arm)
+{
+	return ROCX_FIELD_PREP(ROCX_DB_QID_MASK, (uint64_t)qid) |
+	       ROCX_FIELD_PREP(ROCX_DB_INDEX_MASK, (uint64_t)(uint16_t)index) |
+	       arm;
+}
+
+/* verbs.c */
 int rocx_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size);
@@ -55,5 +151,30 @@ int rocx_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr);
 struct ibv_pd *rocx_alloc_pd(struct ibv_context *context);
 int rocx_dealloc_pd(struct ibv_pd *pd);
+struct ibv_mr *rocx_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int rocx_dereg_mr(struct verbs_mr *vmr);
+
+/* cq.c */
+struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+int rocx_destroy_cq(struct ibv_cq *cq);
+int rocx_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+int rocx_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+void rocx_cq_clean(struct rocx_cq *cq, uint32_t qpn);
+struct rocx_qp *rocx_find_qp(struct rocx_context *ctx, uint32_t qpn);
+
+/* qp.c */
+struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int rocx_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		   int attr_mask);
+int rocx_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr);
+int rocx_destroy_qp(struct ibv_qp *qp);
+int rocx_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int rocx_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
 
 #endif /* __ROCX_H__ */

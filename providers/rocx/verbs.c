@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rocx provider verbs: device and port queries, protection domains.
+ * rocx provider verbs: device and port queries, protection domains and
+ * memory regions (CQs in cq.c, QPs in qp.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,5 +69,38 @@ int rocx_dealloc_pd(struct ibv_pd *ibpd)
 	if (err)
 		return err;
 	free(to_rocx_pd(ibpd));
+	return 0;
+}
+
+struct ibv_mr *rocx_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	/* The kernel pins the pages; the device's key is both lkey and rkey. */
+	err = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+int rocx_dereg_mr(struct verbs_mr *vmr)
+{
+	int err;
+
+	err = ibv_cmd_dereg_mr(vmr);
+	if (err)
+		return err;
+	free(vmr);
 	return 0;
 }

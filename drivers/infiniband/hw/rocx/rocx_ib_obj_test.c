@@ -715,6 +715,7 @@ static const struct rocx_ib_qp_case rocx_ib_qp_cases[] = {
 	{ "pingpong", { 1, 500, 1, 1, 0 }, ROCX_IB_REQ(1, 9, 7, 5), 0 },
 	{ "max", { 4096, 4096, 8, 8, 256 }, ROCX_IB_REQ(12, 12, 9, 8), 0 },
 	{ "no_rq", { 16, 0, 1, 0, 0 }, ROCX_IB_REQ(4, 0, 7, 0), 0 },
+	{ "no_rq_but_sge", { 16, 0, 1, 2, 0 }, ROCX_IB_REQ(4, 0, 7, 0), 0 },
 	{ "no_rq_but_wr", { 16, 1, 1, 0, 0 }, ROCX_IB_REQ(4, 0, 7, 0),
 	  -EINVAL },
 	{ "sq_too_shallow", { 17, 1, 1, 1, 0 }, ROCX_IB_REQ(4, 1, 7, 5),

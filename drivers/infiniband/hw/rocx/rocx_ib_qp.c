@@ -303,9 +303,12 @@ VISIBLE_IF_KUNIT int rocx_ib_qp_check(const struct rocx_identify *id,
 	    BIT(req->sq_wqe_shift) < ROCX_SEND_WQE_HDR + cap->max_inline_data)
 		return -EINVAL;
 
-	/* No SRQ in this driver: rq_log_depth 0 means no receive queue. */
+	/*
+	 * No SRQ in this driver: rq_log_depth 0 means no receive queue, which
+	 * is fine with any SGE count as long as nothing is to be posted.
+	 */
 	if (!req->rq_log_depth)
-		return cap->max_recv_wr || cap->max_recv_sge ? -EINVAL : 0;
+		return cap->max_recv_wr ? -EINVAL : 0;
 	if (req->rq_log_depth > ROCX_IB_WQ_MAX_LOG_DEPTH ||
 	    req->rq_wqe_shift < ROCX_IB_RQ_MIN_WQE_SHIFT ||
 	    req->rq_wqe_shift > ROCX_IB_RQ_MAX_WQE_SHIFT)

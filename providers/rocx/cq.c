@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx provider: completion queues.
+ *
+ * A CQ is a ring of 2^log_depth struct rocx_cqe in this process's memory.
+ * The device writes entries in order and flips the phase bit it writes on
+ * every pass through the ring (1 on the first), so a zeroed ring reads as
+ * empty.  It never overwrites an entry the consumer has not returned
+ * through the CQ doorbell: poll_cq returns what it consumed every time, so
+ * the ring holds a full 2^log_depth completions.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <util/mmio.h>
+#include <util/udma_barrier.h>
+
+#include "rocx.h"
+
+/* The phase bit the device writes on the pass through the ring of @ci. */
+static inline uint8_t rocx_cq_phase(const struct rocx_cq *cq, uint32_t ci)
+{
+	return ((ci >> cq->log_depth) & 1) ^ 1;
+}
+
+static inline struct rocx_cqe *rocx_cq_entry(struct rocx_cq *cq, uint32_t ci)
+{
+	return &cq->ring[ci & ((1U << cq->log_depth) - 1)];
+}
+
+/* The entry at @ci if the device has written it, else NULL. */
+static inline struct rocx_cqe *rocx_cq_ready(struct rocx_cq *cq, uint32_t ci)
+{
+	struct rocx_cqe *cqe = rocx_cq_entry(cq, ci);
+
+	if ((*(volatile uint8_t *)&cqe->flags & ROCX_CQE_PHASE) !=
+	    rocx_cq_phase(cq, ci))
+		return NULL;
+	/* The phase bit is written last: read the rest after seeing it. */
+	udma_from_device_barrier();
+	return cqe;
+}
+
+struct rocx_qp *rocx_find_qp(struct rocx_context *ctx, uint32_t qpn)
+{
+	struct rocx_qp **tbl;
+
+	tbl = atomic_load_explicit(
+		(_Atomic(struct rocx_qp **) *)&ctx->qp_table[(qpn >> ROCX_QP_TABLE_SHIFT) &
+							     ROCX_QP_TABLE_MASK],
+		memory_order_acquire);
+	return tbl ? tbl[qpn & ROCX_QP_TABLE_MASK] : NULL;
+}
+
+struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct rocx_context *ctx = to_rocx_context(context);
+	struct urocx_create_cq_resp resp = {};
+	struct urocx_create_cq cmd = {};
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct rocx_cq *cq;
+	int err;
+
+	/* The device's limit is the kernel's to enforce; 2^16 is the contract's. */
+	if (cqe < 1 || cqe > (1 << 16)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!ctx->db) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	cq->log_depth = ilog32(roundup_pow_of_two(cqe < 2 ? 2 : cqe)) - 1;
+	cq->ring_size = align(sizeof(struct rocx_cqe) << cq->log_depth, page);
+	err = posix_memalign((void **)&cq->ring, page, cq->ring_size);
+	if (err)
+		goto err_free;
+	/* Zero: every entry reads as not yet written on the first pass. */
+	memset(cq->ring, 0, cq->ring_size);
+	err = ibv_dontfork_range(cq->ring, cq->ring_size);
+	if (err)
+		goto err_free_ring;
+	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto err_dofork;
+
+	cmd.buf_addr = (uintptr_t)cq->ring;
+	cmd.log_depth = cq->log_depth;
+	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibvcq,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		verbs_debug(&ctx->ibvctx, "create CQ of %d failed: %s\n", cqe,
+			    strerror(err));
+		goto err_lock;
+	}
+	cq->cqn = resp.cqn;
+	cq->db = (uint8_t *)ctx->db + ROCX_DB_CQ;
+	return &cq->ibvcq;
+
+err_lock:
+	pthread_spin_destroy(&cq->lock);
+err_dofork:
+	ibv_dofork_range(cq->ring, cq->ring_size);
+err_free_ring:
+	free(cq->ring);
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+int rocx_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct rocx_cq *cq = to_rocx_cq(ibcq);
+	int err;
+
+	err = ibv_cmd_destroy_cq(ibcq);
+	if (err)
+		return err;
+	pthread_spin_destroy(&cq->lock);
+	ibv_dofork_range(cq->ring, cq->ring_size);
+	free(cq->ring);
+	free(cq);
+	return 0;
+}
+
+static enum ibv_wc_status rocx_wc_status(uint8_t status)
+{
+	switch (status) {
+	case ROCX_WC_SUCCESS:
+		return IBV_WC_SUCCESS;
+	case ROCX_WC_LOC_LEN_ERR:
+		return IBV_WC_LOC_LEN_ERR;
+	case ROCX_WC_LOC_QP_OP_ERR:
+		return IBV_WC_LOC_QP_OP_ERR;
+	case ROCX_WC_LOC_PROT_ERR:
+		return IBV_WC_LOC_PROT_ERR;
+	case ROCX_WC_WR_FLUSH_ERR:
+		return IBV_WC_WR_FLUSH_ERR;
+	case ROCX_WC_BAD_RESP_ERR:
+		return IBV_WC_BAD_RESP_ERR;
+	case ROCX_WC_LOC_ACCESS_ERR:
+		return IBV_WC_LOC_ACCESS_ERR;
+	case ROCX_WC_REM_INV_REQ_ERR:
+		return IBV_WC_REM_INV_REQ_ERR;
+	case ROCX_WC_REM_ACCESS_ERR:
+		return IBV_WC_REM_ACCESS_ERR;
+	case ROCX_WC_REM_OP_ERR:
+		return IBV_WC_REM_OP_ERR;
+	case ROCX_WC_RETRY_EXC_ERR:
+		return IBV_WC_RETRY_EXC_ERR;
+	case ROCX_WC_RNR_RETRY_EXC_ERR:
+		return IBV_WC_RNR_RETRY_EXC_ERR;
+	case ROCX_WC_FATAL_ERR:
+		return IBV_WC_FATAL_ERR;
+	default:
+		return IBV_WC_GENERAL_ERR;
+	}
+}
+
+static enum ibv_wc_opcode rocx_wc_opcode(uint8_t op)
+{
+	switch (op) {
+	case ROCX_CQE_OP_RDMA_WRITE:
+		return IBV_WC_RDMA_WRITE;
+	case ROCX_CQE_OP_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case ROCX_CQE_OP_COMP_SWAP:
+		return IBV_WC_COMP_SWAP;
+	case ROCX_CQE_OP_FETCH_ADD:
+		return IBV_WC_FETCH_ADD;
+	case ROCX_CQE_OP_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
+	case ROCX_CQE_OP_BIND_MW:
+		return IBV_WC_BIND_MW;
+	case ROCX_CQE_OP_RECV:
+		return IBV_WC_RECV;
+	case ROCX_CQE_OP_RECV_RDMA_IMM:
+		return IBV_WC_RECV_RDMA_WITH_IMM;
+	case ROCX_CQE_OP_SEND:
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+/*
+ * Translate one CQE.  Returns false for an entry of a QP that is gone (its
+ * entries were marked by rocx_cq_clean()), which is consumed silently.
+ */
+static bool rocx_cqe_to_wc(struct rocx_context *ctx,
+			   const struct rocx_cqe *cqe, struct ibv_wc *wc)
+{
+	uint32_t qpn_op = le32toh(cqe->qpn_op);
+	uint32_t src_status = le32toh(cqe->src_qp_status);
+	uint32_t qpn = ROCX_FIELD_GET(ROCX_CQE_QPN_MASK, qpn_op);
+	uint16_t idx = le16toh(cqe->wqe_idx);
+	struct rocx_qp *qp;
+	struct rocx_wq *wq;
+
+	qp = qpn ? rocx_find_qp(ctx, qpn) : NULL;
+	if (!qp)
+		return false;
+
+	wq = (cqe->flags & ROCX_CQE_RECV) ? &qp->rq : &qp->sq;
+	if (!wq->depth)
+		return false;
+	wc->wr_id = wq->wrid[idx & (wq->depth - 1)];
+	/*
+	 * Receive entries complete in order; a send entry also retires every
+	 * unsignalled WQE before it.  Either way the queue's oldest
+	 * outstanding entry is the next one.
+	 */
+	atomic_store_explicit((_Atomic(uint16_t) *)&wq->ci, (uint16_t)(idx + 1),
+			      memory_order_release);
+
+	wc->status = rocx_wc_status(ROCX_FIELD_GET(ROCX_CQE_STATUS_MASK,
+						   src_status));
+	wc->opcode = rocx_wc_opcode(ROCX_FIELD_GET(ROCX_CQE_OPCODE_MASK,
+						   qpn_op));
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = le32toh(cqe->byte_len);
+	wc->qp_num = qpn;
+	wc->src_qp = ROCX_FIELD_GET(ROCX_CQE_SRC_QP_MASK, src_status);
+	wc->wc_flags = 0;
+	wc->imm_data = 0;
+	if (cqe->flags & ROCX_CQE_WITH_IMM) {
+		/* Big endian as on the wire, as ibv_wc keeps it. */
+		wc->imm_data = cqe->imm_data;
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+	} else if (cqe->flags & ROCX_CQE_WITH_INV) {
+		wc->invalidated_rkey = be32toh(cqe->imm_data);
+		wc->wc_flags |= IBV_WC_WITH_INV;
+	}
+	if (cqe->flags & ROCX_CQE_GRH)
+		wc->wc_flags |= IBV_WC_GRH;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+	return true;
+}
+
+int rocx_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct rocx_context *ctx = to_rocx_context(ibcq->context);
+	struct rocx_cq *cq = to_rocx_cq(ibcq);
+	struct rocx_cqe *cqe;
+	uint32_t start;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	start = cq->ci;
+	while (n < ne) {
+		cqe = rocx_cq_ready(cq, cq->ci);
+		if (!cqe)
+			break;
+		cq->ci++;
+		if (rocx_cqe_to_wc(ctx, cqe, &wc[n]))
+			n++;
+	}
+	if (cq->ci != start) {
+		/*
+		 * Hand the entries back, so that the device never finds the
+		 * ring full while the application has polled it empty.  Our
+		 * reads of them come first.
+		 */
+		udma_to_device_barrier();
+		mmio_write64(cq->db, rocx_db_value(cq->cqn, cq->ci, 0));
+	}
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int rocx_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct rocx_cq *cq = to_rocx_cq(ibcq);
+
+	/*
+	 * The device compares the index with what it has written: an entry
+	 * already there signals at once, so none slips between the last poll
+	 * and the arm.
+	 */
+	pthread_spin_lock(&cq->lock);
+	mmio_write64(cq->db,
+		     rocx_db_value(cq->cqn, cq->ci,
+				   solicited_only ? ROCX_DB_ARM_SOLICITED :
+						    ROCX_DB_ARM));
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
+/*
+ * Forget the entries of a QP that is being destroyed or reset: the device
+ * writes no more for it, and those it wrote name WQEs that no longer
+ * exist.  Marking them with qpn 0 (no RC QP has it) makes poll_cq skip
+ * them, also if the qpn is handed to a new QP.  Called with the CQ locked.
+ */
+void rocx_cq_clean(struct rocx_cq *cq, uint32_t qpn)
+{
+	struct rocx_cqe *cqe;
+	uint32_t ci, qpn_op;
+
+	for (ci = cq->ci; ci != cq->ci + (1U << cq->log_depth); ci++) {
+		cqe = rocx_cq_ready(cq, ci);
+		if (!cqe)
+			break;
+		qpn_op = le32toh(cqe->qpn_op);
+		if (ROCX_FIELD_GET(ROCX_CQE_QPN_MASK, qpn_op) == qpn)
+			cqe->qpn_op = htole32(qpn_op & ~ROCX_CQE_QPN_MASK);
+	}
+}

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx provider: RC queue pairs and the work requests posted to them.
+ *
+ * One page-aligned buffer holds the SQ (2^sq_log_depth entries of
+ * 2^sq_wqe_shift bytes) and the RQ after it.  A send WQE is a 64-byte
+ * struct rocx_send_wqe followed by SGEs or inline data; a receive WQE a
+ * 16-byte struct rocx_recv_wqe followed by SGEs.  Each carries its own
+ * free-running index (wqe_idx), which the device checks, and is handed
+ * over by writing the new producer index to the queue's doorbell.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ccan/minmax.h>
+#include <util/mmio.h>
+#include <util/udma_barrier.h>
+
+#include "rocx.h"
+
+/* Queue geometry the contract allows (rocx_verbs.h, CREATE_QP). */
+#define ROCX_WQ_MAX_LOG_DEPTH	15
+#define ROCX_SQ_MIN_WQE_SHIFT	6
+#define ROCX_SQ_MAX_WQE_SHIFT	10
+#define ROCX_RQ_MIN_WQE_SHIFT	4
+#define ROCX_RQ_MAX_WQE_SHIFT	9
+
+/* log2 of the smallest power of two >= @n, @n >= 1. */
+static uint32_t rocx_order(uint64_t n)
+{
+	return ilog64(roundup_pow_of_two(n)) - 1;
+}
+
+static void *rocx_wqe(struct rocx_wq *wq, uint16_t idx)
+{
+	return (uint8_t *)wq->buf + ((size_t)(idx & (wq->depth - 1)) << wq->wqe_shift);
+}
+
+/* Entries posted and not yet completed. */
+static uint16_t rocx_wq_used(struct rocx_wq *wq)
+{
+	uint16_t ci = atomic_load_explicit((_Atomic(uint16_t) *)&wq->ci,
+					   memory_order_acquire);
+
+	return wq->pi - ci;
+}
+
+/*
+ * Size the queues for @attr->cap: depths of at least two entries, send
+ * WQEs with room for at least one SGE.  Fills @cmd's layout and the queue
+ * geometry in @qp.
+ */
+static int rocx_qp_layout(struct rocx_context *ctx,
+			  const struct ibv_qp_init_attr *attr,
+			  struct urocx_create_qp *cmd, struct rocx_qp *qp)
+{
+	const struct ibv_qp_cap *cap = &attr->cap;
+	uint32_t send_sge = cap->max_send_sge ? cap->max_send_sge : 1;
+	uint32_t recv_sge = cap->max_recv_sge ? cap->max_recv_sge : 1;
+	uint32_t sq_bytes, rq_bytes;
+
+	if (cap->max_send_sge > ctx->max_sge ||
+	    cap->max_recv_sge > ctx->max_sge ||
+	    cap->max_inline_data > ctx->max_inline)
+		return EINVAL;
+	if (cap->max_send_wr > 1U << ROCX_WQ_MAX_LOG_DEPTH ||
+	    cap->max_recv_wr > 1U << ROCX_WQ_MAX_LOG_DEPTH)
+		return EINVAL;
+
+	sq_bytes = ROCX_SEND_WQE_HDR +
+		   max_t(uint32_t, send_sge * sizeof(struct rocx_sge),
+			 cap->max_inline_data);
+	cmd->sq_log_depth = rocx_order(max_t(uint32_t, cap->max_send_wr, 2));
+	cmd->sq_wqe_shift = max_t(uint32_t, rocx_order(sq_bytes),
+				  ROCX_SQ_MIN_WQE_SHIFT);
+	if (cmd->sq_wqe_shift > ROCX_SQ_MAX_WQE_SHIFT)
+		return EINVAL;
+
+	/* No receives wanted: no RQ at all (rq_log_depth 0). */
+	if (cap->max_recv_wr) {
+		rq_bytes = ROCX_RECV_WQE_HDR + recv_sge * sizeof(struct rocx_sge);
+		cmd->rq_log_depth = rocx_order(max_t(uint32_t,
+						     cap->max_recv_wr, 2));
+		cmd->rq_wqe_shift = max_t(uint32_t, rocx_order(rq_bytes),
+					  ROCX_RQ_MIN_WQE_SHIFT);
+		if (cmd->rq_wqe_shift > ROCX_RQ_MAX_WQE_SHIFT)
+			return EINVAL;
+	}
+
+	qp->sq.depth = 1U << cmd->sq_log_depth;
+	qp->sq.wqe_shift = cmd->sq_wqe_shift;
+	qp->rq.depth = cmd->rq_log_depth ? 1U << cmd->rq_log_depth : 0;
+	qp->rq.wqe_shift = cmd->rq_wqe_shift;
+	qp->buf_size = ((size_t)qp->sq.depth << qp->sq.wqe_shift) +
+		       ((size_t)qp->rq.depth << qp->rq.wqe_shift);
+	return 0;
+}
+
+static int rocx_wq_init(struct rocx_wq *wq, void *buf, void *db)
+{
+	wq->buf = buf;
+	wq->db = db;
+	wq->pi = 0;
+	wq->ci = 0;
+	if (wq->depth) {
+		wq->wrid = calloc(wq->depth, sizeof(*wq->wrid));
+		if (!wq->wrid)
+			return ENOMEM;
+	}
+	return pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+static void rocx_wq_destroy(struct rocx_wq *wq)
+{
+	pthread_spin_destroy(&wq->lock);
+	free(wq->wrid);
+}
+
+/* Lock the CQs of @qp (one or two), in a fixed order. */
+static void rocx_lock_cqs(struct rocx_qp *qp)
+{
+	struct rocx_cq *scq = to_rocx_cq(qp->vqp.qp.send_cq);
+	struct rocx_cq *rcq = to_rocx_cq(qp->vqp.qp.recv_cq);
+
+	if (scq == rcq) {
+		pthread_spin_lock(&scq->lock);
+	} else if (scq < rcq) {
+		pthread_spin_lock(&scq->lock);
+		pthread_spin_lock(&rcq->lock);
+	} else {
+		pthread_spin_lock(&rcq->lock);
+		pthread_spin_lock(&scq->lock);
+	}
+}
+
+static void rocx_unlock_cqs(struct rocx_qp *qp)
+{
+	struct rocx_cq *scq = to_rocx_cq(qp->vqp.qp.send_cq);
+	struct rocx_cq *rcq = to_rocx_cq(qp->vqp.qp.recv_cq);
+
+	pthread_spin_unlock(&scq->lock);
+	if (rcq != scq)
+		pthread_spin_unlock(&rcq->lock);
+}
+
+static int rocx_qp_table_set(struct rocx_context *ctx, uint32_t qpn,
+			     struct rocx_qp *qp)
+{
+	uint32_t top = (qpn >> ROCX_QP_TABLE_SHIFT) & ROCX_QP_TABLE_MASK;
+	struct rocx_qp **tbl = ctx->qp_table[top];
+
+	if (!tbl) {
+		if (!qp)
+			return 0;
+		tbl = calloc(ROCX_QP_TABLE_SIZE, sizeof(*tbl));
+		if (!tbl)
+			return ENOMEM;
+		/* poll_cq reads the pointer without the mutex. */
+		atomic_store_explicit(
+			(_Atomic(struct rocx_qp **) *)&ctx->qp_table[top], tbl,
+			memory_order_release);
+	}
+	tbl[qpn & ROCX_QP_TABLE_MASK] = qp;
+	return 0;
+}
+
+struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct rocx_context *ctx = to_rocx_context(pd->context);
+	struct urocx_create_qp_resp resp = {};
+	struct urocx_create_qp cmd = {};
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct rocx_qp *qp;
+	size_t sq_size;
+	int err;
+
+	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!ctx->db) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	err = rocx_qp_layout(ctx, attr, &cmd, qp);
+	if (err)
+		goto err_free;
+	qp->buf_size = align(qp->buf_size, page);
+	err = posix_memalign(&qp->buf, page, qp->buf_size);
+	if (err)
+		goto err_free;
+	memset(qp->buf, 0, qp->buf_size);
+	err = ibv_dontfork_range(qp->buf, qp->buf_size);
+	if (err)
+		goto err_free_buf;
+
+	sq_size = (size_t)qp->sq.depth << qp->sq.wqe_shift;
+	err = rocx_wq_init(&qp->sq, qp->buf, (uint8_t *)ctx->db + ROCX_DB_SQ);
+	if (err)
+		goto err_dofork;
+	err = rocx_wq_init(&qp->rq, (uint8_t *)qp->buf + sq_size,
+			   (uint8_t *)ctx->db + ROCX_DB_RQ);
+	if (err)
+		goto err_sq;
+
+	cmd.buf_addr = (uintptr_t)qp->buf;
+	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_debug(&ctx->ibvctx, "create QP failed: %s\n",
+			    strerror(err));
+		goto err_rq;
+	}
+	/* libibverbs copied the real capabilities into attr->cap. */
+	qp->qpn = resp.qpn;
+	qp->max_inline = resp.max_inline;
+	qp->sq.max_sge = attr->cap.max_send_sge;
+	qp->rq.max_sge = attr->cap.max_recv_sge;
+	qp->sq_sig_all = attr->sq_sig_all;
+
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	rocx_lock_cqs(qp);
+	err = rocx_qp_table_set(ctx, qp->qpn, qp);
+	rocx_unlock_cqs(qp);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+	if (err)
+		goto err_destroy;
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_rq:
+	rocx_wq_destroy(&qp->rq);
+err_sq:
+	rocx_wq_destroy(&qp->sq);
+err_dofork:
+	ibv_dofork_range(qp->buf, qp->buf_size);
+err_free_buf:
+	free(qp->buf);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * Back in RESET the device has forgotten the queues (both start again at
+ * index 0) and the completions it wrote for them.
+ */
+static void rocx_qp_reset(struct rocx_qp *qp)
+{
+	rocx_lock_cqs(qp);
+	rocx_cq_clean(to_rocx_cq(qp->vqp.qp.send_cq), qp->qpn);
+	if (qp->vqp.qp.recv_cq != qp->vqp.qp.send_cq)
+		rocx_cq_clean(to_rocx_cq(qp->vqp.qp.recv_cq), qp->qpn);
+	pthread_spin_lock(&qp->sq.lock);
+	qp->sq.pi = 0;
+	qp->sq.ci = 0;
+	pthread_spin_unlock(&qp->sq.lock);
+	pthread_spin_lock(&qp->rq.lock);
+	qp->rq.pi = 0;
+	qp->rq.ci = 0;
+	pthread_spin_unlock(&qp->rq.lock);
+	rocx_unlock_cqs(qp);
+}
+
+int rocx_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	struct ibv_modify_qp cmd;
+	int err;
+
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+		rocx_qp_reset(to_rocx_qp(ibqp));
+	return 0;
+}
+
+int rocx_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd;
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int rocx_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct rocx_context *ctx = to_rocx_context(ibqp->context);
+	struct rocx_qp *qp = to_rocx_qp(ibqp);
+	int err;
+
+	/* First the device: afterwards it writes no CQE for the QP. */
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err)
+		return err;
+
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	rocx_lock_cqs(qp);
+	rocx_qp_table_set(ctx, qp->qpn, NULL);
+	rocx_cq_clean(to_rocx_cq(ibqp->send_cq), qp->qpn);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		rocx_cq_clean(to_rocx_cq(ibqp->recv_cq), qp->qpn);
+	rocx_unlock_cqs(qp);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+
+	rocx_wq_destroy(&qp->rq);
+	rocx_wq_destroy(&qp->sq);
+	ibv_dofork_range(qp->buf, qp->buf_size);
+	free(qp->buf);
+	free(qp);
+	return 0;
+}
+
+static int rocx_wqe_opcode(enum ibv_wr_opcode op, uint8_t *opcode)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+		*opcode = ROCX_WQE_SEND;
+		return 0;
+	case IBV_WR_SEND_WITH_IMM:
+		*opcode = ROCX_WQE_SEND_IMM;
+		return 0;
+	case IBV_WR_RDMA_WRITE:
+		*opcode = ROCX_WQE_RDMA_WRITE;
+		return 0;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		*opcode = ROCX_WQE_RDMA_WRITE_IMM;
+		return 0;
+	case IBV_WR_RDMA_READ:
+		*opcode = ROCX_WQE_RDMA_READ;
+		return 0;
+	default:
+		/* Atomics, invalidation, binds: not in contract 1.1. */
+		return EINVAL;
+	}
+}
+
+/* Copy the data of @wr's SGEs into the WQE. */
+static int rocx_wqe_inline(struct rocx_qp *qp, const struct ibv_send_wr *wr,
+			   uint8_t *data, uint32_t *len)
+{
+	uint32_t total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		const struct ibv_sge *sge = &wr->sg_list[i];
+
+		if (sge->length > qp->max_inline - total)
+			return EINVAL;
+		memcpy(data + total, (void *)(uintptr_t)sge->addr, sge->length);
+		total += sge->length;
+	}
+	*len = total;
+	return 0;
+}
+
+static void rocx_wqe_sges(struct rocx_sge *dst, const struct ibv_sge *src,
+			  int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		dst[i].addr = htole64(src[i].addr);
+		dst[i].length = htole32(src[i].length);
+		dst[i].lkey = htole32(src[i].lkey);
+	}
+}
+
+static int rocx_build_send_wqe(struct rocx_qp *qp,
+			       const struct ibv_send_wr *wr,
+			       struct rocx_send_wqe *wqe, uint16_t idx)
+{
+	uint8_t *data = (uint8_t *)wqe + ROCX_SEND_WQE_HDR;
+	uint32_t inline_len = 0;
+	uint8_t opcode, flags = 0;
+	int err;
+
+	err = rocx_wqe_opcode(wr->opcode, &opcode);
+	if (err)
+		return err;
+	if (wr->num_sge < 0)
+		return EINVAL;
+
+	if (wr->send_flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
+		flags |= ROCX_WQE_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		flags |= ROCX_WQE_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		flags |= ROCX_WQE_FENCE;
+
+	memset(wqe, 0, ROCX_SEND_WQE_HDR);
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		/* The device would have to write into the WQE: no. */
+		if (opcode == ROCX_WQE_RDMA_READ)
+			return EINVAL;
+		err = rocx_wqe_inline(qp, wr, data, &inline_len);
+		if (err)
+			return err;
+		flags |= ROCX_WQE_INLINE;
+	} else {
+		if ((uint32_t)wr->num_sge > qp->sq.max_sge)
+			return EINVAL;
+		rocx_wqe_sges((struct rocx_sge *)data, wr->sg_list,
+			      wr->num_sge);
+		wqe->ctrl.num_sge = wr->num_sge;
+	}
+
+	wqe->ctrl.opcode = opcode;
+	wqe->ctrl.flags = flags;
+	wqe->ctrl.inline_len = htole32(inline_len);
+	wqe->ctrl.wqe_idx = htole16(idx);
+	/* Big endian in both ibv_send_wr and the WQE, as on the wire. */
+	if (opcode == ROCX_WQE_SEND_IMM || opcode == ROCX_WQE_RDMA_WRITE_IMM)
+		wqe->ctrl.imm_data = wr->imm_data;
+	if (opcode == ROCX_WQE_RDMA_WRITE || opcode == ROCX_WQE_RDMA_WRITE_IMM ||
+	    opcode == ROCX_WQE_RDMA_READ) {
+		wqe->rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
+		wqe->rdma.rkey = htole32(wr->wr.rdma.rkey);
+	}
+	return 0;
+}
+
+int rocx_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct rocx_qp *qp = to_rocx_qp(ibqp);
+	struct rocx_wq *sq = &qp->sq;
+	uint16_t posted = 0;
+	int err = 0;
+
+	/* Before RTS nothing would go out; in ERR the device flushes. */
+	switch (ibqp->state) {
+	case IBV_QPS_RESET:
+	case IBV_QPS_INIT:
+	case IBV_QPS_RTR:
+		*bad_wr = wr;
+		return EINVAL;
+	default:
+		break;
+	}
+
+	pthread_spin_lock(&sq->lock);
+	for (; wr; wr = wr->next) {
+		if (rocx_wq_used(sq) >= sq->depth) {
+			err = ENOMEM;
+			break;
+		}
+		err = rocx_build_send_wqe(qp, wr, rocx_wqe(sq, sq->pi), sq->pi);
+		if (err)
+			break;
+		sq->wrid[sq->pi & (sq->depth - 1)] = wr->wr_id;
+		sq->pi++;
+		posted++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (posted) {
+		/* The WQEs must be in memory before the device hears of them. */
+		udma_to_device_barrier();
+		mmio_write64(sq->db, rocx_db_value(qp->qpn, sq->pi, 0));
+	}
+	pthread_spin_unlock(&sq->lock);
+	return err;
+}
+
+int rocx_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct rocx_qp *qp = to_rocx_qp(ibqp);
+	struct rocx_wq *rq = &qp->rq;
+	struct rocx_recv_wqe *wqe;
+	uint16_t posted = 0;
+	int err = 0;
+
+	if (ibqp->state == IBV_QPS_RESET || !rq->depth) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&rq->lock);
+	for (; wr; wr = wr->next) {
+		if (rocx_wq_used(rq) >= rq->depth) {
+			err = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge) {
+			err = EINVAL;
+			break;
+		}
+		wqe = rocx_wqe(rq, rq->pi);
+		memset(wqe, 0, ROCX_RECV_WQE_HDR);
+		wqe->num_sge = wr->num_sge;
+		wqe->wqe_idx = htole16(rq->pi);
+		rocx_wqe_sges((struct rocx_sge *)((uint8_t *)wqe +
+						  ROCX_RECV_WQE_HDR),
+			      wr->sg_list, wr->num_sge);
+		rq->wrid[rq->pi & (rq->depth - 1)] = wr->wr_id;
+		rq->pi++;
+		posted++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (posted) {
+		udma_to_device_barrier();
+		mmio_write64(rq->db, rocx_db_value(qp->qpn, rq->pi, 0));
+	}
+	pthread_spin_unlock(&rq->lock);
+	return err;
+}
