@@ -23,7 +23,7 @@
 
 /* Contract version the device implements, read from ROCX_REG_VERSION. */
 #define ROCX_VERSION_MAJOR		1
-#define ROCX_VERSION_MINOR		0
+#define ROCX_VERSION_MINOR		1
 
 /* BARs: registers, doorbell pages, MSI-X table and PBA. */
 #define ROCX_BAR_REGS			0

@@ -28,7 +28,7 @@ enum rocx_aq_opcode {
 	ROCX_AQ_OP_DEALLOC_UCTX		= 0x13,
 	ROCX_AQ_OP_CREATE_PD		= 0x14,
 	ROCX_AQ_OP_DESTROY_PD		= 0x15,
-	/* RDMA transport objects: specified, not yet implemented (UNSUPPORTED). */
+	/* RDMA transport objects (1.1); SRQs and MWs: later (UNSUPPORTED). */
 	ROCX_AQ_OP_REG_MR		= 0x20,
 	ROCX_AQ_OP_DEREG_MR		= 0x21,
 	ROCX_AQ_OP_CREATE_CQ		= 0x22,
