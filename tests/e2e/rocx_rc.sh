@@ -8,7 +8,8 @@
 # two guests, in addition: the data checks and ibv_rc_pingpong between
 # the guests.  ibv_rc_pingpong runs at path MTU 1024 and 4096 (netdev MTU
 # 9000) with messages of 1 B, 4 KiB and 1 MiB, with --chk and once with
-# --events.
+# --events.  Last, rocx_ib is removed while a process holds QPs, CQs and
+# MRs.
 #
 # --chk (-c) in ibverbs-utils 44: the client zeroes the first byte of
 # every page it sends, the server, whose buffer starts filled with 0x7b,
@@ -205,5 +206,31 @@ if [ "$ROCX_NGUESTS" -eq 2 ]; then
 	pp_pair 1m-4096 19033 1048576 10 4096
 fi
 
+# A process holds connected QPs, CQs and MRs while rocx_ib goes away:
+# ib_core destroys them through the driver, and the process survives.
+# (Started directly, not through a function, so that $! is its PID.)
+LD_LIBRARY_PATH=$ROCX_RDMA/lib "$verbs" -d "$ibdev" -H >/tmp/hold.log 2>&1 &
+hold=$!
+if t "a process holds QPs, CQs and MRs" \
+	wait_for 60 grep -q '^# holding' /tmp/hold.log; then
+	t "rmmod rocx_ib with the objects held" rmmod rocx_ib
+	kill -USR1 "$hold"
+	wait "$hold"
+	rc=$?
+	sed 's/^/# /' /tmp/hold.log
+	if [ "$rc" -eq 0 ]; then
+		t_ok "the holder used and released them afterwards"
+	else
+		t_not_ok "the holder used and released them afterwards (exit $rc)"
+	fi
+	t "rocx_ib loads again" insmod "$ROCX_MODDIR/rocx_ib.ko"
+	t "rocx_ib registers again" wait_for 20 rocx_ibdev
+else
+	kill "$hold" 2>/dev/null
+	sed 's/^/# /' /tmp/hold.log
+fi
+
 t "no kernel warnings" dmesg_clean
+t "no rocx command failures in the kernel log" sh -c \
+	"! dmesg | grep -E 'rocx.*(failed|leaking)'"
 t_done

@@ -6,6 +6,9 @@
  *   rocx_verbs_test -L              data path, two QPs of one device
  *   rocx_verbs_test -S              data path, passive side (a server)
  *   rocx_verbs_test -C HOST         data path, active side against -S
+ *   rocx_verbs_test -H              hold connected QPs, CQs and MRs until
+ *                                   SIGUSR1, then use and release them
+ *                                   (the device may be gone by then)
  * Options: -d DEV (default: the first rocx device), -g GID_INDEX (default:
  * the first RoCE v2 IPv4 GID), -p PORT (TCP port, default 18600), -m MTU
  * (256..4096, default 1024), -t SECONDS (completion timeout, default 30).
@@ -25,6 +28,7 @@
 #include <getopt.h>
 #include <netdb.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1081,6 +1085,43 @@ static void run_ctrl(struct dev *d)
 	free(buf);
 }
 
+/* ---- Objects held across the driver's removal ---- */
+
+static void run_hold(struct peer *p)
+{
+	struct ibv_wc wc;
+	struct ep_info r;
+	sigset_t set;
+	struct ep e = {};
+	int sig, err;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	err = connect_pair(p, &e, &r, 14, 7);
+	if (!err)
+		err = post_recv(&e, 1, 0, 4096);
+	if (!err)
+		err = ibv_req_notify_cq(e.rcq, 0);
+	ok(!err, "hold: connected QPs, a posted receive, an armed CQ (%s)",
+	   err ? strerror(err) : "ok");
+	printf("# holding\n");
+	fflush(stdout);
+	/* Bounded, so that a lost signal does not leave a process behind. */
+	sig = sigtimedwait(&set, NULL,
+			   &(struct timespec){ .tv_sec = 10 * timeout_s });
+	ok(sig == SIGUSR1, "hold: SIGUSR1 arrived");
+
+	/* None of this may crash or hang once the device is gone. */
+	err = post_send(&e, 2, IBV_WR_RDMA_WRITE, 0, 64, be64toh(r.addr),
+			ntohl(r.rkey), 0, IBV_SEND_SIGNALED);
+	diag("after SIGUSR1: post_send %s, poll_cq %d", strerror(err),
+	     ibv_poll_cq(e.scq, 1, &wc));
+	ep_destroy(&e);
+	ep_destroy(&p->e);
+	ok(true, "hold: objects used and released after SIGUSR1");
+}
+
 /* ---- Main ---- */
 
 static int tcp_listen(int port)
@@ -1180,11 +1221,12 @@ int main(int argc, char **argv)
 	struct peer_req quit = { .op = PEER_QUIT };
 	struct dev d = {};
 
-	while ((opt = getopt(argc, argv, "cLSC:d:g:p:m:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "cLSHC:d:g:p:m:t:")) != -1) {
 		switch (opt) {
 		case 'c':
 		case 'L':
 		case 'S':
+		case 'H':
 			mode = opt;
 			break;
 		case 'C':
@@ -1212,7 +1254,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!mode) {
-		fprintf(stderr, "usage: %s -c|-L|-S|-C HOST [-d DEV] [-g GID] [-p PORT] [-m MTU] [-t SEC]\n",
+		fprintf(stderr, "usage: %s -c|-L|-S|-H|-C HOST [-d DEV] [-g GID] [-p PORT] [-m MTU] [-t SEC]\n",
 			argv[0]);
 		return 2;
 	}
@@ -1235,6 +1277,8 @@ int main(int argc, char **argv)
 		     d.gid_index, mtu);
 		if (mode == 'S') {
 			serve(&d, tcp_listen(port));
+		} else if (mode == 'H') {
+			run_hold(&p);
 		} else {
 			if (mode == 'C')
 				p.fd = tcp_connect(host, port);
