@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# RoCE helpers shared by the guest scripts that run verbs traffic between a
+# rocx NIC and a Soft-RoCE (rxe) one: tests/e2e/rxe_interop.sh and
+# tests/bench/bench_guest.sh.  Source after scripts/guest/lib.sh and
+# tests/e2e/lib.sh:
+#   roce_up KIND       KIND rocx: load rocx_core + rocx_ib; KIND rxe: rdma_rxe
+#                      on the virtio-net NIC.  Then address ROCX_IP/24, wait
+#                      for an ACTIVE port and the RoCE v2 GID of the address;
+#                      sets ROCE_DEV, ROCE_NETDEV and ROCE_GID (its index).
+#   roce_gid_index DEV IPV4
+#   roce_port_listening PORT
+
+# shellcheck disable=SC2034 # for the scripts that source this file
+ROCE_DEV='' ROCE_NETDEV='' ROCE_GID='' ROCE_ERR=''
+
+# roce_gid_index DEV IPV4 - index of DEV port 1's RoCE v2 GID for IPV4 (the
+# IPv4-mapped ::ffff:a.b.c.d).  Reads sysfs instead of trusting a fixed
+# index: rxe and rocx_ib order their GID tables differently, and the table
+# fills in as ib_core notices addresses.
+roce_gid_index() {
+	local port=/sys/class/infiniband/$1/ports/1 want f n
+
+	# shellcheck disable=SC2086 # one printf argument per octet
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	for f in "$port"/gids/*; do
+		[ -e "$f" ] || continue
+		n=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
+		# Empty entries make the type file fail to read: skip those too.
+		[ "$(cat "$port/gid_attrs/types/$n" 2>/dev/null)" = "RoCE v2" ] || continue
+		echo "$n"
+		return 0
+	done
+	return 1
+}
+
+_roce_port_active() {
+	grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null
+}
+
+# _roce_fail MSG - remember why roce_up failed (for reports), fail.
+_roce_fail() {
+	# shellcheck disable=SC2034 # read by the sourcing script
+	ROCE_ERR=$*
+	rocx_log "roce_up: $*"
+	return 1
+}
+
+roce_up() {
+	local kind=$1
+
+	case $kind in
+	rocx)
+		rocx_load_modules >/tmp/roce_up.log 2>&1 ||
+			_roce_fail "loading rocx modules: $(tail -n 1 /tmp/roce_up.log)" || return 1
+		wait_for 20 rocx_ibdev || _roce_fail "no rocx ib_device" || return 1
+		ROCE_DEV=$(rocx_ibdev)
+		ROCE_NETDEV=$(rocx_netdev) || _roce_fail "no rocx netdev" || return 1
+		;;
+	rxe)
+		ROCE_NETDEV=eth0
+		[ -e /sys/class/net/eth0 ] || _roce_fail "no eth0" || return 1
+		modprobe rdma_rxe || _roce_fail "modprobe rdma_rxe" || return 1
+		rdma link add rxe0 type rxe netdev "$ROCE_NETDEV" ||
+			_roce_fail "rdma link add rxe0" || return 1
+		ROCE_DEV=rxe0
+		;;
+	*)
+		_roce_fail "unknown NIC kind '$kind'" || return 1
+		;;
+	esac
+	ip link set "$ROCE_NETDEV" up
+	ip addr add "$ROCX_IP/24" dev "$ROCE_NETDEV"
+	wait_for 20 carrier_is "$ROCE_NETDEV" 1 ||
+		_roce_fail "$ROCE_NETDEV: no carrier" || return 1
+	wait_for 20 _roce_port_active "$ROCE_DEV" ||
+		_roce_fail "$ROCE_DEV: port not ACTIVE" || return 1
+	wait_for 20 roce_gid_index "$ROCE_DEV" "$ROCX_IP" ||
+		_roce_fail "$ROCE_DEV: no RoCE v2 GID for $ROCX_IP" || return 1
+	ROCE_GID=$(roce_gid_index "$ROCE_DEV" "$ROCX_IP")
+	rocx_log "$kind: $ROCE_DEV on $ROCE_NETDEV, RoCE v2 GID index $ROCE_GID"
+}
+
+# roce_port_listening PORT - a TCP socket listens on PORT (perftest and
+# ibv_rc_pingpong servers: their clients do not retry a refused connect).
+roce_port_listening() {
+	ss -Hltn "sport = :$1" | grep -q .
+}
