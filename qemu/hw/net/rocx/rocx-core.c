@@ -13,66 +13,14 @@
  */
 
 #include "qemu/osdep.h"
-#include "rocx-core.h"
+#include "rocx-int.h"
 
 #define ROCX_ETH_HLEN       14
 #define ROCX_RX_MIN_BUF     64
 
-/* ---- Little-endian accessors for the contract's __le fields ---- */
-
-static inline uint16_t rocx_get_le16(const void *p)
-{
-    const uint8_t *b = p;
-
-    return b[0] | (uint16_t)b[1] << 8;
-}
-
-static inline uint32_t rocx_get_le32(const void *p)
-{
-    const uint8_t *b = p;
-
-    return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-           (uint32_t)b[3] << 24;
-}
-
-static inline uint64_t rocx_get_le64(const void *p)
-{
-    return rocx_get_le32(p) | (uint64_t)rocx_get_le32((const uint8_t *)p + 4)
-                              << 32;
-}
-
-static inline void rocx_put_le16(void *p, uint16_t v)
-{
-    uint8_t *b = p;
-
-    b[0] = v;
-    b[1] = v >> 8;
-}
-
-static inline void rocx_put_le32(void *p, uint32_t v)
-{
-    uint8_t *b = p;
-
-    b[0] = v;
-    b[1] = v >> 8;
-    b[2] = v >> 16;
-    b[3] = v >> 24;
-}
-
-static inline void rocx_put_le64(void *p, uint64_t v)
-{
-    rocx_put_le32(p, v);
-    rocx_put_le32((uint8_t *)p + 4, v >> 32);
-}
-
 /* ---- Counters, guest errors, events, interrupts ---- */
 
-static inline void rocx_count(RocxCore *c, enum rocx_stat s, uint64_t n)
-{
-    c->stats[s] += n;
-}
-
-static bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data)
+bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info)
 {
     RocxEvent *ev;
 
@@ -88,6 +36,7 @@ static bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data)
     ev = &c->evq[(c->evq_head + c->evq_count) % ROCX_CORE_EVQ_LEN];
     ev->type = type;
     ev->data = data;
+    ev->info = info;
     c->evq_count++;
     c->ops->schedule_work(c->opaque);
     return true;
@@ -110,12 +59,11 @@ rocx_gerr_va(RocxCore *c, bool post_event, unsigned code, unsigned info,
 
     /* A flood of errors is one pending event carrying the latest error. */
     if (post_event && !c->evq_gerr_queued) {
-        c->evq_gerr_queued = rocx_evq_push(c, ROCX_EQE_GUEST_ERROR, 0);
+        c->evq_gerr_queued = rocx_evq_push(c, ROCX_EQE_GUEST_ERROR, 0, 0);
     }
 }
 
-static void G_GNUC_PRINTF(4, 5)
-rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...)
+void rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...)
 {
     va_list ap;
 
@@ -151,7 +99,7 @@ static void rocx_signal(RocxCore *c, unsigned v)
 
 /* ---- DMA: ranges that wrap the address space never reach the glue ---- */
 
-static int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len)
+int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len)
 {
     if (len && addr + len - 1 < addr) {
         return -1;
@@ -159,8 +107,7 @@ static int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len)
     return c->ops->dma_read(c->opaque, addr, buf, len);
 }
 
-static int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf,
-                          size_t len)
+int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf, size_t len)
 {
     if (len && addr + len - 1 < addr) {
         return -1;
@@ -198,7 +145,7 @@ static void rocx_link_update(RocxCore *c)
     }
     c->port.link_up = up;
     rocx_count(c, ROCX_STAT_LINK_CHANGES, 1);
-    rocx_evq_push(c, ROCX_EQE_LINK_CHANGE, st);
+    rocx_evq_push(c, ROCX_EQE_LINK_CHANGE, st, 0);
     /* Frames waiting for a buffer are dropped now that the link is down. */
     if (!up && c->rx_stalled) {
         c->ops->schedule_work(c->opaque);
@@ -217,6 +164,8 @@ static void rocx_reset_state(RocxCore *c)
     bool was_up = c->port.link_up;
     bool was_stalled = c->rx_stalled;
 
+    /* RDMA objects own heap memory and the timer: release them first. */
+    rocx_rdma_reset(c);
     memset(&c->regs, 0, sizeof(*c) - offsetof(RocxCore, regs));
     c->port.mtu = ROCX_CORE_DEFAULT_MTU;
     memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));
@@ -235,6 +184,11 @@ void rocx_core_reset(RocxCore *c)
 {
     memset(c->stats, 0, sizeof(c->stats));
     rocx_reset_state(c);
+}
+
+void rocx_core_fini(RocxCore *c)
+{
+    rocx_rdma_reset(c);
 }
 
 void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
@@ -738,6 +692,15 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
     }
 
     switch (reg) {
+    case ROCX_DB_SQ:
+        rocx_db_sq(c, page, qid, idx);
+        break;
+    case ROCX_DB_RQ:
+        rocx_db_rq(c, page, qid, idx);
+        break;
+    case ROCX_DB_CQ:
+        rocx_db_cq(c, page, qid, idx, val);
+        break;
     case ROCX_DB_EQ:
         rocx_db_eq(c, page, qid, idx, val & ROCX_DB_ARM);
         break;
@@ -758,7 +721,7 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
         }
         break;
     default:
-        /* SQ, RQ, SRQ and CQ: version 1.0 creates no such queues. */
+        /* SRQ: version 1.1 creates no such queues. */
         rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
                   "doorbell 0x%x on page %u: no queue %" PRIu32,
                   reg, page, qid);
@@ -768,8 +731,8 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
 
 /* ---- Event queues ---- */
 
-static void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type,
-                         uint32_t data, uint64_t info)
+void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
+                  uint64_t info)
 {
     RocxEq *eq = &c->eq[eqn];
     uint32_t depth = 1u << eq->log_depth;
@@ -860,18 +823,12 @@ static bool rocx_evq_drain(RocxCore *c)
             c->evq_gerr_queued = false;
             ev.data = c->regs.last_guest_err;
         }
-        rocx_eq_post(c, 0, ev.type, ev.data, 0);
+        rocx_eq_post(c, 0, ev.type, ev.data, ev.info);
     }
     return c->evq_count != 0;
 }
 
 /* ---- Admin commands ---- */
-
-typedef struct RocxAqResult {
-    uint8_t status;
-    uint32_t result;
-    uint64_t result64;
-} RocxAqResult;
 
 static bool rocx_mac_valid_unicast(const uint8_t *mac)
 {
@@ -1167,6 +1124,10 @@ static void rocx_cmd_dealloc_uctx(RocxCore *c, const union rocx_aq_cmd *cmd,
             return;
         }
     }
+    if (rocx_uctx_has_cq(c, uctx) || rocx_uctx_has_qp(c, uctx)) {
+        res->status = ROCX_AQ_STS_BAD_STATE;
+        return;
+    }
     c->uctx_used[uctx] = false;
 }
 
@@ -1206,6 +1167,11 @@ static void rocx_cmd_destroy_pd(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
     if (!c->pd_owner[pdn - 1]) {
         res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    /* MRs and QPs in the PD keep it alive. */
+    if (rocx_pd_has_mr(c, pdn) || rocx_pd_has_qp(c, pdn)) {
+        res->status = ROCX_AQ_STS_BAD_STATE;
         return;
     }
     c->pd_owner[pdn - 1] = 0;
@@ -1262,8 +1228,32 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
     case ROCX_AQ_OP_DESTROY_PD:
         rocx_cmd_destroy_pd(c, cmd, res);
         break;
+    case ROCX_AQ_OP_REG_MR:
+        rocx_cmd_reg_mr(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DEREG_MR:
+        rocx_cmd_dereg_mr(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_CREATE_CQ:
+        rocx_cmd_create_cq(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DESTROY_CQ:
+        rocx_cmd_destroy_cq(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_CREATE_QP:
+        rocx_cmd_create_qp(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_MODIFY_QP:
+        rocx_cmd_modify_qp(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_QUERY_QP:
+        rocx_cmd_query_qp(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DESTROY_QP:
+        rocx_cmd_destroy_qp(c, cmd, res);
+        break;
     default:
-        /* Includes the RDMA objects (0x20+) specified for later versions. */
+        /* SRQs, MWs, DCB and congestion control come in later versions. */
         res->status = ROCX_AQ_STS_UNSUPPORTED;
         break;
     }
@@ -1493,6 +1483,10 @@ ssize_t rocx_core_receive(RocxCore *c, const uint8_t *buf, size_t len)
         rocx_count(c, ROCX_STAT_RX_DROPPED_LINK_DOWN, 1);
         return len;
     }
+    /* RoCE for one of our GIDs goes to the transport, not the ring. */
+    if (rocx_roce_receive(c, buf, len, false) == ROCX_RX_DONE) {
+        return len;
+    }
     cls = len < ROCX_ETH_HLEN ? ROCX_RX_DROP : rocx_rx_classify(c, buf);
     if (cls == ROCX_RX_DROP) {
         rocx_count(c, ROCX_STAT_RX_DROPPED_FILTER, 1);
@@ -1564,6 +1558,8 @@ void rocx_core_process(RocxCore *c)
     for (i = 0; i < ROCX_CORE_MAX_ETH_RINGS; i++) {
         more |= rocx_tx_process(c, i);
     }
+    rocx_cq_arm_process(c);
+    more |= rocx_rdma_process(c);
     more |= rocx_evq_drain(c);
     rocx_eq_arm(c);
 

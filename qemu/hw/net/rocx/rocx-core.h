@@ -14,13 +14,15 @@
  *    the glue to run the engine later through ops->schedule_work().
  *  - the "engine": rocx_core_process(), plus the receive path
  *    (rocx_core_can_receive/receive) and rocx_core_link_changed(), which
- *    QEMU's net layer calls.  Only the engine walks rings, executes admin
- *    commands, writes event queues or sends frames.  It does a bounded
- *    amount of work per call and reschedules itself for the rest.
+ *    QEMU's net layer calls, and rocx_core_timer().  Only the engine walks
+ *    rings, executes admin commands, writes event and completion queues
+ *    or sends frames.  It does a bounded amount of work per call and
+ *    reschedules itself for the rest.
  *
- * Today both run under QEMU's global lock (BQL).  The fields below say
- * which side writes them, so that the engine can move to a thread of its
- * own later: MMIO-latched fields then become atomics or a message queue.
+ * Today both run under QEMU's global lock (BQL).  The fields below (and
+ * those of the RDMA objects, rocx-rdma.h) say which side writes them, so
+ * that the engine can move to a thread of its own later: MMIO-latched
+ * fields then become atomics or a message queue.
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -58,6 +60,8 @@
 #define ROCX_CORE_DEFAULT_MTU       1500
 #define ROCX_CORE_DEFAULT_SPEED     100         /* Gb/s */
 
+#include "rocx-rdma.h"
+
 /*
  * Work done per rocx_core_process() call before it yields: a hostile guest
  * must not keep QEMU's main loop (and every other device) waiting.
@@ -88,6 +92,15 @@ typedef struct RocxCoreOps {
     /* Optional: an admin command completed (for tracing). */
     void (*aq_done)(void *opaque, unsigned opcode, unsigned cmd_id,
                     unsigned status);
+    /*
+     * The transport's one timer.  now_ns() is the clock deadlines are
+     * given in; timer_arm() (re)arms the timer to call rocx_core_timer()
+     * at deadline_ns, replacing any earlier setting; timer_cancel() stops
+     * it.
+     */
+    int64_t (*now_ns)(void *opaque);
+    void (*timer_arm)(void *opaque, int64_t deadline_ns);
+    void (*timer_cancel)(void *opaque);
 } RocxCoreOps;
 
 typedef struct RocxEthRing {
@@ -127,6 +140,7 @@ typedef struct RocxGid {
 typedef struct RocxEvent {
     uint16_t type;
     uint32_t data;
+    uint64_t info;
 } RocxEvent;
 
 typedef struct RocxCore {
@@ -139,6 +153,8 @@ typedef struct RocxCore {
     /* Engine scratch buffers, reused for every frame and self-test. */
     uint8_t tx_buf[ROCX_MAX_FRAME];
     uint8_t test_buf[ROCX_TEST_DMA_MAX];
+    /* Engine: the RoCE packet being built (and looped back). */
+    uint8_t roce_buf[ROCX_MAX_FRAME];
 
     /* Counters survive DEV_CTRL.RESET; both sides increment them. */
     uint64_t stats[ROCX_STAT_NUM];
@@ -199,12 +215,20 @@ typedef struct RocxCore {
 
     /* Engine: a frame was turned away for lack of a posted buffer. */
     bool rx_stalled;
+
+    /*
+     * RDMA objects and the transport engine (rocx-rdma.h).  Holds heap
+     * memory (page lists, QPs): rocx_core_fini() releases it.
+     */
+    RocxRdma rdma;
 } RocxCore;
 
 void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
                     const uint8_t mac[6], uint16_t speed_gbps);
 /* Power-on reset: like DEV_CTRL.RESET, and the counters are cleared too. */
 void rocx_core_reset(RocxCore *c);
+/* Release what the core allocated; it must be initialised again to run. */
+void rocx_core_fini(RocxCore *c);
 
 /* BAR0.  size is the access width in bytes; only 4 is valid. */
 uint64_t rocx_core_reg_read(RocxCore *c, uint64_t off, unsigned size);
@@ -218,8 +242,14 @@ uint64_t rocx_core_db_read(RocxCore *c, uint64_t off, unsigned size);
 void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
                         unsigned size);
 
-/* Run the engine: self-test DMA, admin queue, TX, EQ arming, events. */
+/*
+ * Run the engine: self-test DMA, admin queue, TX, EQ and CQ arming,
+ * events, the RDMA transport.
+ */
 void rocx_core_process(RocxCore *c);
+
+/* The timer armed through ops->timer_arm() expired. */
+void rocx_core_timer(RocxCore *c);
 
 /*
  * Receive path: receive() returns len when the frame was consumed or

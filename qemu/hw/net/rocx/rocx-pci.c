@@ -25,9 +25,10 @@
  * in the monitor takes the port's CARRIER down and up, and every change of
  * LINK_STATUS.UP posts a LINK_CHANGE event to EQ 0.
  *
- * The device itself (registers, admin queue, event queues, Ethernet rings)
- * lives in rocx-core.c and knows nothing of QEMU; this file supplies DMA,
- * MSI-X, the network backend and a bottom half through RocxCoreOps.
+ * The device itself (registers, admin queue, event queues, Ethernet rings,
+ * the RDMA transport) lives in rocx-core.c and the rocx-*.c files beside
+ * it and knows nothing of QEMU; this file supplies DMA, MSI-X, the network
+ * backend, a bottom half and a timer through RocxCoreOps.
  * Documentation/rocx-device.rst specifies the device, docs for this model
  * are in Documentation/qemu-rocx.rst.
  *
@@ -40,6 +41,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
+#include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/msix.h"
@@ -68,6 +70,15 @@ struct RocxState {
     uint16_t speed;
     /* Runs rocx_core_process() outside MMIO handlers (BQL held). */
     QEMUBH *bh;
+    /*
+     * The transport's timer (local ACK timeout, RNR waits), on
+     * QEMU_CLOCK_VIRTUAL: it stands still while the VM is stopped, as the
+     * guest's own clocks do, so a paused or migrated-out guest does not
+     * come back to find every QP timed out; under -icount it follows the
+     * guest's progress.  The core adds a floor of a few milliseconds for
+     * TCG's slow peers.
+     */
+    QEMUTimer *timer;
 
     RocxCore core;
 };
@@ -163,6 +174,25 @@ static void rocx_op_aq_done(void *opaque, unsigned opcode, unsigned cmd_id,
     trace_rocx_aq_cmd(opcode, cmd_id, status);
 }
 
+static int64_t rocx_op_now_ns(void *opaque)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void rocx_op_timer_arm(void *opaque, int64_t deadline_ns)
+{
+    RocxState *s = opaque;
+
+    timer_mod(s->timer, deadline_ns);
+}
+
+static void rocx_op_timer_cancel(void *opaque)
+{
+    RocxState *s = opaque;
+
+    timer_del(s->timer);
+}
+
 static const RocxCoreOps rocx_core_ops = {
     .dma_read = rocx_op_dma_read,
     .dma_write = rocx_op_dma_write,
@@ -173,6 +203,9 @@ static const RocxCoreOps rocx_core_ops = {
     .carrier = rocx_op_carrier,
     .guest_error = rocx_op_guest_error,
     .aq_done = rocx_op_aq_done,
+    .now_ns = rocx_op_now_ns,
+    .timer_arm = rocx_op_timer_arm,
+    .timer_cancel = rocx_op_timer_cancel,
 };
 
 static void rocx_bh(void *opaque)
@@ -180,6 +213,14 @@ static void rocx_bh(void *opaque)
     RocxState *s = opaque;
 
     rocx_core_process(&s->core);
+}
+
+/* Only marks the work; the bottom half does it, guarded against re-entry */
+static void rocx_timer_cb(void *opaque)
+{
+    RocxState *s = opaque;
+
+    rocx_core_timer(&s->core);
 }
 
 /* ---- BAR0: registers ---- */
@@ -345,6 +386,7 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
 
     /* Guarded: DMA from the engine into our own BARs must not re-enter. */
     s->bh = qemu_bh_new_guarded(rocx_bh, s, &dev->mem_reentrancy_guard);
+    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, rocx_timer_cb, s);
     rocx_core_init(&s->core, &rocx_core_ops, s, s->conf.macaddr.a,
                    s->speed);
 }
@@ -353,6 +395,9 @@ static void rocx_exit(PCIDevice *pdev)
 {
     RocxState *s = ROCX(pdev);
 
+    /* Frees QPs, page lists; cancels the timer, which must still exist. */
+    rocx_core_fini(&s->core);
+    timer_free(s->timer);
     qemu_bh_delete(s->bh);
     qemu_del_nic(s->nic);
     msix_unuse_all_vectors(pdev);
@@ -368,10 +413,11 @@ static void rocx_reset_hold(Object *obj, ResetType type)
 }
 
 /*
- * Version 1.0 defines no migration stream: the engine's state (admin and
- * ring indices in flight, latched doorbells, queued events, the GID table)
- * is not described, and a guest migrated without it would find its rings
- * silently reset.  Block migration until a later version describes it.
+ * No migration stream is defined: the engine's state (admin and ring
+ * indices in flight, latched doorbells, queued events, the GID table, the
+ * RDMA objects and the transport's PSNs and timers) is not described, and
+ * a guest migrated without it would find its queues silently reset.
+ * Block migration until a later version describes it.
  */
 static const VMStateDescription rocx_vmstate = {
     .name = "rocx",

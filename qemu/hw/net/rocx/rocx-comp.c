@@ -1,0 +1,357 @@
+/*
+ * rocx device model: the completer.
+ *
+ * Takes what comes back for the requester (ACKs, NAKs, READ responses),
+ * retires send WQEs in order and writes their completions (signalled
+ * ones, and every error), places READ data, and decides on
+ * retransmission: a sequence-error NAK, a READ response gap or an ACK
+ * beyond an unanswered READ (an "implied NAK") and the local ACK timeout
+ * all go back to the oldest unacknowledged PSN, at most retry_cnt times
+ * in a row; RNR NAKs wait the responder's RNR time, at most rnr_retry
+ * times (7: forever).
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "rocx-int.h"
+
+/* IB's RNR NAK timer field, in units of 10 us (0 is the longest). */
+static const uint16_t rocx_rnr_10us[32] = {
+    65535, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+    256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288,
+    16384, 24576, 32768, 49152,
+};
+
+static int64_t rocx_rnr_ns(uint8_t field)
+{
+    return MAX(rocx_rnr_10us[field & 31] * 10000LL, ROCX_CORE_MIN_RNR_NS);
+}
+
+uint8_t rocx_cqe_op(uint8_t wqe_op)
+{
+    switch (wqe_op) {
+    case ROCX_WQE_RDMA_WRITE:
+    case ROCX_WQE_RDMA_WRITE_IMM:
+        return ROCX_CQE_OP_RDMA_WRITE;
+    case ROCX_WQE_RDMA_READ:
+        return ROCX_CQE_OP_RDMA_READ;
+    default:
+        return ROCX_CQE_OP_SEND;
+    }
+}
+
+static RocxSqSlot *rocx_comp_slot(RocxQp *qp, uint16_t idx)
+{
+    return &qp->req.slot[idx % ROCX_REQ_MAX_WQES];
+}
+
+/* Retire the oldest send WQE; a CQE if it is signalled or failed. */
+static void rocx_comp_oldest(RocxCore *c, RocxQp *qp, uint8_t status,
+                             uint8_t verr)
+{
+    uint16_t idx = qp->req.ci;
+    RocxSqSlot *s = rocx_comp_slot(qp, idx);
+
+    if (status != ROCX_WC_SUCCESS || (s->flags & ROCX_WQE_SIGNALED) ||
+        (qp->flags & ROCX_QP_SQ_SIG_ALL)) {
+        RocxCqeInfo ci = {
+            .qpn = qp->qpn,
+            .opcode = rocx_cqe_op(s->opcode),
+            .status = status,
+            .vendor_err = verr,
+            .wqe_idx = idx,
+            .byte_len = s->length,
+        };
+
+        rocx_cq_write(c, qp->send_cqn, &ci);
+    }
+    if (s->opcode == ROCX_WQE_RDMA_READ && qp->req.rd_out) {
+        qp->req.rd_out--;
+    }
+    qp->req.ci++;
+    /* A WQE waiting for a completion (READ slot, fence) may go now. */
+    qp->req.blocked = false;
+}
+
+void rocx_comp_error(RocxCore *c, RocxQp *qp, uint8_t status,
+                     uint8_t vendor_err)
+{
+    if (qp->req.ci != qp->req.next) {
+        rocx_comp_oldest(c, qp, status, vendor_err);
+        rocx_qp_error(c, qp, false, vendor_err);
+    } else {
+        rocx_qp_error(c, qp, true, vendor_err);
+    }
+}
+
+/* psn_una moved: fresh retry budgets, timer, send position. */
+static void rocx_comp_progress(RocxCore *c, RocxQp *qp)
+{
+    qp->req.retries = qp->retry_cnt;
+    qp->req.rnr_retries = qp->rnr_retry;
+    qp->req.gap_retried = false;
+    if (qp->req.psn_una != qp->req.psn_next) {
+        rocx_req_timer_start(c, qp);
+    } else {
+        qp->req.deadline = 0;
+    }
+    /* A late ACK can overtake a retransmission in progress. */
+    if (rocx_psn_diff(qp->req.cur_psn, qp->req.psn_una) < 0) {
+        rocx_req_seek(qp);
+    }
+    rocx_qp_schedule(c, qp);
+}
+
+/*
+ * Everything up to and including psn is acknowledged.  Returns false for
+ * an implied NAK: psn covers READ responses that never arrived.
+ */
+static bool rocx_comp_ack(RocxCore *c, RocxQp *qp, uint32_t psn)
+{
+    uint32_t una = qp->req.psn_una;
+    bool implied = false;
+
+    while (qp->req.ci != qp->req.next && qp->state == ROCX_QPS_RTS) {
+        RocxSqSlot *s = rocx_comp_slot(qp, qp->req.ci);
+
+        if (s->opcode == ROCX_WQE_RDMA_READ) {
+            /* Its data comes in responses; an ACK does not complete it. */
+            implied = rocx_psn_diff(psn, s->first_psn) >= 0 &&
+                      rocx_psn_diff(psn, qp->req.psn_una) >= 0;
+            if (implied && rocx_psn_diff(s->first_psn,
+                                         qp->req.psn_una) > 0) {
+                qp->req.psn_una = s->first_psn;
+            }
+            break;
+        }
+        if (rocx_psn_diff(psn, s->first_psn) < (int32_t)s->npkts - 1) {
+            break;
+        }
+        rocx_comp_oldest(c, qp, ROCX_WC_SUCCESS, ROCX_VERR_NONE);
+    }
+    if (!implied && rocx_psn_diff(rocx_psn_add(psn, 1),
+                                  qp->req.psn_una) > 0) {
+        qp->req.psn_una = rocx_psn_add(psn, 1);
+    }
+    if (qp->state == ROCX_QPS_RTS && una != qp->req.psn_una) {
+        rocx_comp_progress(c, qp);
+    }
+    return !implied;
+}
+
+/* Go back N because of a loss the peer told us about; counts a retry. */
+static void rocx_comp_retry(RocxCore *c, RocxQp *qp)
+{
+    if (qp->state != ROCX_QPS_RTS) {
+        return;
+    }
+    if (!qp->req.retries) {
+        rocx_comp_error(c, qp, ROCX_WC_RETRY_EXC_ERR, ROCX_VERR_TIMEOUT);
+        return;
+    }
+    qp->req.retries--;
+    rocx_req_go_back(c, qp);
+}
+
+/* Retry for a READ gap once per oldest PSN, not once per packet. */
+static void rocx_comp_gap(RocxCore *c, RocxQp *qp)
+{
+    if (!qp->req.gap_retried) {
+        qp->req.gap_retried = true;
+        rocx_comp_retry(c, qp);
+    }
+}
+
+static void rocx_comp_read_resp(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    uint32_t psn = p->psn;
+    RocxSqSlot *s;
+    RocxSendWqe *w = &qp->req.rd_wqe;
+    uint32_t n, off, want;
+    bool last;
+    uint8_t err;
+
+    if (rocx_psn_diff(psn, qp->req.psn_una) < 0 ||
+        rocx_psn_diff(psn, qp->req.psn_next) >= 0) {
+        goto drop;  /* an old duplicate, or nothing we asked for */
+    }
+    /* A response acknowledges every request before it. */
+    if (!rocx_comp_ack(c, qp, rocx_psn_add(psn, -1)) ||
+        psn != qp->req.psn_una) {
+        rocx_comp_gap(c, qp);
+        goto drop;
+    }
+    if (qp->state != ROCX_QPS_RTS || qp->req.ci == qp->req.next) {
+        goto drop;
+    }
+    s = rocx_comp_slot(qp, qp->req.ci);
+    n = rocx_psn_diff(psn, s->first_psn);
+    if (s->opcode != ROCX_WQE_RDMA_READ || n >= s->npkts) {
+        goto drop;
+    }
+    last = n + 1 == s->npkts;
+    off = n * qp->mtu;
+    want = MIN(qp->mtu, s->length - off);
+    /*
+     * A READ asked for again from the middle is answered FIRST (or ONLY)
+     * from there, so FIRST may come anywhere; LAST only at the end.
+     */
+    if (!!(p->opf & ROCX_OPF_LAST) != last || p->paylen != want) {
+        rocx_comp_error(c, qp, ROCX_WC_BAD_RESP_ERR, ROCX_VERR_NONE);
+        return;
+    }
+    if (!qp->req.rd_cached || w->idx != qp->req.ci) {
+        uint8_t verr;
+
+        qp->req.rd_cached = rocx_req_fetch(c, qp, qp->req.ci, w, &verr) ==
+                            ROCX_WC_SUCCESS;
+        if (!qp->req.rd_cached || w->opcode != ROCX_WQE_RDMA_READ ||
+            w->length != s->length) {
+            /* The consumer changed a WQE it had handed over. */
+            rocx_comp_error(c, qp, ROCX_WC_LOC_QP_OP_ERR, ROCX_VERR_BAD_WQE);
+            return;
+        }
+    }
+    if (p->paylen) {
+        err = rocx_sge_rw(c, w->sge, w->num_sge, qp->pdn,
+                          ROCX_ACCESS_LOCAL_WRITE, off, (void *)p->payload,
+                          p->paylen, true);
+        if (err) {
+            rocx_comp_error(c, qp, ROCX_WC_LOC_PROT_ERR, err);
+            return;
+        }
+    }
+    qp->req.psn_una = rocx_psn_add(psn, 1);
+    if (last) {
+        rocx_comp_oldest(c, qp, ROCX_WC_SUCCESS, ROCX_VERR_NONE);
+    }
+    rocx_comp_progress(c, qp);
+    return;
+
+drop:
+    rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+}
+
+static void rocx_comp_nak(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    static const uint8_t status[] = {
+        [ROCX_AETH_NAK_INVALID] = ROCX_WC_REM_INV_REQ_ERR,
+        [ROCX_AETH_NAK_ACCESS] = ROCX_WC_REM_ACCESS_ERR,
+        [ROCX_AETH_NAK_OPERATION] = ROCX_WC_REM_OP_ERR,
+    };
+    static const uint8_t verr[] = {
+        [ROCX_AETH_NAK_INVALID] = ROCX_VERR_NAK_INVALID,
+        [ROCX_AETH_NAK_ACCESS] = ROCX_VERR_NAK_ACCESS,
+        [ROCX_AETH_NAK_OPERATION] = ROCX_VERR_NAK_OPERATION,
+    };
+    uint8_t code = p->syndrome & 0x1f;
+
+    c->rdma.stats.naks_rcvd++;
+    rocx_comp_ack(c, qp, rocx_psn_add(p->psn, -1));
+    if (qp->state != ROCX_QPS_RTS) {
+        return;
+    }
+    switch (code) {
+    case ROCX_AETH_NAK_PSN:
+        if (p->psn == qp->req.psn_una) {
+            rocx_comp_retry(c, qp);
+        }
+        break;
+    case ROCX_AETH_NAK_INVALID:
+    case ROCX_AETH_NAK_ACCESS:
+    case ROCX_AETH_NAK_OPERATION:
+        /* Fatal for the connection, whichever WQE it names. */
+        rocx_comp_error(c, qp, status[code], verr[code]);
+        break;
+    default:
+        break;      /* reserved codes: ignored */
+    }
+}
+
+static void rocx_comp_rnr(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    rocx_comp_ack(c, qp, rocx_psn_add(p->psn, -1));
+    if (qp->state != ROCX_QPS_RTS || p->psn != qp->req.psn_una) {
+        return;
+    }
+    if (!qp->req.rnr_retries) {
+        rocx_comp_error(c, qp, ROCX_WC_RNR_RETRY_EXC_ERR, ROCX_VERR_RNR);
+        return;
+    }
+    if (qp->rnr_retry != 7) {
+        qp->req.rnr_retries--;
+    }
+    /* Stop sending; resend from psn_una after the responder's time. */
+    qp->req.rnr_wait = true;
+    qp->req.deadline = 0;
+    qp->req.rnr_deadline = rocx_now(c) + rocx_rnr_ns(p->syndrome);
+    rocx_timer_note(c, qp->req.rnr_deadline);
+}
+
+void rocx_comp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    if (qp->state != ROCX_QPS_RTS) {
+        rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+        return;
+    }
+    if (p->opf & ROCX_OPF_RESP) {
+        rocx_comp_read_resp(c, qp, p);
+        return;
+    }
+    /* An ACK names the last PSN it covers; a NAK the first it refuses. */
+    switch (p->syndrome & ROCX_AETH_KIND_MASK) {
+    case ROCX_AETH_ACK:
+        if (rocx_psn_diff(rocx_psn_add(p->psn, 1), qp->req.psn_una) < 0 ||
+            rocx_psn_diff(p->psn, qp->req.psn_next) >= 0) {
+            rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+            return;
+        }
+        if (!rocx_comp_ack(c, qp, p->psn)) {
+            rocx_comp_gap(c, qp);
+        }
+        break;
+    case ROCX_AETH_RNR:
+    case ROCX_AETH_NAK:
+        if (rocx_psn_diff(p->psn, qp->req.psn_una) < 0 ||
+            rocx_psn_diff(p->psn, qp->req.psn_next) >= 0) {
+            rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+            return;
+        }
+        if ((p->syndrome & ROCX_AETH_KIND_MASK) == ROCX_AETH_RNR) {
+            rocx_comp_rnr(c, qp, p);
+        } else {
+            rocx_comp_nak(c, qp, p);
+        }
+        break;
+    default:
+        rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+        break;
+    }
+}
+
+void rocx_comp_timers(RocxCore *c, RocxQp *qp, int64_t now)
+{
+    if (qp->req.rnr_wait && qp->req.rnr_deadline <= now) {
+        qp->req.rnr_wait = false;
+        qp->req.rnr_deadline = 0;
+        rocx_req_go_back(c, qp);
+        return;
+    }
+    if (!qp->req.deadline || qp->req.deadline > now) {
+        return;
+    }
+    qp->req.deadline = 0;
+    if (qp->req.psn_una == qp->req.psn_next) {
+        return;     /* everything was acknowledged meanwhile */
+    }
+    c->rdma.stats.timeouts++;
+    if (!qp->req.retries) {
+        rocx_comp_error(c, qp, ROCX_WC_RETRY_EXC_ERR, ROCX_VERR_TIMEOUT);
+        return;
+    }
+    qp->req.retries--;
+    rocx_req_go_back(c, qp);
+}

@@ -1,0 +1,265 @@
+/*
+ * rocx device model: completion queues.
+ *
+ * A CQ is a ring of 32-byte CQEs in guest pages, written by the engine
+ * with the admin queue's phase rule and consumed by its owner, who
+ * returns entries and arms the CQ through the CQ doorbell of its doorbell
+ * page.  An armed CQ posts one COMPLETION event to its EQ and disarms.  A
+ * CQ that would overflow (or whose ring faults) stops for good: CQ_ERROR
+ * goes to EQ 0 and every QP using it moves to ERR.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "rocx-int.h"
+
+#define ROCX_CQE_SIZE   sizeof(struct rocx_cqe)
+
+QEMU_BUILD_BUG_ON(ROCX_CQE_SIZE != 32);
+
+RocxCq *rocx_cq_get(RocxCore *c, uint32_t cqn)
+{
+    if (cqn < 1 || cqn >= ROCX_CORE_CQ_SLOTS || !c->rdma.cq[cqn].valid) {
+        return NULL;
+    }
+    return &c->rdma.cq[cqn];
+}
+
+void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res)
+{
+    const struct rocx_aq_create_cq *cc = (const void *)cmd;
+    uint32_t uctx = rocx_get_le32(&cc->uctx);
+    RocxCq *cq = NULL;
+    unsigned i;
+
+    if (uctx >= ROCX_DB_PAGES || cc->log_depth < 1 ||
+        (1u << MIN(cc->log_depth, 31)) > ROCX_CORE_MAX_CQE ||
+        cc->eqn >= ROCX_CORE_MAX_EQ) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if ((uctx && !c->uctx_used[uctx]) || !c->eq[cc->eqn].valid) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    for (i = 1; i < ROCX_CORE_CQ_SLOTS; i++) {
+        if (!c->rdma.cq[i].valid) {
+            cq = &c->rdma.cq[i];
+            break;
+        }
+    }
+    if (!cq) {
+        res->status = ROCX_AQ_STS_NO_RESOURCE;
+        return;
+    }
+    memset(cq, 0, sizeof(*cq));
+    res->status = rocx_pbl_copy(c, &cc->pbl,
+                                (uint64_t)ROCX_CQE_SIZE << cc->log_depth,
+                                &cq->pbl);
+    if (res->status != ROCX_AQ_STS_OK) {
+        return;
+    }
+    cq->valid = true;
+    cq->log_depth = cc->log_depth;
+    cq->eqn = cc->eqn;
+    cq->uctx = uctx;
+    res->result = i;
+}
+
+void rocx_cmd_destroy_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res)
+{
+    const struct rocx_aq_destroy_cq *dc = (const void *)cmd;
+    uint32_t cqn = rocx_get_le32(&dc->cqn);
+    RocxCq *cq;
+
+    if (cqn < 1 || cqn >= ROCX_CORE_CQ_SLOTS) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    cq = rocx_cq_get(c, cqn);
+    if (!cq) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    if (cq->users) {
+        res->status = ROCX_AQ_STS_BAD_STATE;
+        return;
+    }
+    rocx_pbl_free(c, &cq->pbl);
+    memset(cq, 0, sizeof(*cq));
+}
+
+bool rocx_uctx_has_cq(RocxCore *c, uint16_t uctx)
+{
+    unsigned i;
+
+    for (i = 1; i < ROCX_CORE_CQ_SLOTS; i++) {
+        if (c->rdma.cq[i].valid && c->rdma.cq[i].uctx == uctx) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* MMIO side: return entries, latch an arm request. */
+void rocx_db_cq(RocxCore *c, unsigned page, uint32_t cqn, uint16_t idx,
+                uint64_t val)
+{
+    RocxCq *cq = rocx_cq_get(c, cqn);
+    uint16_t delta;
+
+    if (!cq) {
+        rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
+                  "CQ doorbell: no CQ %" PRIu32, cqn);
+        return;
+    }
+    if (cq->uctx != page) {
+        rocx_gerr(c, ROCX_GERR_DB_OWNER, page,
+                  "CQ doorbell: CQ %" PRIu32 " belongs to page %u",
+                  cqn, cq->uctx);
+        return;
+    }
+    /* As for EQs: forward only, up to what the device wrote. */
+    delta = idx - (uint16_t)cq->ci;
+    if (delta > cq->pi - cq->ci) {
+        rocx_gerr(c, ROCX_GERR_DB_INDEX, page,
+                  "CQ %" PRIu32 " doorbell: consumer %u beyond producer %u",
+                  cqn, idx, (uint16_t)cq->pi);
+        return;
+    }
+    rocx_count(c, ROCX_STAT_DOORBELLS, 1);
+    cq->ci += delta;
+    if (val & (ROCX_DB_ARM | ROCX_DB_ARM_SOLICITED)) {
+        /* ARM asks for more than ARM_SOLICITED, so it wins. */
+        cq->arm_req = (val & ROCX_DB_ARM) ? ROCX_CQ_ARM_ANY
+                                          : ROCX_CQ_ARM_SOLICITED;
+        c->rdma.cq_arm_pending = true;
+        rocx_schedule(c);
+    }
+}
+
+static void rocx_cq_event(RocxCore *c, RocxCq *cq)
+{
+    cq->armed = 0;
+    rocx_eq_post(c, cq->eqn, ROCX_EQE_COMPLETION, cq - c->rdma.cq, 0);
+}
+
+/* Whether an unconsumed CQE satisfies the arm request. */
+static bool rocx_cq_pending_for(RocxCq *cq, uint8_t arm)
+{
+    if (cq->pi == cq->ci) {
+        return false;
+    }
+    if (arm == ROCX_CQ_ARM_ANY) {
+        return true;
+    }
+    return cq->sol_pi != cq->ci && cq->sol_pi - cq->ci <= cq->pi - cq->ci;
+}
+
+/* Engine: apply arm requests latched by CQ doorbells. */
+void rocx_cq_arm_process(RocxCore *c)
+{
+    unsigned i;
+
+    if (!c->rdma.cq_arm_pending) {
+        return;
+    }
+    c->rdma.cq_arm_pending = false;
+    for (i = 1; i < ROCX_CORE_CQ_SLOTS; i++) {
+        RocxCq *cq = &c->rdma.cq[i];
+        uint8_t arm;
+
+        if (!cq->valid || !cq->arm_req) {
+            continue;
+        }
+        arm = cq->arm_req;
+        cq->arm_req = 0;
+        if (cq->error) {
+            continue;
+        }
+        /*
+         * CQEs written after the consumer last looked would otherwise go
+         * unnoticed: the consumer polled empty, then armed.
+         */
+        if (rocx_cq_pending_for(cq, arm)) {
+            rocx_cq_event(c, cq);
+        } else {
+            cq->armed = arm;
+        }
+    }
+}
+
+/* The CQ stops for good; its QPs go to ERR. */
+static void rocx_cq_fail(RocxCore *c, RocxCq *cq, uint32_t cqn)
+{
+    cq->error = true;
+    cq->armed = 0;
+    rocx_evq_push(c, ROCX_EQE_CQ_ERROR, cqn, 0);
+    rocx_qp_error_cq(c, cqn);
+}
+
+bool rocx_cq_write(RocxCore *c, uint32_t cqn, const RocxCqeInfo *ci)
+{
+    RocxCq *cq = rocx_cq_get(c, cqn);
+    struct rocx_cqe e;
+    uint32_t depth;
+    uint8_t phase;
+    uint64_t off;
+
+    if (!cq || cq->error) {
+        return false;
+    }
+    depth = 1u << cq->log_depth;
+    if (cq->pi - cq->ci >= depth) {
+        /* The consumer's doing, but reported by CQ_ERROR, not a gerr. */
+        rocx_cq_fail(c, cq, cqn);
+        return false;
+    }
+
+    memset(&e, 0, sizeof(e));
+    rocx_put_le32(&e.byte_len, ci->byte_len);
+    memcpy(&e.imm_data, &ci->imm, sizeof(e.imm_data));
+    rocx_put_le32(&e.qpn_op, ROCX_FIELD_PREP(ROCX_CQE_QPN_MASK, ci->qpn) |
+                  ROCX_FIELD_PREP(ROCX_CQE_OPCODE_MASK, ci->opcode));
+    rocx_put_le32(&e.src_qp_status,
+                  ROCX_FIELD_PREP(ROCX_CQE_STATUS_MASK, ci->status));
+    rocx_put_le16(&e.wqe_idx, ci->wqe_idx);
+    e.vendor_err = ci->vendor_err;
+    rocx_put_le16(&e.vlan, ROCX_VLAN_NONE);
+    phase = (cq->pi >> cq->log_depth) & 1 ? 0 : ROCX_CQE_PHASE;
+    /*
+     * The entry with the stale phase first, then its flags byte: a
+     * consumer that sees the new phase sees the whole entry.
+     */
+    e.flags = (ci->flags & ~ROCX_CQE_PHASE) | (phase ^ ROCX_CQE_PHASE);
+    off = (uint64_t)(cq->pi & (depth - 1)) * ROCX_CQE_SIZE;
+    if (rocx_pbl_rw(c, &cq->pbl, off, &e, sizeof(e), true)) {
+        goto fault;
+    }
+    e.flags ^= ROCX_CQE_PHASE;
+    if (rocx_pbl_rw(c, &cq->pbl, off + offsetof(struct rocx_cqe, flags),
+                    &e.flags, 1, true)) {
+        goto fault;
+    }
+    cq->pi++;
+    if (ci->solicited || ci->status != ROCX_WC_SUCCESS) {
+        cq->sol_pi = cq->pi;
+    }
+    if (cq->armed == ROCX_CQ_ARM_ANY ||
+        (cq->armed == ROCX_CQ_ARM_SOLICITED &&
+         (ci->solicited || ci->status != ROCX_WC_SUCCESS))) {
+        rocx_cq_event(c, cq);
+    }
+    return true;
+
+fault:
+    rocx_gerr(c, ROCX_GERR_DMA, cqn,
+              "CQ %" PRIu32 ": writing CQE %u failed", cqn, cq->pi);
+    rocx_cq_fail(c, cq, cqn);
+    return false;
+}

@@ -1,0 +1,406 @@
+/*
+ * rocx device model: what the core's files share and nothing else sees.
+ *
+ * rocx-core.c: registers, admin queue, EQs, Ethernet;
+ * rocx-mr.c: page lists, MR table, key checks, MR data access;
+ * rocx-cq.c: CQs, CQEs, CQ arming and events;
+ * rocx-qp.c: QP lifecycle, state machine, flush, doorbells, scheduling,
+ *            timers;
+ * rocx-req.c: requester (WQE fetch, segmentation, go-back-N);
+ * rocx-resp.c: responder (PSN checks, data placement, ACK/NAK, READ
+ *              responses);
+ * rocx-comp.c: completer (ACK/NAK and READ response processing,
+ *              retransmission, completions);
+ * rocx-wire.c: RoCE v1/v2 header build and parse;
+ * rocx-icrc.c: the ICRC and the CRC behind it.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_NET_ROCX_INT_H
+#define HW_NET_ROCX_INT_H
+
+#include "rocx-core.h"
+
+/* ---- Little-endian accessors for the contract's __le fields ---- */
+
+static inline uint16_t rocx_get_le16(const void *p)
+{
+    const uint8_t *b = p;
+
+    return b[0] | (uint16_t)b[1] << 8;
+}
+
+static inline uint32_t rocx_get_le32(const void *p)
+{
+    const uint8_t *b = p;
+
+    return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+           (uint32_t)b[3] << 24;
+}
+
+static inline uint64_t rocx_get_le64(const void *p)
+{
+    return rocx_get_le32(p) | (uint64_t)rocx_get_le32((const uint8_t *)p + 4)
+                              << 32;
+}
+
+static inline void rocx_put_le16(void *p, uint16_t v)
+{
+    uint8_t *b = p;
+
+    b[0] = v;
+    b[1] = v >> 8;
+}
+
+static inline void rocx_put_le32(void *p, uint32_t v)
+{
+    uint8_t *b = p;
+
+    b[0] = v;
+    b[1] = v >> 8;
+    b[2] = v >> 16;
+    b[3] = v >> 24;
+}
+
+static inline void rocx_put_le64(void *p, uint64_t v)
+{
+    rocx_put_le32(p, v);
+    rocx_put_le32((uint8_t *)p + 4, v >> 32);
+}
+
+/* Network byte order, for the wire. */
+static inline uint16_t rocx_get_be16(const uint8_t *b)
+{
+    return (uint16_t)b[0] << 8 | b[1];
+}
+
+static inline uint32_t rocx_get_be24(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
+}
+
+static inline uint32_t rocx_get_be32(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 24 | rocx_get_be24(b + 1);
+}
+
+static inline uint64_t rocx_get_be64(const uint8_t *b)
+{
+    return (uint64_t)rocx_get_be32(b) << 32 | rocx_get_be32(b + 4);
+}
+
+static inline void rocx_put_be16(uint8_t *b, uint16_t v)
+{
+    b[0] = v >> 8;
+    b[1] = v;
+}
+
+static inline void rocx_put_be24(uint8_t *b, uint32_t v)
+{
+    b[0] = v >> 16;
+    b[1] = v >> 8;
+    b[2] = v;
+}
+
+static inline void rocx_put_be32(uint8_t *b, uint32_t v)
+{
+    b[0] = v >> 24;
+    rocx_put_be24(b + 1, v);
+}
+
+static inline void rocx_put_be64(uint8_t *b, uint64_t v)
+{
+    rocx_put_be32(b, v >> 32);
+    rocx_put_be32(b + 4, v);
+}
+
+/* ---- PSNs: 24-bit serial numbers ---- */
+
+#define ROCX_PSN_MASK   0xffffffu
+
+static inline uint32_t rocx_psn_add(uint32_t psn, uint32_t n)
+{
+    return (psn + n) & ROCX_PSN_MASK;
+}
+
+/* a - b as a signed distance in the 24-bit PSN space. */
+static inline int32_t rocx_psn_diff(uint32_t a, uint32_t b)
+{
+    return (int32_t)(((a - b) & ROCX_PSN_MASK) << 8) >> 8;
+}
+
+/* ---- Core services (rocx-core.c) ---- */
+
+typedef struct RocxAqResult {
+    uint8_t status;
+    uint32_t result;
+    uint64_t result64;
+} RocxAqResult;
+
+static inline void rocx_count(RocxCore *c, enum rocx_stat s, uint64_t n)
+{
+    c->stats[s] += n;
+}
+
+void G_GNUC_PRINTF(4, 5)
+rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...);
+bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info);
+void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
+                  uint64_t info);
+int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len);
+int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf, size_t len);
+static inline void rocx_schedule(RocxCore *c)
+{
+    c->ops->schedule_work(c->opaque);
+}
+
+/* ---- Page lists and memory regions (rocx-mr.c) ---- */
+
+/* Copy a page list that must cover at least need bytes; AQ status. */
+uint8_t rocx_pbl_copy(RocxCore *c, const struct rocx_pbl *d, uint64_t need,
+                      RocxPbl *out);
+void rocx_pbl_free(RocxCore *c, RocxPbl *p);
+/* DMA through a page list at byte offset off; 0 or -1. */
+int rocx_pbl_rw(RocxCore *c, const RocxPbl *p, uint64_t off, void *buf,
+                size_t len, bool write);
+
+void rocx_cmd_reg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
+                     RocxAqResult *res);
+void rocx_cmd_dereg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
+                       RocxAqResult *res);
+bool rocx_pd_has_mr(RocxCore *c, uint32_t pdn);
+
+/* Why an access through a key failed: a ROCX_VERR_* or 0. */
+RocxMr *rocx_mr_lookup(RocxCore *c, uint32_t key);
+uint8_t rocx_mr_check(RocxCore *c, uint32_t key, uint32_t pdn, uint64_t va,
+                      uint64_t len, uint32_t access, RocxMr **mrp);
+int rocx_mr_rw(RocxCore *c, const RocxMr *mr, uint64_t va, void *buf,
+               size_t len, bool write);
+/*
+ * Copy len bytes between buf and the SGE list at byte offset off; every
+ * SGE touched is checked against pdn and access.  Returns a ROCX_VERR_*.
+ */
+uint8_t rocx_sge_rw(RocxCore *c, const RocxSge *sge, unsigned n,
+                    uint32_t pdn, uint32_t access, uint64_t off, void *buf,
+                    size_t len, bool write);
+
+/* ---- Completion queues (rocx-cq.c) ---- */
+
+void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res);
+void rocx_cmd_destroy_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res);
+RocxCq *rocx_cq_get(RocxCore *c, uint32_t cqn);
+void rocx_db_cq(RocxCore *c, unsigned page, uint32_t cqn, uint16_t idx,
+                uint64_t val);
+void rocx_cq_arm_process(RocxCore *c);
+bool rocx_uctx_has_cq(RocxCore *c, uint16_t uctx);
+
+typedef struct RocxCqeInfo {
+    uint32_t qpn;
+    uint8_t opcode;             /* enum rocx_cqe_opcode */
+    uint8_t status;             /* enum rocx_wc_status */
+    uint8_t vendor_err;
+    uint8_t flags;              /* ROCX_CQE_* but PHASE */
+    uint16_t wqe_idx;
+    uint32_t byte_len;
+    uint32_t imm;               /* wire bytes */
+    bool solicited;
+} RocxCqeInfo;
+
+/* Write a CQE; false if the CQ is gone, broken or just overflowed. */
+bool rocx_cq_write(RocxCore *c, uint32_t cqn, const RocxCqeInfo *ci);
+
+/* ---- Queue pairs (rocx-qp.c) ---- */
+
+void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res);
+void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res);
+void rocx_cmd_query_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
+                       RocxAqResult *res);
+void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res);
+bool rocx_pd_has_qp(RocxCore *c, uint32_t pdn);
+bool rocx_uctx_has_qp(RocxCore *c, uint16_t uctx);
+RocxQp *rocx_qp_get(RocxCore *c, uint32_t qpn);
+void rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
+void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
+void rocx_qp_schedule(RocxCore *c, RocxQp *qp);
+/*
+ * Move to ERR and flush.  With event, post QP_ERROR (info = syndrome, a
+ * ROCX_VERR_*): for errors no CQE reports.
+ */
+void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome);
+/* Every QP using the CQ goes to ERR (CQ overflow). */
+void rocx_qp_error_cq(RocxCore *c, uint32_t cqn);
+/* (Re)arm the device timer for a deadline some QP just set. */
+void rocx_timer_note(RocxCore *c, int64_t deadline);
+int64_t rocx_now(RocxCore *c);
+/* Engine: run QPs with work; true if some remains. */
+bool rocx_rdma_process(RocxCore *c);
+void rocx_rdma_reset(RocxCore *c);
+
+/* ---- Requester, completer, responder ---- */
+
+/* Send what the SQ allows, up to budget packets; returns packets sent. */
+unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget);
+/* Whether rocx_req_run could send now. */
+bool rocx_req_ready(RocxQp *qp);
+void rocx_req_reset(RocxQp *qp);
+/* Go back to psn_una and resend from there (go-back-N). */
+void rocx_req_go_back(RocxCore *c, RocxQp *qp);
+/* Move the send position to psn_una without counting a retransmission. */
+void rocx_req_seek(RocxQp *qp);
+/* (Re)start the local ACK timer, if the QP has a timeout. */
+void rocx_req_timer_start(RocxCore *c, RocxQp *qp);
+/*
+ * Fetch the send WQE at idx into w and check it.  Returns ROCX_WC_SUCCESS
+ * or the completion status (and *verr) of a WQE that cannot run.
+ */
+uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
+                       uint8_t *verr);
+/* The CQE opcode of a send WQE opcode. */
+uint8_t rocx_cqe_op(uint8_t wqe_op);
+
+/* The oldest send WQE failed: complete it with status, QP to ERR. */
+void rocx_comp_error(RocxCore *c, RocxQp *qp, uint8_t status,
+                     uint8_t vendor_err);
+/* Timer work: ACK timeout and RNR wait expiries. */
+void rocx_comp_timers(RocxCore *c, RocxQp *qp, int64_t now);
+
+unsigned rocx_resp_run(RocxCore *c, RocxQp *qp, unsigned budget);
+bool rocx_resp_ready(RocxQp *qp);
+void rocx_resp_reset(RocxQp *qp);
+
+/* ---- Wire (rocx-wire.c) ---- */
+
+/* BTH opcodes of the RC transport (IBTA table 38). */
+enum {
+    ROCX_OP_SEND_FIRST          = 0x00,
+    ROCX_OP_SEND_MIDDLE         = 0x01,
+    ROCX_OP_SEND_LAST           = 0x02,
+    ROCX_OP_SEND_LAST_IMM       = 0x03,
+    ROCX_OP_SEND_ONLY           = 0x04,
+    ROCX_OP_SEND_ONLY_IMM       = 0x05,
+    ROCX_OP_WRITE_FIRST         = 0x06,
+    ROCX_OP_WRITE_MIDDLE        = 0x07,
+    ROCX_OP_WRITE_LAST          = 0x08,
+    ROCX_OP_WRITE_LAST_IMM      = 0x09,
+    ROCX_OP_WRITE_ONLY          = 0x0a,
+    ROCX_OP_WRITE_ONLY_IMM      = 0x0b,
+    ROCX_OP_READ_REQ            = 0x0c,
+    ROCX_OP_READ_RESP_FIRST     = 0x0d,
+    ROCX_OP_READ_RESP_MIDDLE    = 0x0e,
+    ROCX_OP_READ_RESP_LAST      = 0x0f,
+    ROCX_OP_READ_RESP_ONLY      = 0x10,
+    ROCX_OP_ACK                 = 0x11,
+};
+
+/* Opcode properties. */
+#define ROCX_OPF_VALID      ROCX_BIT(0)
+#define ROCX_OPF_REQ        ROCX_BIT(1)     /* requester to responder */
+#define ROCX_OPF_RETH       ROCX_BIT(2)
+#define ROCX_OPF_AETH       ROCX_BIT(3)
+#define ROCX_OPF_IMM        ROCX_BIT(4)
+#define ROCX_OPF_FIRST      ROCX_BIT(5)     /* starts a message */
+#define ROCX_OPF_LAST       ROCX_BIT(6)     /* ends a message */
+#define ROCX_OPF_PAYLOAD    ROCX_BIT(7)     /* may carry data */
+#define ROCX_OPF_SEND       ROCX_BIT(8)
+#define ROCX_OPF_WRITE      ROCX_BIT(9)
+#define ROCX_OPF_READ       ROCX_BIT(10)    /* READ request */
+#define ROCX_OPF_RESP       ROCX_BIT(11)    /* READ response */
+
+uint16_t rocx_op_flags(uint8_t opcode);
+
+#define ROCX_BTH_LEN        12
+#define ROCX_RETH_LEN       16
+#define ROCX_AETH_LEN       4
+#define ROCX_IMM_LEN        4
+#define ROCX_ICRC_LEN       4
+#define ROCX_ROCE_UDP_PORT  4791
+#define ROCX_ETHERTYPE_ROCE 0x8915
+
+/* AETH syndromes: [7:5] kind, [4:0] credits, RNR timer or NAK code. */
+#define ROCX_AETH_ACK           0x00
+#define ROCX_AETH_RNR           0x20
+#define ROCX_AETH_NAK           0x60
+#define ROCX_AETH_KIND_MASK     0xe0
+#define ROCX_AETH_NAK_PSN       0   /* PSN sequence error */
+#define ROCX_AETH_NAK_INVALID   1
+#define ROCX_AETH_NAK_ACCESS    2
+#define ROCX_AETH_NAK_OPERATION 3
+#define ROCX_AETH_CREDITS_NONE  0x1f    /* "invalid credit count" */
+
+/* A packet to send: the caller has put paylen bytes at the payload. */
+typedef struct RocxTx {
+    uint8_t opcode;
+    bool se;
+    bool ackreq;
+    uint32_t psn;
+    uint64_t va;                /* RETH */
+    uint32_t rkey;
+    uint32_t dmalen;
+    uint8_t syndrome;           /* AETH */
+    uint32_t msn;
+    uint32_t imm;               /* ImmDt, wire bytes */
+    uint32_t paylen;
+} RocxTx;
+
+/* A received packet, parsed and checked. */
+typedef struct RocxPkt {
+    bool loopback;
+    uint8_t net_type;
+    uint8_t sgid[16];           /* IPv4 as ::ffff:a.b.c.d */
+    uint8_t dgid[16];
+    uint8_t opcode;
+    uint16_t opf;               /* rocx_op_flags(opcode) */
+    bool se;
+    bool ackreq;
+    uint32_t dqpn;
+    uint32_t psn;
+    uint64_t va;
+    uint32_t rkey;
+    uint32_t dmalen;
+    uint8_t syndrome;
+    uint32_t msn;
+    uint32_t imm;
+    const uint8_t *payload;
+    uint32_t paylen;
+} RocxPkt;
+
+/* Where the payload of a packet for qp with opcode starts in the buffer. */
+size_t rocx_wire_hdr_len(const RocxQp *qp, uint8_t opcode);
+/* Largest payload that fits a frame; path MTUs never exceed it. */
+#define ROCX_WIRE_MAX_HDR   (14 + 4 + 40 + 8 + ROCX_BTH_LEN + \
+                             ROCX_RETH_LEN + ROCX_AETH_LEN + ROCX_IMM_LEN)
+/* Build headers and ICRC around the payload in c->roce_buf and send it. */
+void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx);
+
+typedef enum RocxRxVerdict {
+    ROCX_RX_NOT_ROCE,           /* not RoCE for this port: Ethernet path */
+    ROCX_RX_DONE,               /* RoCE, consumed or dropped and counted */
+} RocxRxVerdict;
+
+/* The receive path's RoCE stage. */
+RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
+                                bool loopback);
+/* Requests go to the responder, responses to the completer. */
+void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
+void rocx_comp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
+
+/* ---- ICRC (rocx-icrc.c) ---- */
+
+/* CRC-32 (IEEE, reflected) continuing from crc, zlib's convention. */
+uint32_t rocx_crc32(uint32_t crc, const uint8_t *buf, size_t len);
+/*
+ * ICRC of a RoCE packet: l3 points at the IPv4, IPv6 or GRH header, bth
+ * at the BTH, end at the ICRC itself.
+ */
+uint32_t rocx_icrc(uint8_t net_type, const uint8_t *l3, const uint8_t *bth,
+                   const uint8_t *end);
+
+#endif /* HW_NET_ROCX_INT_H */

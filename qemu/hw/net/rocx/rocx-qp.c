@@ -1,0 +1,803 @@
+/*
+ * rocx device model: RC queue pairs.
+ *
+ * Lifecycle (CREATE/MODIFY/QUERY/DESTROY_QP), the state machine, flushing
+ * in ERR, the SQ and RQ doorbells, the engine's run queue of QPs with
+ * work, and the transport timer.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "rocx-int.h"
+
+RocxQp *rocx_qp_get(RocxCore *c, uint32_t qpn)
+{
+    if (qpn < ROCX_CORE_QPN_BASE ||
+        qpn - ROCX_CORE_QPN_BASE >= ROCX_CORE_QP_SLOTS) {
+        return NULL;
+    }
+    return c->rdma.qp[qpn - ROCX_CORE_QPN_BASE];
+}
+
+static bool rocx_uctx_ok(RocxCore *c, uint32_t uctx, RocxAqResult *res)
+{
+    if (uctx >= ROCX_DB_PAGES) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return false;
+    }
+    if (uctx && !c->uctx_used[uctx]) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return false;
+    }
+    return true;
+}
+
+/* ---- Timer ---- */
+
+int64_t rocx_now(RocxCore *c)
+{
+    return c->ops->now_ns(c->opaque);
+}
+
+void rocx_timer_note(RocxCore *c, int64_t deadline)
+{
+    RocxRdma *r = &c->rdma;
+
+    if (!r->timer_armed || deadline < r->timer_deadline) {
+        r->timer_armed = true;
+        r->timer_deadline = deadline;
+        c->ops->timer_arm(c->opaque, deadline);
+    }
+}
+
+/*
+ * The timer only marks the work: the scan and its retransmissions run in
+ * rocx_core_process(), where DMA is guarded against re-entry.
+ */
+void rocx_core_timer(RocxCore *c)
+{
+    c->rdma.timer_armed = false;
+    c->rdma.timer_due = true;
+    rocx_schedule(c);
+}
+
+static void rocx_rdma_timers(RocxCore *c)
+{
+    int64_t now = rocx_now(c);
+    int64_t next = INT64_MAX;
+    unsigned i;
+
+    for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
+        RocxQp *qp = c->rdma.qp[i];
+
+        if (!qp || qp->state != ROCX_QPS_RTS) {
+            continue;
+        }
+        rocx_comp_timers(c, qp, now);
+        if (qp->state != ROCX_QPS_RTS) {
+            continue;
+        }
+        if (qp->req.deadline) {
+            next = MIN(next, qp->req.deadline);
+        }
+        if (qp->req.rnr_wait) {
+            next = MIN(next, qp->req.rnr_deadline);
+        }
+    }
+    if (next != INT64_MAX) {
+        rocx_timer_note(c, next);
+    }
+}
+
+/* ---- Scheduling ---- */
+
+void rocx_qp_schedule(RocxCore *c, RocxQp *qp)
+{
+    RocxRdma *r = &c->rdma;
+    unsigned slot = qp->qpn - ROCX_CORE_QPN_BASE;
+
+    if (!r->queued[slot]) {
+        /* Each slot is queued at most once, so the FIFO cannot fill. */
+        r->queued[slot] = true;
+        r->sched[(r->sched_head + r->sched_count) % ROCX_CORE_QP_SLOTS] = slot;
+        r->sched_count++;
+    }
+    rocx_schedule(c);
+}
+
+/* Complete up to budget WQEs of a QP in ERR with WR_FLUSH_ERR. */
+static unsigned rocx_qp_flush(RocxCore *c, RocxQp *qp, unsigned budget)
+{
+    unsigned n = 0;
+
+    while (qp->req.ci != qp->sq_pi && n < budget) {
+        uint16_t idx = qp->req.ci;
+        bool known = qp->req.next != idx;     /* fetched: opcode known */
+        RocxCqeInfo ci = {
+            .qpn = qp->qpn,
+            .status = ROCX_WC_WR_FLUSH_ERR,
+            .wqe_idx = idx,
+            .opcode = known ?
+                rocx_cqe_op(qp->req.slot[idx % ROCX_REQ_MAX_WQES].opcode) :
+                ROCX_CQE_OP_SEND,
+        };
+
+        rocx_cq_write(c, qp->send_cqn, &ci);
+        qp->req.ci++;
+        if (!known) {
+            qp->req.next = qp->req.ci;
+        }
+        n++;
+    }
+    qp->req.cur = qp->req.next;
+    while (qp->resp.rq_ci != qp->rq_pi && n < budget) {
+        RocxCqeInfo ci = {
+            .qpn = qp->qpn,
+            .opcode = ROCX_CQE_OP_RECV,
+            .status = ROCX_WC_WR_FLUSH_ERR,
+            .flags = ROCX_CQE_RECV,
+            .wqe_idx = qp->resp.rq_ci,
+        };
+
+        rocx_cq_write(c, qp->recv_cqn, &ci);
+        qp->resp.rq_ci++;
+        n++;
+    }
+    qp->flushing = qp->req.ci != qp->sq_pi || qp->resp.rq_ci != qp->rq_pi;
+    return n;
+}
+
+/* One turn of a QP; returns the work done (packets and CQEs). */
+static unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget,
+                            bool *more)
+{
+    unsigned used = 0;
+
+    *more = false;
+    if (qp->state == ROCX_QPS_ERR) {
+        if (qp->nak_final) {
+            /* The NAK that ended the QP still goes to the requester. */
+            qp->nak_final = false;
+            used += rocx_resp_run(c, qp, 1);
+        }
+        if (qp->flushing) {
+            used += rocx_qp_flush(c, qp, MIN(budget, ROCX_CORE_FLUSH_BURST));
+            *more = qp->flushing;
+        }
+        return used;
+    }
+    if (qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) {
+        used += rocx_resp_run(c, qp, budget);
+    }
+    if (qp->state == ROCX_QPS_RTS && used < budget) {
+        used += rocx_req_run(c, qp, budget - used);
+    }
+    if (qp->state == ROCX_QPS_ERR) {
+        *more = true;
+    } else {
+        *more = ((qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) &&
+                 rocx_resp_ready(qp)) ||
+                (qp->state == ROCX_QPS_RTS && rocx_req_ready(qp));
+    }
+    return used;
+}
+
+bool rocx_rdma_process(RocxCore *c)
+{
+    RocxRdma *r = &c->rdma;
+    unsigned budget = ROCX_CORE_PKT_BUDGET;
+    unsigned n;
+
+    if (r->timer_due) {
+        r->timer_due = false;
+        rocx_rdma_timers(c);
+    }
+    /* Every QP queued now gets one turn; QPs queued meanwhile wait. */
+    n = r->sched_count;
+    while (n-- && budget) {
+        unsigned slot = r->sched[r->sched_head];
+        RocxQp *qp = r->qp[slot];
+        bool more;
+
+        r->sched_head = (r->sched_head + 1) % ROCX_CORE_QP_SLOTS;
+        r->sched_count--;
+        r->queued[slot] = false;
+        if (!qp) {
+            continue;
+        }
+        budget -= MIN(budget, rocx_qp_run(c, qp, MIN(budget,
+                                                      ROCX_CORE_QP_BURST),
+                                          &more));
+        if (more) {
+            rocx_qp_schedule(c, qp);
+        }
+    }
+    return r->sched_count != 0;
+}
+
+/* ---- State changes ---- */
+
+static void rocx_qp_stop_timers(RocxQp *qp)
+{
+    qp->req.deadline = 0;
+    qp->req.rnr_wait = false;
+    qp->req.rnr_deadline = 0;
+}
+
+void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome)
+{
+    if (qp->state == ROCX_QPS_ERR || qp->state == ROCX_QPS_RESET) {
+        return;
+    }
+    qp->state = ROCX_QPS_ERR;
+    qp->flushing = true;
+    rocx_qp_stop_timers(qp);
+    qp->resp.rd_count = 0;
+    qp->resp.op = ROCX_RESP_IDLE;
+    qp->resp.rwqe_valid = false;
+    if (!qp->nak_final) {
+        qp->resp.ack = ROCX_ACK_NONE;
+    }
+    if (event) {
+        /* Nothing else tells the consumer: no CQE reports this error. */
+        rocx_evq_push(c, ROCX_EQE_QP_ERROR, qp->qpn, syndrome);
+    }
+    rocx_qp_schedule(c, qp);
+}
+
+void rocx_qp_error_cq(RocxCore *c, uint32_t cqn)
+{
+    unsigned i;
+
+    for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
+        RocxQp *qp = c->rdma.qp[i];
+
+        if (qp && (qp->send_cqn == cqn || qp->recv_cqn == cqn)) {
+            rocx_qp_error(c, qp, true, ROCX_VERR_NONE);
+        }
+    }
+}
+
+/* Back to RESET: queues empty, indices 0, transport state forgotten. */
+static void rocx_qp_to_reset(RocxQp *qp)
+{
+    qp->state = ROCX_QPS_RESET;
+    qp->flushing = false;
+    qp->nak_final = false;
+    qp->sq_pi = 0;
+    qp->rq_pi = 0;
+    rocx_req_reset(qp);
+    rocx_resp_reset(qp);
+}
+
+/* ---- Admin commands ---- */
+
+void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res)
+{
+    const struct rocx_aq_create_qp *cq = (const void *)cmd;
+    uint32_t pdn = rocx_get_le32(&cq->pdn);
+    uint32_t scqn = rocx_get_le32(&cq->send_cqn);
+    uint32_t rcqn = rocx_get_le32(&cq->recv_cqn);
+    uint32_t srqn = rocx_get_le32(&cq->srqn);
+    uint32_t uctx = rocx_get_le32(&cq->uctx);
+    RocxCq *scq, *rcq;
+    uint64_t bytes;
+    RocxQp *qp;
+    unsigned slot;
+
+    if (cq->type > ROCX_QPT_GSI || (cq->flags & ~ROCX_QP_SQ_SIG_ALL) ||
+        cq->sq_log_depth < 1 ||
+        (1u << MIN(cq->sq_log_depth, 31)) > ROCX_CORE_MAX_QP_WR ||
+        (1u << MIN(cq->rq_log_depth, 31)) > ROCX_CORE_MAX_QP_WR ||
+        cq->sq_wqe_shift < 6 || cq->sq_wqe_shift > 10 ||
+        (cq->rq_log_depth &&
+         (cq->rq_wqe_shift < 4 || cq->rq_wqe_shift > 9)) ||
+        pdn < 1 || pdn > ROCX_CORE_MAX_PD) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    /* Only RC in 1.1, and no SRQs yet. */
+    if (cq->type != ROCX_QPT_RC || srqn != ROCX_NO_SRQ) {
+        res->status = ROCX_AQ_STS_UNSUPPORTED;
+        return;
+    }
+    if (!rocx_uctx_ok(c, uctx, res)) {
+        return;
+    }
+    scq = rocx_cq_get(c, scqn);
+    rcq = rocx_cq_get(c, rcqn);
+    if (!c->pd_owner[pdn - 1] || !scq || !rcq) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    /* A context uses only its own PD and CQs. */
+    if (c->pd_owner[pdn - 1] != uctx + 1 || scq->uctx != uctx ||
+        rcq->uctx != uctx) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    for (slot = 0; slot < ROCX_CORE_QP_SLOTS; slot++) {
+        if (!c->rdma.qp[slot]) {
+            break;
+        }
+    }
+    if (slot == ROCX_CORE_QP_SLOTS) {
+        res->status = ROCX_AQ_STS_NO_RESOURCE;
+        return;
+    }
+
+    qp = g_new0(RocxQp, 1);
+    qp->sq_bytes = 1ULL << (cq->sq_log_depth + cq->sq_wqe_shift);
+    bytes = qp->sq_bytes +
+            (cq->rq_log_depth ? 1ULL << (cq->rq_log_depth + cq->rq_wqe_shift)
+                              : 0);
+    res->status = rocx_pbl_copy(c, &cq->pbl, bytes, &qp->pbl);
+    if (res->status != ROCX_AQ_STS_OK) {
+        g_free(qp);
+        return;
+    }
+    qp->qpn = slot + ROCX_CORE_QPN_BASE;
+    qp->type = cq->type;
+    qp->flags = cq->flags;
+    qp->sq_log_depth = cq->sq_log_depth;
+    qp->rq_log_depth = cq->rq_log_depth;
+    qp->sq_wqe_shift = cq->sq_wqe_shift;
+    qp->rq_wqe_shift = cq->rq_log_depth ? cq->rq_wqe_shift : 0;
+    qp->uctx = uctx;
+    qp->pdn = pdn;
+    qp->send_cqn = scqn;
+    qp->recv_cqn = rcqn;
+    rocx_qp_to_reset(qp);
+    scq->users++;
+    rcq->users++;
+    c->rdma.qp[slot] = qp;
+    res->result = qp->qpn;
+}
+
+static void rocx_qp_free(RocxCore *c, RocxQp *qp)
+{
+    RocxCq *cq;
+
+    cq = rocx_cq_get(c, qp->send_cqn);
+    if (cq) {
+        cq->users--;
+    }
+    cq = rocx_cq_get(c, qp->recv_cqn);
+    if (cq) {
+        cq->users--;
+    }
+    rocx_pbl_free(c, &qp->pbl);
+    c->rdma.qp[qp->qpn - ROCX_CORE_QPN_BASE] = NULL;
+    g_free(qp);
+}
+
+void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res)
+{
+    const struct rocx_aq_destroy_qp *d = (const void *)cmd;
+    RocxQp *qp = rocx_qp_get(c, rocx_get_le32(&d->qpn));
+
+    if (!qp) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    /*
+     * The engine runs only between commands and holds no reference to a
+     * QP across calls, so once it is unlinked no DMA can touch its
+     * memory; its timer deadline simply stops being looked at.
+     */
+    rocx_qp_free(c, qp);
+}
+
+bool rocx_pd_has_qp(RocxCore *c, uint32_t pdn)
+{
+    unsigned i;
+
+    for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
+        if (c->rdma.qp[i] && c->rdma.qp[i]->pdn == pdn) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool rocx_uctx_has_qp(RocxCore *c, uint16_t uctx)
+{
+    unsigned i;
+
+    for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
+        if (c->rdma.qp[i] && c->rdma.qp[i]->uctx == uctx) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Attributes each transition accepts beyond STATE, and those it needs. */
+typedef struct RocxQpTrans {
+    uint8_t from;
+    uint8_t to;
+    uint32_t required;
+    uint32_t optional;
+} RocxQpTrans;
+
+static const RocxQpTrans rocx_qp_trans[] = {
+    { ROCX_QPS_RESET, ROCX_QPS_INIT, 0,
+      ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_PKEY_INDEX },
+    { ROCX_QPS_INIT, ROCX_QPS_INIT, 0,
+      ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_PKEY_INDEX },
+    { ROCX_QPS_INIT, ROCX_QPS_RTR,
+      ROCX_QP_ATTR_AV | ROCX_QP_ATTR_PATH_MTU | ROCX_QP_ATTR_DEST_QPN |
+      ROCX_QP_ATTR_RQ_PSN,
+      ROCX_QP_ATTR_MAX_DEST_RD_ATOMIC | ROCX_QP_ATTR_MIN_RNR_TIMER |
+      ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_PKEY_INDEX },
+    { ROCX_QPS_RTR, ROCX_QPS_RTS, ROCX_QP_ATTR_SQ_PSN,
+      ROCX_QP_ATTR_TIMEOUT | ROCX_QP_ATTR_RETRY_CNT |
+      ROCX_QP_ATTR_RNR_RETRY | ROCX_QP_ATTR_MAX_RD_ATOMIC |
+      ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_MIN_RNR_TIMER },
+    { ROCX_QPS_RTS, ROCX_QPS_RTS, 0,
+      ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_MIN_RNR_TIMER },
+};
+
+static bool rocx_qp_trans_ok(uint8_t from, uint8_t to, uint32_t valid)
+{
+    unsigned i;
+
+    valid &= ~ROCX_QP_ATTR_STATE;
+    /* Any state may go to RESET or ERR, with nothing else. */
+    if (to == ROCX_QPS_RESET || to == ROCX_QPS_ERR) {
+        return !valid;
+    }
+    for (i = 0; i < ARRAY_SIZE(rocx_qp_trans); i++) {
+        const RocxQpTrans *t = &rocx_qp_trans[i];
+
+        if (t->from == from && t->to == to) {
+            return (valid & t->required) == t->required &&
+                   !(valid & ~(t->required | t->optional));
+        }
+    }
+    return false;
+}
+
+static bool rocx_gid_is_v4(const uint8_t *gid)
+{
+    static const uint8_t prefix[12] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+    };
+
+    return !memcmp(gid, prefix, sizeof(prefix));
+}
+
+/* Check an AV against the GID table; fill the path it selects. */
+static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
+                            const struct rocx_av *av, RocxPath *p)
+{
+    uint16_t vlan = rocx_get_le16(&av->vlan);
+    uint32_t fl = rocx_get_le32(&av->flow_label);
+    RocxGid *g;
+    unsigned i;
+
+    if (av->sgid_index >= ROCX_CORE_GID_TBL_LEN ||
+        !c->gid[av->sgid_index].valid || av->net_type > 2 ||
+        (vlan != ROCX_VLAN_NONE && vlan > 4095) || fl > 0xfffff ||
+        (av->dmac[0] & 1)) {
+        return false;
+    }
+    g = &c->gid[av->sgid_index];
+    /* The network header follows from the source GID. */
+    if (g->type == ROCX_GID_TYPE_ROCE_V1) {
+        if (av->net_type != ROCX_NET_ROCE_V1) {
+            return false;
+        }
+    } else if (rocx_gid_is_v4(g->gid)) {
+        if (av->net_type != ROCX_NET_ROCE_V2_IPV4 ||
+            !rocx_gid_is_v4(av->dgid)) {
+            return false;
+        }
+    } else if (av->net_type != ROCX_NET_ROCE_V2_IPV6) {
+        return false;
+    }
+
+    memset(p, 0, sizeof(*p));
+    p->net_type = av->net_type;
+    memcpy(p->sgid, g->gid, 16);
+    memcpy(p->dgid, av->dgid, 16);
+    memcpy(p->smac, g->mac, 6);
+    memcpy(p->dmac, av->dmac, 6);
+    p->vlan = vlan;
+    p->flow_label = fl;
+    p->hop_limit = av->hop_limit;
+    p->traffic_class = av->traffic_class;
+    for (i = 0; i < ROCX_CORE_GID_TBL_LEN; i++) {
+        if (c->gid[i].valid && c->gid[i].type == g->type &&
+            !memcmp(c->gid[i].gid, av->dgid, 16)) {
+            p->loopback = true;
+            break;
+        }
+    }
+    return true;
+}
+
+/* RoCE v2 source port: as Linux's rdma_get_udp_sport(). */
+static uint16_t rocx_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn)
+{
+    if (!fl) {
+        uint64_t v = (uint64_t)lqpn * rqpn;
+
+        v ^= v >> 20;
+        v ^= v >> 40;
+        fl = v & 0xfffff;
+    }
+    return ((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000;
+}
+
+void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res)
+{
+    const struct rocx_aq_qp_attr_cmd *m = (const void *)cmd;
+    RocxQp *qp = rocx_qp_get(c, rocx_get_le32(&m->qpn));
+    const uint32_t known_access = ROCX_ACCESS_LOCAL_WRITE |
+        ROCX_ACCESS_REMOTE_WRITE | ROCX_ACCESS_REMOTE_READ |
+        ROCX_ACCESS_REMOTE_ATOMIC;
+    struct rocx_qp_attr a;
+    uint32_t valid;
+    uint8_t to;
+    RocxPath path;
+
+    if (!qp) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    if (rocx_dma_read(c, rocx_get_le64(&m->addr), &a, sizeof(a))) {
+        res->status = ROCX_AQ_STS_DMA_ERROR;
+        return;
+    }
+    valid = rocx_get_le32(&a.valid);
+    to = (valid & ROCX_QP_ATTR_STATE) ? a.state : qp->state;
+
+    /* Everything is checked before anything is applied. */
+    if (to > ROCX_QPS_ERR || !rocx_qp_trans_ok(qp->state, to, valid) ||
+        ((valid & ROCX_QP_ATTR_ACCESS) &&
+         (rocx_get_le32(&a.access) & ~known_access)) ||
+        ((valid & ROCX_QP_ATTR_PKEY_INDEX) && rocx_get_le16(&a.pkey_index)) ||
+        ((valid & ROCX_QP_ATTR_PATH_MTU) &&
+         (a.path_mtu < 1 || a.path_mtu > 5)) ||
+        ((valid & ROCX_QP_ATTR_TIMEOUT) && a.timeout > 31) ||
+        ((valid & ROCX_QP_ATTR_RETRY_CNT) && a.retry_cnt > 7) ||
+        ((valid & ROCX_QP_ATTR_RNR_RETRY) && a.rnr_retry > 7) ||
+        ((valid & ROCX_QP_ATTR_MIN_RNR_TIMER) && a.min_rnr_timer > 31) ||
+        ((valid & ROCX_QP_ATTR_MAX_RD_ATOMIC) &&
+         a.max_rd_atomic > ROCX_CORE_MAX_RD_ATOM) ||
+        ((valid & ROCX_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
+         a.max_dest_rd_atomic > ROCX_CORE_MAX_RD_ATOM) ||
+        ((valid & ROCX_QP_ATTR_RQ_PSN) &&
+         (rocx_get_le32(&a.rq_psn) & ~ROCX_PSN_MASK)) ||
+        ((valid & ROCX_QP_ATTR_SQ_PSN) &&
+         (rocx_get_le32(&a.sq_psn) & ~ROCX_PSN_MASK)) ||
+        ((valid & ROCX_QP_ATTR_DEST_QPN) &&
+         (rocx_get_le32(&a.dest_qpn) & ~ROCX_PSN_MASK)) ||
+        ((valid & ROCX_QP_ATTR_AV) && !rocx_av_to_path(c, qp, &a.av, &path))) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+
+    if (to == ROCX_QPS_RESET) {
+        rocx_qp_to_reset(qp);
+        return;
+    }
+    if (to == ROCX_QPS_ERR) {
+        rocx_qp_error(c, qp, false, ROCX_VERR_NONE);
+        return;
+    }
+    if (qp->state == ROCX_QPS_RESET) {
+        /* Defaults for what INIT..RTS may leave unset. */
+        qp->access = 0;
+        qp->timeout = 14;
+        qp->retry_cnt = 7;
+        qp->rnr_retry = 7;
+        qp->min_rnr_timer = 0;
+        qp->max_rd_atomic = 1;
+        qp->max_dest_rd_atomic = 1;
+    }
+    if (valid & ROCX_QP_ATTR_ACCESS) {
+        qp->access = rocx_get_le32(&a.access);
+    }
+    if (valid & ROCX_QP_ATTR_PATH_MTU) {
+        qp->path_mtu = a.path_mtu;
+        qp->mtu = 128u << a.path_mtu;
+    }
+    if (valid & ROCX_QP_ATTR_TIMEOUT) {
+        qp->timeout = a.timeout;
+    }
+    if (valid & ROCX_QP_ATTR_RETRY_CNT) {
+        qp->retry_cnt = a.retry_cnt;
+    }
+    if (valid & ROCX_QP_ATTR_RNR_RETRY) {
+        qp->rnr_retry = a.rnr_retry;
+    }
+    if (valid & ROCX_QP_ATTR_MIN_RNR_TIMER) {
+        qp->min_rnr_timer = a.min_rnr_timer;
+    }
+    if (valid & ROCX_QP_ATTR_MAX_RD_ATOMIC) {
+        qp->max_rd_atomic = a.max_rd_atomic;
+    }
+    if (valid & ROCX_QP_ATTR_MAX_DEST_RD_ATOMIC) {
+        qp->max_dest_rd_atomic = a.max_dest_rd_atomic;
+    }
+    if (valid & ROCX_QP_ATTR_DEST_QPN) {
+        qp->dest_qpn = rocx_get_le32(&a.dest_qpn);
+    }
+    if (valid & ROCX_QP_ATTR_AV) {
+        qp->av = a.av;
+        qp->path = path;
+    }
+    if (valid & ROCX_QP_ATTR_RQ_PSN) {
+        qp->rq_psn = rocx_get_le32(&a.rq_psn);
+    }
+    if (valid & ROCX_QP_ATTR_SQ_PSN) {
+        qp->sq_psn = rocx_get_le32(&a.sq_psn);
+    }
+
+    if (to == ROCX_QPS_RTR && qp->state == ROCX_QPS_INIT) {
+        qp->path.udp_sport = rocx_udp_sport(qp->path.flow_label, qp->qpn,
+                                            qp->dest_qpn);
+        rocx_resp_reset(qp);
+        qp->resp.epsn = qp->rq_psn;
+    }
+    if (to == ROCX_QPS_RTS && qp->state == ROCX_QPS_RTR) {
+        rocx_req_reset(qp);
+        qp->req.psn_next = qp->req.psn_una = qp->sq_psn;
+        qp->req.cur_psn = qp->sq_psn;
+        qp->req.retries = qp->retry_cnt;
+        qp->req.rnr_retries = qp->rnr_retry;
+    }
+    qp->state = to;
+    /* WQEs may have been posted before the QP could run them. */
+    rocx_qp_schedule(c, qp);
+}
+
+void rocx_cmd_query_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
+                       RocxAqResult *res)
+{
+    const struct rocx_aq_qp_attr_cmd *m = (const void *)cmd;
+    RocxQp *qp = rocx_qp_get(c, rocx_get_le32(&m->qpn));
+    struct rocx_qp_attr a;
+
+    if (!qp) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    memset(&a, 0, sizeof(a));
+    a.state = a.cur_state = qp->state;
+    a.path_mtu = qp->path_mtu;
+    a.timeout = qp->timeout;
+    a.retry_cnt = qp->retry_cnt;
+    a.rnr_retry = qp->rnr_retry;
+    a.min_rnr_timer = qp->min_rnr_timer;
+    a.max_rd_atomic = qp->max_rd_atomic;
+    a.max_dest_rd_atomic = qp->max_dest_rd_atomic;
+    rocx_put_le32(&a.access, qp->access);
+    /* The PSNs the transport has reached, once it runs. */
+    rocx_put_le32(&a.rq_psn, qp->state >= ROCX_QPS_RTR &&
+                  qp->state != ROCX_QPS_ERR ? qp->resp.epsn : qp->rq_psn);
+    rocx_put_le32(&a.sq_psn, qp->state == ROCX_QPS_RTS ?
+                  qp->req.psn_next : qp->sq_psn);
+    rocx_put_le32(&a.dest_qpn, qp->dest_qpn);
+    a.av = qp->av;
+    if (rocx_dma_write(c, rocx_get_le64(&m->addr), &a, sizeof(a))) {
+        res->status = ROCX_AQ_STS_DMA_ERROR;
+    }
+}
+
+/* ---- Doorbells (MMIO side) ---- */
+
+static RocxQp *rocx_db_qp(RocxCore *c, unsigned page, uint32_t qpn,
+                          const char *what)
+{
+    RocxQp *qp = rocx_qp_get(c, qpn);
+
+    if (!qp) {
+        rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
+                  "%s doorbell: no QP %" PRIu32, what, qpn);
+        return NULL;
+    }
+    if (qp->uctx != page) {
+        rocx_gerr(c, ROCX_GERR_DB_OWNER, page,
+                  "%s doorbell: QP %" PRIu32 " belongs to page %u",
+                  what, qpn, qp->uctx);
+        return NULL;
+    }
+    return qp;
+}
+
+/*
+ * A producer may only move forward, and at most depth entries ahead of
+ * the oldest entry the device has not completed.
+ */
+static bool rocx_db_index_ok(uint16_t idx, uint16_t pi, uint16_t ci,
+                             unsigned log_depth)
+{
+    uint16_t ahead = idx - ci;
+
+    return ahead <= (1u << log_depth) && ahead >= (uint16_t)(pi - ci);
+}
+
+void rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
+{
+    RocxQp *qp = rocx_db_qp(c, page, qpn, "SQ");
+
+    if (!qp) {
+        return;
+    }
+    if (!rocx_db_index_ok(idx, qp->sq_pi, qp->req.ci, qp->sq_log_depth)) {
+        rocx_gerr(c, ROCX_GERR_DB_INDEX, page,
+                  "QP %" PRIu32 " SQ doorbell: producer %u, was %u, "
+                  "oldest %u, depth %u", qpn, idx, qp->sq_pi, qp->req.ci,
+                  1u << qp->sq_log_depth);
+        return;
+    }
+    rocx_count(c, ROCX_STAT_DOORBELLS, 1);
+    qp->sq_pi = idx;
+    if (qp->state == ROCX_QPS_RTS) {
+        rocx_qp_schedule(c, qp);
+    } else if (qp->state == ROCX_QPS_ERR) {
+        qp->flushing = true;
+        rocx_qp_schedule(c, qp);
+    }
+}
+
+void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
+{
+    RocxQp *qp = rocx_db_qp(c, page, qpn, "RQ");
+
+    if (!qp) {
+        return;
+    }
+    if (!qp->rq_log_depth) {
+        rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
+                  "RQ doorbell: QP %" PRIu32 " has no RQ", qpn);
+        return;
+    }
+    if (!rocx_db_index_ok(idx, qp->rq_pi, qp->resp.rq_ci,
+                          qp->rq_log_depth)) {
+        rocx_gerr(c, ROCX_GERR_DB_INDEX, page,
+                  "QP %" PRIu32 " RQ doorbell: producer %u, was %u, "
+                  "oldest %u, depth %u", qpn, idx, qp->rq_pi,
+                  qp->resp.rq_ci, 1u << qp->rq_log_depth);
+        return;
+    }
+    rocx_count(c, ROCX_STAT_DOORBELLS, 1);
+    qp->rq_pi = idx;
+    if (qp->state == ROCX_QPS_ERR) {
+        qp->flushing = true;
+        rocx_qp_schedule(c, qp);
+    }
+}
+
+/* ---- Reset ---- */
+
+void rocx_rdma_reset(RocxCore *c)
+{
+    RocxRdma *r = &c->rdma;
+    unsigned i;
+
+    for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
+        if (r->qp[i]) {
+            rocx_qp_free(c, r->qp[i]);
+        }
+    }
+    for (i = 1; i < ROCX_CORE_CQ_SLOTS; i++) {
+        rocx_pbl_free(c, &r->cq[i].pbl);
+    }
+    for (i = 1; i < ROCX_CORE_MR_SLOTS; i++) {
+        rocx_pbl_free(c, &r->mr[i].pbl);
+    }
+    if (r->timer_armed && c->ops) {
+        c->ops->timer_cancel(c->opaque);
+    }
+    r->timer_armed = false;
+}

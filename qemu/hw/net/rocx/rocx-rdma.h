@@ -1,0 +1,301 @@
+/*
+ * rocx device model: RDMA transport objects (contract 1.1).
+ *
+ * Memory regions, completion queues and RC queue pairs, and the state of
+ * the transport engine that moves their data: requester (rocx-req.c),
+ * responder (rocx-resp.c), completer (rocx-comp.c), wire formats
+ * (rocx-wire.c, rocx-icrc.c).  Objects are created and destroyed by admin
+ * commands (rocx-mr.c, rocx-cq.c, rocx-qp.c).
+ *
+ * Who touches what.  As in rocx-core.h, two sides enter the core:
+ *
+ *  - MMIO side (rocx_core_db_write): the SQ, RQ and CQ doorbells.  They
+ *    look a queue up (valid, uctx), read the engine's consumer/producer
+ *    index to validate the new one, then write only the fields marked
+ *    "MMIO" below (sq_pi, rq_pi, cq ci and arm_req) and the scheduling
+ *    ring (RocxRdma.sched*).  Nothing else.
+ *  - Engine: rocx_core_process() (bottom half), the receive path and the
+ *    timer.  Everything not marked MMIO.
+ *
+ * Moving the engine to a thread of its own means making those MMIO fields
+ * atomics (or doorbell messages) and the lookups RCU-safe; the layout does
+ * not need to change.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_NET_ROCX_RDMA_H
+#define HW_NET_ROCX_RDMA_H
+
+#include "rocx/rocx_verbs.h"
+
+/* Object tables.  Index 0 of the MR and CQ tables is never handed out. */
+#define ROCX_CORE_MR_SLOTS          (ROCX_CORE_MAX_MR + 1)
+#define ROCX_CORE_CQ_SLOTS          (ROCX_CORE_MAX_CQ + 1)
+/* qpn 0 and 1 are the special QPs of InfiniBand; RC QPs start above. */
+#define ROCX_CORE_QPN_BASE          2
+#define ROCX_CORE_QP_SLOTS          ROCX_CORE_MAX_QP
+
+/*
+ * Page-list entries the device keeps for all objects together (its
+ * "MTT"): 4M entries, 32 MiB of host memory, 16 GiB of 4 KiB pages.
+ * Creation beyond it fails with NO_RESOURCE, so no guest can make QEMU
+ * allocate without bound.
+ */
+#define ROCX_CORE_MAX_PBL_ENTRIES   (1u << 22)
+
+/* Packets the engine sends per rocx_core_process() call, and per QP turn. */
+#define ROCX_CORE_PKT_BUDGET        64
+#define ROCX_CORE_QP_BURST          16
+/* Flush completions written per QP turn. */
+#define ROCX_CORE_FLUSH_BURST       64
+/* Requester: send WQEs in flight and unacknowledged PSNs per QP. */
+#define ROCX_REQ_MAX_WQES           32
+#define ROCX_REQ_WINDOW             128
+/* AckReq every this many packets of a long message; responder likewise. */
+#define ROCX_ACK_INTERVAL           16
+/*
+ * Local ACK timeout floor.  Guests run under TCG, where a peer can stall
+ * for milliseconds; the IB encoding (4.096 us * 2^timeout) is honoured
+ * above this floor.
+ */
+#define ROCX_CORE_MIN_ACK_TIMEOUT_NS    (10 * 1000 * 1000LL)
+/* RNR waits shorter than this are rounded up (no busy retry loops). */
+#define ROCX_CORE_MIN_RNR_NS            (1000 * 1000LL)
+
+/* A copied page list: npages guest addresses of 2^page_shift bytes. */
+typedef struct RocxPbl {
+    uint64_t *pages;
+    uint32_t npages;
+    uint8_t page_shift;
+} RocxPbl;
+
+typedef struct RocxMr {
+    bool valid;
+    uint8_t variant;            /* survives DEREG: the key's [7:0] */
+    uint32_t pdn;
+    uint32_t access;            /* ROCX_ACCESS_* */
+    uint64_t iova;
+    uint64_t length;
+    uint32_t offset;            /* of iova within the first page */
+    RocxPbl pbl;
+} RocxMr;
+
+typedef struct RocxCq {
+    bool valid;
+    bool error;                 /* overflowed: writes nothing more */
+    uint8_t log_depth;
+    uint8_t eqn;
+    uint16_t uctx;
+    uint16_t users;             /* QPs whose send or recv CQ this is */
+    RocxPbl pbl;
+    uint32_t pi;                /* CQEs written, free-running */
+    uint32_t sol_pi;            /* pi after the last solicited/error CQE */
+    uint8_t armed;              /* 0, ROCX_CQ_ARM_ANY or _SOLICITED */
+    /* MMIO: consumer index (widened from 16 bits) and arm request. */
+    uint32_t ci;
+    uint8_t arm_req;
+} RocxCq;
+
+#define ROCX_CQ_ARM_ANY         1
+#define ROCX_CQ_ARM_SOLICITED   2
+
+/* The path of an RTR QP, snapshotted from its AV and source GID. */
+typedef struct RocxPath {
+    uint8_t net_type;           /* enum rocx_net_type */
+    bool loopback;              /* dgid is one of our own GIDs */
+    uint8_t sgid[16];
+    uint8_t dgid[16];
+    uint8_t smac[6];
+    uint8_t dmac[6];
+    uint16_t vlan;              /* ROCX_VLAN_NONE: untagged */
+    uint32_t flow_label;
+    uint8_t hop_limit;
+    uint8_t traffic_class;
+    uint16_t udp_sport;
+} RocxPath;
+
+typedef struct RocxSge {
+    uint64_t addr;
+    uint32_t length;
+    uint32_t lkey;
+} RocxSge;
+
+/* A send WQE as fetched and checked by the requester. */
+typedef struct RocxSendWqe {
+    uint16_t idx;
+    uint8_t opcode;             /* enum rocx_wqe_opcode */
+    uint8_t flags;              /* ROCX_WQE_* */
+    uint8_t num_sge;
+    uint32_t imm;               /* as on the wire (big endian bytes) */
+    uint64_t raddr;
+    uint32_t rkey;
+    uint32_t length;            /* message bytes */
+    RocxSge sge[ROCX_CORE_MAX_SGE];
+    uint8_t inline_data[ROCX_CORE_MAX_INLINE];
+} RocxSendWqe;
+
+/* A receive WQE as fetched by the responder. */
+typedef struct RocxRecvWqe {
+    uint16_t idx;
+    uint8_t num_sge;
+    uint64_t length;            /* sum of the SGEs */
+    RocxSge sge[ROCX_CORE_MAX_SGE];
+} RocxRecvWqe;
+
+/* What the requester remembers of each send WQE in flight. */
+typedef struct RocxSqSlot {
+    uint8_t opcode;
+    uint8_t flags;
+    uint32_t length;
+    uint32_t first_psn;
+    uint32_t npkts;             /* PSNs the message uses */
+} RocxSqSlot;
+
+/* An RDMA READ the responder is answering. */
+typedef struct RocxReadJob {
+    uint32_t psn;               /* of the next response packet */
+    uint64_t va;                /* of its first byte */
+    uint32_t rkey;
+    uint32_t left;              /* bytes still to send */
+    bool first;                 /* next packet is the first of the job */
+} RocxReadJob;
+
+enum RocxRespOp {
+    ROCX_RESP_IDLE,
+    ROCX_RESP_SEND,             /* between SEND FIRST and LAST */
+    ROCX_RESP_WRITE,            /* between WRITE FIRST and LAST */
+};
+
+enum RocxAckKind {
+    ROCX_ACK_NONE,
+    ROCX_ACK_ACK,
+    ROCX_ACK_NAK,
+};
+
+typedef struct RocxQp {
+    uint32_t qpn;
+    uint8_t type;               /* enum rocx_qp_type */
+    uint8_t state;              /* enum rocx_qp_state */
+    uint8_t flags;              /* ROCX_QP_* */
+    uint8_t sq_log_depth;
+    uint8_t rq_log_depth;       /* 0: no RQ */
+    uint8_t sq_wqe_shift;
+    uint8_t rq_wqe_shift;
+    uint16_t uctx;
+    uint32_t pdn;
+    uint32_t send_cqn;
+    uint32_t recv_cqn;
+    RocxPbl pbl;                /* SQ at 0, RQ at sq_bytes */
+    uint64_t sq_bytes;
+
+    /* Attributes (MODIFY_QP). */
+    uint32_t access;
+    uint8_t path_mtu;           /* 1..5 */
+    uint32_t mtu;               /* bytes */
+    uint8_t timeout;
+    uint8_t retry_cnt;
+    uint8_t rnr_retry;
+    uint8_t min_rnr_timer;
+    uint8_t max_rd_atomic;
+    uint8_t max_dest_rd_atomic;
+    uint32_t dest_qpn;
+    uint32_t rq_psn;
+    uint32_t sq_psn;
+    struct rocx_av av;
+    RocxPath path;
+
+    /* MMIO: producer indices latched from the SQ and RQ doorbells. */
+    uint16_t sq_pi;
+    uint16_t rq_pi;
+
+    /* Engine: flush of a QP in ERR; an error NAK still to go out. */
+    bool flushing;
+    bool nak_final;
+
+    /* Requester and completer (send queue). */
+    struct {
+        uint16_t ci;            /* oldest WQE not completed */
+        uint16_t next;          /* next WQE to fetch */
+        uint16_t cur;           /* WQE being (re)sent; == next: none */
+        uint32_t cur_psn;       /* PSN of cur's next packet */
+        bool cur_cached;        /* wqe holds cur */
+        RocxSendWqe wqe;
+        bool rd_cached;         /* rd_wqe holds the READ at ci */
+        RocxSendWqe rd_wqe;
+        RocxSqSlot slot[ROCX_REQ_MAX_WQES];
+        uint32_t psn_next;      /* highest PSN sent + 1 */
+        uint32_t psn_una;       /* oldest unacknowledged PSN */
+        uint8_t rd_out;         /* READs in flight */
+        uint8_t retries;        /* left before RETRY_EXC_ERR */
+        uint8_t rnr_retries;    /* left before RNR_RETRY_EXC_ERR */
+        bool rnr_wait;          /* stopped until rnr_deadline */
+        bool blocked;           /* next WQE waits for a completion */
+        bool gap_retried;       /* go-back-N for a READ gap at psn_una */
+        int64_t deadline;       /* local ACK timeout; 0: not running */
+        int64_t rnr_deadline;
+    } req;
+
+    /* Responder (receive queue). */
+    struct {
+        uint16_t rq_ci;         /* oldest receive WQE not completed */
+        uint32_t epsn;
+        uint32_t msn;
+        uint8_t op;             /* enum RocxRespOp */
+        bool rwqe_valid;        /* rwqe holds the WQE at rq_ci */
+        RocxRecvWqe rwqe;
+        uint64_t recv_off;      /* bytes placed in rwqe */
+        uint64_t wr_va;         /* RDMA WRITE in progress */
+        uint32_t wr_rkey;
+        uint32_t wr_left;
+        uint32_t wr_total;      /* its DMA length: byte_len with IMM */
+        uint8_t ack;            /* enum RocxAckKind */
+        uint8_t syndrome;       /* for ROCX_ACK_NAK */
+        uint32_t ack_psn;
+        bool nak_sent;          /* no more NAKs until epsn arrives */
+        uint32_t since_ack;
+        uint8_t rd_head;
+        uint8_t rd_count;
+        RocxReadJob rd[ROCX_CORE_MAX_RD_ATOM];
+    } resp;
+} RocxQp;
+
+/* Transport engine counters, not part of the contract (tests, traces). */
+typedef struct RocxRdmaStats {
+    uint64_t retransmits;       /* go-back-N episodes */
+    uint64_t timeouts;
+    uint64_t naks_sent;
+    uint64_t naks_rcvd;
+    uint64_t rnr_naks_sent;
+    uint64_t dup_requests;
+    uint64_t loopback;
+} RocxRdmaStats;
+
+typedef struct RocxRdma {
+    RocxMr mr[ROCX_CORE_MR_SLOTS];
+    RocxCq cq[ROCX_CORE_CQ_SLOTS];
+    RocxQp *qp[ROCX_CORE_QP_SLOTS];
+    uint32_t pbl_entries;       /* page-list entries held, all objects */
+    bool cq_arm_pending;        /* MMIO: some CQ has an arm_req */
+
+    /*
+     * QPs with engine work: a FIFO of QP slots, each at most once
+     * (queued[] survives a QP's destruction, so a slot reused while
+     * queued is not queued twice).  Both sides push, the engine pops.
+     */
+    uint16_t sched[ROCX_CORE_QP_SLOTS];
+    unsigned sched_head;
+    unsigned sched_count;
+    bool queued[ROCX_CORE_QP_SLOTS];
+
+    /* The one device timer, armed for the earliest QP deadline. */
+    bool timer_armed;
+    int64_t timer_deadline;
+    bool timer_due;             /* it fired; the engine scans deadlines */
+
+    RocxRdmaStats stats;
+} RocxRdma;
+
+#endif /* HW_NET_ROCX_RDMA_H */

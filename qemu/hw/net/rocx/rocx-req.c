@@ -1,0 +1,378 @@
+/*
+ * rocx device model: the requester.
+ *
+ * Fetches send WQEs from the SQ (checking each one: its index, opcode,
+ * SGEs or inline data, every local key), cuts messages into packets of
+ * the path MTU, numbers them with PSNs and sends them, within a window of
+ * ROCX_REQ_WINDOW unacknowledged PSNs and ROCX_REQ_MAX_WQES WQEs.  After
+ * a loss the completer moves the send position back to the oldest
+ * unacknowledged PSN (go-back-N); the WQE is fetched again from the SQ,
+ * where it stays until its completion is written.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "rocx-int.h"
+
+void rocx_req_reset(RocxQp *qp)
+{
+    memset(&qp->req, 0, sizeof(qp->req));
+}
+
+static RocxSqSlot *rocx_req_slot(RocxQp *qp, uint16_t idx)
+{
+    return &qp->req.slot[idx % ROCX_REQ_MAX_WQES];
+}
+
+/* Local ACK timeout in ns; 0 means none (IB: timeout 0 is infinite). */
+static int64_t rocx_req_rto(RocxQp *qp)
+{
+    if (!qp->timeout) {
+        return 0;
+    }
+    return MAX(4096LL << qp->timeout, ROCX_CORE_MIN_ACK_TIMEOUT_NS);
+}
+
+/* Start (restart) the local ACK timer, if the QP has one. */
+void rocx_req_timer_start(RocxCore *c, RocxQp *qp)
+{
+    int64_t rto = rocx_req_rto(qp);
+
+    if (rto) {
+        qp->req.deadline = rocx_now(c) + rto;
+        rocx_timer_note(c, qp->req.deadline);
+    }
+}
+
+static uint32_t rocx_req_npkts(RocxQp *qp, uint32_t length)
+{
+    return length ? DIV_ROUND_UP(length, qp->mtu) : 1;
+}
+
+uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
+                       uint8_t *verr)
+{
+    const uint32_t known = ROCX_WQE_SIGNALED | ROCX_WQE_SOLICITED |
+                           ROCX_WQE_FENCE | ROCX_WQE_INLINE;
+    uint32_t wqe_size = 1u << qp->sq_wqe_shift;
+    uint64_t off = (uint64_t)(idx & ((1u << qp->sq_log_depth) - 1))
+                   << qp->sq_wqe_shift;
+    struct rocx_send_wqe hdr;
+    uint64_t total = 0;
+    uint32_t inline_len;
+    unsigned i;
+
+    *verr = ROCX_VERR_BAD_WQE;
+    if (rocx_pbl_rw(c, &qp->pbl, off, &hdr, sizeof(hdr), false)) {
+        *verr = ROCX_VERR_DMA;
+        return ROCX_WC_LOC_QP_OP_ERR;
+    }
+    memset(w, 0, offsetof(RocxSendWqe, sge));
+    w->idx = idx;
+    w->opcode = hdr.ctrl.opcode;
+    w->flags = hdr.ctrl.flags;
+    w->num_sge = hdr.ctrl.num_sge;
+    memcpy(&w->imm, &hdr.ctrl.imm_data, sizeof(w->imm));
+    inline_len = rocx_get_le32(&hdr.ctrl.inline_len);
+    if (rocx_get_le16(&hdr.ctrl.wqe_idx) != idx || (w->flags & ~known)) {
+        return ROCX_WC_LOC_QP_OP_ERR;
+    }
+    switch (w->opcode) {
+    case ROCX_WQE_RDMA_READ:
+        if (w->flags & ROCX_WQE_INLINE) {
+            return ROCX_WC_LOC_QP_OP_ERR;
+        }
+        /* fall through */
+    case ROCX_WQE_RDMA_WRITE:
+    case ROCX_WQE_RDMA_WRITE_IMM:
+        w->raddr = rocx_get_le64(&hdr.rdma.remote_addr);
+        w->rkey = rocx_get_le32(&hdr.rdma.rkey);
+        break;
+    case ROCX_WQE_SEND:
+    case ROCX_WQE_SEND_IMM:
+        break;
+    default:
+        /* Invalidation, atomics, MR/MW work requests: not in 1.1. */
+        return ROCX_WC_LOC_QP_OP_ERR;
+    }
+
+    if (w->flags & ROCX_WQE_INLINE) {
+        if (inline_len > ROCX_CORE_MAX_INLINE ||
+            ROCX_SEND_WQE_HDR + inline_len > wqe_size) {
+            return ROCX_WC_LOC_QP_OP_ERR;
+        }
+        if (rocx_pbl_rw(c, &qp->pbl, off + ROCX_SEND_WQE_HDR,
+                        w->inline_data, inline_len, false)) {
+            *verr = ROCX_VERR_DMA;
+            return ROCX_WC_LOC_QP_OP_ERR;
+        }
+        w->num_sge = 0;
+        w->length = inline_len;
+        goto done;
+    }
+
+    if (w->num_sge > ROCX_CORE_MAX_SGE ||
+        ROCX_SEND_WQE_HDR + w->num_sge * sizeof(struct rocx_sge) >
+        wqe_size) {
+        return ROCX_WC_LOC_QP_OP_ERR;
+    }
+    for (i = 0; i < w->num_sge; i++) {
+        struct rocx_sge s;
+        uint8_t err;
+
+        if (rocx_pbl_rw(c, &qp->pbl, off + ROCX_SEND_WQE_HDR + i * sizeof(s),
+                        &s, sizeof(s), false)) {
+            *verr = ROCX_VERR_DMA;
+            return ROCX_WC_LOC_QP_OP_ERR;
+        }
+        w->sge[i].addr = rocx_get_le64(&s.addr);
+        w->sge[i].length = rocx_get_le32(&s.length);
+        w->sge[i].lkey = rocx_get_le32(&s.lkey);
+        total += w->sge[i].length;
+        if (!w->sge[i].length) {
+            continue;
+        }
+        /* Data the device writes locally (READ) needs LOCAL_WRITE. */
+        err = rocx_mr_check(c, w->sge[i].lkey, qp->pdn, w->sge[i].addr,
+                            w->sge[i].length,
+                            w->opcode == ROCX_WQE_RDMA_READ ?
+                            ROCX_ACCESS_LOCAL_WRITE : 0, NULL);
+        if (err) {
+            *verr = err;
+            return ROCX_WC_LOC_PROT_ERR;
+        }
+    }
+    /* IB's limit on a message. */
+    if (total > (1ULL << 31)) {
+        *verr = ROCX_VERR_LKEY_BOUNDS;
+        return ROCX_WC_LOC_LEN_ERR;
+    }
+    w->length = total;
+done:
+    *verr = ROCX_VERR_NONE;
+    return ROCX_WC_SUCCESS;
+}
+
+/* Send packet number n (0-based) of the message of cur. */
+static uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s,
+                                 uint32_t n)
+{
+    RocxSendWqe *w = &qp->req.wqe;
+    uint32_t off = n * qp->mtu;
+    bool first = n == 0, last = n + 1 == s->npkts;
+    bool imm = s->opcode == ROCX_WQE_SEND_IMM ||
+               s->opcode == ROCX_WQE_RDMA_WRITE_IMM;
+    RocxTx tx = {
+        .psn = qp->req.cur_psn,
+    };
+    uint8_t err;
+
+    if (s->opcode == ROCX_WQE_RDMA_READ) {
+        /* One request for the rest of the message (all of it at first). */
+        tx.opcode = ROCX_OP_READ_REQ;
+        tx.va = w->raddr + off;
+        tx.rkey = w->rkey;
+        tx.dmalen = s->length - off;
+        rocx_wire_send(c, qp, &tx);
+        return ROCX_VERR_NONE;
+    }
+
+    tx.paylen = MIN(qp->mtu, s->length - off);
+    if (s->opcode == ROCX_WQE_SEND || s->opcode == ROCX_WQE_SEND_IMM) {
+        tx.opcode = first && last ? ROCX_OP_SEND_ONLY :
+                    first ? ROCX_OP_SEND_FIRST :
+                    last ? ROCX_OP_SEND_LAST : ROCX_OP_SEND_MIDDLE;
+    } else {
+        tx.opcode = first && last ? ROCX_OP_WRITE_ONLY :
+                    first ? ROCX_OP_WRITE_FIRST :
+                    last ? ROCX_OP_WRITE_LAST : ROCX_OP_WRITE_MIDDLE;
+        if (first) {
+            tx.va = w->raddr;
+            tx.rkey = w->rkey;
+            tx.dmalen = s->length;
+        }
+    }
+    /* The _IMM opcodes follow their plain ones: +1 for LAST and ONLY. */
+    if (imm && last) {
+        tx.opcode++;
+        tx.imm = w->imm;
+    }
+    tx.se = last && (s->flags & ROCX_WQE_SOLICITED);
+    /*
+     * Ask for an ACK at the end of a message, every ROCX_ACK_INTERVAL
+     * packets, and before the window closes.
+     */
+    tx.ackreq = last || (n % ROCX_ACK_INTERVAL) == ROCX_ACK_INTERVAL - 1 ||
+                rocx_psn_diff(qp->req.cur_psn, qp->req.psn_una) + 1 >=
+                ROCX_REQ_WINDOW;
+
+    if (tx.paylen) {
+        uint8_t *pay = c->roce_buf + rocx_wire_hdr_len(qp, tx.opcode);
+
+        if (s->flags & ROCX_WQE_INLINE) {
+            memcpy(pay, w->inline_data + off, tx.paylen);
+        } else {
+            err = rocx_sge_rw(c, w->sge, w->num_sge, qp->pdn, 0, off, pay,
+                              tx.paylen, false);
+            if (err) {
+                return err;
+            }
+        }
+    }
+    rocx_wire_send(c, qp, &tx);
+    return ROCX_VERR_NONE;
+}
+
+/*
+ * Start the next WQE from the SQ: returns false if it has to wait (for
+ * completions, a READ slot, a fence) or failed.
+ */
+static bool rocx_req_start(RocxCore *c, RocxQp *qp)
+{
+    uint16_t idx = qp->req.next;
+    RocxSendWqe *w = &qp->req.wqe;
+    uint8_t status, verr;
+    RocxSqSlot *s;
+
+    if (idx == qp->sq_pi ||
+        (uint16_t)(idx - qp->req.ci) >= ROCX_REQ_MAX_WQES) {
+        return false;
+    }
+    status = rocx_req_fetch(c, qp, idx, w, &verr);
+    qp->req.cur_cached = status == ROCX_WC_SUCCESS;
+    if (status != ROCX_WC_SUCCESS) {
+        /* Completions are in order: report it once all before it are. */
+        if (qp->req.ci == idx) {
+            s = rocx_req_slot(qp, idx);
+            memset(s, 0, sizeof(*s));
+            s->opcode = w->opcode;
+            qp->req.next++;
+            qp->req.cur = qp->req.next;
+            rocx_comp_error(c, qp, status, verr);
+        } else {
+            qp->req.blocked = true;
+        }
+        return false;
+    }
+    if ((w->opcode == ROCX_WQE_RDMA_READ &&
+         qp->req.rd_out >= MAX(qp->max_rd_atomic, 1)) ||
+        ((w->flags & ROCX_WQE_FENCE) && qp->req.rd_out)) {
+        qp->req.blocked = true;
+        return false;
+    }
+    s = rocx_req_slot(qp, idx);
+    s->opcode = w->opcode;
+    s->flags = w->flags;
+    s->length = w->length;
+    s->first_psn = qp->req.cur_psn;
+    s->npkts = rocx_req_npkts(qp, w->length);
+    if (w->opcode == ROCX_WQE_RDMA_READ) {
+        qp->req.rd_out++;
+    }
+    qp->req.cur = idx;
+    qp->req.next++;
+    return true;
+}
+
+bool rocx_req_ready(RocxQp *qp)
+{
+    if (qp->state != ROCX_QPS_RTS || qp->req.rnr_wait || qp->req.blocked ||
+        rocx_psn_diff(qp->req.cur_psn, qp->req.psn_una) >= ROCX_REQ_WINDOW) {
+        return false;
+    }
+    if (qp->req.cur != qp->req.next) {
+        return true;
+    }
+    return qp->req.next != qp->sq_pi &&
+           (uint16_t)(qp->req.next - qp->req.ci) < ROCX_REQ_MAX_WQES;
+}
+
+unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
+{
+    unsigned sent = 0;
+
+    while (sent < budget && rocx_req_ready(qp)) {
+        RocxSqSlot *s;
+        uint32_t n;
+        uint8_t err;
+
+        if (qp->req.cur == qp->req.next && !rocx_req_start(c, qp)) {
+            break;
+        }
+        s = rocx_req_slot(qp, qp->req.cur);
+        if (!qp->req.cur_cached || qp->req.wqe.idx != qp->req.cur) {
+            uint8_t verr, status = rocx_req_fetch(c, qp, qp->req.cur,
+                                                  &qp->req.wqe, &verr);
+
+            qp->req.cur_cached = status == ROCX_WC_SUCCESS;
+
+            /* The consumer changed a WQE it had handed over. */
+            if (status != ROCX_WC_SUCCESS ||
+                qp->req.wqe.length != s->length ||
+                qp->req.wqe.opcode != s->opcode) {
+                rocx_qp_error(c, qp, true, ROCX_VERR_BAD_WQE);
+                break;
+            }
+        }
+        n = rocx_psn_diff(qp->req.cur_psn, s->first_psn);
+        err = rocx_req_send_pkt(c, qp, s, n);
+        if (err) {
+            /* An MR went away under a message in flight. */
+            if (qp->req.cur == qp->req.ci) {
+                rocx_comp_error(c, qp, ROCX_WC_LOC_PROT_ERR, err);
+            } else {
+                rocx_qp_error(c, qp, true, err);
+            }
+            break;
+        }
+        sent++;
+        if (!qp->req.deadline) {
+            rocx_req_timer_start(c, qp);
+        }
+        if (s->opcode == ROCX_WQE_RDMA_READ) {
+            qp->req.cur_psn = rocx_psn_add(s->first_psn, s->npkts);
+        } else {
+            qp->req.cur_psn = rocx_psn_add(qp->req.cur_psn, 1);
+        }
+        if (rocx_psn_diff(qp->req.cur_psn, s->first_psn) >= (int32_t)s->npkts) {
+            qp->req.cur++;
+        }
+        if (rocx_psn_diff(qp->req.cur_psn, qp->req.psn_next) > 0) {
+            qp->req.psn_next = qp->req.cur_psn;
+        }
+        /* A looped-back reply may have ended the QP meanwhile. */
+        if (qp->state != ROCX_QPS_RTS) {
+            break;
+        }
+    }
+    return sent;
+}
+
+/* Point the send position at psn_una. */
+void rocx_req_seek(RocxQp *qp)
+{
+    uint16_t idx;
+
+    for (idx = qp->req.ci; idx != qp->req.next; idx++) {
+        RocxSqSlot *s = rocx_req_slot(qp, idx);
+
+        if (rocx_psn_diff(qp->req.psn_una, s->first_psn) <
+            (int32_t)s->npkts) {
+            break;
+        }
+    }
+    qp->req.cur = idx;
+    qp->req.cur_psn = qp->req.psn_una;
+}
+
+/* Go-back-N: resend everything from psn_una. */
+void rocx_req_go_back(RocxCore *c, RocxQp *qp)
+{
+    rocx_req_seek(qp);
+    c->rdma.stats.retransmits++;
+    rocx_req_timer_start(c, qp);
+    rocx_qp_schedule(c, qp);
+}

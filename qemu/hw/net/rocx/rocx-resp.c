@@ -1,0 +1,496 @@
+/*
+ * rocx device model: the responder.
+ *
+ * Executes the requests that arrive in PSN order: SENDs into receive
+ * WQEs, RDMA WRITEs into memory regions (with immediate: consuming a
+ * receive), RDMA READs by queueing responses.  A duplicate is
+ * acknowledged again (a READ is executed again from its PSN); a gap gets
+ * one sequence-error NAK; a request it cannot execute gets a NAK and
+ * moves the QP to ERR; a SEND with no receive posted gets an RNR NAK.
+ *
+ * Nothing is sent from the receive path: it records what to answer and
+ * schedules the QP, and rocx_resp_run() sends READ responses first and
+ * then one ACK (or NAK) for everything received so far.  That keeps
+ * responses in PSN order and coalesces ACKs: at least one per message and
+ * one per ROCX_ACK_INTERVAL packets, each covering all before it.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "rocx-int.h"
+
+void rocx_resp_reset(RocxQp *qp)
+{
+    memset(&qp->resp, 0, sizeof(qp->resp));
+}
+
+bool rocx_resp_ready(RocxQp *qp)
+{
+    return qp->resp.rd_count || qp->resp.ack != ROCX_ACK_NONE;
+}
+
+static void rocx_resp_ack(RocxCore *c, RocxQp *qp, uint8_t kind,
+                          uint8_t syndrome, uint32_t psn)
+{
+    qp->resp.ack = kind;
+    qp->resp.syndrome = syndrome;
+    qp->resp.ack_psn = psn;
+    rocx_qp_schedule(c, qp);
+}
+
+/*
+ * A request the responder cannot execute: NAK it and end the QP.  With
+ * cqe_written the consumer learns why from a receive completion; else
+ * from a QP_ERROR event carrying verr.
+ */
+static void rocx_resp_fatal(RocxCore *c, RocxQp *qp, const RocxPkt *p,
+                            uint8_t code, uint8_t verr, bool cqe_written)
+{
+    c->rdma.stats.naks_sent++;
+    qp->resp.ack = ROCX_ACK_NAK;
+    qp->resp.syndrome = ROCX_AETH_NAK | code;
+    qp->resp.ack_psn = p->psn;
+    qp->nak_final = true;
+    rocx_qp_error(c, qp, !cqe_written, verr);
+}
+
+/* Complete the receive WQE at rq_ci. */
+static void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
+                                uint8_t verr, uint8_t opcode, uint32_t len,
+                                const RocxPkt *p)
+{
+    RocxCqeInfo ci = {
+        .qpn = qp->qpn,
+        .opcode = opcode,
+        .status = status,
+        .vendor_err = verr,
+        .flags = ROCX_CQE_RECV,
+        .wqe_idx = qp->resp.rq_ci,
+        .byte_len = len,
+        .solicited = p->se,
+    };
+
+    if (status == ROCX_WC_SUCCESS && (p->opf & ROCX_OPF_IMM)) {
+        ci.flags |= ROCX_CQE_WITH_IMM;
+        ci.imm = p->imm;
+    }
+    rocx_cq_write(c, qp->recv_cqn, &ci);
+    qp->resp.rq_ci++;
+    qp->resp.rwqe_valid = false;
+}
+
+/* Fetch the receive WQE at rq_ci; a completion status or SUCCESS. */
+static uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr)
+{
+    RocxRecvWqe *r = &qp->resp.rwqe;
+    uint16_t idx = qp->resp.rq_ci;
+    uint64_t off = qp->sq_bytes +
+                   ((uint64_t)(idx & ((1u << qp->rq_log_depth) - 1))
+                    << qp->rq_wqe_shift);
+    struct rocx_recv_wqe hdr;
+    unsigned i;
+
+    *verr = ROCX_VERR_BAD_WQE;
+    if (rocx_pbl_rw(c, &qp->pbl, off, &hdr, sizeof(hdr), false)) {
+        *verr = ROCX_VERR_DMA;
+        return ROCX_WC_LOC_QP_OP_ERR;
+    }
+    if (rocx_get_le16(&hdr.wqe_idx) != idx ||
+        hdr.num_sge > ROCX_CORE_MAX_SGE ||
+        ROCX_RECV_WQE_HDR + hdr.num_sge * sizeof(struct rocx_sge) >
+        (1u << qp->rq_wqe_shift)) {
+        return ROCX_WC_LOC_QP_OP_ERR;
+    }
+    r->idx = idx;
+    r->num_sge = hdr.num_sge;
+    r->length = 0;
+    for (i = 0; i < r->num_sge; i++) {
+        struct rocx_sge s;
+
+        if (rocx_pbl_rw(c, &qp->pbl, off + ROCX_RECV_WQE_HDR + i * sizeof(s),
+                        &s, sizeof(s), false)) {
+            *verr = ROCX_VERR_DMA;
+            return ROCX_WC_LOC_QP_OP_ERR;
+        }
+        r->sge[i].addr = rocx_get_le64(&s.addr);
+        r->sge[i].length = rocx_get_le32(&s.length);
+        r->sge[i].lkey = rocx_get_le32(&s.lkey);
+        r->length += r->sge[i].length;
+    }
+    qp->resp.rwqe_valid = true;
+    *verr = ROCX_VERR_NONE;
+    return ROCX_WC_SUCCESS;
+}
+
+/*
+ * Make sure a receive WQE is at hand for a SEND or WRITE with immediate.
+ * False if the packet must not go on: RNR NAK sent, or the QP failed.
+ */
+static bool rocx_resp_need_recv(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    uint8_t status, verr;
+
+    if (qp->resp.rwqe_valid) {
+        return true;
+    }
+    if (!qp->rq_log_depth) {
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID,
+                        ROCX_VERR_RQ_OVERFLOW, false);
+        return false;
+    }
+    if (qp->resp.rq_ci == qp->rq_pi) {
+        /* Receiver not ready; the requester retries from this PSN. */
+        c->rdma.stats.rnr_naks_sent++;
+        qp->resp.nak_sent = true;
+        rocx_resp_ack(c, qp, ROCX_ACK_NAK,
+                      ROCX_AETH_RNR | qp->min_rnr_timer, p->psn);
+        return false;
+    }
+    status = rocx_resp_fetch(c, qp, &verr);
+    if (status != ROCX_WC_SUCCESS) {
+        rocx_resp_recv_done(c, qp, status, verr, ROCX_CQE_OP_RECV, 0, p);
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_OPERATION, verr, true);
+        return false;
+    }
+    qp->resp.recv_off = 0;
+    return true;
+}
+
+static void rocx_resp_send(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    uint8_t verr;
+
+    if (!rocx_resp_need_recv(c, qp, p)) {
+        return;
+    }
+    if (qp->resp.recv_off + p->paylen > qp->resp.rwqe.length) {
+        rocx_resp_recv_done(c, qp, ROCX_WC_LOC_LEN_ERR, ROCX_VERR_RQ_OVERFLOW,
+                            ROCX_CQE_OP_RECV, 0, p);
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID,
+                        ROCX_VERR_RQ_OVERFLOW, true);
+        return;
+    }
+    if (p->paylen) {
+        verr = rocx_sge_rw(c, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
+                           qp->pdn, ROCX_ACCESS_LOCAL_WRITE,
+                           qp->resp.recv_off, (void *)p->payload, p->paylen,
+                           true);
+        if (verr) {
+            rocx_resp_recv_done(c, qp, ROCX_WC_LOC_PROT_ERR, verr,
+                                ROCX_CQE_OP_RECV, 0, p);
+            rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_OPERATION, verr, true);
+            return;
+        }
+    }
+    qp->resp.recv_off += p->paylen;
+    qp->resp.op = ROCX_RESP_SEND;
+    if (p->opf & ROCX_OPF_LAST) {
+        rocx_resp_recv_done(c, qp, ROCX_WC_SUCCESS, ROCX_VERR_NONE,
+                            ROCX_CQE_OP_RECV, qp->resp.recv_off, p);
+        qp->resp.op = ROCX_RESP_IDLE;
+    }
+}
+
+/* Check a remote access: the MR's rights and the QP's. */
+static uint8_t rocx_resp_rkey(RocxCore *c, RocxQp *qp, uint32_t rkey,
+                              uint64_t va, uint64_t len, uint32_t access,
+                              RocxMr **mr)
+{
+    if ((qp->access & access) != access) {
+        return ROCX_VERR_LKEY_ACCESS;
+    }
+    return rocx_mr_check(c, rkey, qp->pdn, va, len, access, mr);
+}
+
+static void rocx_resp_write(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    RocxMr *mr;
+    uint8_t verr;
+
+    if (p->opf & ROCX_OPF_FIRST) {
+        /* IB: a zero-length WRITE checks no R_Key (but the QP's rights). */
+        verr = p->dmalen ? rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
+                                          ROCX_ACCESS_REMOTE_WRITE, NULL) :
+               (qp->access & ROCX_ACCESS_REMOTE_WRITE) ? ROCX_VERR_NONE :
+               ROCX_VERR_LKEY_ACCESS;
+        if (verr) {
+            rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
+            return;
+        }
+        qp->resp.wr_va = p->va;
+        qp->resp.wr_rkey = p->rkey;
+        qp->resp.wr_left = p->dmalen;
+        qp->resp.wr_total = p->dmalen;
+    }
+    /* The message must be exactly as long as its RETH said. */
+    if (p->paylen > qp->resp.wr_left ||
+        ((p->opf & ROCX_OPF_LAST) && p->paylen != qp->resp.wr_left)) {
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID, ROCX_VERR_NAK_INVALID,
+                        false);
+        return;
+    }
+    /* With immediate data it consumes a receive: check before writing. */
+    if ((p->opf & ROCX_OPF_IMM) && !rocx_resp_need_recv(c, qp, p)) {
+        return;
+    }
+    if (p->paylen) {
+        /* Looked up per packet: the MR may be gone since the first. */
+        verr = rocx_resp_rkey(c, qp, qp->resp.wr_rkey, qp->resp.wr_va,
+                              p->paylen, ROCX_ACCESS_REMOTE_WRITE, &mr);
+        if (verr) {
+            rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
+            return;
+        }
+        if (rocx_mr_rw(c, mr, qp->resp.wr_va, (void *)p->payload, p->paylen,
+                       true)) {
+            rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_OPERATION, ROCX_VERR_DMA,
+                            false);
+            return;
+        }
+    }
+    qp->resp.wr_va += p->paylen;
+    qp->resp.wr_left -= p->paylen;
+    qp->resp.op = ROCX_RESP_WRITE;
+    if (p->opf & ROCX_OPF_LAST) {
+        if (p->opf & ROCX_OPF_IMM) {
+            rocx_resp_recv_done(c, qp, ROCX_WC_SUCCESS, ROCX_VERR_NONE,
+                                ROCX_CQE_OP_RECV_RDMA_IMM, qp->resp.wr_total,
+                                p);
+        }
+        qp->resp.op = ROCX_RESP_IDLE;
+    }
+}
+
+static uint32_t rocx_resp_npkts(RocxQp *qp, uint32_t len)
+{
+    return len ? DIV_ROUND_UP(len, qp->mtu) : 1;
+}
+
+/* Queue the responses to a READ; false if the queue is full. */
+static bool rocx_resp_read_queue(RocxQp *qp, const RocxPkt *p)
+{
+    RocxReadJob *j;
+
+    if (qp->resp.rd_count >= MAX(qp->max_dest_rd_atomic, 1)) {
+        return false;
+    }
+    j = &qp->resp.rd[(qp->resp.rd_head + qp->resp.rd_count) %
+                     ROCX_CORE_MAX_RD_ATOM];
+    j->psn = p->psn;
+    j->va = p->va;
+    j->rkey = p->rkey;
+    j->left = p->dmalen;
+    j->first = true;
+    qp->resp.rd_count++;
+    return true;
+}
+
+static void rocx_resp_read(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    uint8_t verr;
+
+    /* IB: a zero-length READ checks no R_Key (but the QP's rights). */
+    verr = p->dmalen ? rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
+                                      ROCX_ACCESS_REMOTE_READ, NULL) :
+           (qp->access & ROCX_ACCESS_REMOTE_READ) ? ROCX_VERR_NONE :
+           ROCX_VERR_LKEY_ACCESS;
+    if (verr) {
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
+        return;
+    }
+    /* More READs in flight than max_dest_rd_atomic allows. */
+    if (!rocx_resp_read_queue(qp, p)) {
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID, ROCX_VERR_NAK_INVALID,
+                        false);
+        return;
+    }
+    qp->resp.epsn = rocx_psn_add(p->psn, rocx_resp_npkts(qp, p->dmalen));
+    qp->resp.msn = (qp->resp.msn + 1) & ROCX_PSN_MASK;
+    rocx_qp_schedule(c, qp);
+}
+
+/* A READ we answered before: answer again from its PSN on. */
+static void rocx_resp_dup_read(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    if (p->dmalen && rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
+                                    ROCX_ACCESS_REMOTE_READ, NULL)) {
+        return;
+    }
+    /* Responses from that PSN on are being asked for again. */
+    while (qp->resp.rd_count) {
+        RocxReadJob *j = &qp->resp.rd[(qp->resp.rd_head + qp->resp.rd_count -
+                                       1) % ROCX_CORE_MAX_RD_ATOM];
+
+        if (rocx_psn_diff(j->psn, p->psn) < 0) {
+            break;
+        }
+        qp->resp.rd_count--;
+    }
+    if (rocx_resp_read_queue(qp, p)) {
+        rocx_qp_schedule(c, qp);
+    }
+}
+
+void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    int32_t d = rocx_psn_diff(p->psn, qp->resp.epsn);
+    uint16_t opf = p->opf;
+    bool seq_ok;
+
+    if (d < 0) {
+        /* A duplicate: the requester missed our answer. */
+        c->rdma.stats.dup_requests++;
+        if (opf & ROCX_OPF_READ) {
+            rocx_resp_dup_read(c, qp, p);
+        } else if (qp->resp.ack != ROCX_ACK_NAK) {
+            rocx_resp_ack(c, qp, ROCX_ACK_ACK, ROCX_AETH_ACK,
+                          rocx_psn_add(qp->resp.epsn, -1));
+        }
+        return;
+    }
+    if (d > 0) {
+        /* A gap: NAK it once, then drop until the missing PSN comes. */
+        rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+        if (!qp->resp.nak_sent) {
+            qp->resp.nak_sent = true;
+            c->rdma.stats.naks_sent++;
+            rocx_resp_ack(c, qp, ROCX_ACK_NAK,
+                          ROCX_AETH_NAK | ROCX_AETH_NAK_PSN, qp->resp.epsn);
+        }
+        return;
+    }
+    qp->resp.nak_sent = false;
+
+    /* Opcode sequence and packet lengths. */
+    switch (qp->resp.op) {
+    case ROCX_RESP_SEND:
+        seq_ok = (opf & ROCX_OPF_SEND) && !(opf & ROCX_OPF_FIRST);
+        break;
+    case ROCX_RESP_WRITE:
+        seq_ok = (opf & ROCX_OPF_WRITE) && !(opf & ROCX_OPF_FIRST);
+        break;
+    default:
+        seq_ok = opf & ROCX_OPF_FIRST;
+        break;
+    }
+    if (!seq_ok || p->paylen > qp->mtu ||
+        ((opf & ROCX_OPF_PAYLOAD) && !(opf & ROCX_OPF_LAST) &&
+         p->paylen != qp->mtu)) {
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID, ROCX_VERR_NAK_INVALID,
+                        false);
+        return;
+    }
+
+    if (opf & ROCX_OPF_READ) {
+        rocx_resp_read(c, qp, p);
+        return;
+    }
+    if (opf & ROCX_OPF_SEND) {
+        rocx_resp_send(c, qp, p);
+    } else {
+        rocx_resp_write(c, qp, p);
+    }
+    /* Not executed (RNR, error): the PSN is not consumed. */
+    if (qp->state == ROCX_QPS_ERR || qp->resp.nak_sent) {
+        return;
+    }
+    qp->resp.epsn = rocx_psn_add(p->psn, 1);
+    qp->resp.since_ack++;
+    if (opf & ROCX_OPF_LAST) {
+        qp->resp.msn = (qp->resp.msn + 1) & ROCX_PSN_MASK;
+    }
+    if (p->ackreq || (opf & ROCX_OPF_LAST) ||
+        qp->resp.since_ack >= ROCX_ACK_INTERVAL) {
+        rocx_resp_ack(c, qp, ROCX_ACK_ACK, ROCX_AETH_ACK, p->psn);
+    }
+}
+
+/* Send one response packet of the READ at the head of the queue. */
+static void rocx_resp_read_pkt(RocxCore *c, RocxQp *qp)
+{
+    RocxReadJob *j = &qp->resp.rd[qp->resp.rd_head];
+    uint32_t len = MIN(j->left, qp->mtu);
+    bool last = j->left <= qp->mtu;
+    RocxTx tx = {
+        .psn = j->psn,
+        .paylen = len,
+        .syndrome = ROCX_AETH_ACK | ROCX_AETH_CREDITS_NONE,
+        .msn = qp->resp.msn,
+    };
+    RocxMr *mr;
+    uint8_t verr;
+
+    tx.opcode = j->first && last ? ROCX_OP_READ_RESP_ONLY :
+                j->first ? ROCX_OP_READ_RESP_FIRST :
+                last ? ROCX_OP_READ_RESP_LAST : ROCX_OP_READ_RESP_MIDDLE;
+    if (len) {
+        /* The MR may have gone since the request was checked. */
+        verr = rocx_resp_rkey(c, qp, j->rkey, j->va, len,
+                              ROCX_ACCESS_REMOTE_READ, &mr);
+        if (verr || rocx_mr_rw(c, mr, j->va,
+                               c->roce_buf + rocx_wire_hdr_len(qp, tx.opcode),
+                               len, false)) {
+            RocxPkt p = { .psn = j->psn };
+
+            rocx_resp_fatal(c, qp, &p, verr ? ROCX_AETH_NAK_ACCESS :
+                            ROCX_AETH_NAK_OPERATION,
+                            verr ? verr : ROCX_VERR_DMA, false);
+            return;
+        }
+    }
+    j->psn = rocx_psn_add(j->psn, 1);
+    j->va += len;
+    j->left -= len;
+    j->first = false;
+    if (last) {
+        qp->resp.rd_head = (qp->resp.rd_head + 1) % ROCX_CORE_MAX_RD_ATOM;
+        qp->resp.rd_count--;
+    }
+    rocx_wire_send(c, qp, &tx);
+}
+
+static void rocx_resp_ack_pkt(RocxCore *c, RocxQp *qp)
+{
+    RocxTx tx = {
+        .opcode = ROCX_OP_ACK,
+        .psn = qp->resp.ack_psn,
+        .syndrome = qp->resp.syndrome,
+        .msn = qp->resp.msn,
+    };
+
+    if (qp->resp.ack == ROCX_ACK_ACK) {
+        tx.syndrome = ROCX_AETH_ACK | ROCX_AETH_CREDITS_NONE;
+    }
+    qp->resp.ack = ROCX_ACK_NONE;
+    qp->resp.since_ack = 0;
+    rocx_wire_send(c, qp, &tx);
+}
+
+unsigned rocx_resp_run(RocxCore *c, RocxQp *qp, unsigned budget)
+{
+    unsigned sent = 0;
+
+    if (qp->state == ROCX_QPS_ERR) {
+        /* Only the final NAK of a QP that failed. */
+        if (qp->resp.ack == ROCX_ACK_NAK) {
+            rocx_resp_ack_pkt(c, qp);
+            sent++;
+        }
+        return sent;
+    }
+    /* READ responses first: an ACK after them must not overtake them. */
+    while (qp->resp.rd_count && sent < budget &&
+           qp->state != ROCX_QPS_ERR) {
+        rocx_resp_read_pkt(c, qp);
+        sent++;
+    }
+    if (!qp->resp.rd_count && qp->resp.ack != ROCX_ACK_NONE &&
+        sent < budget) {
+        rocx_resp_ack_pkt(c, qp);
+        sent++;
+    }
+    return sent;
+}
