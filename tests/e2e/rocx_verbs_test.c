@@ -439,6 +439,7 @@ enum peer_op {
 	PEER_RECV,		/* post count receives of len at off + i * len */
 	PEER_WAIT_RECV,		/* count completions: len, seed, imm, flags */
 	PEER_DESTROY_QP,
+	PEER_WAIT_ASYNC,	/* an async event of type opcode for the QP */
 	PEER_QUIT,
 };
 
@@ -479,6 +480,37 @@ static int xfer(int fd, void *p, size_t len, bool out)
 		len -= n;
 	}
 	return 0;
+}
+
+/* Wait for an async event of @type for @qp, passing over port events. */
+static int wait_async(struct dev *d, struct ibv_qp *qp, uint32_t type)
+{
+	struct pollfd pfd = { .fd = d->ctx->async_fd, .events = POLLIN };
+	uint64_t end = now_ms() + timeout_s * 1000ull;
+	struct ibv_async_event ev;
+	int err = ETIMEDOUT;
+	int64_t left;
+
+	while (err == ETIMEDOUT && (left = end - now_ms()) > 0) {
+		if (poll(&pfd, 1, left) != 1 ||
+		    ibv_get_async_event(d->ctx, &ev))
+			continue;
+		switch (ev.event_type) {
+		case IBV_EVENT_PORT_ACTIVE:
+		case IBV_EVENT_PORT_ERR:
+		case IBV_EVENT_GID_CHANGE:
+			break;
+		default:
+			err = ev.event_type == type && ev.element.qp == qp ? 0 :
+									     EIO;
+			if (err)
+				diag("async event %s, want %s for QP %u",
+				     ibv_event_type_str(ev.event_type),
+				     ibv_event_type_str(type), qp->qp_num);
+		}
+		ibv_ack_async_event(&ev);
+	}
+	return err;
 }
 
 /* Carry out @q on the passive side's endpoint. */
@@ -544,6 +576,9 @@ static int peer_do(struct dev *d, struct ep *e, const struct peer_req *q,
 	case PEER_DESTROY_QP:
 		ep_destroy_qp(e);
 		break;
+	case PEER_WAIT_ASYNC:
+		r->status = wait_async(d, e->qp, q->opcode);
+		break;
 	default:
 		r->status = EINVAL;
 	}
@@ -580,6 +615,14 @@ static int peer_wait_recv(struct peer *p, uint32_t count, uint64_t len,
 		.opcode = opcode, .flags = imm ? IBV_WC_WITH_IMM : 0,
 		.imm = immv,
 	};
+	struct peer_resp r;
+
+	return peer_req(p, &q, &r);
+}
+
+static int peer_async(struct peer *p, enum ibv_event_type type)
+{
+	struct peer_req q = { .op = PEER_WAIT_ASYNC, .opcode = type };
 	struct peer_resp r;
 
 	return peer_req(p, &q, &r);
@@ -797,6 +840,8 @@ static void test_bad_rkey(struct peer *p, struct ep *e)
 				  IBV_SEND_SIGNALED) &&
 	       send_done(e, 6, IBV_WC_RDMA_WRITE, IBV_WC_REM_ACCESS_ERR);
 	ok(pass, "WRITE with a bad rkey completes with REM_ACCESS_ERR");
+	ok(!peer_async(p, IBV_EVENT_QP_ACCESS_ERR),
+	   "the peer's QP reports IBV_EVENT_QP_ACCESS_ERR");
 
 	/* The same for a range beyond the region. */
 	pass = !connect_pair(p, e, &r, 14, 7);

@@ -299,7 +299,7 @@ int rocx_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int rocx_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init);
 int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn);
+void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn, u64 info);
 
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);
@@ -348,6 +348,7 @@ int rocx_ib_path_mtu(enum ib_mtu mtu);
 enum ib_mtu rocx_ib_mtu_of_path(u8 path_mtu);
 int rocx_ib_net_type(enum rdma_network_type type);
 enum ib_qp_state rocx_ib_qp_state_of(u8 state);
+enum ib_event_type rocx_ib_qp_event_type(u64 info);
 int rocx_ib_qp_attr_encode(const struct ib_qp_attr *attr, u32 valid,
 			   struct rocx_qp_attr *qa);
 void rocx_ib_av_encode(struct rocx_av *av, const struct ib_global_route *grh,

@@ -73,7 +73,8 @@ static void rocx_ib_event(void *priv, const struct rocx_eqe *eqe)
 		rocx_ib_dispatch(dev, IB_EVENT_DEVICE_FATAL);
 		break;
 	case ROCX_EQE_QP_ERROR:
-		rocx_ib_qp_event(dev, le32_to_cpu(eqe->data));
+		rocx_ib_qp_event(dev, le32_to_cpu(eqe->data),
+				 le64_to_cpu(eqe->info));
 		break;
 	case ROCX_EQE_CQ_ERROR:
 		rocx_ib_cq_event(dev, le32_to_cpu(eqe->data));

@@ -598,6 +598,26 @@ static void rocx_ib_qp_state_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_state_of(7), IB_QPS_ERR);
 }
 
+static void rocx_ib_qp_event_type_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(ROCX_VERR_NAK_INVALID),
+			IB_EVENT_QP_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(ROCX_VERR_BAD_LKEY),
+			IB_EVENT_QP_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(ROCX_VERR_LKEY_BOUNDS),
+			IB_EVENT_QP_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(ROCX_VERR_LKEY_ACCESS),
+			IB_EVENT_QP_ACCESS_ERR);
+	/* A failed CQ, a bad WQE, DMA: the QP is simply lost. */
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(ROCX_VERR_NONE),
+			IB_EVENT_QP_FATAL);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(ROCX_VERR_BAD_WQE),
+			IB_EVENT_QP_FATAL);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(ROCX_VERR_DMA),
+			IB_EVENT_QP_FATAL);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(~0ULL), IB_EVENT_QP_FATAL);
+}
+
 /* MODIFY_QP for INIT->RTR and RTR->RTS, byte for byte. */
 static void rocx_ib_qp_attr_encode_test(struct kunit *test)
 {
@@ -814,6 +834,7 @@ static struct kunit_case rocx_ib_qp_test_cases[] = {
 	KUNIT_CASE(rocx_ib_mtu_of_path_bad_test),
 	KUNIT_CASE_PARAM(rocx_ib_net_type_test, rocx_ib_net_gen_params),
 	KUNIT_CASE(rocx_ib_qp_state_test),
+	KUNIT_CASE(rocx_ib_qp_event_type_test),
 	KUNIT_CASE(rocx_ib_qp_attr_encode_test),
 	KUNIT_CASE(rocx_ib_av_encode_test),
 	KUNIT_CASE_PARAM(rocx_ib_qp_check_test, rocx_ib_qp_gen_params),

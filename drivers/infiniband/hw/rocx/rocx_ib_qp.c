@@ -678,15 +678,39 @@ int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 /**
+ * rocx_ib_qp_event_type() - the affiliated event a QP_ERROR reason raises
+ * @info: the event's info, an enum rocx_vendor_err value
+ *
+ * The IBA names two kinds of work queue error apart from the catastrophic
+ * one: an invalid request (the responder refused an opcode or a sequence)
+ * and a local access violation (a key check failed).
+ */
+VISIBLE_IF_KUNIT enum ib_event_type rocx_ib_qp_event_type(u64 info)
+{
+	switch (info) {
+	case ROCX_VERR_NAK_INVALID:
+		return IB_EVENT_QP_REQ_ERR;
+	case ROCX_VERR_BAD_LKEY:
+	case ROCX_VERR_LKEY_BOUNDS:
+	case ROCX_VERR_LKEY_ACCESS:
+		return IB_EVENT_QP_ACCESS_ERR;
+	default:
+		return IB_EVENT_QP_FATAL;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_event_type);
+
+/**
  * rocx_ib_qp_event() - report a QP the device moved to the error state
  * @dev: device
  * @qpn: from an EQ 0 QP_ERROR event
+ * @info: the event's reason (enum rocx_vendor_err)
  */
-void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn)
+void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn, u64 info)
 {
 	struct ib_event ev = {
 		.device = &dev->ibdev,
-		.event = IB_EVENT_QP_FATAL,
+		.event = rocx_ib_qp_event_type(info),
 	};
 	struct rocx_ib_qp *qp;
 
@@ -697,6 +721,6 @@ void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
 	xa_unlock(&dev->qp_xa);
-	ibdev_dbg(&dev->ibdev, "QP %u entered the error state%s\n", qpn,
-		  qp ? "" : " (no such QP)");
+	ibdev_dbg(&dev->ibdev, "QP %u entered the error state (reason %llu)%s\n",
+		  qpn, info, qp ? "" : " (no such QP)");
 }
