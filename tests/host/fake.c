@@ -82,6 +82,9 @@ static void fake_send_frame(void *opaque, const uint8_t *buf, size_t len)
         f->frame_len[f->nframes] = len;
     }
     f->nframes++;
+    if (f->on_send) {
+        f->on_send(f, buf, len);
+    }
 }
 
 static void fake_schedule_work(void *opaque)
@@ -135,6 +138,29 @@ static void fake_aq_done(void *opaque, unsigned opcode, unsigned cmd_id,
     f->last_aq_status = status;
 }
 
+static int64_t fake_now_ns(void *opaque)
+{
+    FakeDev *f = opaque;
+
+    return f->now;
+}
+
+static void fake_timer_arm(void *opaque, int64_t deadline_ns)
+{
+    FakeDev *f = opaque;
+
+    f->timer_armed = true;
+    f->timer_deadline = deadline_ns;
+    f->timer_arms++;
+}
+
+static void fake_timer_cancel(void *opaque)
+{
+    FakeDev *f = opaque;
+
+    f->timer_armed = false;
+}
+
 static const RocxCoreOps fake_ops = {
     .dma_read = fake_dma_read,
     .dma_write = fake_dma_write,
@@ -145,10 +171,17 @@ static const RocxCoreOps fake_ops = {
     .carrier = fake_carrier,
     .guest_error = fake_guest_error,
     .aq_done = fake_aq_done,
+    .now_ns = fake_now_ns,
+    .timer_arm = fake_timer_arm,
+    .timer_cancel = fake_timer_cancel,
 };
 
 void fake_reset(FakeDev *f)
 {
+    /* fake_new() zeroes the device, so ops is NULL the first time. */
+    if (f->core.ops) {
+        rocx_core_fini(&f->core);
+    }
     memset(f, 0, sizeof(*f));
     f->carrier = true;
     rocx_core_init(&f->core, &fake_ops, f, fake_mac, ROCX_CORE_DEFAULT_SPEED);
@@ -156,7 +189,7 @@ void fake_reset(FakeDev *f)
 
 FakeDev *fake_new(void)
 {
-    FakeDev *f = malloc(sizeof(*f));
+    FakeDev *f = calloc(1, sizeof(*f));
 
     if (!f) {
         abort();
@@ -167,6 +200,7 @@ FakeDev *fake_new(void)
 
 void fake_free(FakeDev *f)
 {
+    rocx_core_fini(&f->core);
     free(f);
 }
 
@@ -191,4 +225,13 @@ void fake_set_carrier(FakeDev *f, bool up)
 {
     f->carrier = up;
     rocx_core_link_changed(&f->core);
+}
+
+void fake_advance(FakeDev *f, int64_t ns)
+{
+    f->now += ns;
+    if (f->timer_armed && f->timer_deadline <= f->now) {
+        f->timer_armed = false;
+        rocx_core_timer(&f->core);
+    }
 }

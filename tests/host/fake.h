@@ -49,6 +49,16 @@ struct FakeDev {
     unsigned last_aq_opcode;
     unsigned last_aq_status;
 
+    /* The transport timer, on a clock that only tests move. */
+    int64_t now;
+    bool timer_armed;
+    int64_t timer_deadline;
+    unsigned timer_arms;
+
+    /* Called for every frame sent, after it was recorded. */
+    void (*on_send)(FakeDev *f, const uint8_t *buf, size_t len);
+    void *peer;                 /* for on_send: whatever the test wires */
+
     unsigned gerrs;
     unsigned last_gerr_code;
     unsigned last_gerr_info;
@@ -66,5 +76,7 @@ void fake_free(FakeDev *f);
 unsigned fake_run(FakeDev *f);
 void *fake_ptr(FakeDev *f, uint64_t gpa, size_t len);
 void fake_set_carrier(FakeDev *f, bool up);
+/* Move the clock on by ns; fires the timer if it is due (no engine run). */
+void fake_advance(FakeDev *f, int64_t ns);
 
 #endif /* ROCX_TEST_FAKE_H */

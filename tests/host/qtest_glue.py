@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 MAC = bytes.fromhex('525400abcdef')
 SLOT = 4
@@ -359,11 +360,12 @@ def t_admin_queue(q):
     st, _, _ = aq.run(0x01, struct.pack('<QI', BUF, 256))
     check(st == 0, 'IDENTIFY')
     ident = q.memread(BUF, 32)
-    check(struct.unpack('<I', ident[0:4])[0] == 0x00010000, 'version 1.0')
+    check(struct.unpack('<I', ident[0:4])[0] == 0x00010001, 'version 1.1')
     check(ident[12:18] == MAC, 'identify MAC')
     st, res, res64 = aq.run(0x03)
     check(st == 0 and res64 == 1500 and res & 2, 'QUERY_PORT')
-    check(aq.run(0x24)[0] == 1, 'CREATE_QP unsupported')
+    check(aq.run(0x28)[0] == 1, 'CREATE_SRQ unsupported')
+    check(aq.run(0x24)[0] == 2, 'CREATE_QP of zeroes: INVALID')
     st, _, _ = aq.run(0x01, struct.pack('<QI', 0xfff00000000, 256))
     check(st == 5, 'IDENTIFY to unbacked memory: DMA_ERROR')
 
@@ -432,6 +434,126 @@ def t_set_link(q):
           'LINK_CHANGE events up, down, up: %s' % types)
 
 
+# ---- RoCE: a QP sends over the netdev; we play its peer ----
+
+PEER_MAC = bytes.fromhex('020000000002')
+OUR_IP, PEER_IP = bytes([198, 18, 0, 1]), bytes([198, 18, 0, 2])
+V4MAPPED = bytes(10) + b'\xff\xff'
+MRP, CQR, QPB, ATTR = RAM + 0x20000, RAM + 0x21000, RAM + 0x22000, \
+    RAM + 0x23000
+PEER_QPN, SQ_PSN = 0x123, 0x456
+
+
+def ip_csum(h):
+    s = sum(struct.unpack('!10H', h))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def icrc_v4(l3):
+    """ICRC of a RoCE v2/IPv4 packet from its IP header to its end."""
+    m = bytearray(l3[:-4])
+    m[1] = 0xff                 # TOS
+    m[8] = 0xff                 # TTL
+    m[10:12] = b'\xff\xff'      # IP checksum
+    m[26:28] = b'\xff\xff'      # UDP checksum
+    m[32] = 0xff                # BTH resv8a
+    return zlib.crc32(bytes(m), zlib.crc32(b'\xff' * 8)) & 0xffffffff
+
+
+def roce_frame(bth_and_rest):
+    """Peer to us: Ethernet, IPv4, UDP around a BTH..payload, + ICRC."""
+    tot = 20 + 8 + len(bth_and_rest) + 4
+    ip = bytearray(struct.pack('!BBHHHBBH4s4s', 0x45, 0, tot, 0, 0x4000,
+                               64, 17, 0, PEER_IP, OUR_IP))
+    ip[10:12] = struct.pack('!H', ip_csum(bytes(ip)))
+    udp = struct.pack('!HHHH', 0xc001, 4791, tot - 20, 0)
+    l3 = bytes(ip) + udp + bth_and_rest + bytes(4)
+    return MAC + PEER_MAC + b'\x08\x00' + l3[:-4] + \
+        struct.pack('<I', icrc_v4(l3))
+
+
+def qp_attr(valid, state, **kw):
+    av = V4MAPPED + PEER_IP + PEER_MAC + struct.pack('<HIBBBB', 0xffff, 0,
+                                                     0, 64, 0, 1)
+    return (struct.pack('<IBBBBBBBBBBHIIIII', valid, state, 0,
+                        kw.get('mtu', 3), kw.get('timeout', 14), 7, 7, 0,
+                        1, 1, 0, 0, kw.get('access', 0), 0, 0,
+                        kw.get('sq_psn', 0), PEER_QPN) + av).ljust(128, b'\0')
+
+
+def t_roce_send_retransmit(q):
+    """A SEND goes out as RoCE v2 with a correct ICRC; without an ACK it
+    is resent when the local ACK timeout expires on QEMU_CLOCK_VIRTUAL
+    (which qtest moves only by clock_step); our ACK completes it."""
+    aq = bring_up(q)
+    st, _, _ = aq.run(0x10, struct.pack('<HBBH6s16s', 0, 1, 0, 0xffff, MAC,
+                                        V4MAPPED + OUR_IP))
+    check(st == 0, 'SET_GID ::ffff:198.18.0.1')
+    st, pdn, _ = aq.run(0x14, struct.pack('<II', 0, 0))
+    check(st == 0, 'CREATE_PD')
+    q.memwrite(MRP, b'x' * 4096)
+    st, key, _ = aq.run(0x20, struct.pack('<IIQQIIQIBBH', pdn, 1, MRP, 4096,
+                                          0, 0, MRP, 1, 12, 0, 0))
+    check(st == 0, 'REG_MR')
+    q.memwrite(CQR, bytes(4096))
+    st, cqn, _ = aq.run(0x22, struct.pack('<IBBHQIBBH', 0, 4, 0, 0, CQR, 1,
+                                          12, 0, 0))
+    check(st == 0, 'CREATE_CQ')
+    q.memwrite(QPB, bytes(4096))
+    st, qpn, _ = aq.run(0x24, struct.pack('<BBBBBBHIIIIIIQIBBH', 0, 0, 2, 1,
+                                          7, 4, 0, pdn, cqn, cqn,
+                                          0xffffffff, 0, 0, QPB, 1, 12, 0,
+                                          0))
+    check(st == 0, 'CREATE_QP')
+    for attr in (qp_attr(0x7, 1, access=1),
+                 qp_attr(0x1 | 0x10 | 0x20 | 0x200 | 0x4000, 2),
+                 qp_attr(0x1 | 0x40 | 0x1000, 3, sq_psn=SQ_PSN)):
+        q.memwrite(ATTR, attr)
+        st, _, _ = aq.run(0x25, struct.pack('<IIQ', qpn, 0, ATTR))
+        check(st == 0, 'MODIFY_QP to state %d' % attr[4])
+    # SEND, signalled, 5 bytes inline (WQEs of 128 bytes).
+    q.memwrite(QPB, struct.pack('<BBBB4sIHH', 0, 0x9, 0, 0, bytes(4), 5, 0,
+                                0).ljust(64, b'\0') + b'hello')
+    q.net.settimeout(5)
+    q.wr('q', BAR2 + 0x00, qpn | 1 << 32)
+    f = q.net.recv(65536)
+    check(f[:12] == PEER_MAC + MAC and f[12:14] == b'\x08\x00',
+          'Ethernet header')
+    l3 = f[14:]
+    check(struct.unpack('!H', l3[22:24])[0] == 4791, 'UDP port 4791')
+    bth = l3[28:]
+    check(bth[0] == 0x04 and bth[5:8] == PEER_QPN.to_bytes(3, 'big') and
+          bth[9:12] == SQ_PSN.to_bytes(3, 'big'),
+          'BTH: SEND ONLY to the peer QP at the SQ PSN')
+    check(bth[12:17] == b'hello', 'payload')
+    check(struct.unpack('<I', l3[-4:])[0] == icrc_v4(l3), 'ICRC')
+    # No ACK: nothing until the virtual clock passes the timeout...
+    time.sleep(0.3)
+    q.net.settimeout(0.2)
+    try:
+        q.net.recv(65536)
+        check(False, 'resent before the timeout')
+    except socket.timeout:
+        pass
+    q.cmd('clock_step %d' % (4096 << 14))
+    q.net.settimeout(5)
+    f2 = q.net.recv(65536)
+    check(f2 == f, 'the same packet again after the local ACK timeout')
+    # ...and our ACK completes the SEND.  (QEMU holds every frame while
+    # the Ethernet RX ring is empty, RoCE too: post buffers as a driver.)
+    rx_post(q, 0, 4)
+    ack = struct.pack('!BBHB3sB3s', 0x11, 0, 0xffff, 0,
+                      qpn.to_bytes(3, 'big'), 0,
+                      SQ_PSN.to_bytes(3, 'big')) + b'\x1f\x00\x00\x01'
+    q.net.sendto(roce_frame(ack), q.sock_qemu)
+    q.wait(lambda: q.memread(CQR + 19, 1)[0] & 1, 'CQE')
+    cqe = q.memread(CQR, 32)
+    check(cqe[15] == 0 and cqe[11] == 0 and cqe[16:18] == b'\0\0',
+          'CQE: success, SEND, WQE 0 (%s)' % cqe.hex())
+
+
 def t_migration_blocked(q):
     enable(q)
     r = q.qmp_cmd('migrate', uri='exec:cat >/dev/null')
@@ -453,7 +575,8 @@ def t_system_reset(q):
 
 CASES = [t_pci_identity, t_bars_64bit, t_registers_and_access_sizes,
          t_msix_test_irq, t_test_dma, t_admin_queue, t_tx, t_rx_and_hold,
-         t_set_link, t_migration_blocked, t_system_reset]
+         t_set_link, t_roce_send_retransmit, t_migration_blocked,
+         t_system_reset]
 
 
 def main():

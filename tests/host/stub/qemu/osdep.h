@@ -29,5 +29,20 @@
 #endif
 #define ARRAY_SIZE(x) (sizeof(x) / sizeof((x)[0]))
 #define QEMU_BUILD_BUG_ON(x) _Static_assert(!(x), "not expecting: " #x)
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+
+/* glib's allocators, which QEMU code uses: they abort instead of failing. */
+static inline void *rocx_stub_alloc(size_t n, size_t size, bool zero)
+{
+    void *p = zero ? calloc(n ? n : 1, size) : malloc(n ? n * size : size);
+
+    if (!p) {
+        abort();
+    }
+    return p;
+}
+#define g_new(type, n) ((type *)rocx_stub_alloc((n), sizeof(type), false))
+#define g_new0(type, n) ((type *)rocx_stub_alloc((n), sizeof(type), true))
+#define g_free(p) free(p)
 
 #endif /* ROCX_TEST_STUB_OSDEP_H */

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Host tests of the rocx RDMA transport: a small "driver" for fake
+ * devices (admin commands, MRs, CQs, QPs, WQEs, CQ polling), a fabric
+ * that wires two devices back to back through their send_frame ops with
+ * loss injection, and a fake clock for the transport timer.
+ */
+#ifndef ROCX_TEST_RDMA_H
+#define ROCX_TEST_RDMA_H
+
+#include <endian.h>
+#include "fake.h"
+#include "rocx-int.h"
+
+#define T_PAGE          4096u
+#define T_GPA(off)      (FAKE_MEM_BASE + (uint64_t)(off))
+
+/* ---- Checks (as in test_core.c) ---- */
+
+extern const char *cur_case;
+extern unsigned case_failures;
+extern bool verbose;
+
+void t_fail(const char *file, int line, const char *what,
+            unsigned long long a, unsigned long long b);
+
+#define CHECK(cond) do { \
+        if (!(cond)) { \
+            t_fail(__FILE__, __LINE__, #cond, 0, 0); \
+        } \
+    } while (0)
+
+#define CHECK_EQ(a, b) do { \
+        unsigned long long a_ = (a), b_ = (b); \
+        if (a_ != b_) { \
+            t_fail(__FILE__, __LINE__, #a " == " #b, a_, b_); \
+        } \
+    } while (0)
+
+/* ---- Devices ---- */
+
+typedef struct TDev {
+    FakeDev *f;
+    unsigned id;                /* 0 or 1: picks MAC, IP */
+    uint16_t aq_pi;
+    uint16_t aq_cmd_id;
+    uint64_t brk;               /* bump allocator, offset in guest memory */
+    uint32_t pdn;
+    uint8_t mac[6];
+    uint8_t gid4[16];           /* GID 0: RoCE v2, ::ffff:198.18.0.<id+1> */
+    uint8_t gid6[16];           /* GID 1: RoCE v2, fd00::<id+1> */
+    uint8_t gid1[16];           /* GID 2: RoCE v1, fe80::<id+1> */
+    unsigned eq_ld;
+    uint32_t eq_ci[ROCX_CORE_MAX_EQ];
+} TDev;
+
+extern TDev *A, *B;
+
+/* Fresh devices A and B: AQ, EQ 0 and EQ 1, link up, GIDs, a PD. */
+void t_setup(void);
+void t_teardown(void);
+
+uint64_t t_alloc(TDev *d, uint64_t len, uint64_t align);
+void *t_ptr(TDev *d, uint64_t off, size_t len);
+uint64_t t_stat(TDev *d, enum rocx_stat s);
+
+/* Run one admin command; returns the status. */
+unsigned t_aq(TDev *d, union rocx_aq_cmd *c, uint32_t *result);
+union rocx_aq_cmd t_cmd(uint16_t op);
+void t_db(TDev *d, unsigned page, unsigned reg, uint32_t qid, uint16_t idx,
+          uint64_t flags);
+/* Next event of EQ eqn, or NULL; consumes it. */
+struct rocx_eqe *t_eq_next(TDev *d, unsigned eqn);
+
+/* Page list for len bytes at guest offset off with 2^shift pages. */
+struct rocx_pbl t_pbl(TDev *d, uint64_t off, uint64_t len, unsigned shift,
+                      int levels);
+
+typedef struct TMr {
+    uint32_t key;
+    uint64_t off;               /* guest offset of its first byte */
+    uint64_t len;
+    uint64_t iova;
+} TMr;
+
+/* Register len bytes at off (iova = its address) with access. */
+unsigned t_reg_mr(TDev *d, TMr *mr, uint64_t off, uint64_t len,
+                  uint32_t access);
+unsigned t_dereg_mr(TDev *d, uint32_t key);
+
+typedef struct TCq {
+    TDev *d;
+    uint32_t cqn;
+    uint64_t ring;
+    unsigned ld;
+    uint32_t ci;
+    uint32_t uctx;
+} TCq;
+
+unsigned t_create_cq(TDev *d, TCq *cq, unsigned ld, uint32_t uctx,
+                     unsigned eqn);
+/* Next CQE or NULL; returns the entry to the device (CQ doorbell). */
+bool t_poll(TCq *cq, struct rocx_cqe *out);
+void t_cq_arm(TCq *cq, uint64_t flags);
+
+typedef struct TQp {
+    TDev *d;
+    uint32_t qpn;
+    TCq *scq, *rcq;
+    uint64_t buf;
+    unsigned sq_ld, rq_ld, sq_shift, rq_shift;
+    uint16_t sq_pi, rq_pi;
+    uint32_t uctx;
+} TQp;
+
+unsigned t_create_qp(TDev *d, TQp *qp, TCq *scq, TCq *rcq, unsigned sq_ld,
+                     unsigned rq_ld, uint8_t flags);
+unsigned t_modify(TQp *qp, struct rocx_qp_attr *a);
+unsigned t_query(TQp *qp, struct rocx_qp_attr *a);
+unsigned t_destroy_qp(TQp *qp);
+unsigned t_to_state(TQp *qp, uint8_t state);
+
+typedef struct TConn {
+    uint8_t mtu;                /* 1..5 */
+    uint8_t net_type;           /* enum rocx_net_type */
+    uint8_t timeout;
+    uint8_t retry_cnt;
+    uint8_t rnr_retry;
+    uint8_t min_rnr_timer;
+    uint32_t access;
+    uint32_t psn_a, psn_b;
+    uint16_t vlan;
+} TConn;
+
+void t_conn_default(TConn *c);
+/* Bring a and b to RTS, each addressing the other (a loopback if same dev). */
+void t_connect(TQp *a, TQp *b, const TConn *c);
+/* Fill the AV that reaches device "to" from d. */
+void t_av(TDev *d, TDev *to, uint8_t net_type, struct rocx_av *av);
+
+/* Write a send WQE at the next SQ slot (not rung); returns its index. */
+uint16_t t_post_send(TQp *qp, uint8_t opcode, uint8_t flags,
+                     const struct rocx_sge *sge, unsigned nsge,
+                     uint64_t raddr, uint32_t rkey, uint32_t imm);
+uint16_t t_post_inline(TQp *qp, uint8_t opcode, uint8_t flags,
+                       const void *data, unsigned len, uint64_t raddr,
+                       uint32_t rkey);
+uint16_t t_post_recv(TQp *qp, const struct rocx_sge *sge, unsigned nsge);
+void t_ring_sq(TQp *qp);
+void t_ring_rq(TQp *qp);
+
+struct rocx_sge t_sge(const TMr *mr, uint64_t off, uint32_t len);
+
+/* ---- Fabric ---- */
+
+typedef struct TWire {
+    unsigned sent;              /* frames put on the wire, both ways */
+    unsigned delivered;
+    unsigned dropped;
+    unsigned drop_nth;          /* drop frame number n (1-based); 0: none */
+    unsigned drop_from;         /* drop every frame from number n on */
+    unsigned drop_every;        /* drop every n-th frame; 0: none */
+    unsigned drop_permille;     /* drop frames at random, this often */
+    uint32_t rng;               /* its generator's state */
+    /* Optional: inspect or change a frame; false drops it. */
+    bool (*filter)(TDev *from, uint8_t *buf, size_t *len);
+} TWire;
+
+extern TWire wire;
+
+/* Deliver frames and run engines until nothing moves; no clock change. */
+void t_pump(void);
+/* t_pump, moving the clock to due timers, until idle or max_ns passed. */
+void t_settle(int64_t max_ns);
+/* Deliver a hand-made frame to d (as from the wire). */
+void t_inject(TDev *d, const uint8_t *buf, size_t len);
+
+/* Pattern fill and check. */
+void t_fill(void *p, size_t len, uint32_t seed);
+
+/* ---- Cases ---- */
+
+typedef struct TCase {
+    const char *name;
+    void (*fn)(void);
+} TCase;
+
+#define T_CASE(n) { #n, t_##n }
+
+extern const TCase t_cases_obj[];
+extern const unsigned t_ncases_obj;
+extern const TCase t_cases_data[];
+extern const unsigned t_ncases_data;
+extern const TCase t_cases_rel[];
+extern const unsigned t_ncases_rel;
+extern const TCase t_cases_wire[];
+extern const unsigned t_ncases_wire;
+
+#endif /* ROCX_TEST_RDMA_H */
