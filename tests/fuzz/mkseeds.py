@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Write the committed seed inputs for fuzz_core (tests/fuzz/corpus/).
+"""Write the committed seed inputs for fuzz_core (tests/fuzz/corpus/) and
+fuzz_roce (tests/fuzz/corpus-roce/).
 
-Each seed is a small program in fuzz_core.c's encoding: a flags byte
-(bit 0: bring the device up first), then operations.  The seeds only give
-the fuzzer a head start into each area of the device; it mutates from them.
+Each seed is a small program in its target's encoding: a flags byte (for
+fuzz_core bit 0: bring the device up first; for fuzz_roce the path MTU),
+then operations.  The seeds only give the fuzzer a head start into each
+area of the device; it mutates from them.
 """
 import os
 import struct
@@ -22,7 +24,8 @@ REGS = ['DEV_CTRL', 'SCRATCH', 'TEST_IRQ', 'TDMA_LO', 'TDMA_HI', 'TDMA_LEN',
 OPS = ['NOP', 'IDENTIFY', 'SET_PORT', 'QUERY_PORT', 'GET_STATS', 'CREATE_EQ',
        'DESTROY_EQ', 'CREATE_ETH_RING', 'DESTROY_ETH_RING', 'SET_GID',
        'DEL_GID', 'ALLOC_UCTX', 'DEALLOC_UCTX', 'CREATE_PD', 'DESTROY_PD',
-       'CREATE_QP', 'SET_CC']
+       'CREATE_QP', 'SET_CC', 'REG_MR', 'DEREG_MR', 'CREATE_CQ', 'DESTROY_CQ',
+       'MODIFY_QP', 'QUERY_QP', 'DESTROY_QP']
 MEM_BASE = 0x10000
 
 
@@ -107,12 +110,75 @@ def seeds():
     return s
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else 'corpus'
+# ---- fuzz_roce: operation numbers as in its run_op() ----
+R_FRAME, R_RAW, R_RECV, R_SEND, R_CLOCK, R_ROUND, R_RUN, R_POLL, R_STATE, \
+    R_STRAY, R_DEREG, R_CARRIER = 0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
+
+
+def rframe(opcode, paylen=0, mode=0, delta=0, fix=3, va=0, dmalen=0,
+           syn=0x1f, bth1=0, fill=0x33, qsel=1, rsel=1):
+    """A frame from the peer; mode 0: PSN from epsn, 1: from psn_una."""
+    return bytes([R_FRAME, opcode, bth1, mode]) + \
+        struct.pack('<H', delta & 0xffff) + bytes([qsel, fix]) + \
+        struct.pack('<HB', paylen, fill) + struct.pack('<H', va) + \
+        bytes([rsel]) + struct.pack('<H', dmalen) + bytes([syn])
+
+
+def rrecv(*sges):
+    b = bytes([R_RECV, len(sges)])
+    for off, n in sges:
+        b += struct.pack('<HH', off, n) + bytes([1])
+    return b
+
+
+def rsend(op, n=100, flags=1):
+    return bytes([R_SEND, op, flags, 1]) + struct.pack('<H', 0x100) + \
+        struct.pack('<HH', 0, n) + bytes([1])
+
+
+def roce_seeds():
+    s = {}
+    s['send_in'] = bytes([2]) + rrecv((0, 4096)) + rframe(0x04, 100) + \
+        bytes([R_RUN, R_POLL, 1])
+    s['send_multi'] = bytes([0]) + rrecv((0, 4096), (8192, 100)) + \
+        rframe(0x00, 256) + rframe(0x01, 256) + rframe(0x03, 17) + \
+        rframe(0x01, 256) + bytes([R_RUN, R_POLL, 0])
+    s['write_read'] = bytes([1]) + rframe(0x0a, 200, dmalen=200) + \
+        rframe(0x0c, dmalen=3000, va=0x100) + bytes([R_RUN]) + \
+        rframe(0x0c, delta=-2, dmalen=100) + bytes([R_RUN])
+    s['write_imm_rnr'] = bytes([3]) + rframe(0x0b, 8, dmalen=8) + \
+        bytes([R_RUN, R_CLOCK]) + struct.pack('<H', 50) + \
+        rrecv() + rframe(0x0b, 8, dmalen=8) + bytes([R_RUN, R_POLL, 1])
+    s['requester_ack'] = bytes([2]) + rsend(0) + bytes([R_RUN]) + \
+        rframe(0x11, mode=1) + rsend(3) + bytes([R_RUN]) + \
+        rframe(0x11, mode=1, syn=0x60) + rframe(0x11, mode=1, syn=0x22) + \
+        bytes([R_CLOCK]) + struct.pack('<H', 2000) + bytes([R_RUN, R_POLL, 0])
+    s['requester_read'] = bytes([1]) + rsend(5, 600) + bytes([R_RUN]) + \
+        rframe(0x0d, 512, mode=1) + rframe(0x0f, 88, mode=1, delta=1) + \
+        bytes([R_RUN, R_POLL, 0])
+    s['bad_frames'] = bytes([4]) + rframe(0x04, 10, fix=0) + \
+        rframe(0x04, 10, fix=1) + rframe(0x64, 10) + \
+        rframe(0x04, 10, fix=3 | 8) + struct.pack('<H', 40) + \
+        bytes([R_RAW]) + struct.pack('<H', 60) + bytes(range(54)) + \
+        rframe(0x04, 10, qsel=0)
+    s['state'] = bytes([2]) + rsend(0) + rrecv((0, 64)) + \
+        bytes([R_STATE, 1, 1, R_RUN, R_DEREG, 1, R_CARRIER, 0]) + \
+        rframe(0x04, 10) + bytes([R_CARRIER, 1, R_STRAY]) + \
+        struct.pack('<H', 0) + bytes([4, 1, 2, 3, 4]) + rsend(0) + \
+        bytes([R_RUN, R_CLOCK]) + struct.pack('<H', 9000)
+    return s
+
+
+def write(out, seeds_):
     os.makedirs(out, exist_ok=True)
-    for name, data in seeds().items():
+    for name, data in seeds_.items():
         with open(os.path.join(out, 'seed-' + name), 'wb') as f:
             f.write(data)
+
+
+def main():
+    write(sys.argv[1] if len(sys.argv) > 1 else 'corpus', seeds())
+    write(sys.argv[2] if len(sys.argv) > 2 else 'corpus-roce', roce_seeds())
 
 
 if __name__ == '__main__':
