@@ -149,6 +149,47 @@ static void t_rel_lossy_big(void)
     }
 }
 
+/* Many READs (more than may be in flight) and a fence, under loss. */
+static void t_rel_lossy_reads(void)
+{
+    TRel r;
+    TConn conn;
+    struct rocx_sge s;
+    struct rocx_cqe e;
+    unsigned i;
+
+    t_conn_default(&conn);
+    conn.mtu = 2;
+    rel_setup(&r, 64 * T_PAGE, &conn);
+    t_fill(t_ptr(B, r.bbuf, 64 * T_PAGE), 64 * T_PAGE, 31);
+    wire.drop_permille = 80;
+    wire.rng = 7;
+    for (i = 0; i < 16; i++) {
+        s = t_sge(&r.amr, i * 4 * T_PAGE, 2 * T_PAGE + i * 100);
+        t_post_send(&r.qa, ROCX_WQE_RDMA_READ, ROCX_WQE_SIGNALED, &s, 1,
+                    r.bmr.iova + i * 4 * T_PAGE, r.bmr.key, 0);
+        if (i % 5 == 4) {
+            s = t_sge(&r.amr, 0, 64);
+            t_post_send(&r.qa, ROCX_WQE_RDMA_WRITE,
+                        ROCX_WQE_SIGNALED | ROCX_WQE_FENCE, &s, 1,
+                        r.bmr.iova + 63 * T_PAGE, r.bmr.key, 0);
+        }
+    }
+    t_ring_sq(&r.qa);
+    t_settle(600 * SEC);
+    for (i = 0; i < 19; i++) {
+        CHECK(t_poll(&r.acq, &e));
+        CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    }
+    for (i = 0; i < 16; i++) {
+        CHECK(!memcmp(t_ptr(A, r.abuf + i * 4 * T_PAGE, 2 * T_PAGE + i * 100),
+                      t_ptr(B, r.bbuf + i * 4 * T_PAGE, 2 * T_PAGE + i * 100),
+                      2 * T_PAGE + i * 100));
+    }
+    CHECK(wire.dropped > 5);
+    CHECK(A->f->core.rdma.stats.retransmits > 0);
+}
+
 static void t_rel_peer_gone(void)
 {
     TRel r;
@@ -655,6 +696,7 @@ static void t_rel_read_gap(void)
 const TCase t_cases_rel[] = {
     T_CASE(rel_drop_each_frame),
     T_CASE(rel_lossy_big),
+    T_CASE(rel_lossy_reads),
     T_CASE(rel_peer_gone),
     T_CASE(rel_timeout_values),
     T_CASE(rel_remote_access),

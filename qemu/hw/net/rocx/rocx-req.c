@@ -279,14 +279,15 @@ static bool rocx_req_start(RocxCore *c, RocxQp *qp)
 
 bool rocx_req_ready(RocxQp *qp)
 {
-    if (qp->state != ROCX_QPS_RTS || qp->req.rnr_wait || qp->req.blocked ||
+    if (qp->state != ROCX_QPS_RTS || qp->req.rnr_wait ||
         rocx_psn_diff(qp->req.cur_psn, qp->req.psn_una) >= ROCX_REQ_WINDOW) {
         return false;
     }
+    /* Resending what is in flight never waits for a completion. */
     if (qp->req.cur != qp->req.next) {
         return true;
     }
-    return qp->req.next != qp->sq_pi &&
+    return !qp->req.blocked && qp->req.next != qp->sq_pi &&
            (uint16_t)(qp->req.next - qp->req.ci) < ROCX_REQ_MAX_WQES;
 }
 

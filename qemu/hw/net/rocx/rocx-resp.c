@@ -301,8 +301,11 @@ static void rocx_resp_read(RocxCore *c, RocxQp *qp, const RocxPkt *p)
         rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
         return;
     }
-    /* More READs in flight than max_dest_rd_atomic allows. */
-    if (!rocx_resp_read_queue(qp, p)) {
+    /*
+     * Longer than IB's largest message, or more READs in flight than
+     * max_dest_rd_atomic allows.
+     */
+    if (p->dmalen > (1u << 31) || !rocx_resp_read_queue(qp, p)) {
         rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID, ROCX_VERR_NAK_INVALID,
                         false);
         return;
