@@ -238,7 +238,7 @@ struct ep_info {
 	uint8_t gid[16];
 };
 
-static int ep_create(struct dev *d, struct ep *e)
+static int ep_create(struct dev *d, struct ep *e, int cq_depth)
 {
 	struct ibv_qp_init_attr init = {
 		.cap = {
@@ -260,7 +260,7 @@ static int ep_create(struct dev *d, struct ep *e)
 			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!e->mr)
 		return errno;
-	e->scq = ibv_create_cq(d->ctx, CQ_DEPTH, NULL, d->ch, 0);
+	e->scq = ibv_create_cq(d->ctx, cq_depth, NULL, d->ch, 0);
 	e->rcq = ibv_create_cq(d->ctx, CQ_DEPTH, NULL, d->ch, 0);
 	if (!e->scq || !e->rcq)
 		return errno;
@@ -482,8 +482,11 @@ static int xfer(int fd, void *p, size_t len, bool out)
 	return 0;
 }
 
-/* Wait for an async event of @type for @qp, passing over port events. */
-static int wait_async(struct dev *d, struct ibv_qp *qp, uint32_t type)
+/*
+ * Wait for an async event of @type for @obj (a QP, or a CQ for CQ events),
+ * passing over port events.
+ */
+static int wait_async(struct dev *d, void *obj, uint32_t type)
 {
 	struct pollfd pfd = { .fd = d->ctx->async_fd, .events = POLLIN };
 	uint64_t end = now_ms() + timeout_s * 1000ull;
@@ -500,14 +503,18 @@ static int wait_async(struct dev *d, struct ibv_qp *qp, uint32_t type)
 		case IBV_EVENT_PORT_ERR:
 		case IBV_EVENT_GID_CHANGE:
 			break;
+		case IBV_EVENT_CQ_ERR:
+			err = type == ev.event_type && ev.element.cq == obj ?
+			      0 : EIO;
+			break;
 		default:
-			err = ev.event_type == type && ev.element.qp == qp ? 0 :
-									     EIO;
-			if (err)
-				diag("async event %s, want %s for QP %u",
-				     ibv_event_type_str(ev.event_type),
-				     ibv_event_type_str(type), qp->qp_num);
+			err = type == ev.event_type && ev.element.qp == obj ?
+			      0 : EIO;
 		}
+		if (err == EIO)
+			diag("async event %s, want %s",
+			     ibv_event_type_str(ev.event_type),
+			     ibv_event_type_str(type));
 		ibv_ack_async_event(&ev);
 	}
 	return err;
@@ -526,7 +533,7 @@ static int peer_do(struct dev *d, struct ep *e, const struct peer_req *q,
 	switch (q->op) {
 	case PEER_CONNECT:
 		ep_destroy(e);
-		r->status = ep_create(d, e);
+		r->status = ep_create(d, e, CQ_DEPTH);
 		if (r->status)
 			break;
 		ep_info(e, &r->info);
@@ -628,9 +635,12 @@ static int peer_async(struct peer *p, enum ibv_event_type type)
 	return peer_req(p, &q, &r);
 }
 
-/* Fresh QPs on both sides, connected; @r gets the peer's info. */
-static int connect_pair(struct peer *p, struct ep *e, struct ep_info *r,
-			uint8_t timeout, uint8_t retry_cnt)
+/*
+ * Fresh QPs on both sides, connected; @r gets the peer's info.  Our send
+ * CQ holds @cq_depth entries.
+ */
+static int connect_pair_cq(struct peer *p, struct ep *e, struct ep_info *r,
+			   uint8_t timeout, uint8_t retry_cnt, int cq_depth)
 {
 	struct peer_req q = {
 		.op = PEER_CONNECT, .flags = timeout, .opcode = retry_cnt,
@@ -639,7 +649,7 @@ static int connect_pair(struct peer *p, struct ep *e, struct ep_info *r,
 	int err;
 
 	ep_destroy(e);
-	err = ep_create(p->d, e);
+	err = ep_create(p->d, e, cq_depth);
 	if (err)
 		return err;
 	ep_info(e, &q.info);
@@ -648,6 +658,12 @@ static int connect_pair(struct peer *p, struct ep *e, struct ep_info *r,
 		return err;
 	*r = resp.info;
 	return ep_connect(e, r, timeout, retry_cnt);
+}
+
+static int connect_pair(struct peer *p, struct ep *e, struct ep_info *r,
+			uint8_t timeout, uint8_t retry_cnt)
+{
+	return connect_pair_cq(p, e, r, timeout, retry_cnt, CQ_DEPTH);
 }
 
 /* ---- Data path checks (active side) ---- */
@@ -937,6 +953,27 @@ static void test_retry_exceeded(struct peer *p, struct ep *e)
 	   ok_n, flush);
 }
 
+/*
+ * Completions the application does not poll overflow a CQ of 2: the device
+ * stops the CQ, says so, and moves its QP to the error state.
+ */
+static void test_cq_overflow(struct peer *p, struct ep *e)
+{
+	struct ep_info r;
+	bool pass;
+	int i;
+
+	pass = !connect_pair_cq(p, e, &r, 14, 7, 2);
+	for (i = 0; i < 4 && pass; i++)
+		pass = !post_send(e, 600 + i, IBV_WR_RDMA_WRITE, 0, 64,
+				  be64toh(r.addr), ntohl(r.rkey), 0,
+				  IBV_SEND_SIGNALED);
+	ok(pass && !wait_async(e->d, e->scq, IBV_EVENT_CQ_ERR),
+	   "4 completions on a CQ of 2 raise IBV_EVENT_CQ_ERR");
+	ok(pass && !wait_async(e->d, e->qp, IBV_EVENT_QP_FATAL),
+	   "and IBV_EVENT_QP_FATAL for the QP using it");
+}
+
 /* A completion event through the channel, after req_notify_cq. */
 static void test_event(struct peer *p, struct ep *e, const struct ep_info *r)
 {
@@ -988,6 +1025,7 @@ static void run_data(struct peer *p)
 	test_bad_rkey(p, &e);
 	test_flush(p, &e);
 	test_retry_exceeded(p, &e);
+	test_cq_overflow(p, &e);
 	ep_destroy(&e);
 }
 
@@ -1012,7 +1050,7 @@ static void run_ctrl(struct dev *d)
 	struct ibv_qp_attr a = {};
 	struct ibv_qp_init_attr got;
 	struct ibv_cq *cq, *cq2, *big;
-	struct ibv_qp *qp;
+	struct ibv_qp *qp, *qp2;
 	struct ibv_mr *mr;
 	void *buf;
 	int err;
@@ -1081,6 +1119,14 @@ static void run_ctrl(struct dev *d)
 	   got.cap.max_inline_data == init.cap.max_inline_data,
 	   "query_qp(CAP) agrees with create_qp (%s)",
 	   err ? strerror(err) : "ok");
+
+	init.cap.max_recv_wr = 0;
+	qp2 = ibv_create_qp(d->pd, &init);
+	ok(qp2 && init.cap.max_recv_wr == 0, "create RC QP without an RQ (%s)",
+	   qp2 ? "ok" : strerror(errno));
+	if (qp2)
+		ibv_destroy_qp(qp2);
+	init.cap.max_recv_wr = 16;
 
 	init.qp_type = IBV_QPT_UD;
 	ok(want_errno(ibv_create_qp(d->pd, &init), EOPNOTSUPP, "UD QP"),
