@@ -68,8 +68,9 @@ struct rocx_ib_dev;
  * @irq: Linux IRQ number of @vector
  * @ci: free-running consumer index; only the interrupt handler touches it
  *	while the EQ exists
- * @created: the device holds the EQ; set before registration, cleared
- *	after unregistration, so CQ creation reads it without a lock
+ * @created: the device holds the EQ.  Set before registration and
+ *	cleared after unregistration, so CQ creation reads it without a
+ *	lock; the interrupt handler does nothing while it is clear.
  * @name: the handler's name in /proc/interrupts
  */
 struct rocx_ib_eq {

@@ -39,6 +39,10 @@ static irqreturn_t rocx_ib_ceq_irq(int irq, void *data)
 	const struct rocx_eqe *eqe;
 	u32 n;
 
+	/* Not while the EQ does not exist: the doorbell would be an error. */
+	if (!READ_ONCE(eq->created))
+		return IRQ_NONE;
+
 	/* At most one ring's worth; the re-arm below signals again if more. */
 	for (n = 0; n < depth; n++) {
 		eqe = &eq->ring[eq->ci & (depth - 1)];
@@ -137,7 +141,7 @@ int rocx_ib_ceq_create(struct rocx_ib_dev *dev)
 			eq->eqn, err);
 		goto err_free_irq;
 	}
-	eq->created = true;
+	WRITE_ONCE(eq->created, true);
 	rocx_kernel_db(dev->core, ROCX_DB_EQ, rocx_ib_eq_db(eq->eqn, 0, true));
 	return 0;
 
@@ -164,9 +168,10 @@ void rocx_ib_ceq_destroy(struct rocx_ib_dev *dev)
 
 	if (!eq->created)
 		return;
-	eq->created = false;
+	/* No handler rings the EQ's doorbell once it is gone. */
+	WRITE_ONCE(eq->created, false);
+	synchronize_irq(eq->irq);
 	err = rocx_ib_eq_cmd(dev, ROCX_AQ_OP_DESTROY_EQ, eq);
-	/* Waits for a running handler. */
 	free_irq(eq->irq, eq);
 	if (err && err != -ENODEV) {
 		dev_err(&dev->adev->dev,
