@@ -109,7 +109,9 @@ struct ib_mr *rocx_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = rocx_ib_mr_access(access_flags, &access);
 	if (err)
 		return ERR_PTR(err);
-	if (!length || length > le64_to_cpu(dev->id->max_mr_size))
+	/* ib_core checks the user range; the device's range is ours. */
+	if (!length || length > le64_to_cpu(dev->id->max_mr_size) ||
+	    virt_addr + length < virt_addr)
 		return ERR_PTR(-EINVAL);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
