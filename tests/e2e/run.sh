@@ -5,7 +5,9 @@
 # on the rocx fabric and counts the "ok"/"not ok" lines their scripts print.
 # Prints "e2e: N passed, N failed" last.
 #
-#   tests/e2e/run.sh [GROUP...]     groups: pair hostile ib virtio
+#   tests/e2e/run.sh [GROUP...]     groups: pair hostile ib rc virtio rxe
+# Group rxe (rocx and Soft-RoCE interoperating) runs only when named;
+# ROCX_INTEROP_PEER=rxe runs it with rxe on both guests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -70,7 +72,7 @@ group() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(pair hostile ib virtio)
+[ ${#groups[@]} -gt 0 ] || groups=(pair hostile ib rc virtio)
 mkdir -p "$out"
 
 for g in "${groups[@]}"; do
@@ -96,10 +98,41 @@ for g in "${groups[@]}"; do
 		rx rocx_ib_unload.sh
 		group ib --timeout 600 "${args[@]}"
 		;;
+	rc)
+		# RC transport: loopback checks in guest 0, then guest to guest.
+		args=()
+		rx rocx_rc.sh
+		rx rocx_rc.sh
+		group rc --timeout 600 "${args[@]}"
+		host_check "rc: the model logged no guest errors" \
+			sh -c "! grep -qi rocx $out/rc/guest0/qemu.log $out/rc/guest1/qemu.log"
+		;;
 	virtio)
 		group virtio --timeout 300 \
 			--guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh \
 			--guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh
+		;;
+	rxe)
+		# Guest 0 rocx (or rxe), guest 1 rxe on virtio-net; then the
+		# captured RoCE v2 frames are checked on the host.
+		args=()
+		if [ "${ROCX_INTEROP_PEER:-}" = rxe ]; then
+			args+=(--guest "nic=virtio,cmd=tests/e2e/rxe_interop.sh,env=ROCX_INTEROP_KIND=rxe")
+		else
+			rx rxe_interop.sh
+		fi
+		args+=(--guest "nic=virtio,cmd=tests/e2e/rxe_interop.sh")
+		group rxe --timeout 600 --pcap "$out/rxe/fabric.pcap" "${args[@]}"
+		pc=tests/e2e/roce_pcap_check.py
+		host_check "rxe: capture: frames to UDP 4791 decode as RoCE v2" \
+			"$pc" decode "$out/rxe/fabric.pcap"
+		host_check "rxe: capture: IPv4, UDP and ICRC of every RoCE v2 frame" \
+			"$pc" icrc "$out/rxe/fabric.pcap"
+		host_check "rxe: capture: BTH destination QPs are those the guests used" \
+			"$pc" qpn "$out/rxe/fabric.pcap" "$out"/rxe/guest*/qpns
+		# The guests' addresses (scripts/guest/lib.sh rocx_ip).
+		host_check "rxe: capture: both sides sent SEND, WRITE, READ and ACK packets" \
+			"$pc" opcodes "$out/rxe/fabric.pcap" 198.18.0.1 198.18.0.2
 		;;
 	*)
 		echo "unknown group $g"
