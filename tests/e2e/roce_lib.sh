@@ -10,6 +10,7 @@
 #                      for an ACTIVE port and the RoCE v2 GID of the address;
 #                      sets ROCE_DEV, ROCE_NETDEV and ROCE_GID (its index).
 #   roce_gid_index DEV IPV4
+#   roce_rd_atom DEV   the device's max_qp_rd_atom (RDMA READs in flight)
 #   roce_port_listening PORT
 
 # shellcheck disable=SC2034 # for the scripts that source this file
@@ -81,6 +82,14 @@ roce_up() {
 		_roce_fail "$ROCE_DEV: no RoCE v2 GID for $ROCX_IP" || return 1
 	ROCE_GID=$(roce_gid_index "$ROCE_DEV" "$ROCX_IP")
 	rocx_log "$kind: $ROCE_DEV on $ROCE_NETDEV, RoCE v2 GID index $ROCE_GID"
+}
+
+# roce_rd_atom DEV - max_qp_rd_atom of DEV.  ib_read_bw sets its QP's
+# max_rd_atomic to the *peer's* limit (perftest 4.5 ctx_modify_qp_to_rts):
+# between devices with different limits, the one with the lower limit
+# refuses the QP unless both get -o with the smaller of the two.
+roce_rd_atom() {
+	ibv_devinfo -v -d "$1" | awk '/max_qp_rd_atom:/ { print $2; exit }'
 }
 
 # roce_port_listening PORT - a TCP socket listens on PORT (perftest and

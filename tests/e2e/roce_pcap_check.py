@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks of the RoCE v2 frames in a rocx-switch capture (run-guests --pcap).
+
+  roce_pcap_check.py decode PCAP         tshark decodes every frame to UDP
+                                         4791 as InfiniBand with a BTH: no
+                                         malformed or warned frame, BTH
+                                         version 0, default P_Key 0xffff
+  roce_pcap_check.py icrc PCAP           every RoCE v2 frame's IPv4 header
+                                         checksum, IP/UDP lengths, pad count
+                                         and ICRC are right (computed here:
+                                         tshark 4.0 shows the ICRC field but
+                                         does not check it)
+  roce_pcap_check.py qpn PCAP FILE...    the BTH destination QP of every
+                                         frame is a QPN its destination IP
+                                         reported (FILE: "IP QPN" lines) and
+                                         every reported QPN received frames;
+                                         only frames before the first mark
+                                         (a UDP datagram to port 9 starting
+                                         "rocx-pcap-mark"), if there is one
+  roce_pcap_check.py opcodes PCAP IP...  each IP sent RC SEND, RDMA WRITE and
+                                         RDMA READ requests of several
+                                         packets, READ responses and ACKs
+
+Prints what it found as "# " lines and exits 1 when a check fails.
+"""
+import struct
+import subprocess
+import sys
+import zlib
+
+ROCE_PORT = 4791
+MARK = "udp.dstport == 9 && udp.payload[0:14] == 72:6f:63:78:2d:70:63:61:70:2d:6d:61:72:6b"
+# RC opcodes (IBTA vol. 1, 9.2): what every side of tests/e2e/rxe_interop.sh
+# sends, multi-packet messages at path MTU 1024.
+RC_OPS = {
+    0x00: "SEND First", 0x01: "SEND Middle", 0x02: "SEND Last",
+    0x06: "RDMA WRITE First", 0x07: "RDMA WRITE Middle",
+    0x08: "RDMA WRITE Last", 0x0c: "RDMA READ Request",
+    0x0d: "RDMA READ Response First", 0x0e: "RDMA READ Response Middle",
+    0x0f: "RDMA READ Response Last", 0x11: "Acknowledge",
+}
+MAX_SHOWN = 5
+
+
+def say(msg):
+    print("# " + msg)
+
+
+def tshark(pcap, filt, fields):
+    """Rows of FIELDS of the frames that match FILT."""
+    # RPC-over-RDMA's heuristic takes some payloads for its own and then
+    # calls them malformed: our payloads are perftest's random bytes.
+    cmd = ["tshark", "-n", "-r", pcap, "--disable-protocol", "rpcordma",
+           "-Y", filt, "-T", "fields", "-E", "separator=\t"]
+    for f in fields:
+        cmd += ["-e", f]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                         check=False)
+    if res.returncode != 0:
+        raise SystemExit("tshark failed: " + res.stderr.strip())
+    return [line.split("\t") for line in res.stdout.splitlines() if line]
+
+
+def check_decode(pcap):
+    roce = "udp.dstport == %d" % ROCE_PORT
+    total = len(tshark(pcap, roce, ["frame.number"]))
+    say("%d frames to UDP port %d" % (total, ROCE_PORT))
+    bad = []
+    for what, filt in (
+            ("no BTH", roce + " && !infiniband.bth"),
+            ("malformed or warned", roce + " && (_ws.malformed || "
+             "_ws.expert.severity >= warning)"),
+            ("BTH version not 0", roce + " && infiniband.bth.tver != 0"),
+            ("P_Key not 0xffff", roce + " && infiniband.bth.p_key != 0xffff"),
+            ("not IPv4", roce + " && !ip")):
+        rows = tshark(pcap, filt, ["frame.number"])
+        if rows:
+            bad.append(what)
+            say("%d frames %s, first: %s" % (
+                len(rows), what, " ".join(r[0] for r in rows[:MAX_SHOWN])))
+    return total > 0 and not bad
+
+
+def frames(pcap):
+    """(number, bytes) of each frame of a classic pcap file."""
+    with open(pcap, "rb") as f:
+        data = f.read()
+    magic = struct.unpack_from("<I", data)[0]
+    if magic == 0xa1b2c3d4:
+        end = "<"
+    elif magic == 0xd4c3b2a1:
+        end = ">"
+    else:
+        raise SystemExit("%s: not a classic pcap file" % pcap)
+    if struct.unpack_from(end + "I", data, 20)[0] != 1:
+        raise SystemExit("%s: not an Ethernet capture" % pcap)
+    off, n = 24, 0
+    while off + 16 <= len(data):
+        incl = struct.unpack_from(end + "I", data, off + 8)[0]
+        n += 1
+        yield n, data[off + 16:off + 16 + incl]
+        off += 16 + incl
+
+
+def ip_checksum(hdr):
+    s = sum(struct.unpack("!%dH" % (len(hdr) // 2), hdr))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s == 0xffff
+
+
+def icrc(ip_udp_bth_payload, ihl):
+    """The ICRC of a RoCE v2 packet (IBTA annex 17): CRC-32 over 64 one
+    bits standing for the LRH, then the IP header, UDP header, BTH and
+    payload with the fields routers may change set to ones: IPv4 TOS, TTL
+    and header checksum, UDP checksum, the BTH's reserved byte before the
+    destination QP (FECN, BECN and reserved bits)."""
+    p = bytearray(ip_udp_bth_payload)
+    p[1] = 0xff                       # type of service (DSCP, ECN)
+    p[8] = 0xff                       # time to live
+    p[10:12] = b"\xff\xff"            # header checksum
+    p[ihl + 6:ihl + 8] = b"\xff\xff"  # UDP checksum
+    p[ihl + 8 + 4] = 0xff             # BTH byte 4
+    return zlib.crc32(b"\xff" * 8 + bytes(p)) & 0xffffffff
+
+
+def check_icrc(pcap):
+    n_roce, bad = 0, []
+    for num, fr in frames(pcap):
+        if len(fr) < 14 + 20 or fr[12:14] != b"\x08\x00":
+            continue
+        ip = fr[14:]
+        ihl = (ip[0] & 0x0f) * 4
+        if ip[0] >> 4 != 4 or ip[9] != 17 or len(ip) < ihl + 8:
+            continue
+        if struct.unpack_from("!H", ip, ihl + 2)[0] != ROCE_PORT:
+            continue
+        n_roce += 1
+        tot = struct.unpack_from("!H", ip, 2)[0]
+        udp_len = struct.unpack_from("!H", ip, ihl + 4)[0]
+        why = None
+        if tot > len(ip) or (len(ip) > tot and len(fr) > 60):
+            why = "IP total length %d, frame holds %d" % (tot, len(ip))
+        elif not ip_checksum(ip[:ihl]):
+            why = "IPv4 header checksum"
+        elif udp_len != tot - ihl:
+            why = "UDP length %d, IP payload %d" % (udp_len, tot - ihl)
+        elif udp_len < 8 + 12 + 4:
+            why = "UDP payload too short for BTH and ICRC"
+        else:
+            pad = (ip[ihl + 8 + 1] >> 4) & 3
+            payload = udp_len - 8 - 12 - 4
+            got = struct.unpack_from("<I", ip, tot - 4)[0]
+            want = icrc(ip[:tot - 4], ihl)
+            if payload % 4:
+                why = "transport payload %d B not a multiple of 4" % payload
+            elif pad > payload:
+                why = "pad count %d" % pad
+            elif got != want:
+                why = "ICRC 0x%08x, computed 0x%08x" % (got, want)
+        if why:
+            bad.append("frame %d: %s" % (num, why))
+    say("%d RoCE v2 frames, %d bad" % (n_roce, len(bad)))
+    for b in bad[:MAX_SHOWN]:
+        say(b)
+    return n_roce > 0 and not bad
+
+
+def qpn_set(files):
+    want = set()
+    for name in files:
+        with open(name) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 2:
+                    want.add((w[0], int(w[1], 16)))
+    return want
+
+
+def check_qpn(pcap, files):
+    want = qpn_set(files)
+    if not want:
+        say("no QPNs reported")
+        return False
+    filt = "udp.dstport == %d" % ROCE_PORT
+    mark = tshark(pcap, MARK, ["frame.number"])
+    if mark:
+        say("frames before the mark in frame %s" % mark[0][0])
+        filt += " && frame.number < %s" % mark[0][0]
+    seen = {}
+    for dst, qp in tshark(pcap, filt, ["ip.dst", "infiniband.bth.destqp"]):
+        key = (dst, int(qp, 0))
+        seen[key] = seen.get(key, 0) + 1
+    stray = sorted(set(seen) - want)
+    silent = sorted(want - set(seen))
+    say("%d QPs reported, %d destinations in the capture" % (
+        len(want), len(seen)))
+    for dst, qp in stray[:MAX_SHOWN]:
+        say("%d frames to %s QP 0x%x, which it did not report" % (
+            seen[(dst, qp)], dst, qp))
+    for dst, qp in silent[:MAX_SHOWN]:
+        say("no frame to %s QP 0x%x" % (dst, qp))
+    return not stray and not silent
+
+
+def check_opcodes(pcap, ips):
+    sent = {}
+    for src, op in tshark(pcap, "udp.dstport == %d" % ROCE_PORT,
+                          ["ip.src", "infiniband.bth.opcode"]):
+        sent.setdefault(src, {})
+        sent[src][int(op, 0)] = sent[src].get(int(op, 0), 0) + 1
+    good = True
+    for ip in ips:
+        ops = sent.get(ip, {})
+        missing = [RC_OPS[o] for o in sorted(RC_OPS) if o not in ops]
+        say("%s sent %s" % (ip, ", ".join(
+            "%s x%d" % (RC_OPS.get(o, "opcode %d" % o), n)
+            for o, n in sorted(ops.items()))))
+        if missing:
+            say("%s sent no %s" % (ip, ", ".join(missing)))
+            good = False
+    return good
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    cmd, pcap, rest = argv[1], argv[2], argv[3:]
+    if cmd == "decode":
+        ok = check_decode(pcap)
+    elif cmd == "icrc":
+        ok = check_icrc(pcap)
+    elif cmd == "qpn":
+        ok = check_qpn(pcap, rest)
+    elif cmd == "opcodes":
+        ok = check_opcodes(pcap, rest)
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
