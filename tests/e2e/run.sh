@@ -72,7 +72,7 @@ group() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(pair hostile ib rc virtio)
+[ ${#groups[@]} -gt 0 ] || groups=(pair hostile ib rc rxe virtio)
 mkdir -p "$out"
 
 for g in "${groups[@]}"; do
