@@ -272,7 +272,7 @@ static void t_wire_ipv6_grh_vlan(void)
 }
 
 /*
- * A fixed RoCE v2 ACK: the device's ICRC (zlib's CRC) equals the
+ * A fixed RoCE v2 ACK: the device's ICRC (ISA-L's or zlib's CRC) equals the
  * bit-by-bit one, masked fields do not change it, others do.
  */
 static void t_wire_icrc_vector(void)
@@ -320,6 +320,41 @@ static void t_wire_icrc_vector(void)
     }
     /* The CRC itself: the standard check value of CRC-32. */
     CHECK_EQ(rocx_crc32(0, (const uint8_t *)"123456789", 9), 0xcbf43926);
+}
+
+/*
+ * rocx_crc32 (ISA-L's where built with it) against the bit-by-bit CRC at
+ * every length up to 300 bytes and then some long ones, from every
+ * alignment, and chained at any split: its vector code paths differ by
+ * length and alignment, and the ICRC chains three calls.
+ */
+static void t_wire_crc32_lengths(void)
+{
+    static uint8_t buf[9000 + 64];
+    static const size_t lens[] = { 511, 1024, 1086, 4096, 4151, 9000 };
+    size_t len, a, split, i;
+    uint32_t want;
+
+    t_fill(buf, sizeof(buf), 7);
+    for (len = 0; len < 300 + ARRAY_SIZE(lens); len++) {
+        size_t n = len < 300 ? len : lens[len - 300];
+
+        for (a = 0; a < 8; a++) {
+            want = ~ref_crc(0xffffffffu, buf + a, n);
+            CHECK_EQ(rocx_crc32(0, buf + a, n), want);
+        }
+        for (split = 0; split <= n; split += n / 7 + 1) {
+            CHECK_EQ(rocx_crc32(rocx_crc32(0, buf, split), buf + split,
+                                n - split), ~ref_crc(0xffffffffu, buf, n));
+        }
+    }
+    /* Continuing from a non-zero value, as zlib's crc32 does. */
+    for (i = 0; i < 4; i++) {
+        uint32_t seed = 0x12345678u * (i + 1);
+
+        CHECK_EQ(rocx_crc32(seed, buf, 1000),
+                 ~ref_crc(~seed, buf, 1000));
+    }
 }
 
 /* ---- Receive side: what is dropped, counted, or not ours ---- */
@@ -585,6 +620,7 @@ const TCase t_cases_wire[] = {
     T_CASE(wire_ipv4_headers),
     T_CASE(wire_ipv6_grh_vlan),
     T_CASE(wire_icrc_vector),
+    T_CASE(wire_crc32_lengths),
     T_CASE(wire_malformed),
     T_CASE(wire_protocol_errors),
     T_CASE(wire_fuzz_positions),

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Per-packet cost of the rocx transport engine, without QEMU: two fake
+ * devices wired back to back (rdma.c), an -O2 build without sanitizers,
+ * and the CPU time the engines spend per packet on the wire for the
+ * message kinds perftest runs.  Not a test: it prints numbers.
+ *
+ *   make -C tests/host perf            # all workloads
+ *   make -C tests/host perf ARGS=write # one
+ *
+ * The cost covers both devices: requester (WQE fetch, DMA read, headers,
+ * ICRC), responder (parse, ICRC check, placement DMA, ACKs) and completer.
+ * The fake DMA is a memcpy, so QEMU's address-space lookups come on top.
+ */
+#include <time.h>
+#include "rdma.h"
+
+#define KIB         1024u
+
+typedef struct PerfPair {
+    TCq acq, bcq;
+    TQp qa, qb;
+    TMr amr, bmr;
+} PerfPair;
+
+static const uint32_t all_access = ROCX_ACCESS_LOCAL_WRITE |
+    ROCX_ACCESS_REMOTE_WRITE | ROCX_ACCESS_REMOTE_READ;
+
+static double cpu_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void perf_setup(PerfPair *p, uint64_t size)
+{
+    TConn conn;
+
+    memset(p, 0, sizeof(*p));
+    CHECK_EQ(t_create_cq(A, &p->acq, 12, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(B, &p->bcq, 12, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(A, &p->qa, &p->acq, &p->acq, 8, 8, 0),
+             ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(B, &p->qb, &p->bcq, &p->bcq, 8, 8, 0),
+             ROCX_AQ_STS_OK);
+    CHECK_EQ(t_reg_mr(A, &p->amr, t_alloc(A, size, T_PAGE), size,
+                      all_access), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_reg_mr(B, &p->bmr, t_alloc(B, size, T_PAGE), size,
+                      all_access), ROCX_AQ_STS_OK);
+    t_conn_default(&conn);
+    conn.mtu = 3;               /* 1024, as the bench runs */
+    t_connect(&p->qa, &p->qb, &conn);
+}
+
+static void drain(TCq *cq)
+{
+    while (t_poll(cq, NULL)) {
+        /* completions are counted by the caller's checks */
+    }
+}
+
+/*
+ * rounds x burst messages of len bytes, burst WQEs posted and rung at
+ * once (signalled, so each burst is checked); prints the cost.
+ */
+static void run(const char *name, uint8_t op, uint32_t len, bool inl,
+                unsigned burst, unsigned rounds)
+{
+    PerfPair p;
+    unsigned r, i, sent0;
+    uint64_t rx0;
+    double t0, t;
+    uint64_t pkts;
+
+    t_setup();
+    perf_setup(&p, 1u << 20);
+    sent0 = wire.sent;
+    rx0 = t_stat(A, ROCX_STAT_ROCE_RX_PACKETS) +
+          t_stat(B, ROCX_STAT_ROCE_RX_PACKETS);
+    t0 = cpu_ns();
+    for (r = 0; r < rounds; r++) {
+        for (i = 0; i < burst; i++) {
+            uint64_t off = (uint64_t)(i % 8) * 128 * KIB;
+            struct rocx_sge s = t_sge(&p.amr, off, len);
+
+            if (op == ROCX_WQE_SEND) {
+                struct rocx_sge rs = t_sge(&p.bmr, off, len);
+
+                t_post_recv(&p.qb, &rs, 1);
+            }
+            if (inl) {
+                t_post_inline(&p.qa, op, ROCX_WQE_SIGNALED,
+                              t_ptr(A, p.amr.off, len), len,
+                              p.bmr.iova + off, p.bmr.key);
+            } else {
+                t_post_send(&p.qa, op, ROCX_WQE_SIGNALED, &s, 1,
+                            p.bmr.iova + off, p.bmr.key, 0);
+            }
+        }
+        if (op == ROCX_WQE_SEND) {
+            t_ring_rq(&p.qb);
+        }
+        t_ring_sq(&p.qa);
+        t_pump();
+        drain(&p.acq);
+        drain(&p.bcq);
+    }
+    t = cpu_ns() - t0;
+    pkts = t_stat(A, ROCX_STAT_ROCE_RX_PACKETS) +
+           t_stat(B, ROCX_STAT_ROCE_RX_PACKETS) - rx0;
+    CHECK_EQ(wire.sent - sent0, pkts);
+    CHECK_EQ(t_stat(A, ROCX_STAT_ROCE_ICRC_ERRORS) +
+             t_stat(B, ROCX_STAT_ROCE_ICRC_ERRORS), 0);
+    printf("%-12s %7u B x %5u: %8.0f ns/msg %7.0f ns/frame "
+           "(%lu frames, %.2f frames/msg)\n", name, len, rounds * burst,
+           t / (rounds * burst), t / pkts, (unsigned long)pkts,
+           (double)pkts / (rounds * burst));
+    t_teardown();
+}
+
+static bool want(int argc, char **argv, const char *name)
+{
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], name)) {
+            return true;
+        }
+    }
+    return argc < 2;
+}
+
+int main(int argc, char **argv)
+{
+    cur_case = "perf";
+    if (want(argc, argv, "write")) {
+        run("write", ROCX_WQE_RDMA_WRITE, 64 * KIB, false, 32, 200);
+    }
+    if (want(argc, argv, "read")) {
+        run("read", ROCX_WQE_RDMA_READ, 64 * KIB, false, 16, 200);
+    }
+    if (want(argc, argv, "send")) {
+        run("send", ROCX_WQE_SEND, 64 * KIB, false, 32, 200);
+    }
+    if (want(argc, argv, "write_small")) {
+        run("write_small", ROCX_WQE_RDMA_WRITE, 64, false, 32, 2000);
+    }
+    if (want(argc, argv, "write_lat")) {
+        run("write_lat", ROCX_WQE_RDMA_WRITE, 2, true, 1, 20000);
+    }
+    return case_failures ? 1 : 0;
+}
