@@ -5,7 +5,7 @@
 # on the rocx fabric and counts the "ok"/"not ok" lines their scripts print.
 # Prints "e2e: N passed, N failed" last.
 #
-#   tests/e2e/run.sh [GROUP...]     groups: pair hostile ib rc virtio rxe
+#   tests/e2e/run.sh [GROUP...]     groups: pair hostile ib rc rxe wire virtio
 # Group rxe (rocx and Soft-RoCE interoperating) runs only when named;
 # ROCX_INTEROP_PEER=rxe runs it with rxe on both guests.
 set -uo pipefail
@@ -72,7 +72,7 @@ group() {
 }
 
 groups=("$@")
-[ ${#groups[@]} -gt 0 ] || groups=(pair hostile ib rc rxe virtio)
+[ ${#groups[@]} -gt 0 ] || groups=(pair hostile ib rc rxe wire virtio)
 mkdir -p "$out"
 
 for g in "${groups[@]}"; do
@@ -112,27 +112,33 @@ for g in "${groups[@]}"; do
 			--guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh \
 			--guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh
 		;;
-	rxe)
-		# Guest 0 rocx (or rxe), guest 1 rxe on virtio-net; then the
-		# captured RoCE v2 frames are checked on the host.
+	rxe | wire)
+		# rxe: guest 0 rocx (or rxe), guest 1 rxe on virtio-net.
+		# wire: rocx on both sides, the same perftest and verbs runs
+		# with data verified.  Then the captured RoCE v2 frames are
+		# checked on the host (headers and ICRC computed independently).
 		args=()
-		if [ "${ROCX_INTEROP_PEER:-}" = rxe ]; then
+		if [ "$g" = wire ]; then
+			rx "rxe_interop.sh,env=ROCX_INTEROP_TAG=wire"
+			rx "rxe_interop.sh,env=ROCX_INTEROP_PEER_KIND=rocx,env=ROCX_INTEROP_TAG=wire"
+		elif [ "${ROCX_INTEROP_PEER:-}" = rxe ]; then
 			args+=(--guest "nic=virtio,cmd=tests/e2e/rxe_interop.sh,env=ROCX_INTEROP_KIND=rxe")
+			args+=(--guest "nic=virtio,cmd=tests/e2e/rxe_interop.sh")
 		else
 			rx rxe_interop.sh
+			args+=(--guest "nic=virtio,cmd=tests/e2e/rxe_interop.sh")
 		fi
-		args+=(--guest "nic=virtio,cmd=tests/e2e/rxe_interop.sh")
-		group rxe --timeout 600 --pcap "$out/rxe/fabric.pcap" "${args[@]}"
+		group "$g" --timeout 600 --pcap "$out/$g/fabric.pcap" "${args[@]}"
 		pc=tests/e2e/roce_pcap_check.py
-		host_check "rxe: capture: frames to UDP 4791 decode as RoCE v2" \
-			"$pc" decode "$out/rxe/fabric.pcap"
-		host_check "rxe: capture: IPv4, UDP and ICRC of every RoCE v2 frame" \
-			"$pc" icrc "$out/rxe/fabric.pcap"
-		host_check "rxe: capture: BTH destination QPs are those the guests used" \
-			"$pc" qpn "$out/rxe/fabric.pcap" "$out"/rxe/guest*/qpns
+		host_check "$g: capture: frames to UDP 4791 decode as RoCE v2" \
+			"$pc" decode "$out/$g/fabric.pcap"
+		host_check "$g: capture: IPv4, UDP and ICRC of every RoCE v2 frame" \
+			"$pc" icrc "$out/$g/fabric.pcap"
+		host_check "$g: capture: BTH destination QPs are those the guests used" \
+			"$pc" qpn "$out/$g/fabric.pcap" "$out/$g"/guest*/qpns
 		# The guests' addresses (scripts/guest/lib.sh rocx_ip).
-		host_check "rxe: capture: both sides sent SEND, WRITE, READ and ACK packets" \
-			"$pc" opcodes "$out/rxe/fabric.pcap" 198.18.0.1 198.18.0.2
+		host_check "$g: capture: both sides sent SEND, WRITE, READ and ACK packets" \
+			"$pc" opcodes "$out/$g/fabric.pcap" 198.18.0.1 198.18.0.2
 		;;
 	*)
 		echo "unknown group $g"

@@ -34,7 +34,9 @@ set -uo pipefail
 . "$ROCX_REPO/tests/e2e/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
-kind=rxe
+# ROCX_INTEROP_KIND / ROCX_INTEROP_PEER_KIND choose guest 0's / guest 1's
+# NIC (rocx or rxe); the "wire" group runs rocx on both sides.
+kind=${ROCX_INTEROP_PEER_KIND:-rxe}
 [ "$me" -eq 0 ] && kind=${ROCX_INTEROP_KIND:-rocx}
 verbs=$ROCX_REPO/build/tests/rocx_verbs_test
 run_s=120
@@ -45,8 +47,9 @@ export LD_LIBRARY_PATH=$ROCX_RDMA/lib
 [ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
 : >"$qpns"
 
-ok() { t_ok "rxe: $*"; }
-bad() { t_not_ok "rxe: $*"; }
+tag=${ROCX_INTEROP_TAG:-rxe}
+ok() { t_ok "$tag: $*"; }
+bad() { t_not_ok "$tag: $*"; }
 
 roce_up "$kind" || { bad "$kind NIC up with a RoCE v2 GID: $ROCE_ERR"; exit 1; }
 ok "guest$me: $kind $ROCE_DEV on $ROCE_NETDEV, RoCE v2 GID index $ROCE_GID"
