@@ -73,11 +73,13 @@ static void fake_send_frame(void *opaque, const uint8_t *buf, size_t len)
 {
     FakeDev *f = opaque;
 
-    if (len < 14 || len > ROCX_MAX_FRAME) {
+    /* A bundle of frames is longer, once the core may send them. */
+    if (len < 14 || len > (f->core.bundles ? ROCX_FABRIC_BUNDLE_MAX :
+                           ROCX_MAX_FRAME)) {
         fprintf(stderr, "send_frame: length %zu out of range\n", len);
         abort();
     }
-    if (f->nframes < FAKE_MAX_FRAMES) {
+    if (f->nframes < FAKE_MAX_FRAMES && len <= ROCX_MAX_FRAME) {
         memcpy(f->frames[f->nframes], buf, len);
         f->frame_len[f->nframes] = len;
     }

@@ -52,7 +52,7 @@ def check(cond, what):
 
 
 class Qemu:
-    def __init__(self, qemu, tmp, verbose):
+    def __init__(self, qemu, tmp, verbose, bundle=False):
         self.tmp = tmp
         self.verbose = verbose
         self.sock_qemu = os.path.join(tmp, 'qemu.sock')
@@ -70,8 +70,11 @@ class Qemu:
                 '-netdev', 'dgram,id=n0,local.type=unix,local.path=%s,'
                 'remote.type=unix,remote.path=%s' % (self.sock_qemu,
                                                       self.sock_test),
-                '-device', 'rocx,netdev=n0,addr=%02x.0,mac=%s' %
-                (SLOT, ':'.join('%02x' % b for b in MAC))]
+                # Bundles only where a case asks: the others talk to the
+                # device frame by frame, as on any Ethernet.
+                '-device', 'rocx,netdev=n0,addr=%02x.0,mac=%s,bundle=%s' %
+                (SLOT, ':'.join('%02x' % b for b in MAC),
+                 'on' if bundle else 'off')]
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
                                   stderr=open(os.path.join(tmp, 'stderr'),
@@ -561,6 +564,55 @@ def t_migration_blocked(q):
           'migration refused naming rocx: %s' % r)
 
 
+FAB_DST = bytes.fromhex('0180c200000e')
+
+
+def fab_hdr(ftype, count, maxlen, src=b'\x02\x72\x6f\x63\x78\x00'):
+    return (FAB_DST + src + b'\x88\xb6' + b'RXF1' +
+            struct.pack('!BBHI', ftype, 0, count, maxlen))
+
+
+def t_fabric_bundle(q):
+    """bundle=on on a dgram netdev: HELLO at link-up; after our
+    HELLO_ACK the frames of one engine run arrive as one bundle, and a
+    bundle we send is split into the RX ring."""
+    q.net.settimeout(5)
+    bring_up(q)
+    h = q.net.recv(65536)
+    check(len(h) == 60 and h[:26] == fab_hdr(1, 0, 65536, MAC),
+          'HELLO at link-up (%s)' % h[:26].hex())
+    # Buffers first: QEMU holds every frame while the RX ring is empty.
+    rx_post(q, 0, 4)
+    q.net.sendto(fab_hdr(2, 0, 65536).ljust(60, b'\0'), q.sock_qemu)
+    # Three frames on the TX ring, one doorbell: one bundle.
+    frames = [bytes([0xff] * 6) + MAC + b'\x08\x00' + bytes([i] * (60 + i))
+              for i in range(3)]
+    for i, f in enumerate(frames):
+        q.memwrite(BUF + 0x4000 * i, f)
+        q.memwrite(TX + 16 * i, struct.pack('<QHHHH', BUF + 0x4000 * i,
+                                            len(f), 0, 0, 0))
+    time.sleep(0.2)
+    q.wr('q', BAR2 + DB_TX, 3 << 32)
+    b = q.net.recv(65536)
+    want = fab_hdr(3, 3, 65536, MAC) + b''.join(
+        struct.pack('!H', len(f)) + f for f in frames)
+    check(b == want, 'one bundle of the three frames (%d bytes)' % len(b))
+    # A bundle of two frames for us: both land in the RX ring.
+    inner = [bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([7] * 50),
+             bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([8] * 70)]
+    q.net.sendto(fab_hdr(3, 2, 65536) + b''.join(
+        struct.pack('!H', len(f)) + f for f in inner), q.sock_qemu)
+    q.wait(lambda: struct.unpack('<HH', q.memread(RX + 16 + 10, 4)) ==
+           (len(inner[1]), 1), 'second frame of the bundle received')
+    check(struct.unpack('<HH', q.memread(RX + 10, 4)) == (len(inner[0]), 1),
+          'first frame of the bundle received')
+    check(q.memread(BUF + 0x1000, len(inner[1])) == inner[1],
+          'its bytes in the second buffer')
+
+
+t_fabric_bundle.bundle = True
+
+
 def t_system_reset(q):
     bring_up(q)
     q.setreg(R_SCRATCH, 0x55)
@@ -576,7 +628,7 @@ def t_system_reset(q):
 CASES = [t_pci_identity, t_bars_64bit, t_registers_and_access_sizes,
          t_msix_test_irq, t_test_dma, t_admin_queue, t_tx, t_rx_and_hold,
          t_set_link, t_roce_send_retransmit, t_migration_blocked,
-         t_system_reset]
+         t_system_reset, t_fabric_bundle]
 
 
 def main():
@@ -593,7 +645,7 @@ def main():
         if a.cases and name not in a.cases:
             continue
         with tempfile.TemporaryDirectory(prefix='rocx-qtest.') as tmp:
-            q = Qemu(a.qemu, tmp, a.v)
+            q = Qemu(a.qemu, tmp, a.v, getattr(case, 'bundle', False))
             try:
                 case(q)
                 print('ok   qtest_%s' % name)

@@ -195,5 +195,7 @@ extern const TCase t_cases_rel[];
 extern const unsigned t_ncases_rel;
 extern const TCase t_cases_wire[];
 extern const unsigned t_ncases_wire;
+extern const TCase t_cases_fabric[];
+extern const unsigned t_ncases_fabric;
 
 #endif /* ROCX_TEST_RDMA_H */

@@ -134,6 +134,110 @@ def read_pcap(path):
     return (magic, vmaj, vmin, snap, link), recs, off == len(data)
 
 
+FAB_DST = bytes.fromhex("0180c200000e")
+
+
+def fab(ftype, count=0, maxlen=65536, src=mac(9)):
+    return (FAB_DST + src + struct.pack("!H", 0x88B6) + b"RXF1" +
+            struct.pack("!BBHI", ftype, 0, count, maxlen))
+
+
+def bundle_of(frames, src=mac(9)):
+    return fab(3, len(frames), src=src) + b"".join(
+        struct.pack("!H", len(f)) + f for f in frames)
+
+
+def unbundle(d):
+    """The frames of a bundle datagram, or None if it is not one."""
+    if d[:6] != FAB_DST or d[12:18] != b"\x88\xb6RXF1" or d[18] != 3:
+        return None
+    count, off, out = struct.unpack("!H", d[20:22])[0], 26, []
+    for _ in range(count):
+        n = struct.unpack("!H", d[off:off + 2])[0]
+        out.append(d[off + 2:off + 2 + n])
+        off += 2 + n
+    return out if off == len(d) else None
+
+
+def bundles(exe, sockdir, work, log):
+    """Fabric bundles: HELLO answered, bundles split at ingress and built
+    at egress for ports that asked, plain frames for the others."""
+    pcap = f"{work}/bundle.pcap"
+    log.seek(0)
+    log.truncate()
+    sw = start_switch(exe, sockdir, ["--ports", "3", "--pcap", pcap], log)
+    a, b, c = (Guest(sockdir, i) for i in range(3))
+    for g in (a, b, c):
+        g.send(BCAST, f"hi-{g.idx}")
+    for g in (a, b, c):
+        g.recv()
+
+    a.send_raw(fab(1).ljust(60, b"\0"))
+    got = a.recv()
+    check("bundles: HELLO answered by HELLO_ACK",
+          len(got) == 1 and len(got[0]) == 60 and
+          got[0][:26] == fab(2, src=bytes.fromhex("02726f637800")),
+          [x[:26].hex() for x in got])
+    b.send_raw(fab(1).ljust(60, b"\0"))
+    b.recv()
+
+    # B's bundle of five: A (asked) gets them in one bundle, C one by one.
+    five = [b.frame(BCAST, f"b{i}", 64 + i) for i in range(5)]
+    b.send_raw(bundle_of(five))
+    got_a, got_c = a.recv(), c.recv()
+    check("bundles: split at ingress, one bundle to a port that asked",
+          len(got_a) == 1 and unbundle(got_a[0]) == five,
+          [len(x) for x in got_a])
+    check("bundles: plain frames to a port that did not ask", got_c == five)
+    check("bundles: nothing back to the sender", b.recv() == [])
+
+    # One frame alone goes plain even to a port that takes bundles.
+    c.send(a.mac, "single")
+    check("bundles: a lone frame is not bundled",
+          tags(a.recv()) == ["single"])
+
+    # Damage: the frames before it are forwarded, the rest dropped.
+    bad = bundle_of(five[:2])
+    bad = bad[:20] + struct.pack("!H", 3) + bad[22:]
+    b.send_raw(bad)
+    got_a = a.recv()
+    check("bundles: a short bundle forwards what it holds",
+          c.recv() == five[:2] and len(got_a) == 1 and
+          unbundle(got_a[0]) == five[:2])
+    b.send_raw(fab(2).ljust(60, b"\0"))
+    b.send_raw(fab(7).ljust(60, b"\0"))
+    check("bundles: a guest's HELLO_ACK or unknown type goes nowhere",
+          a.recv() == [] and c.recv() == [])
+
+    # A restarted guest has not asked yet: plain frames until it does.
+    a.close()
+    a.open()
+    time.sleep(1.5)
+    a.send(BCAST, "a-back")
+    b.recv()
+    c.recv()
+    b.send_raw(bundle_of(five[:3]))
+    check("bundles: a restarted guest gets plain frames",
+          a.recv() == five[:3])
+
+    sw.send_signal(signal.SIGUSR1)
+    time.sleep(0.3)
+    stop_switch(sw)
+    log.seek(0)
+    st = parse_stats(log.read())
+    p0, p1 = st.get(0, {}), st.get(1, {})
+    check("bundles: counters", p1.get("rx_bundles") == "3" and
+          p0.get("tx_bundles") == "2" and p1.get("rx_fab_err") == "3",
+          f"{p1.get('rx_bundles')} {p0.get('tx_bundles')} "
+          f"{p1.get('rx_fab_err')}")
+    _, recs, whole = read_pcap(pcap)
+    check("bundles: the capture holds frames, never bundles",
+          whole and not any(r[2][:6] == FAB_DST for r in recs) and
+          sum(1 for r in recs if r[2] in five) == 5 + 2 + 3)
+    for g in (a, b, c):
+        g.close()
+
+
 def main():
     exe, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
@@ -328,6 +432,8 @@ def main():
           f"got {len(got)} qfull {qfull}")
     a.close()
     b.close()
+
+    bundles(exe, sockdir, work, log)
 
     print(f"switch: {passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -3,9 +3,11 @@
  * Egress stage: a queue per traffic class on every port and a scheduler
  * that drains them into the port.
  *
- * Today the scheduler is strict priority with no shaping, and it runs as
- * soon as a frame is queued, so a frame only waits while the guest's socket
- * is full (the port then sleeps on EPOLLOUT).  Rate limits, PFC pause,
+ * Today the scheduler is strict priority with no shaping.  It runs once at
+ * the end of the event-loop wakeup that queued frames (or as soon as a
+ * queue fills), so a frame waits only for the rest of its burst, or while
+ * the guest's socket is full (the port then sleeps on EPOLLOUT); the frames
+ * of a burst leave together, in one bundle or one sendmmsg().  Rate limits, PFC pause,
  * ECN marking and loss or reorder injection belong here: they decide when
  * egress_service() may send and what happens to the frame at the head.
  */
@@ -59,10 +61,22 @@ void egress_fini(struct sw_egress *eg)
 	}
 }
 
+/* Serve the port at the end of this wakeup. */
+static void egress_mark(struct sw *sw, struct sw_port *p)
+{
+	if (p->eg.pending)
+		return;
+	p->eg.pending = true;
+	sw->pending[sw->npending++] = p->idx;
+}
+
 void egress_enqueue(struct sw *sw, struct sw_port *p, struct sw_buf *buf)
 {
 	struct sw_egress *eg = &p->eg;
 
+	/* A full queue first sends what the guest's socket takes. */
+	if (eg->queued >= eg->limit && !eg->blocked)
+		egress_service(sw, p);
 	if (eg->queued >= eg->limit) {
 		p->st.tx_qfull++;
 		buf_release(&sw->pool, buf);
@@ -71,44 +85,79 @@ void egress_enqueue(struct sw *sw, struct sw_port *p, struct sw_buf *buf)
 	ring_push(&eg->q[buf->tc], buf);
 	eg->queued++;
 	if (!eg->blocked)
-		egress_service(sw, p);
+		egress_mark(sw, p);
 }
 
-/* Strict priority: the highest non-empty class goes first. */
-static struct sw_ring *egress_pick(struct sw_egress *eg)
+/*
+ * Strict priority: the highest non-empty class goes first.  Collects up to
+ * max frames in the order they are to leave, without dequeuing them.
+ */
+static unsigned int egress_peek(struct sw_egress *eg, struct sw_buf **bufs,
+				unsigned int max)
+{
+	unsigned int n = 0, i;
+	int tc;
+
+	for (tc = SW_NUM_TC - 1; tc >= 0 && n < max; tc--) {
+		struct sw_ring *r = &eg->q[tc];
+
+		for (i = 0; i < r->count && n < max; i++)
+			bufs[n++] = r->slot[(r->head + i) % r->size];
+	}
+	return n;
+}
+
+/* Dequeue the first n frames egress_peek() returned. */
+static void egress_pop(struct sw *sw, struct sw_egress *eg, unsigned int n)
 {
 	int tc;
 
-	for (tc = SW_NUM_TC - 1; tc >= 0; tc--)
-		if (eg->q[tc].count)
-			return &eg->q[tc];
-	return NULL;
+	for (tc = SW_NUM_TC - 1; tc >= 0 && n; tc--) {
+		struct sw_ring *r = &eg->q[tc];
+
+		while (r->count && n) {
+			buf_release(&sw->pool, ring_peek(r));
+			ring_pop(r);
+			eg->queued--;
+			n--;
+		}
+	}
 }
+
+/* More than a bundle of 1 KiB frames holds, and than sendmmsg() takes. */
+#define EGRESS_BURST	64
 
 void egress_service(struct sw *sw, struct sw_port *p)
 {
 	struct sw_egress *eg = &p->eg;
-	struct sw_ring *r;
+	struct sw_buf *bufs[EGRESS_BURST];
+	unsigned int n;
+	int done;
 
 	eg->blocked = false;
-	while ((r = egress_pick(eg))) {
-		struct sw_buf *buf = ring_peek(r);
-
-		switch (port_xmit(sw, p, buf)) {
-		case XMIT_BUSY:
+	while ((n = egress_peek(eg, bufs, EGRESS_BURST))) {
+		done = port_xmit(sw, p, bufs, n);
+		if (done < 0) {
 			eg->blocked = true;
 			p->st.tx_blocked++;
 			port_set_pollout(sw, p, true);
 			return;
-		case XMIT_OK:
-			p->st.tx_tc[buf->tc]++;
-			break;
-		case XMIT_DROP:
-			break;
 		}
-		ring_pop(r);
-		eg->queued--;
-		buf_release(&sw->pool, buf);
+		egress_pop(sw, eg, done);
 	}
 	port_set_pollout(sw, p, false);
+}
+
+void egress_service_pending(struct sw *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < sw->npending; i++) {
+		struct sw_port *p = &sw->port[sw->pending[i]];
+
+		p->eg.pending = false;
+		if (!p->eg.blocked && p->eg.queued)
+			egress_service(sw, p);
+	}
+	sw->npending = 0;
 }

@@ -104,6 +104,8 @@ static void port_disconnect(struct sw_port *p)
 	/* AF_UNSPEC dissolves a datagram socket's association. */
 	connect(p->fd, &sa, sizeof(sa));
 	p->state = PORT_DOWN;
+	/* Whoever comes back on this path says HELLO again if it can. */
+	port_reset_fabric(p);
 }
 
 /*
@@ -126,6 +128,7 @@ bool port_try_connect(struct sw *sw, struct sw_port *p, bool force)
 		return false;
 	p->peer_dev = st.st_dev;
 	p->peer_ino = st.st_ino;
+	p->peer_ctime = st.st_ctim;
 	p->state = PORT_UP;
 	return true;
 }
@@ -141,7 +144,9 @@ void port_check_peer(struct sw *sw, struct sw_port *p)
 	if (p->state != PORT_UP)
 		return;
 	if (stat(p->peer.sun_path, &st) || st.st_dev != p->peer_dev ||
-	    st.st_ino != p->peer_ino) {
+	    st.st_ino != p->peer_ino ||
+	    st.st_ctim.tv_sec != p->peer_ctime.tv_sec ||
+	    st.st_ctim.tv_nsec != p->peer_ctime.tv_nsec) {
 		port_disconnect(p);
 		port_try_connect(sw, p, true);
 	}
@@ -160,28 +165,16 @@ void port_set_pollout(struct sw *sw, struct sw_port *p, bool on)
 		p->pollout = on;
 }
 
-enum xmit_result port_xmit(struct sw *sw, struct sw_port *p,
-			   const struct sw_buf *buf)
+void port_reset_fabric(struct sw_port *p)
 {
-	ssize_t n;
+	p->bundle = false;
+	p->bundle_max = 0;
+}
 
-	if (!port_try_connect(sw, p, false)) {
-		p->st.tx_nopeer++;
-		return XMIT_DROP;
-	}
-	n = send(p->fd, buf->data, buf->len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (n == (ssize_t)buf->len) {
-		p->st.tx_frames++;
-		p->st.tx_bytes += buf->len;
-		return XMIT_OK;
-	}
-	if (n >= 0) {
-		p->st.tx_err++;
-		return XMIT_DROP;
-	}
+/* The send failed with errno: 0 if the peer is gone, 1 for other errors. */
+static void xmit_error(struct sw_port *p, unsigned int n)
+{
 	switch (errno) {
-	case EAGAIN:
-		return XMIT_BUSY;
 	case ECONNREFUSED:
 	case ECONNRESET:
 	case ENOENT:
@@ -189,34 +182,139 @@ enum xmit_result port_xmit(struct sw *sw, struct sw_port *p,
 	case EPERM:
 		/* Guest gone: the kernel may have dissolved the link itself. */
 		port_disconnect(p);
-		p->st.tx_nopeer++;
-		return XMIT_DROP;
+		p->st.tx_nopeer += n;
+		break;
 	default:
-		p->st.tx_err++;
-		return XMIT_DROP;
+		p->st.tx_err += n;
+		break;
 	}
+}
+
+static void xmit_count(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		p->st.tx_frames++;
+		p->st.tx_bytes += bufs[i]->len;
+		p->st.tx_tc[bufs[i]->tc]++;
+	}
+}
+
+/* Several frames in one datagram; the guest said it takes them. */
+static int xmit_bundle(struct sw_port *p, struct sw_buf **bufs,
+		       unsigned int n)
+{
+	static uint8_t out[SW_BUNDLE_MAX];
+	uint32_t len;
+	unsigned int k;
+	ssize_t ret;
+
+	k = fabric_pack(out, p->bundle_max, bufs, n, &len);
+	ret = send(p->fd, out, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (ret == (ssize_t)len) {
+		xmit_count(p, bufs, k);
+		p->st.tx_bundles++;
+		return k;
+	}
+	if (ret >= 0) {
+		p->st.tx_err += k;
+		return k;
+	}
+	if (errno == EAGAIN)
+		return -1;
+	xmit_error(p, k);
+	return k;
+}
+
+/* One datagram per frame, as many as the socket takes in one call. */
+static int xmit_plain(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
+{
+	struct mmsghdr msgs[SW_TX_BATCH];
+	struct iovec iov[SW_TX_BATCH];
+	unsigned int i;
+	int ret;
+
+	if (n > SW_TX_BATCH)
+		n = SW_TX_BATCH;
+	memset(msgs, 0, sizeof(msgs[0]) * n);
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = bufs[i]->data;
+		iov[i].iov_len = bufs[i]->len;
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	ret = sendmmsg(p->fd, msgs, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (ret > 0) {
+		/* A datagram socket sends each message whole or not at all. */
+		xmit_count(p, bufs, ret);
+		return ret;
+	}
+	if (ret == 0 || errno == EAGAIN)
+		return -1;
+	xmit_error(p, 1);
+	return 1;
+}
+
+int port_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
+	      unsigned int n)
+{
+	if (!port_try_connect(sw, p, false)) {
+		p->st.tx_nopeer += n;
+		return n;
+	}
+	/* A bundle of one frame would only add its header. */
+	if (p->bundle && n > 1 &&
+	    p->bundle_max >= SW_FAB_HLEN + 4 + bufs[0]->len + bufs[1]->len)
+		return xmit_bundle(p, bufs, n);
+	return xmit_plain(p, bufs, n);
+}
+
+void port_input(struct sw *sw, struct sw_port *p, const uint8_t *data,
+		uint32_t len)
+{
+	struct sw_buf *buf;
+
+	if (len > SW_MAX_FRAME) {
+		p->st.rx_frames++;
+		p->st.rx_bytes += len;
+		p->st.rx_oversize++;
+		return;
+	}
+	/* Never empty: it holds every queue full and one frame more. */
+	buf = pool_get(&sw->pool);
+	if (!buf) {
+		p->st.rx_frames++;
+		p->st.rx_err++;
+		return;
+	}
+	memcpy(buf->data, data, len);
+	buf->len = len;
+	pipeline_input(sw, p, buf);
 }
 
 void port_rx(struct sw *sw, struct sw_port *p)
 {
+	/*
+	 * Received into staging buffers as large as a bundle, then copied
+	 * frame by frame into pool buffers: a copy of each frame buys one
+	 * receive call for a whole burst of bundles.
+	 */
+	static uint8_t stage[SW_RX_BATCH][SW_BUNDLE_MAX];
 	static struct mmsghdr msgs[SW_RX_BATCH];
 	static struct iovec iov[SW_RX_BATCH];
-	struct sw_buf *bufs[SW_RX_BATCH];
-	unsigned int n, i;
+	unsigned int i;
 	int got;
 
-	for (n = 0; n < SW_RX_BATCH; n++) {
-		bufs[n] = pool_get(&sw->pool);
-		if (!bufs[n])
-			break;
-		iov[n].iov_base = bufs[n]->data;
-		iov[n].iov_len = sizeof(bufs[n]->data);
-		memset(&msgs[n].msg_hdr, 0, sizeof(msgs[n].msg_hdr));
-		msgs[n].msg_hdr.msg_iov = &iov[n];
-		msgs[n].msg_hdr.msg_iovlen = 1;
+	for (i = 0; i < SW_RX_BATCH; i++) {
+		iov[i].iov_base = stage[i];
+		iov[i].iov_len = sizeof(stage[i]);
+		memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
 
-	got = n ? recvmmsg(p->fd, msgs, n, MSG_DONTWAIT, NULL) : 0;
+	got = recvmmsg(p->fd, msgs, SW_RX_BATCH, MSG_DONTWAIT, NULL);
 	if (got < 0) {
 		got = 0;
 		if (errno == ECONNREFUSED || errno == ECONNRESET)
@@ -229,17 +327,16 @@ void port_rx(struct sw *sw, struct sw_port *p)
 	}
 
 	for (i = 0; i < (unsigned int)got; i++) {
-		struct sw_buf *buf = bufs[i];
+		uint32_t len = msgs[i].msg_len;
 
 		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
 			p->st.rx_frames++;
+			p->st.rx_bytes += len;
 			p->st.rx_oversize++;
-			pool_put(&sw->pool, buf);
-			continue;
+		} else if (fabric_is_ctrl(stage[i], len)) {
+			fabric_input(sw, p, stage[i], len);
+		} else {
+			port_input(sw, p, stage[i], len);
 		}
-		buf->len = msgs[i].msg_len;
-		pipeline_input(sw, p, buf);
 	}
-	for (; i < n; i++)
-		pool_put(&sw->pool, bufs[i]);
 }

@@ -10,7 +10,10 @@
  *           -> egress_service (per-class queues, scheduler) -> port_xmit
  *
  * Everything runs in one thread; buffers come from a pool sized at start-up
- * so the data path never allocates.
+ * so the data path never allocates.  Egress queues are served once per
+ * event-loop wakeup (or when one fills), so the frames of one wakeup leave
+ * in as few datagrams as the port allows: a batch of sendmmsg() for plain
+ * ports, bundles for ports whose guest asked for them (fabric.c).
  */
 #ifndef ROCX_SWITCH_H
 #define ROCX_SWITCH_H
@@ -34,6 +37,25 @@
 #define SW_DEF_AGE_SEC		300
 /* How often a port whose guest is absent may retry connect(). */
 #define SW_CONNECT_RETRY_MS	50
+/* Frames one sendmmsg() may carry to a port without bundles. */
+#define SW_TX_BATCH		32
+
+/*
+ * Fabric frames (Documentation/qemu-rocx.rst, "Fabric bundles"): a control
+ * frame to the 802.1 nearest-bridge address with EtherType 0x88b6 and a
+ * 12-byte header: magic "RXF1", type, flags, a frame count and the largest
+ * datagram the sender takes.  A rocx NIC sends HELLO; the switch answers
+ * HELLO_ACK and from then on may send that port BUNDLEs: the header, then
+ * each frame as a 16-bit big-endian length and its bytes.
+ */
+#define SW_FAB_ETHERTYPE	0x88b6
+#define SW_FAB_HLEN		(SW_ETH_HLEN + 12)
+#define SW_FAB_MIN_LEN		60
+#define SW_FAB_HELLO		1
+#define SW_FAB_HELLO_ACK	2
+#define SW_FAB_BUNDLE		3
+/* The largest datagram this switch takes or builds. */
+#define SW_BUNDLE_MAX		65536
 
 /* ------------------------------------------------------------------ */
 /* Frame buffers */
@@ -77,6 +99,7 @@ struct sw_egress {
 	unsigned int queued;	/* frames over all classes */
 	unsigned int limit;	/* tail-drop above this many frames */
 	bool blocked;		/* peer full: wait for EPOLLOUT */
+	bool pending;		/* listed in sw->pending for this wakeup */
 };
 
 /* ------------------------------------------------------------------ */
@@ -87,7 +110,11 @@ enum port_state {
 	PORT_UP,		/* connected to the guest's socket */
 };
 
-/* rx_frames/rx_bytes count every datagram received, dropped ones too. */
+/*
+ * rx_frames/rx_bytes count every frame received, dropped ones too, each
+ * frame of a bundle on its own; rx_bundles and tx_bundles count bundle
+ * datagrams.
+ */
 struct sw_port_stats {
 	uint64_t rx_frames;
 	uint64_t rx_bytes;
@@ -102,6 +129,9 @@ struct sw_port_stats {
 	uint64_t tx_err;
 	uint64_t tx_blocked;	/* times the guest's socket was full */
 	uint64_t tx_tc[SW_NUM_TC];
+	uint64_t rx_bundles;
+	uint64_t tx_bundles;
+	uint64_t rx_fab_err;	/* malformed or unexpected fabric frames */
 };
 
 struct sw_port {
@@ -112,11 +142,18 @@ struct sw_port {
 	char local_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct sockaddr_un peer;
 	socklen_t peer_len;
-	/* Identity of the socket we connected to, to notice a restarted guest. */
+	/*
+	 * Identity of the socket we connected to, to notice a restarted guest:
+	 * the inode of a removed socket file is soon reused, its ctime not.
+	 */
 	dev_t peer_dev;
 	ino_t peer_ino;
+	struct timespec peer_ctime;
 	uint64_t next_connect_ms;
 	struct sw_egress eg;
+	/* The guest sent HELLO: it takes bundles up to bundle_max bytes. */
+	bool bundle;
+	uint32_t bundle_max;
 	struct sw_port_stats st;
 };
 
@@ -179,6 +216,9 @@ struct sw {
 	/* Sampled once per event-loop wakeup: one clock read per batch. */
 	uint64_t now_ms;
 	struct timespec now_rt;
+	/* Ports with frames queued during this wakeup, served at its end. */
+	unsigned int npending;
+	uint8_t pending[SW_MAX_PORTS];
 };
 
 /* Frame header fields the pipeline decides on. */
@@ -202,19 +242,38 @@ void port_check_peer(struct sw *sw, struct sw_port *p);
 bool port_try_connect(struct sw *sw, struct sw_port *p, bool force);
 void port_set_pollout(struct sw *sw, struct sw_port *p, bool on);
 
-enum xmit_result {
-	XMIT_OK,
-	XMIT_BUSY,		/* peer queue full; keep the frame queued */
-	XMIT_DROP,		/* counted by port_xmit */
-};
+/*
+ * Send frames (in this order) to the port's guest: as one bundle if the
+ * port takes bundles, else as a batch of datagrams.  Returns how many of
+ * them are done with (sent, or dropped and counted), or -1 if the guest's
+ * socket is full and none was sent.
+ */
+int port_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
+	      unsigned int n);
+/* Forget what the guest negotiated (it went away). */
+void port_reset_fabric(struct sw_port *p);
 
-enum xmit_result port_xmit(struct sw *sw, struct sw_port *p,
-			   const struct sw_buf *buf);
+/* Fabric frames (fabric.c). */
+bool fabric_is_ctrl(const uint8_t *data, uint32_t len);
+/* A fabric frame from port p: HELLO answered, BUNDLE split into frames. */
+void fabric_input(struct sw *sw, struct sw_port *p, const uint8_t *data,
+		  uint32_t len);
+/* One received frame into the pipeline (copied into a pool buffer). */
+void port_input(struct sw *sw, struct sw_port *p, const uint8_t *data,
+		uint32_t len);
+/*
+ * Pack the first frames of bufs into a bundle of at most max bytes at out;
+ * returns how many went in (*len: the bundle's bytes).
+ */
+unsigned int fabric_pack(uint8_t *out, uint32_t max, struct sw_buf **bufs,
+			 unsigned int n, uint32_t *len);
 
 int egress_init(struct sw_egress *eg, unsigned int limit);
 void egress_fini(struct sw_egress *eg);
 void egress_enqueue(struct sw *sw, struct sw_port *p, struct sw_buf *buf);
 void egress_service(struct sw *sw, struct sw_port *p);
+/* Serve the ports that queued frames during this wakeup. */
+void egress_service_pending(struct sw *sw);
 
 void stats_print(const struct sw *sw, FILE *out);
 

@@ -38,7 +38,7 @@ bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info)
     ev->data = data;
     ev->info = info;
     c->evq_count++;
-    c->ops->schedule_work(c->opaque);
+    rocx_schedule(c);
     return true;
 }
 
@@ -146,9 +146,17 @@ static void rocx_link_update(RocxCore *c)
     c->port.link_up = up;
     rocx_count(c, ROCX_STAT_LINK_CHANGES, 1);
     rocx_evq_push(c, ROCX_EQE_LINK_CHANGE, st, 0);
+    /* Bundles are agreed per link-up: the peer may be another one now. */
+    rocx_fabric_flush(c);
+    c->fabric.tx_ok = false;
+    c->fabric.hellos = 0;
+    c->fabric.hello_due = up && c->bundles;
+    if (c->fabric.hello_due) {
+        rocx_schedule(c);
+    }
     /* Frames waiting for a buffer are dropped now that the link is down. */
     if (!up && c->rx_stalled) {
-        c->ops->schedule_work(c->opaque);
+        rocx_schedule(c);
     }
 }
 
@@ -176,7 +184,7 @@ static void rocx_reset_state(RocxCore *c)
     /* Without an RX ring, frames the backend holds for us are dropped. */
     if (was_stalled) {
         c->rx_stalled = true;
-        c->ops->schedule_work(c->opaque);
+        rocx_schedule(c);
     }
 }
 
@@ -360,7 +368,7 @@ static void rocx_wr_test_dma_ctrl(RocxCore *c, unsigned off, uint32_t val)
         return;
     }
     c->regs.test_dma_status = ROCX_TEST_DMA_BUSY;
-    c->ops->schedule_work(c->opaque);
+    rocx_schedule(c);
 }
 
 static void rocx_aq_enable(RocxCore *c, unsigned off)
@@ -458,7 +466,7 @@ static void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val)
     rocx_count(c, ROCX_STAT_DOORBELLS, 1);
     c->aq.pi = val;
     if (c->aq.pi != c->aq.head) {
-        c->ops->schedule_work(c->opaque);
+        rocx_schedule(c);
     }
 }
 
@@ -649,7 +657,7 @@ static void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid,
     eq->ci += delta;
     if (arm) {
         eq->arm_req = true;
-        c->ops->schedule_work(c->opaque);
+        rocx_schedule(c);
     }
 }
 
@@ -709,7 +717,7 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
                     "ETH_TX", page, qid, idx);
         if (qid < ROCX_CORE_MAX_ETH_RINGS && c->tx[qid].valid &&
             c->tx[qid].pi != c->tx[qid].ci) {
-            c->ops->schedule_work(c->opaque);
+            rocx_schedule(c);
         }
         break;
     case ROCX_DB_ETH_RX:
@@ -717,7 +725,7 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
                     "ETH_RX", page, qid, idx);
         /* Frames held for lack of buffers can now be delivered. */
         if (c->rx_stalled) {
-            c->ops->schedule_work(c->opaque);
+            rocx_schedule(c);
         }
         break;
     default:
@@ -1044,7 +1052,7 @@ static void rocx_cmd_destroy_eth_ring(RocxCore *c,
     memset(r, 0, sizeof(*r));
     /* Held frames are dropped from now on rather than waiting. */
     if (c->rx_stalled) {
-        c->ops->schedule_work(c->opaque);
+        rocx_schedule(c);
     }
 }
 
@@ -1402,7 +1410,7 @@ static bool rocx_tx_process(RocxCore *c, unsigned qid)
             } else {
                 rocx_count(c, ROCX_STAT_TX_PACKETS, 1);
                 rocx_count(c, ROCX_STAT_TX_BYTES, len);
-                c->ops->send_frame(c->opaque, c->tx_buf, len);
+                rocx_send_frame(c, c->tx_buf, len);
             }
         }
 
@@ -1470,6 +1478,13 @@ static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *dst)
 }
 
 ssize_t rocx_core_receive(RocxCore *c, const uint8_t *buf, size_t len)
+{
+    ssize_t ret = rocx_fabric_receive(c, buf, len);
+
+    return ret >= 0 ? ret : rocx_rx_frame(c, buf, len);
+}
+
+ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
 {
     RocxEthRing *r = &c->rx[0];
     RocxRxClass cls;
@@ -1553,6 +1568,9 @@ void rocx_core_process(RocxCore *c)
     bool more = false;
     unsigned i;
 
+    /* Frames sent from here on may share a bundle, flushed below. */
+    c->in_engine = true;
+    c->resched = false;
     rocx_test_dma(c);
     more |= rocx_aq_process(c);
     for (i = 0; i < ROCX_CORE_MAX_ETH_RINGS; i++) {
@@ -1562,12 +1580,16 @@ void rocx_core_process(RocxCore *c)
     more |= rocx_rdma_process(c);
     more |= rocx_evq_drain(c);
     rocx_eq_arm(c);
+    rocx_fabric_hello(c);
+    rocx_fabric_flush(c);
+    c->in_engine = false;
 
     if (c->rx_stalled && !rocx_rx_refuses(c)) {
         c->rx_stalled = false;
         c->ops->rx_resume(c->opaque);
     }
-    if (more) {
+    /* Work asked for while the engine ran (rocx_schedule()) or left over. */
+    if (more || c->resched) {
         c->ops->schedule_work(c->opaque);
     }
 }

@@ -71,6 +71,41 @@
 /* Asynchronous events waiting for the engine to write them to EQ 0. */
 #define ROCX_CORE_EVQ_LEN           16
 
+/*
+ * Fabric bundles (rocx-fabric.c, Documentation/qemu-rocx.rst): once the
+ * peer (rocx-switch) has answered the device's HELLO, the frames one
+ * engine run sends leave as one datagram of at most this many bytes, and
+ * bundles the peer sends are split on receive.
+ */
+#define ROCX_FABRIC_BUNDLE_MAX      65536
+
+typedef struct RocxFabricStats {
+    uint64_t hellos;            /* HELLOs sent */
+    uint64_t tx_bundles;        /* bundle datagrams sent */
+    uint64_t tx_bundled;        /* frames sent inside them */
+    uint64_t rx_bundles;
+    uint64_t rx_bundled;
+    uint64_t rx_errors;         /* malformed or unexpected fabric frames */
+} RocxFabricStats;
+
+/* Engine-owned: the MMIO side never touches it. */
+typedef struct RocxFabric {
+    bool hello_due;             /* the link came up: say HELLO */
+    uint8_t hellos;             /* sent since, unanswered */
+    int64_t hello_ns;           /* when the last one went */
+    bool tx_ok;                 /* the peer answered: bundles allowed */
+    uint32_t tx_max;            /* bytes of a bundle the peer takes */
+    uint32_t tx_len;            /* bytes in tx, header included; 0: none */
+    uint16_t tx_count;          /* frames in tx */
+    /* A bundle QEMU holds for us (RX ring full mid-way), to resume. */
+    uint32_t rx_hold_len;
+    uint32_t rx_hold_sum;       /* CRC of it: the same bundle comes back */
+    uint32_t rx_hold_off;
+    uint16_t rx_hold_idx;
+    RocxFabricStats stats;
+    uint8_t tx[ROCX_FABRIC_BUNDLE_MAX];
+} RocxFabric;
+
 typedef struct RocxCoreOps {
     /* Device DMA; 0 on success, -1 if any byte is not accessible. */
     int (*dma_read)(void *opaque, uint64_t addr, void *buf, size_t len);
@@ -78,7 +113,11 @@ typedef struct RocxCoreOps {
                      size_t len);
     /* Signal an MSI-X vector (< ROCX_MSIX_VECTORS). */
     void (*raise_irq)(void *opaque, unsigned vector);
-    /* Put one frame on the wire; the core reuses buf afterwards. */
+    /*
+     * Put one frame (or a bundle of them, up to ROCX_FABRIC_BUNDLE_MAX
+     * bytes, once the peer agreed) on the wire; the core reuses buf
+     * afterwards.
+     */
     void (*send_frame)(void *opaque, const uint8_t *buf, size_t len);
     /* Call rocx_core_process() soon, from outside the current handler. */
     void (*schedule_work)(void *opaque);
@@ -149,6 +188,8 @@ typedef struct RocxCore {
     void *opaque;
     uint8_t perm_mac[6];
     uint16_t speed;
+    /* Offer fabric bundles to the peer (rocx_core_set_bundles()). */
+    bool bundles;
 
     /* Engine scratch buffers, reused for every frame and self-test. */
     uint8_t tx_buf[ROCX_MAX_FRAME];
@@ -217,14 +258,29 @@ typedef struct RocxCore {
     bool rx_stalled;
 
     /*
+     * rocx_core_process() is running (frames may share a bundle);
+     * resched: work was asked for meanwhile.
+     */
+    bool in_engine;
+    bool resched;
+
+    /*
      * RDMA objects and the transport engine (rocx-rdma.h).  Holds heap
      * memory (page lists, QPs): rocx_core_fini() releases it.
      */
     RocxRdma rdma;
+
+    /* Fabric bundles: negotiation, the bundle being filled, RX resume. */
+    RocxFabric fabric;
 } RocxCore;
 
 void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
                     const uint8_t mac[6], uint16_t speed_gbps);
+/*
+ * Offer fabric bundles to the peer from the next link-up on; off by
+ * default (every frame its own datagram, as on any Ethernet).
+ */
+void rocx_core_set_bundles(RocxCore *c, bool on);
 /* Power-on reset: like DEV_CTRL.RESET, and the counters are cleared too. */
 void rocx_core_reset(RocxCore *c);
 /* Release what the core allocated; it must be initialised again to run. */

@@ -152,10 +152,31 @@ void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
                   uint64_t info);
 int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len);
 int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf, size_t len);
+/*
+ * Ask for an engine run.  Inside the engine this only notes the request:
+ * rocx_core_process() asks the glue once, at its end.
+ */
 static inline void rocx_schedule(RocxCore *c)
 {
+    if (c->in_engine) {
+        c->resched = true;
+        return;
+    }
     c->ops->schedule_work(c->opaque);
 }
+/* One received frame, as rocx_core_receive() without bundles: 0 = held. */
+ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len);
+
+/* ---- Fabric bundles (rocx-fabric.c) ---- */
+
+/* Send a frame: into the open bundle, or on its own. */
+void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len);
+/* Send the open bundle; the engine calls it before it returns. */
+void rocx_fabric_flush(RocxCore *c);
+/* HELLO when the link came up (and twice more while unanswered). */
+void rocx_fabric_hello(RocxCore *c);
+/* A fabric frame (HELLO_ACK, BUNDLE) from the peer, or not one: -1. */
+ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len);
 
 /* ---- Page lists and memory regions (rocx-mr.c) ---- */
 

@@ -4,7 +4,7 @@
  * Usage:
  *
  *   -netdev <backend>,id=<netdev-id>
- *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Gb/s>]
+ *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Gb/s>][,bundle=on|off]
  *
  * Properties:
  *
@@ -20,6 +20,13 @@
  * - speed=<Gb/s>
  *   Port speed reported in LINK_STATUS[31:16], 1..65535.  It is a label
  *   only: the model does not pace traffic.  Default: 100.
+ *
+ * - bundle=on|off
+ *   On a dgram netdev, offer rocx-switch fabric bundles at link-up: once
+ *   the switch agrees, the frames of one engine run leave as one datagram
+ *   and bundles from the switch are split on receive (rocx-fabric.c).
+ *   A capture with filter-dump on the netdev then holds bundles; capture
+ *   at the switch (--pcap) or turn bundles off.  Default: on.
  *
  * Carrier follows the backend's link state: "set_link <netdev-id> off|on"
  * in the monitor takes the port's CARRIER down and up, and every change of
@@ -68,6 +75,7 @@ struct RocxState {
     NICState *nic;
     NICConf conf;
     uint16_t speed;
+    bool bundle;
     /* Runs rocx_core_process() outside MMIO handlers (BQL held). */
     QEMUBH *bh;
     /*
@@ -348,6 +356,7 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
 {
     RocxState *s = ROCX(pdev);
     DeviceState *dev = DEVICE(pdev);
+    NetClientState *nc;
     unsigned v;
 
     if (!s->speed) {
@@ -389,6 +398,10 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, rocx_timer_cb, s);
     rocx_core_init(&s->core, &rocx_core_ops, s, s->conf.macaddr.a,
                    s->speed);
+    /* rocx-switch, the only peer that understands bundles, is on dgram. */
+    nc = qemu_get_queue(s->nic);
+    rocx_core_set_bundles(&s->core, s->bundle && nc->peer &&
+                          nc->peer->info->type == NET_CLIENT_DRIVER_DGRAM);
 }
 
 static void rocx_exit(PCIDevice *pdev)
@@ -427,6 +440,7 @@ static const VMStateDescription rocx_vmstate = {
 static const Property rocx_properties[] = {
     DEFINE_NIC_PROPERTIES(RocxState, conf),
     DEFINE_PROP_UINT16("speed", RocxState, speed, ROCX_CORE_DEFAULT_SPEED),
+    DEFINE_PROP_BOOL("bundle", RocxState, bundle, true),
 };
 
 static void rocx_class_init(ObjectClass *klass, void *data)

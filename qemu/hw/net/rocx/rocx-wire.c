@@ -231,7 +231,7 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
         rocx_count(c, ROCX_STAT_TX_DROPPED_LINK_DOWN, 1);
         return;
     }
-    c->ops->send_frame(c->opaque, buf, len);
+    rocx_send_frame(c, buf, len);
 }
 
 /* ---- Parse ---- */

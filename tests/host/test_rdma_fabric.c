@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Fabric bundles (rocx-fabric.c): HELLO at link-up and its retries, the
+ * HELLO_ACK that enables bundles, the frames of an engine run in one
+ * bundle, bundles split on receive, a bundle held mid-way by a full RX
+ * ring and resumed where it stopped, malformed bundles, and transfers with
+ * datagram loss between two devices that bundle.
+ */
+#include "rdma.h"
+
+#define MIB             (1u << 20)
+#define FAB_HLEN        26
+
+static const uint8_t fab_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+
+static const uint32_t all_access = ROCX_ACCESS_LOCAL_WRITE |
+    ROCX_ACCESS_REMOTE_WRITE | ROCX_ACCESS_REMOTE_READ;
+
+/* Fabric header: Ethernet, "RXF1", type, flags, count, max. */
+static size_t fab_hdr(uint8_t *b, uint8_t type, uint16_t count, uint32_t max)
+{
+    memcpy(b, fab_dst, 6);
+    memcpy(b + 6, "\x02\x72\x6f\x63\x78\x00", 6);
+    b[12] = 0x88;
+    b[13] = 0xb6;
+    memcpy(b + 14, "RXF1", 4);
+    b[18] = type;
+    b[19] = 0;
+    b[20] = count >> 8;
+    b[21] = count;
+    b[22] = max >> 24;
+    b[23] = max >> 16;
+    b[24] = max >> 8;
+    b[25] = max;
+    return FAB_HLEN;
+}
+
+static bool is_fab(const uint8_t *b, size_t len, uint8_t type)
+{
+    return len >= FAB_HLEN && !memcmp(b, fab_dst, 6) && b[12] == 0x88 &&
+           b[13] == 0xb6 && !memcmp(b + 14, "RXF1", 4) && b[18] == type;
+}
+
+/* What rocx-switch answers to a HELLO. */
+static void fab_ack(TDev *d, uint32_t max)
+{
+    uint8_t b[60] = { 0 };
+
+    fab_hdr(b, 2, 0, max);
+    t_inject(d, b, sizeof(b));
+}
+
+/* Append a frame to a bundle being built at b (header already there). */
+static size_t fab_add(uint8_t *b, size_t off, const uint8_t *f, size_t len)
+{
+    b[off] = len >> 8;
+    b[off + 1] = len;
+    memcpy(b + off + 2, f, len);
+    return off + 2 + len;
+}
+
+/* Bundles on for d, and the link bounced so that it says HELLO. */
+static void fab_on(TDev *d)
+{
+    rocx_core_set_bundles(&d->f->core, true);
+    fake_set_carrier(d->f, false);
+    fake_set_carrier(d->f, true);
+    while (t_eq_next(d, 0)) {
+    }
+}
+
+/* ---- A datagram wire: bundles are longer than rdma.c's frames ---- */
+
+#define F_SLOTS     512
+
+typedef struct FDgram {
+    TDev *to;
+    size_t len;
+    uint8_t buf[ROCX_FABRIC_BUNDLE_MAX];
+} FDgram;
+
+static FDgram *fq;
+static unsigned fq_head, fq_count;
+static unsigned f_sent, f_dropped, f_bundles, f_bundled, f_drop_permille;
+static uint32_t f_rng;
+
+static void f_on_send(FakeDev *f, const uint8_t *buf, size_t len)
+{
+    TDev *from = f->peer;
+    FDgram *d;
+
+    f_sent++;
+    if (is_fab(buf, len, 3)) {
+        f_bundles++;
+        f_bundled += buf[20] << 8 | buf[21];
+    }
+    f_rng = f_rng * 1103515245u + 12345u;
+    if (f_drop_permille && (f_rng >> 16) % 1000 < f_drop_permille) {
+        f_dropped++;
+        return;
+    }
+    if (fq_count == F_SLOTS) {
+        fprintf(stderr, "f_on_send: datagram queue overflow\n");
+        abort();
+    }
+    d = &fq[(fq_head + fq_count++) % F_SLOTS];
+    d->to = from == A ? B : A;
+    d->len = len;
+    memcpy(d->buf, buf, len);
+}
+
+static void f_wire_init(void)
+{
+    if (!fq) {
+        fq = calloc(F_SLOTS, sizeof(*fq));
+    }
+    fq_head = fq_count = 0;
+    f_sent = f_dropped = f_bundles = f_bundled = f_drop_permille = 0;
+    f_rng = 1;
+    A->f->on_send = f_on_send;
+    B->f->on_send = f_on_send;
+}
+
+/* Engines and the wire until nothing moves (rdma.c's t_pump, datagrams). */
+static void f_pump(void)
+{
+    unsigned iter;
+
+    for (iter = 0; iter < 1000000; iter++) {
+        bool moved = false;
+        unsigned i;
+
+        for (i = 0; i < 2; i++) {
+            TDev *d = i ? B : A;
+
+            if (d->f->scheduled) {
+                d->f->scheduled = false;
+                rocx_core_process(&d->f->core);
+                moved = true;
+            }
+        }
+        while (fq_count) {
+            FDgram *d = &fq[fq_head];
+
+            fq_head = (fq_head + 1) % F_SLOTS;
+            fq_count--;
+            /* Never held here: these devices have no Ethernet RX ring. */
+            CHECK_EQ(rocx_core_receive(&d->to->f->core, d->buf, d->len),
+                     d->len);
+            moved = true;
+        }
+        if (!moved) {
+            return;
+        }
+    }
+    fprintf(stderr, "f_pump: the fabric never went quiet\n");
+    abort();
+}
+
+/* f_pump, moving the clock to due timers, until idle or max_ns passed. */
+static void f_settle(int64_t max_ns)
+{
+    int64_t start = A->f->now;
+
+    for (;;) {
+        int64_t next = INT64_MAX;
+        unsigned i;
+
+        f_pump();
+        for (i = 0; i < 2; i++) {
+            TDev *d = i ? B : A;
+
+            if (d->f->timer_armed) {
+                next = MIN(next, d->f->timer_deadline);
+            }
+        }
+        if (next == INT64_MAX || next - start > max_ns) {
+            return;
+        }
+        for (i = 0; i < 2; i++) {
+            TDev *d = i ? B : A;
+
+            if (next > d->f->now) {
+                fake_advance(d->f, next - d->f->now);
+            }
+        }
+    }
+}
+
+/* ---- Cases ---- */
+
+/*
+ * A HELLO at every link-up, two more a second apart while nobody answers,
+ * none once answered, none with bundles off; frames stay single until
+ * the answer.
+ */
+static void t_fabric_hello(void)
+{
+    FakeDev *f = A->f;
+    const uint8_t *h;
+    unsigned n0, i;
+
+    fake_set_carrier(B->f, false);
+    fake_set_carrier(B->f, true);
+    fake_run(B->f);
+    CHECK_EQ(B->f->nframes, 0);
+
+    n0 = f->nframes;
+    fab_on(A);
+    fake_run(f);
+    CHECK_EQ(f->nframes, n0 + 1);
+    h = f->frames[n0];
+    CHECK(is_fab(h, f->frame_len[n0], 1));
+    CHECK_EQ(f->frame_len[n0], 60);
+    CHECK(!memcmp(h + 6, f->core.port.mac, 6));
+    CHECK_EQ((uint32_t)h[22] << 24 | h[23] << 16 | h[24] << 8 | h[25],
+             ROCX_FABRIC_BUNDLE_MAX);
+    /* Unanswered: again after a second, at most three in all. */
+    rocx_core_process(&f->core);
+    CHECK_EQ(f->nframes, n0 + 1);
+    for (i = 0; i < 4; i++) {
+        fake_advance(f, 1000 * 1000 * 1000LL);
+        rocx_core_process(&f->core);
+    }
+    CHECK_EQ(f->nframes, n0 + 3);
+    CHECK_EQ(f->core.fabric.stats.hellos, 3);
+    CHECK(!f->core.fabric.tx_ok);
+
+    /* An answer that allows too little is not one. */
+    fab_ack(A, 4096);
+    CHECK(!f->core.fabric.tx_ok);
+    CHECK_EQ(f->core.fabric.stats.rx_errors, 1);
+    fab_ack(A, 65536);
+    CHECK(f->core.fabric.tx_ok);
+    /* The next link-up asks again. */
+    fab_on(A);
+    CHECK(!f->core.fabric.tx_ok);
+    n0 = f->nframes;
+    fake_run(f);
+    CHECK_EQ(f->nframes, n0 + 1);
+    fab_ack(A, 65536);
+    fake_advance(f, 5000 * 1000 * 1000LL);
+    rocx_core_process(&f->core);
+    CHECK_EQ(f->nframes, n0 + 1);
+}
+
+typedef struct FPair {
+    TCq acq, bcq;
+    TQp qa, qb;
+    TMr amr, bmr;
+} FPair;
+
+static void f_pair(FPair *p, uint64_t size)
+{
+    TConn conn;
+
+    memset(p, 0, sizeof(*p));
+    CHECK_EQ(t_create_cq(A, &p->acq, 10, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(B, &p->bcq, 10, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(A, &p->qa, &p->acq, &p->acq, 8, 8, 0),
+             ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(B, &p->qb, &p->bcq, &p->bcq, 8, 8, 0),
+             ROCX_AQ_STS_OK);
+    CHECK_EQ(t_reg_mr(A, &p->amr, t_alloc(A, size, T_PAGE), size,
+                      all_access), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_reg_mr(B, &p->bmr, t_alloc(B, size, T_PAGE), size,
+                      all_access), ROCX_AQ_STS_OK);
+    t_conn_default(&conn);
+    conn.mtu = 3;
+    t_connect(&p->qa, &p->qb, &conn);
+}
+
+static uint8_t cqe_status(const struct rocx_cqe *e)
+{
+    return le32toh(e->src_qp_status) >> 24;
+}
+
+/*
+ * WRITE, READ and SEND of 1 MiB between two devices that bundle, with
+ * datagrams (whole bundles) dropped at the given rate: data and
+ * completions exact, and the frames really travelled in bundles.
+ */
+static void fabric_xfer(unsigned drop_permille)
+{
+    static const uint8_t ops[] = {
+        ROCX_WQE_RDMA_WRITE, ROCX_WQE_RDMA_READ, ROCX_WQE_SEND,
+    };
+    FPair p;
+    unsigned i;
+
+    fab_on(A);
+    fab_on(B);
+    fake_run(A->f);
+    fake_run(B->f);
+    fab_ack(A, 65536);
+    fab_ack(B, 65536);
+    f_pair(&p, 2 * MIB);
+    f_wire_init();
+    f_drop_permille = drop_permille;
+    for (i = 0; i < ARRAY_SIZE(ops); i++) {
+        uint8_t *a = t_ptr(A, p.amr.off, MIB);
+        uint8_t *b = t_ptr(B, p.bmr.off, MIB);
+        struct rocx_sge as = t_sge(&p.amr, 0, MIB);
+        struct rocx_sge bs = t_sge(&p.bmr, 0, MIB);
+        uint8_t *src = ops[i] == ROCX_WQE_RDMA_READ ? b : a;
+        uint8_t *dst = ops[i] == ROCX_WQE_RDMA_READ ? a : b;
+        struct rocx_cqe e;
+
+        t_fill(src, MIB, 40 + i);
+        memset(dst, 0, MIB);
+        if (ops[i] == ROCX_WQE_SEND) {
+            t_post_recv(&p.qb, &bs, 1);
+            t_ring_rq(&p.qb);
+        }
+        t_post_send(&p.qa, ops[i], ROCX_WQE_SIGNALED, &as, 1, p.bmr.iova,
+                    p.bmr.key, 0);
+        t_ring_sq(&p.qa);
+        f_settle(60LL * 1000 * 1000 * 1000);
+        CHECK(t_poll(&p.acq, &e));
+        CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+        if (ops[i] == ROCX_WQE_SEND) {
+            CHECK(t_poll(&p.bcq, &e));
+            CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+            CHECK_EQ(le32toh(e.byte_len), MIB);
+        }
+        CHECK(!memcmp(src, dst, MIB));
+    }
+    CHECK(f_bundles > 0);
+    /* 1 KiB frames: a bundle holds up to about 60 of them. */
+    CHECK(f_bundled > 20 * f_bundles);
+    CHECK_EQ(A->f->core.fabric.stats.tx_bundles +
+             B->f->core.fabric.stats.tx_bundles, f_bundles);
+    CHECK_EQ(A->f->core.fabric.stats.rx_errors +
+             B->f->core.fabric.stats.rx_errors, 0);
+    CHECK_EQ(t_stat(A, ROCX_STAT_ROCE_ICRC_ERRORS) +
+             t_stat(B, ROCX_STAT_ROCE_ICRC_ERRORS), 0);
+    if (drop_permille) {
+        CHECK(f_dropped > 0);
+        CHECK(A->f->core.rdma.stats.retransmits > 0);
+    } else {
+        CHECK_EQ(A->f->core.rdma.stats.retransmits, 0);
+    }
+}
+
+static void t_fabric_xfer(void)
+{
+    fabric_xfer(0);
+}
+
+static void t_fabric_xfer_loss(void)
+{
+    fabric_xfer(100);
+}
+
+/* An Ethernet RX ring of depth 64 on d with n buffers posted. */
+static uint64_t f_rx_ring(TDev *d, unsigned n)
+{
+    uint64_t ring = t_alloc(d, 64 * 16, T_PAGE);
+    uint64_t bufs = t_alloc(d, 64 * 2048, T_PAGE);
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_CREATE_ETH_RING);
+    unsigned i;
+
+    c.create_eth_ring.base = htole64(T_GPA(ring));
+    c.create_eth_ring.type = ROCX_ETH_RING_RX;
+    c.create_eth_ring.log_depth = 6;
+    c.create_eth_ring.vector = 0;
+    c.create_eth_ring.buf_size = htole16(2048);
+    CHECK_EQ(t_aq(d, &c, NULL), ROCX_AQ_STS_OK);
+    for (i = 0; i < 64; i++) {
+        struct rocx_eth_rx_desc *rd = t_ptr(d, ring + 16 * i, 16);
+
+        rd->addr = htole64(T_GPA(bufs + 2048 * i));
+    }
+    t_db(d, 0, ROCX_DB_ETH_RX, 0, n, 0);
+    return ring;
+}
+
+/*
+ * A bundle whose second Ethernet frame finds no buffer is held there: the
+ * first frame is not delivered twice when QEMU offers the bundle again,
+ * and a different bundle of the same length starts from its beginning.
+ */
+static void t_fabric_rx_hold(void)
+{
+    static uint8_t b[4096], b2[4096];
+    uint8_t fr[64];
+    size_t len;
+    unsigned i;
+
+    fab_on(B);
+    f_rx_ring(B, 1);
+    len = fab_hdr(b, 3, 3, 65536);
+    for (i = 0; i < 3; i++) {
+        memset(fr, 0, sizeof(fr));
+        memset(fr, 0xff, 6);
+        memcpy(fr + 6, A->mac, 6);
+        fr[12] = 0x08;
+        fr[14] = i;
+        len = fab_add(b, len, fr, sizeof(fr));
+    }
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, len), 0);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 1);
+    /* One more buffer: frame 1 goes, and it stops at frame 2. */
+    t_db(B, 0, ROCX_DB_ETH_RX, 0, 2, 0);
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, len), 0);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 2);
+    /* Another bundle of the same length comes instead: from frame 0. */
+    memcpy(b2, b, len);
+    b2[len - 1] ^= 1;
+    t_db(B, 0, ROCX_DB_ETH_RX, 0, 10, 0);
+    CHECK_EQ(rocx_core_receive(&B->f->core, b2, len), len);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 5);
+    /* And the first one, offered again, is a new bundle too. */
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, len), len);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 8);
+    CHECK_EQ(B->f->core.fabric.stats.rx_bundles, 3);
+    CHECK_EQ(B->f->core.fabric.stats.rx_bundled, 8);
+    CHECK_EQ(B->f->core.fabric.stats.rx_errors, 0);
+}
+
+/*
+ * Malformed bundles: frames up to the damage are taken, the rest dropped
+ * and counted; with bundles off a fabric frame is only an Ethernet frame.
+ */
+static void t_fabric_malformed(void)
+{
+    static uint8_t b[4096];
+    uint8_t fr[64];
+    size_t len, good;
+
+    memset(fr, 0, sizeof(fr));
+    memset(fr, 0xff, 6);
+    memcpy(fr + 6, A->mac, 6);
+    fr[12] = 0x08;
+
+    /* Off: not split, not consumed as a bundle. */
+    len = fab_hdr(b, 3, 2, 65536);
+    len = fab_add(b, len, fr, sizeof(fr));
+    len = fab_add(b, len, fr, sizeof(fr));
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, len), len);
+    CHECK_EQ(B->f->core.fabric.stats.rx_bundles, 0);
+
+    fab_on(B);
+    f_rx_ring(B, 60);
+    /* Count says 3, two are there. */
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, len), len);
+    b[21] = 3;
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, len), len);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 4);
+    CHECK_EQ(B->f->core.fabric.stats.rx_errors, 1);
+    /* A length past the end: the first frame only. */
+    good = FAB_HLEN + 2 + sizeof(fr);
+    b[21] = 2;
+    b[good] = 0x40;
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, len), len);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 5);
+    CHECK_EQ(B->f->core.fabric.stats.rx_errors, 2);
+    /* Bytes after the last frame, and a header cut short. */
+    b[good] = 0;
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, len + 3), len + 3);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 7);
+    CHECK_EQ(B->f->core.fabric.stats.rx_errors, 3);
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, FAB_HLEN + 1), FAB_HLEN + 1);
+    CHECK_EQ(B->f->core.fabric.stats.rx_errors, 4);
+    /* A HELLO (another NIC's) and unknown types are ignored. */
+    b[18] = 1;
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, 60), 60);
+    b[18] = 9;
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, 60), 60);
+    CHECK(!B->f->core.fabric.tx_ok);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 7);
+}
+
+const TCase t_cases_fabric[] = {
+    T_CASE(fabric_hello),
+    T_CASE(fabric_xfer),
+    T_CASE(fabric_xfer_loss),
+    T_CASE(fabric_rx_hold),
+    T_CASE(fabric_malformed),
+};
+const unsigned t_ncases_fabric = ARRAY_SIZE(t_cases_fabric);
