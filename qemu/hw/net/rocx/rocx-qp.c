@@ -189,30 +189,41 @@ bool rocx_rdma_process(RocxCore *c)
 {
     RocxRdma *r = &c->rdma;
     unsigned budget = ROCX_CORE_PKT_BUDGET;
-    unsigned n;
+    bool progress = true;
 
     if (r->timer_due) {
         r->timer_due = false;
         rocx_rdma_timers(c);
     }
-    /* Every QP queued now gets one turn; QPs queued meanwhile wait. */
-    n = r->sched_count;
-    while (n-- && budget) {
-        unsigned slot = r->sched[r->sched_head];
-        RocxQp *qp = r->qp[slot];
-        bool more;
+    /*
+     * Round robin: every QP queued at the start of a pass gets one turn of
+     * at most ROCX_CORE_QP_BURST packets; QPs queued meanwhile wait for
+     * the next pass.  Passes go on while the budget lasts, so that one
+     * busy QP fills a call (and a fabric bundle), and stop when a pass
+     * did nothing: every pass that goes on spends budget.
+     */
+    while (budget && r->sched_count && progress) {
+        unsigned n = r->sched_count;
 
-        r->sched_head = (r->sched_head + 1) % ROCX_CORE_QP_SLOTS;
-        r->sched_count--;
-        r->queued[slot] = false;
-        if (!qp) {
-            continue;
-        }
-        budget -= MIN(budget, rocx_qp_run(c, qp, MIN(budget,
-                                                      ROCX_CORE_QP_BURST),
-                                          &more));
-        if (more) {
-            rocx_qp_schedule(c, qp);
+        progress = false;
+        while (n-- && budget) {
+            unsigned slot = r->sched[r->sched_head];
+            RocxQp *qp = r->qp[slot];
+            unsigned used;
+            bool more;
+
+            r->sched_head = (r->sched_head + 1) % ROCX_CORE_QP_SLOTS;
+            r->sched_count--;
+            r->queued[slot] = false;
+            if (!qp) {
+                continue;
+            }
+            used = rocx_qp_run(c, qp, MIN(budget, ROCX_CORE_QP_BURST), &more);
+            budget -= MIN(budget, used);
+            progress |= used != 0;
+            if (more) {
+                rocx_qp_schedule(c, qp);
+            }
         }
     }
     return r->sched_count != 0;

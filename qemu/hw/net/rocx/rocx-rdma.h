@@ -46,14 +46,18 @@
  */
 #define ROCX_CORE_MAX_PBL_ENTRIES   (1u << 22)
 
-/* Packets the engine sends per rocx_core_process() call, and per QP turn. */
-#define ROCX_CORE_PKT_BUDGET        64
+/*
+ * Packets the engine sends per rocx_core_process() call, and per QP turn.
+ * A call's packets leave in one fabric bundle where the peer takes them:
+ * 128 of 1 KiB make two.
+ */
+#define ROCX_CORE_PKT_BUDGET        128
 #define ROCX_CORE_QP_BURST          16
 /* Flush completions written per QP turn. */
 #define ROCX_CORE_FLUSH_BURST       64
 /* Requester: send WQEs in flight and unacknowledged PSNs per QP. */
 #define ROCX_REQ_MAX_WQES           32
-#define ROCX_REQ_WINDOW             128
+#define ROCX_REQ_WINDOW             512
 /* AckReq every this many packets of a long message; responder likewise. */
 #define ROCX_ACK_INTERVAL           16
 /*
