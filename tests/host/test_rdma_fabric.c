@@ -4,7 +4,8 @@
  * HELLO_ACK that enables bundles, the frames of an engine run in one
  * bundle, bundles split on receive, a bundle held mid-way by a full RX
  * ring and resumed where it stopped, malformed bundles, and transfers with
- * datagram loss between two devices that bundle.
+ * datagram loss between two devices that bundle.  Also direct doorbells:
+ * the engine run inside the SQ doorbell write.
  */
 #include "rdma.h"
 
@@ -471,11 +472,66 @@ static void t_fabric_malformed(void)
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 7);
 }
 
+/*
+ * Direct doorbells: the send leaves inside the doorbell write, nothing is
+ * left for a later engine call; a long message sends one budget there and
+ * leaves the rest to the scheduled call; a bad doorbell still reports its
+ * guest error, event included.
+ */
+static void t_direct_doorbell(void)
+{
+    FPair p;
+    uint8_t *a, *b;
+    struct rocx_cqe e;
+    struct rocx_eqe *ev;
+    struct rocx_sge as;
+    unsigned sent;
+
+    f_pair(&p, 2 * MIB);
+    rocx_core_set_direct_doorbells(&A->f->core, true);
+    a = t_ptr(A, p.amr.off, MIB);
+    b = t_ptr(B, p.bmr.off, MIB);
+
+    memcpy(a, "hi", 2);
+    A->f->scheduled = false;
+    sent = wire.sent;
+    t_post_inline(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, a, 2,
+                  p.bmr.iova, p.bmr.key);
+    t_ring_sq(&p.qa);
+    CHECK_EQ(wire.sent, sent + 1);
+    CHECK(!A->f->scheduled);
+    t_pump();
+    CHECK(t_poll(&p.acq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK(!memcmp(b, "hi", 2));
+
+    t_fill(a, MIB, 77);
+    as = t_sge(&p.amr, 0, MIB);
+    sent = wire.sent;
+    t_post_send(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &as, 1,
+                p.bmr.iova, p.bmr.key, 0);
+    t_ring_sq(&p.qa);
+    CHECK_EQ(wire.sent, sent + ROCX_CORE_PKT_BUDGET);
+    CHECK(A->f->scheduled);
+    t_pump();
+    CHECK(t_poll(&p.acq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK(!memcmp(a, b, MIB));
+
+    /* A producer index beyond the queue: one guest error and its event. */
+    t_db(A, 0, ROCX_DB_SQ, p.qa.qpn, p.qa.sq_pi + 1000, 0);
+    CHECK_EQ(A->f->gerrs, 1);
+    CHECK_EQ(A->f->last_gerr_code, ROCX_GERR_DB_INDEX);
+    ev = t_eq_next(A, 0);
+    CHECK(ev && le16toh(ev->type) == ROCX_EQE_GUEST_ERROR);
+}
+
 const TCase t_cases_fabric[] = {
     T_CASE(fabric_hello),
     T_CASE(fabric_xfer),
     T_CASE(fabric_xfer_loss),
     T_CASE(fabric_rx_hold),
     T_CASE(fabric_malformed),
+    T_CASE(direct_doorbell),
 };
 const unsigned t_ncases_fabric = ARRAY_SIZE(t_cases_fabric);

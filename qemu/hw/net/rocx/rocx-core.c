@@ -199,6 +199,11 @@ void rocx_core_fini(RocxCore *c)
     rocx_rdma_reset(c);
 }
 
+void rocx_core_set_direct_doorbells(RocxCore *c, bool on)
+{
+    c->direct_db = on;
+}
+
 void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
                     const uint8_t mac[6], uint16_t speed_gbps)
 {
@@ -701,7 +706,24 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
 
     switch (reg) {
     case ROCX_DB_SQ:
+        if (!c->direct_db || c->in_engine) {
+            rocx_db_sq(c, page, qid, idx);
+            break;
+        }
+        /*
+         * Direct doorbells: the engine runs now, in the caller (QEMU: the
+         * vCPU thread, which holds the BQL), instead of in a bottom half
+         * the main loop has to be woken for; see rocx_core_set_direct_
+         * doorbells().  Whatever the doorbell would have scheduled,
+         * rocx_schedule() records, and one engine call does it.
+         */
+        c->in_doorbell = true;
+        c->resched = false;
         rocx_db_sq(c, page, qid, idx);
+        c->in_doorbell = false;
+        if (c->resched) {
+            rocx_core_process(c);
+        }
         break;
     case ROCX_DB_RQ:
         rocx_db_rq(c, page, qid, idx);

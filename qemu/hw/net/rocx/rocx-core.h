@@ -190,6 +190,8 @@ typedef struct RocxCore {
     uint16_t speed;
     /* Offer fabric bundles to the peer (rocx_core_set_bundles()). */
     bool bundles;
+    /* Run the engine inside SQ doorbells (rocx_core_set_direct_doorbells). */
+    bool direct_db;
 
     /* Engine scratch buffers, reused for every frame and self-test. */
     uint8_t tx_buf[ROCX_MAX_FRAME];
@@ -258,10 +260,11 @@ typedef struct RocxCore {
     bool rx_stalled;
 
     /*
-     * rocx_core_process() is running (frames may share a bundle);
-     * resched: work was asked for meanwhile.
+     * rocx_core_process() is running (frames may share a bundle), or an
+     * SQ doorbell that will run it; resched: work was asked for meanwhile.
      */
     bool in_engine;
+    bool in_doorbell;
     bool resched;
 
     /*
@@ -281,6 +284,14 @@ void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
  * default (every frame its own datagram, as on any Ethernet).
  */
 void rocx_core_set_bundles(RocxCore *c, bool on);
+/*
+ * Run the engine inside SQ doorbells (rocx_core_db_write()) rather than
+ * only asking for it through ops->schedule_work(): a posted send goes out
+ * before the doorbell write returns.  The run is bounded as any engine
+ * call is, and the glue must allow the engine in its MMIO path (QEMU: it
+ * holds the BQL there, as in the bottom half).  Off by default.
+ */
+void rocx_core_set_direct_doorbells(RocxCore *c, bool on);
 /* Power-on reset: like DEV_CTRL.RESET, and the counters are cleared too. */
 void rocx_core_reset(RocxCore *c);
 /* Release what the core allocated; it must be initialised again to run. */

@@ -153,12 +153,14 @@ void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
 int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len);
 int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf, size_t len);
 /*
- * Ask for an engine run.  Inside the engine this only notes the request:
- * rocx_core_process() asks the glue once, at its end.
+ * Ask for an engine run.  Inside the engine (or a direct doorbell, which
+ * runs it next) this only notes the request: rocx_core_process() asks the
+ * glue once at its end, instead of waking the main loop for a run that
+ * finds nothing left.
  */
 static inline void rocx_schedule(RocxCore *c)
 {
-    if (c->in_engine) {
+    if (c->in_engine || c->in_doorbell) {
         c->resched = true;
         return;
     }

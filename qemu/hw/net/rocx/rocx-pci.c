@@ -28,6 +28,13 @@
  *   A capture with filter-dump on the netdev then holds bundles; capture
  *   at the switch (--pcap) or turn bundles off.  Default: on.
  *
+ * - x-direct-doorbell=on|off
+ *   Run the engine inside the SQ doorbell write (in the vCPU thread,
+ *   which holds the BQL) instead of only scheduling the bottom half: a
+ *   posted send leaves before the guest's doorbell write completes, and
+ *   the main loop is not woken for it.  Experimental; for measurements.
+ *   Default: on.
+ *
  * Carrier follows the backend's link state: "set_link <netdev-id> off|on"
  * in the monitor takes the port's CARRIER down and up, and every change of
  * LINK_STATUS.UP posts a LINK_CHANGE event to EQ 0.
@@ -76,6 +83,7 @@ struct RocxState {
     NICConf conf;
     uint16_t speed;
     bool bundle;
+    bool direct_db;
     /* Runs rocx_core_process() outside MMIO handlers (BQL held). */
     QEMUBH *bh;
     /*
@@ -402,6 +410,8 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
     nc = qemu_get_queue(s->nic);
     rocx_core_set_bundles(&s->core, s->bundle && nc->peer &&
                           nc->peer->info->type == NET_CLIENT_DRIVER_DGRAM);
+    /* Doorbell writes come with the BQL held, as the bottom half runs. */
+    rocx_core_set_direct_doorbells(&s->core, s->direct_db);
 }
 
 static void rocx_exit(PCIDevice *pdev)
@@ -441,6 +451,7 @@ static const Property rocx_properties[] = {
     DEFINE_NIC_PROPERTIES(RocxState, conf),
     DEFINE_PROP_UINT16("speed", RocxState, speed, ROCX_CORE_DEFAULT_SPEED),
     DEFINE_PROP_BOOL("bundle", RocxState, bundle, true),
+    DEFINE_PROP_BOOL("x-direct-doorbell", RocxState, direct_db, true),
 };
 
 static void rocx_class_init(ObjectClass *klass, void *data)
