@@ -475,8 +475,9 @@ static void t_fabric_malformed(void)
 /*
  * Direct doorbells: the send leaves inside the doorbell write, nothing is
  * left for a later engine call; a long message sends one budget there and
- * leaves the rest to the scheduled call; a bad doorbell still reports its
- * guest error, event included.
+ * leaves the rest to the scheduled call; a doorbell while packets are in
+ * flight only schedules it; a bad doorbell still reports its guest error,
+ * event included.
  */
 static void t_direct_doorbell(void)
 {
@@ -513,7 +514,14 @@ static void t_direct_doorbell(void)
     t_ring_sq(&p.qa);
     CHECK_EQ(wire.sent, sent + ROCX_CORE_PKT_BUDGET);
     CHECK(A->f->scheduled);
+    /* In flight: the next doorbell leaves its WQE to the scheduled call. */
+    t_post_inline(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, a, 2,
+                  p.bmr.iova, p.bmr.key);
+    t_ring_sq(&p.qa);
+    CHECK_EQ(wire.sent, sent + ROCX_CORE_PKT_BUDGET);
     t_pump();
+    CHECK(t_poll(&p.acq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
     CHECK(t_poll(&p.acq, &e));
     CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
     CHECK(!memcmp(a, b, MIB));
@@ -522,6 +530,8 @@ static void t_direct_doorbell(void)
     t_db(A, 0, ROCX_DB_SQ, p.qa.qpn, p.qa.sq_pi + 1000, 0);
     CHECK_EQ(A->f->gerrs, 1);
     CHECK_EQ(A->f->last_gerr_code, ROCX_GERR_DB_INDEX);
+    CHECK(A->f->scheduled);
+    t_pump();
     ev = t_eq_next(A, 0);
     CHECK(ev && le16toh(ev->type) == ROCX_EQE_GUEST_ERROR);
 }

@@ -673,6 +673,7 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
     unsigned reg = off & (ROCX_DB_PAGE_SIZE - 1);
     uint32_t qid = ROCX_FIELD_GET(ROCX_DB_QID_MASK, val);
     uint16_t idx = ROCX_FIELD_GET(ROCX_DB_INDEX_MASK, val);
+    bool direct;
 
     if (size != 8) {
         rocx_gerr(c, ROCX_GERR_ACCESS_SIZE, page,
@@ -711,18 +712,22 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
             break;
         }
         /*
-         * Direct doorbells: the engine runs now, in the caller (QEMU: the
-         * vCPU thread, which holds the BQL), instead of in a bottom half
-         * the main loop has to be woken for; see rocx_core_set_direct_
-         * doorbells().  Whatever the doorbell would have scheduled,
-         * rocx_schedule() records, and one engine call does it.
+         * Direct doorbells: for a QP with nothing in flight the engine runs
+         * now, in the caller (QEMU: the vCPU thread, which holds the BQL),
+         * instead of in a bottom half the main loop has to be woken for;
+         * see rocx_core_set_direct_doorbells().  A QP that is streaming is
+         * left to the bottom half, which packs the WQEs posted meanwhile
+         * into one bundle.  What the doorbell asks for, rocx_schedule()
+         * records meanwhile.
          */
         c->in_doorbell = true;
         c->resched = false;
-        rocx_db_sq(c, page, qid, idx);
+        direct = rocx_db_sq(c, page, qid, idx);
         c->in_doorbell = false;
-        if (c->resched) {
+        if (direct) {
             rocx_core_process(c);
+        } else if (c->resched) {
+            c->ops->schedule_work(c->opaque);
         }
         break;
     case ROCX_DB_RQ:

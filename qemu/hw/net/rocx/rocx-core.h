@@ -285,11 +285,13 @@ void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
  */
 void rocx_core_set_bundles(RocxCore *c, bool on);
 /*
- * Run the engine inside SQ doorbells (rocx_core_db_write()) rather than
- * only asking for it through ops->schedule_work(): a posted send goes out
- * before the doorbell write returns.  The run is bounded as any engine
- * call is, and the glue must allow the engine in its MMIO path (QEMU: it
- * holds the BQL there, as in the bottom half).  Off by default.
+ * Run the engine inside the SQ doorbells (rocx_core_db_write()) of QPs
+ * with nothing in flight, rather than only asking for it through
+ * ops->schedule_work(): a send posted to a quiet QP goes out before the
+ * doorbell write returns.  A QP with packets in flight is left to the
+ * scheduled call, which batches.  The run is bounded as any engine call
+ * is, and the glue must allow the engine in its MMIO path (QEMU: it holds
+ * the BQL there, as in the bottom half).  Off by default.
  */
 void rocx_core_set_direct_doorbells(RocxCore *c, bool on);
 /* Power-on reset: like DEV_CTRL.RESET, and the counters are cleared too. */

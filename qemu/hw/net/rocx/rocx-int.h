@@ -250,7 +250,8 @@ void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
 bool rocx_pd_has_qp(RocxCore *c, uint32_t pdn);
 bool rocx_uctx_has_qp(RocxCore *c, uint16_t uctx);
 RocxQp *rocx_qp_get(RocxCore *c, uint32_t qpn);
-void rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
+/* True if the QP is in RTS with nothing in flight (see direct doorbells). */
+bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
 void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
 void rocx_qp_schedule(RocxCore *c, RocxQp *qp);
 /*

@@ -737,28 +737,34 @@ static bool rocx_db_index_ok(uint16_t idx, uint16_t pi, uint16_t ci,
     return ahead <= (1u << log_depth) && ahead >= (uint16_t)(pi - ci);
 }
 
-void rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
+bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
 {
     RocxQp *qp = rocx_db_qp(c, page, qpn, "SQ");
+    bool quiet;
 
     if (!qp) {
-        return;
+        return false;
     }
     if (!rocx_db_index_ok(idx, qp->sq_pi, qp->req.ci, qp->sq_log_depth)) {
         rocx_gerr(c, ROCX_GERR_DB_INDEX, page,
                   "QP %" PRIu32 " SQ doorbell: producer %u, was %u, "
                   "oldest %u, depth %u", qpn, idx, qp->sq_pi, qp->req.ci,
                   1u << qp->sq_log_depth);
-        return;
+        return false;
     }
     rocx_count(c, ROCX_STAT_DOORBELLS, 1);
+    /* Nothing sent and unacknowledged, nothing started and unsent. */
+    quiet = qp->req.psn_una == qp->req.psn_next &&
+            qp->req.cur == qp->req.next;
     qp->sq_pi = idx;
     if (qp->state == ROCX_QPS_RTS) {
         rocx_qp_schedule(c, qp);
+        return quiet;
     } else if (qp->state == ROCX_QPS_ERR) {
         qp->flushing = true;
         rocx_qp_schedule(c, qp);
     }
+    return false;
 }
 
 void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
