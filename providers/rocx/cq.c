@@ -6,8 +6,13 @@
  * The device writes entries in order and flips the phase bit it writes on
  * every pass through the ring (1 on the first), so a zeroed ring reads as
  * empty.  It never overwrites an entry the consumer has not returned
- * through the CQ doorbell: poll_cq returns what it consumed every time, so
- * the ring holds a full 2^log_depth completions.
+ * through the CQ doorbell.
+ *
+ * Each doorbell is an exit to the device (under TCG, a trip through
+ * QEMU's global lock), so a CQ of 16 entries or more gets a ring twice
+ * the size it reports, and poll_cq hands entries back only once half the
+ * reported size has been consumed: the device then sees at most 1.5 times
+ * the reported size in use, never a full ring.  Arming hands back all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -79,6 +84,11 @@ struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
 	if (!cq)
 		return NULL;
 	cq->log_depth = ilog32(roundup_pow_of_two(cqe < 2 ? 2 : cqe)) - 1;
+	cq->db_batch = 1;
+	if (cq->log_depth >= 4 && cq->log_depth < 16) {
+		cq->db_batch = 1U << (cq->log_depth - 1);
+		cq->log_depth++;
+	}
 	cq->ring_size = align(sizeof(struct rocx_cqe) << cq->log_depth, page);
 	err = posix_memalign((void **)&cq->ring, page, cq->ring_size);
 	if (err)
@@ -104,6 +114,9 @@ struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
 	}
 	cq->cqn = resp.cqn;
 	cq->db = (uint8_t *)ctx->db + ROCX_DB_CQ;
+	/* The application may count on the size it asked for, not the ring. */
+	if (cq->db_batch > 1)
+		cq->ibvcq.cqe = 1 << (cq->log_depth - 1);
 	return &cq->ibvcq;
 
 err_lock:
@@ -267,7 +280,7 @@ int rocx_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		if (rocx_cqe_to_wc(ctx, cqe, &wc[n]))
 			n++;
 	}
-	if (cq->ci != start) {
+	if (cq->ci != start && cq->ci - cq->db_ci >= cq->db_batch) {
 		/*
 		 * Hand the entries back, so that the device never finds the
 		 * ring full while the application has polled it empty.  Our
@@ -275,6 +288,7 @@ int rocx_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		 */
 		udma_to_device_barrier();
 		mmio_write64(cq->db, rocx_db_value(cq->cqn, cq->ci, 0));
+		cq->db_ci = cq->ci;
 	}
 	pthread_spin_unlock(&cq->lock);
 	return n;
@@ -294,6 +308,7 @@ int rocx_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		     rocx_db_value(cq->cqn, cq->ci,
 				   solicited_only ? ROCX_DB_ARM_SOLICITED :
 						    ROCX_DB_ARM));
+	cq->db_ci = cq->ci;
 	pthread_spin_unlock(&cq->lock);
 	return 0;
 }

@@ -73,6 +73,8 @@ struct rocx_cq {
 	size_t ring_size;	/* bytes allocated, page aligned */
 	uint32_t log_depth;
 	uint32_t ci;		/* free-running consumer index */
+	uint32_t db_ci;		/* the last ci the device was given */
+	uint32_t db_batch;	/* give entries back this many at a time */
 	uint32_t cqn;
 	void *db;		/* the CQ doorbell of the context's page */
 };
