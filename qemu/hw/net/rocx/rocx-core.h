@@ -196,7 +196,10 @@ typedef struct RocxCore {
     /* Engine scratch buffers, reused for every frame and self-test. */
     uint8_t tx_buf[ROCX_MAX_FRAME];
     uint8_t test_buf[ROCX_TEST_DMA_MAX];
-    /* Engine: the RoCE packet being built (and looped back). */
+    /*
+     * Engine: the RoCE packet being built (and looped back), unless it is
+     * built in the fabric bundle (rocx_frame_buf()).
+     */
     uint8_t roce_buf[ROCX_MAX_FRAME];
 
     /* Counters survive DEV_CTRL.RESET; both sides increment them. */
@@ -246,6 +249,7 @@ typedef struct RocxCore {
     RocxEthRing tx[ROCX_CORE_MAX_ETH_RINGS];
     RocxEthRing rx[ROCX_CORE_MAX_ETH_RINGS];
     RocxGid gid[ROCX_CORE_GID_TBL_LEN];
+    uint8_t gid_hint;           /* engine: the entry a frame matched last */
     bool uctx_used[ROCX_DB_PAGES];  /* engine; index = doorbell page */
     /* Engine: PD n (1..MAX_PD) is in use when pd_owner[n - 1] != 0. */
     uint16_t pd_owner[ROCX_CORE_MAX_PD];    /* owning uctx + 1 */

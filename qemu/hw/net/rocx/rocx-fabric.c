@@ -111,23 +111,48 @@ void rocx_fabric_flush(RocxCore *c)
     c->ops->send_frame(c->opaque, f->tx, len);
 }
 
+/* Where the next frame goes in the bundle (after its length). */
+static uint8_t *rocx_fabric_tail(RocxFabric *f)
+{
+    return f->tx + (f->tx_len ? f->tx_len : ROCX_FAB_HLEN) + 2;
+}
+
+uint8_t *rocx_frame_buf(RocxCore *c, size_t max_len)
+{
+    RocxFabric *f = &c->fabric;
+
+    if (!f->tx_ok || !c->in_engine) {
+        return c->roce_buf;
+    }
+    if (f->tx_len && f->tx_len + 2 + max_len > f->tx_max) {
+        rocx_fabric_flush(c);
+    }
+    return rocx_fabric_tail(f);
+}
+
 void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len)
 {
     RocxFabric *f = &c->fabric;
+    uint8_t *tail;
 
     /* Outside the engine nothing would flush a bundle: send at once. */
     if (!f->tx_ok || !c->in_engine) {
         c->ops->send_frame(c->opaque, buf, len);
         return;
     }
-    if (f->tx_len && f->tx_len + 2 + len > f->tx_max) {
-        rocx_fabric_flush(c);
+    tail = rocx_fabric_tail(f);
+    /* Built in place (rocx_frame_buf()) or copied in. */
+    if (buf != tail) {
+        if (f->tx_len && f->tx_len + 2 + len > f->tx_max) {
+            rocx_fabric_flush(c);
+            tail = rocx_fabric_tail(f);
+        }
+        memcpy(tail, buf, len);
     }
     if (!f->tx_len) {
         f->tx_len = ROCX_FAB_HLEN;
     }
-    rocx_put_be16(f->tx + f->tx_len, len);
-    memcpy(f->tx + f->tx_len + 2, buf, len);
+    rocx_put_be16(tail - 2, len);
     f->tx_len += 2 + len;
     f->tx_count++;
 }

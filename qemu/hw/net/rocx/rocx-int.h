@@ -171,6 +171,12 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len);
 
 /* ---- Fabric bundles (rocx-fabric.c) ---- */
 
+/*
+ * Where to build a frame of at most max_len bytes: the open bundle's tail
+ * (so that sending it copies nothing) or c->roce_buf.  The same until a
+ * frame is sent.
+ */
+uint8_t *rocx_frame_buf(RocxCore *c, size_t max_len);
 /* Send a frame: into the open bundle, or on its own. */
 void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len);
 /* Send the open bundle; the engine calls it before it returns. */
@@ -401,7 +407,9 @@ size_t rocx_wire_hdr_len(const RocxQp *qp, uint8_t opcode);
 /* Largest payload that fits a frame; path MTUs never exceed it. */
 #define ROCX_WIRE_MAX_HDR   (14 + 4 + 40 + 8 + ROCX_BTH_LEN + \
                              ROCX_RETH_LEN + ROCX_AETH_LEN + ROCX_IMM_LEN)
-/* Build headers and ICRC around the payload in c->roce_buf and send it. */
+/* Where to put the payload of qp's next packet (rocx_frame_buf()). */
+uint8_t *rocx_wire_buf(RocxCore *c, const RocxQp *qp);
+/* Build headers and ICRC around the payload in rocx_wire_buf() and send. */
 void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx);
 
 typedef enum RocxRxVerdict {

@@ -210,7 +210,7 @@ static uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s,
                 ROCX_REQ_WINDOW;
 
     if (tx.paylen) {
-        uint8_t *pay = c->roce_buf + rocx_wire_hdr_len(qp, tx.opcode);
+        uint8_t *pay = rocx_wire_buf(c, qp) + rocx_wire_hdr_len(qp, tx.opcode);
 
         if (s->flags & ROCX_WQE_INLINE) {
             memcpy(pay, w->inline_data + off, tx.paylen);

@@ -434,7 +434,8 @@ static void rocx_resp_read_pkt(RocxCore *c, RocxQp *qp)
         verr = rocx_resp_rkey(c, qp, j->rkey, j->va, len,
                               ROCX_ACCESS_REMOTE_READ, &mr);
         if (verr || rocx_mr_rw(c, mr, j->va,
-                               c->roce_buf + rocx_wire_hdr_len(qp, tx.opcode),
+                               rocx_wire_buf(c, qp) +
+                               rocx_wire_hdr_len(qp, tx.opcode),
                                len, false)) {
             RocxPkt p = { .psn = j->psn };
 

@@ -137,11 +137,21 @@ static void rocx_put_ip6(uint8_t *h, const RocxPath *p, uint16_t plen,
     memcpy(h + 24, p->dgid, 16);
 }
 
+uint8_t *rocx_wire_buf(RocxCore *c, const RocxQp *qp)
+{
+    /* Headers, a payload of the path MTU, pad and ICRC. */
+    return rocx_frame_buf(c, rocx_l2_len(&qp->path) +
+                          rocx_l3_len(qp->path.net_type) +
+                          rocx_ext_len(ROCX_OPF_RETH | ROCX_OPF_AETH |
+                                       ROCX_OPF_IMM) +
+                          qp->mtu + 3 + ROCX_ICRC_LEN);
+}
+
 void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
 {
     const RocxPath *p = &qp->path;
     uint16_t opf = rocx_op_flags(tx->opcode);
-    uint8_t *buf = c->roce_buf;
+    uint8_t *buf = rocx_wire_buf(c, qp);
     size_t l2 = rocx_l2_len(p);
     uint8_t *l3 = buf + l2;
     uint8_t *bth = l3 + rocx_l3_len(p->net_type);
@@ -240,16 +250,30 @@ static const uint8_t rocx_v4_prefix[12] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
 };
 
-/* A valid GID entry of the port equal to gid, of the given kind. */
+/* RocxCore.gid_hint indexes the table. */
+QEMU_BUILD_BUG_ON(ROCX_CORE_GID_TBL_LEN > 256);
+
+static bool rocx_gid_is(const RocxGid *g, const uint8_t *gid, uint8_t type)
+{
+    return g->valid && g->type == type && !memcmp(g->gid, gid, 16);
+}
+
+/*
+ * A valid GID entry of the port equal to gid, of the given kind.  Every
+ * received frame asks, nearly always for the entry it found last time:
+ * that one is tried before the 128 of the table.
+ */
 static RocxGid *rocx_gid_find(RocxCore *c, const uint8_t *gid, uint8_t type)
 {
     unsigned i;
 
+    if (rocx_gid_is(&c->gid[c->gid_hint], gid, type)) {
+        return &c->gid[c->gid_hint];
+    }
     for (i = 0; i < ROCX_CORE_GID_TBL_LEN; i++) {
-        RocxGid *g = &c->gid[i];
-
-        if (g->valid && g->type == type && !memcmp(g->gid, gid, 16)) {
-            return g;
+        if (rocx_gid_is(&c->gid[i], gid, type)) {
+            c->gid_hint = i;
+            return &c->gid[i];
         }
     }
     return NULL;
