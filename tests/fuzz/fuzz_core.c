@@ -2,7 +2,9 @@
 /*
  * libFuzzer target for the rocx device core.
  *
- * The input is a program for a hostile guest: a flags byte, then
+ * The input is a program for a hostile guest: a flags byte (bit 0: bring
+ * the device up first; bit 1: fabric bundles and direct doorbells on, as
+ * QEMU runs it on rocx-switch, and frames may come bundled), then
  * operations (register and doorbell accesses of any width and offset,
  * writes to guest memory, admin commands, TX descriptors, received frames,
  * carrier changes, DMA faults, engine runs).  The fake machine (tests/host/
@@ -34,7 +36,8 @@ static FakeDev *F;
 static uint16_t aq_pi, tx_pi, rx_pi;
 
 /* Frames the "net layer" holds while the device has no buffer. */
-static uint8_t held[HELD_MAX][ROCX_MAX_FRAME + 64];
+/* Room for a frame of op_frame() wrapped in a bundle of up to 8. */
+static uint8_t held[HELD_MAX][ROCX_MAX_FRAME + 128];
 static size_t held_len[HELD_MAX];
 static unsigned nheld;
 
@@ -213,6 +216,50 @@ static uint64_t in_addr(Input *in)
     }
 }
 
+/* Flags bit 1: bundles and direct doorbells. */
+static bool fab;
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+    p[0] = v >> 8;
+    p[1] = v;
+}
+
+/*
+ * The bytes of a frame as a fabric bundle (rocx-fabric.c) of 1..8 frames,
+ * maybe with a count one too high or cut short; or the switch's HELLO_ACK,
+ * whose size field comes from the bytes, so that the device bundles too.
+ */
+static void receive_fabric(const uint8_t *body, size_t len, uint8_t sel)
+{
+    static uint8_t b[sizeof(held[0])];
+    unsigned n = ((sel >> 2) & 7) + 1, i;
+    size_t chunk = len / n, off = 26;
+
+    memcpy(b, "\x01\x80\xc2\x00\x00\x0e\x02\x72\x6f\x63\x78\x00", 12);
+    memcpy(b + 12, "\x88\xb6RXF1", 6);
+    memset(b + 18, 0, 8);
+    if (sel & 0x10) {
+        b[18] = 2;
+        memcpy(b + 22, body, MIN(len, (size_t)4));
+        receive(b, 60);
+        return;
+    }
+    b[18] = 3;
+    put_be16(b + 20, n + !!(sel & 0x40));
+    for (i = 0; i < n; i++) {
+        size_t l = i == n - 1 ? len - chunk * i : chunk;
+
+        put_be16(b + off, l);
+        memcpy(b + off + 2, body + chunk * i, l);
+        off += 2 + l;
+    }
+    if ((sel & 0x20) && len) {
+        off -= 1 + body[0] % (off - 26);
+    }
+    receive(b, off);
+}
+
 static void op_frame(Input *in)
 {
     static uint8_t buf[ROCX_MAX_FRAME + 64];
@@ -223,7 +270,10 @@ static void op_frame(Input *in)
     uint8_t pattern = in_u8(in);
     size_t i;
 
-    /* [len u16][dst u8][pattern u8]: 1.0 looks at nothing past the MAC. */
+    /*
+     * [len u16][dst u8][pattern u8]: 1.0 looks at nothing past the MAC.
+     * With bundles on, dst bit 7 wraps the frame as a fabric frame.
+     */
     for (i = 0; i < len; i++) {
         buf[i] = pattern + i * 7;
     }
@@ -239,6 +289,10 @@ static void op_frame(Input *in)
             memcpy(buf, mcast, 6);
             break;
         }
+    }
+    if (fab && (dst & 0x80)) {
+        receive_fabric(buf, len, dst);
+        return;
     }
     receive(buf, len);
 }
@@ -384,6 +438,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     F->on_rx_resume = redeliver;
     aq_pi = tx_pi = rx_pi = 0;
     nheld = 0;
+    fab = flags & 2;
+    rocx_core_set_bundles(&F->core, fab);
+    rocx_core_set_direct_doorbells(&F->core, fab);
     if (flags & 1) {
         bring_up();
     }

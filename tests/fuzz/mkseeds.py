@@ -4,7 +4,8 @@
 fuzz_roce (tests/fuzz/corpus-roce/).
 
 Each seed is a small program in its target's encoding: a flags byte (for
-fuzz_core bit 0: bring the device up first; for fuzz_roce the path MTU),
+fuzz_core bit 0: bring the device up first, bit 1: fabric bundles; for
+fuzz_roce the path MTU),
 then operations.  The seeds only give the fuzzer a head start into each
 area of the device; it mutates from them.
 """
@@ -107,6 +108,13 @@ def seeds():
         struct.pack('<H', 0x2000) + bytes([64]) + tx([60]) + \
         bytes([RUN, MEM]) + struct.pack('<H', 0x1400) + bytes([8]) + \
         bytes(8) + bytes([RXPOST, 1]) + frame(60, 0) + bytes([RUN])
+    # Bundles on: HELLO at link-up, the switch's answer (dst 0x90), frames
+    # in bundles of 1, 3 and 8 (one with a count too high, one cut short,
+    # one held for want of RX buffers), then TX that leaves as a bundle.
+    s['bundles'] = bytes([3, RUN, RXPOST, 4]) + frame(60, 0x90, 0) + \
+        frame(120, 0x80) + frame(600, 0x89) + frame(1514, 0x9d) + \
+        frame(300, 0xc5) + frame(400, 0xa5) + bytes([CANRX, RXPOST, 16]) + \
+        tx([60, 1514, 100]) + bytes([RUN])
     return s
 
 
