@@ -85,11 +85,12 @@ ninja -C "$src/build" -j2 qemu-system-x86_64 >"$top/build.log" 2>&1 || {
 grep -E '(warning|error):' "$top/build.log" | grep -F 'hw/net/rocx' >&2 || true
 # Publish a copy: a failed link deletes ninja's output, and guests that other
 # scripts are running must keep their binary.  It stays in the build
-# directory, where QEMU looks for its bundled data.
+# directory, where QEMU looks for its bundled data.  The copy is named after
+# the checkout, so two checkouts sharing the cache (each overlays its own
+# model before building) never run each other's device.
 out="$src/build/qemu-system-x86_64"
-if [ ! -e "$out.rocx" ] || [ "$out" -nt "$out.rocx" ]; then
-	cp "$out" "$out.rocx.tmp"
-	mv "$out.rocx.tmp" "$out.rocx"
-fi
-link qemu-system-x86_64 "$out.rocx"
-step "done: build/qemu-system-x86_64 -> $out.rocx"
+pub="$out.rocx-$(printf '%s' "$repo" | sha256sum | cut -c1-8)"
+cp "$out" "$pub.tmp"
+mv "$pub.tmp" "$pub"
+link qemu-system-x86_64 "$pub"
+step "done: build/qemu-system-x86_64 -> $pub"
