@@ -43,12 +43,13 @@ if ! bash scripts/build-all.sh; then
 	exit 1
 fi
 
-run_suite host make -s -C tests/host run
-run_suite switch bash tests/host/test_switch.sh
+run_suite model make -s -C tests/model run
+run_suite qtest bash tests/qtest/run.sh
+run_suite switch bash tests/switch/run.sh
 run_suite fuzz make -s -C tests/fuzz smoke
 run_suite kunit bash scripts/kunit.sh
 # After kunit.sh, which overlays the drivers and contract on its kernel tree.
-run_suite contract bash tests/host/contract_check.sh
+run_suite contract bash tests/contract/check.sh
 run_suite e2e bash tests/e2e/run.sh
 
 echo "$total_p passed, $total_f failed, $total_s skipped"

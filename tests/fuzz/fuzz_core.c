@@ -7,7 +7,7 @@
  * QEMU runs it on rocx-switch, and frames may come bundled), then
  * operations (register and doorbell accesses of any width and offset,
  * writes to guest memory, admin commands, TX descriptors, received frames,
- * carrier changes, DMA faults, engine runs).  The fake machine (tests/host/
+ * carrier changes, DMA faults, engine runs).  The fake machine (tests/model/
  * fake.c) aborts on anything the core must never do: an interrupt vector
  * out of range, a frame of impossible length, an engine that never goes
  * quiet.  AddressSanitizer and UBSan catch the rest.

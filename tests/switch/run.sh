@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host test of tools/rocx-switch (builds it first if needed).
-#   tests/host/test_switch.sh [SWITCH_BINARY]
+#   tests/switch/run.sh [SWITCH_BINARY]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -8,7 +8,7 @@ netdev from the other end of a unix datagram socket and drives set_link,
 system_reset and migrate over QMP.  Prints one line per case and
 "qtest: N passed, N failed" last.
 
-Usage: qtest_glue.py [--qemu BIN] [-v]
+Usage: glue.py [--qemu BIN] [-v] [CASE...]  (or tests/qtest/run.sh)
 """
 import argparse
 import json

@@ -5,8 +5,8 @@
  * and the CPU time the engines spend per packet on the wire for the
  * message kinds perftest runs.  Not a test: it prints numbers.
  *
- *   make -C tests/host perf            # all workloads
- *   make -C tests/host perf ARGS=write # one
+ *   make -C tests/bench perf            # all workloads
+ *   make -C tests/bench perf ARGS=write # one
  *
  * The cost covers both devices: requester (WQE fetch, DMA read, headers,
  * ICRC), responder (parse, ICRC check, placement DMA, ACKs) and completer.
