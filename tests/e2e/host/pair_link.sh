@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host side of rocx_pair.sh: when guest 1 is ready, take its rocx backend's
+# Host side of guest/pair.sh: when guest 1 is ready, take its rocx backend's
 # link down through the QEMU monitor, wait for the guest to see it, and
 # bring it back.  Runs as run-guests.sh --host-cmd.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
 shared=$ROCX_RUN_OUT/shared
 mon=$ROCX_MONITOR_1
 

@@ -12,7 +12,7 @@
 #   - rocx_verbs_test -C against -S, if built (one line per direction;
 #     see below for what rxe fails of it by design)
 # Each guest writes the QP numbers it used to /rocx-out/qpns ("IP QPN" per
-# line) for the host's check of the capture (tests/e2e/roce_pcap_check.py,
+# line) for the host's check of the capture (tests/e2e/host/roce_pcap_check.py,
 # run by tests/e2e/run.sh group "rxe").
 #
 # --chk (-c) of ibv_rc_pingpong (ibverbs-utils 44) only compares the first
@@ -30,15 +30,15 @@
 # server's from offset B.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/lib.sh"
-. "$ROCX_REPO/tests/e2e/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 # ROCX_INTEROP_KIND / ROCX_INTEROP_PEER_KIND choose guest 0's / guest 1's
 # NIC (rocx or rxe); the "wire" group runs rocx on both sides.
 kind=${ROCX_INTEROP_PEER_KIND:-rxe}
 [ "$me" -eq 0 ] && kind=${ROCX_INTEROP_KIND:-rocx}
-verbs=$ROCX_REPO/build/tests/rocx_verbs_test
+verbs=$ROCX_REPO/build/tests/e2e/rc_verbs
 run_s=120
 qpns=$ROCX_OUT/qpns
 # Debian's tools on the self-built libibverbs (rocx and rxe providers).

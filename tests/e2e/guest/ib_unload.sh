@@ -9,9 +9,9 @@
 # and a PCI unbind of rocx_core (which removes the auxiliary device) with a
 # live context; the kernel log must stay clean.  Run from the host:
 #   scripts/guest/run-guests.sh --timeout 600 \
-#     --guest nic=rocx,cmd=tests/e2e/rocx_ib_unload.sh
+#     --guest nic=rocx,cmd=tests/e2e/guest/ib_unload.sh
 set -uo pipefail
-. "$ROCX_REPO/tests/e2e/rocx_ib_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/ib_lib.sh"
 
 CYCLES=${ROCX_IB_CYCLES:-20}
 # Generous for TCG: unregistering is a few admin commands, not a wait.

@@ -3,9 +3,9 @@
 #
 # Two rocx guests on the fabric: module load, link, ping, a verified 16 MiB
 # TCP transfer, MTU 9000, link down/up from the guest and from the host
-# (tests/e2e/host_link.sh drives QEMU's set_link), ethtool and ibv_devinfo.
+# (tests/e2e/host/pair_link.sh drives QEMU's set_link), ethtool and ibv_devinfo.
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
 
 [ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
 me=$ROCX_GUEST_INDEX
@@ -76,7 +76,7 @@ t "ethtool -g reports rings" sh -c "ethtool -g $dev | grep -q '^RX:'"
 t "ethtool link detected" sh -c "ethtool $dev | grep -q 'Link detected: yes'"
 
 # ibv_devinfo through the rocx provider.
-# (tests/e2e/ibv_devinfo.sh looks at it in depth; here: both guests see it.)
+# (guest/ib_devinfo.sh looks at it in depth; here: both guests see it.)
 rdma_env ibv_devinfo -v >/tmp/devinfo 2>&1
 grep -E 'hca_id|state|active_mtu|link_layer|GID' /tmp/devinfo | sed 's/^/# /'
 # ibv_devinfo prints RoCE v1 GIDs in full hex, v2 ones as addresses.
@@ -111,7 +111,7 @@ else
 fi
 t "ping after guest link down/up" wait_for 20 ping -c 1 -W 1 "$peer"
 
-# Link down/up from the host: host_link.sh cuts guest 1's backend.
+# Link down/up from the host: host/pair_link.sh cuts guest 1's backend.
 rocx_barrier host_link
 if [ "$me" -eq 1 ]; then
 	rocx_put setlink_ready 1

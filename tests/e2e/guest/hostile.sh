@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Hostile guest: with rocx_core unbound, guest 0 writes garbage to every
-# register and doorbell (tests/e2e/hostile.c).  The model must stay up and
+# register and doorbell (tests/e2e/guest/hostile.c).  The model must stay up and
 # count guest errors; after the driver binds again (its probe resets the
 # device) the port must work: guest 1 is the peer it pings.
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
 
 me=$ROCX_GUEST_INDEX
 peer=$(rocx_ip $((1 - me)))
@@ -26,7 +26,7 @@ if [ "$me" -eq 0 ]; then
 	t "no netdev while unbound" sh -c "! ls /sys/class/net/$dev 2>/dev/null"
 	echo 1 >"$pcidev/enable" 2>/dev/null
 	t "garbage to every register and doorbell; device still answers" \
-		"$ROCX_REPO/build/tests/hostile" "$pcidev" 8
+		"$ROCX_REPO/build/tests/e2e/hostile" "$pcidev" 8
 	t "rebind rocx_core" sh -c "echo $bdf > /sys/bus/pci/drivers/rocx_core/bind"
 	dev=$(rocx_netdev)
 	t "netdev back ($dev)" test -n "$dev"

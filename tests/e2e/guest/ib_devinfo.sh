@@ -8,9 +8,9 @@
 # v2 GIDs of the address, port events on link down/up, and that the kernel
 # MAD/CM clients left the device alone.  Run from the host:
 #   scripts/guest/run-guests.sh --timeout 300 \
-#     --guest nic=rocx,cmd=tests/e2e/ibv_devinfo.sh
+#     --guest nic=rocx,cmd=tests/e2e/guest/ib_devinfo.sh
 set -uo pipefail
-. "$ROCX_REPO/tests/e2e/rocx_ib_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/ib_lib.sh"
 
 devinfo() {
 	timeout 20 ibv_devinfo -v -d "$RIB_DEV" >/tmp/devinfo 2>&1

@@ -6,13 +6,13 @@
 # then both bring up Soft-RoCE (rxe) on eth0 and run an RC ping-pong.
 # Run from the host:
 #   scripts/guest/run-guests.sh --timeout 300 \
-#     --guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh \
-#     --guest nic=virtio,cmd=tests/e2e/virtio_smoke.sh
+#     --guest nic=virtio,cmd=tests/e2e/guest/virtio.sh \
+#     --guest nic=virtio,cmd=tests/e2e/guest/virtio.sh
 # Prints one "ok - NAME" / "not ok - NAME" line per check (tests/e2e/run.sh
 # counts them) and stops at the first failure: later checks need earlier.
 set -euo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
 
 fail() {
 	t_not_ok "virtio: $*"

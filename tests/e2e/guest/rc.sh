@@ -21,14 +21,14 @@
 # control-path checks expect EOPNOTSUPP and the traffic checks are
 # skipped.  Run from the host:
 #   scripts/guest/run-guests.sh --timeout 900 \
-#     --guest nic=rocx,cmd=tests/e2e/rocx_rc.sh \
-#     [--guest nic=rocx,cmd=tests/e2e/rocx_rc.sh]
+#     --guest nic=rocx,cmd=tests/e2e/guest/rc.sh \
+#     [--guest nic=rocx,cmd=tests/e2e/guest/rc.sh]
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
 
 me=$ROCX_GUEST_INDEX
-verbs=$ROCX_REPO/build/tests/rocx_verbs_test
+verbs=$ROCX_REPO/build/tests/e2e/rc_verbs
 pp_timeout=300
 
 [ "$ROCX_NGUESTS" -le 2 ] || rocx_die "runs with 1 or 2 guests"

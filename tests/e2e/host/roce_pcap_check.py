@@ -31,7 +31,7 @@ import zlib
 
 ROCE_PORT = 4791
 MARK = "udp.dstport == 9 && udp.payload[0:14] == 72:6f:63:78:2d:70:63:61:70:2d:6d:61:72:6b"
-# RC opcodes (IBTA vol. 1, 9.2): what every side of tests/e2e/rxe_interop.sh
+# RC opcodes (IBTA vol. 1, 9.2): what every side of tests/e2e/guest/rxe.sh
 # sends, multi-packet messages at path MTU 1024.
 RC_OPS = {
     0x00: "SEND First", 0x01: "SEND Middle", 0x02: "SEND Last",

@@ -1,0 +1,8 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# ib: rocx_ib, two independent single-guest scripts booted side by side:
+# the ib_device as ibv_devinfo sees it, and unloading under a user context
+# (both hold one with guest/ib_uctx_hold.c).
+timeout=600
+guest rocx ib_devinfo.sh
+guest rocx ib_unload.sh

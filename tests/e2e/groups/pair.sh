@@ -1,0 +1,9 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# pair: two rocx guests: module load, link, ping, a verified TCP transfer,
+# MTU 9000, link down/up from the guest and from the host (which takes
+# guest 1's link down and up through QEMU's monitor), ethtool, ibv_devinfo.
+timeout=600
+host_cmd="bash tests/e2e/host/pair_link.sh"
+guest rocx pair.sh
+guest rocx pair.sh

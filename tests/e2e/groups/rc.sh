@@ -1,0 +1,12 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# rc: RC transport through the provider (guest/rc_verbs.c and
+# ibv_rc_pingpong): loopback checks in guest 0, then guest to guest.
+timeout=600
+guest rocx rc.sh
+guest rocx rc.sh
+
+checks() {
+	host_check "rc: the model logged no guest errors" \
+		sh -c "! grep -qi rocx $out/rc/guest0/qemu.log $out/rc/guest1/qemu.log"
+}

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The e2e harness on the host, sourced by tests/e2e/run.sh: how a group is
+# declared, booted and counted.  A group file, groups/NAME.sh, is sourced
+# with these defaults and may set or call:
+#   timeout=SEC            wall-clock limit of the group's run (default 300)
+#   host_cmd='CMD'         run CMD on the host beside the guests (its
+#                          status counts like a guest's; run-guests --host-cmd)
+#   capture=1              capture the fabric's traffic to $out/NAME/fabric.pcap
+#   guest NIC SCRIPT [NAME=VALUE]...
+#                          add a guest with one NIC (rocx or virtio) that
+#                          runs tests/e2e/guest/SCRIPT with NAME=VALUE in its
+#                          environment; declared order is guest order
+#   checks() { ...; }      host checks once the guests are done, each
+#                          `host_check NAME CMD...`; $out/NAME holds the
+#                          run's output (guest<N>/log, qemu.log, ...)
+
+rg=scripts/guest/run-guests.sh
+
+# guest NIC SCRIPT [NAME=VALUE]... - declare the next guest of the group.
+# Guests with a rocx NIC log the model's guest-error reports to qemu.log.
+guest() {
+	local spec="nic=$1,cmd=tests/e2e/guest/$2" e
+
+	shift 2
+	for e in "$@"; do
+		spec="$spec,env=$e"
+	done
+	args+=(--guest "$spec")
+	case $spec in
+	nic=rocx,*) args+=(--extra "-d guest_errors") ;;
+	esac
+}
+
+# count GROUP - add up the TAP lines of every guest of a finished group.
+count() {
+	local g=$1 rc=$2 d p f
+
+	for d in "$out/$g"/guest*; do
+		[ -d "$d" ] || continue
+		p=$(grep -c '^ok ' "$d/log" 2>/dev/null)
+		f=$(grep -c '^not ok ' "$d/log" 2>/dev/null)
+		grep -E '^(not )?ok ' "$d/log" 2>/dev/null | sed "s|^|$g/$(basename "$d"): |"
+		if [ "$(cat "$d/rc" 2>/dev/null)" != 0 ] && [ "${f:-0}" -eq 0 ]; then
+			echo "$g/$(basename "$d"): not ok - guest ended with rc=$(cat "$d/rc" 2>/dev/null || echo none)"
+			tail -n 30 "$d/console.log" 2>/dev/null | sed 's/^/#   /'
+			f=1
+		fi
+		passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+	done
+	if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+		echo "$g: not ok - run-guests exited $rc"
+		failed=$((failed + 1))
+	fi
+}
+
+# host_check NAME CMD... - a check made on the host after a group.
+host_check() {
+	local name=$1
+
+	shift
+	if "$@"; then
+		echo "ok - $name"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $name"
+		failed=$((failed + 1))
+	fi
+}
+
+# capture_checks GROUP - check the RoCE v2 frames GROUP's guests exchanged
+# (headers and ICRC computed independently of the model).
+capture_checks() {
+	local g=$1 pc=tests/e2e/host/roce_pcap_check.py
+
+	host_check "$g: capture: frames to UDP 4791 decode as RoCE v2" \
+		"$pc" decode "$out/$g/fabric.pcap"
+	host_check "$g: capture: IPv4, UDP and ICRC of every RoCE v2 frame" \
+		"$pc" icrc "$out/$g/fabric.pcap"
+	host_check "$g: capture: BTH destination QPs are those the guests used" \
+		"$pc" qpn "$out/$g/fabric.pcap" "$out/$g"/guest*/qpns
+	# The guests' addresses (scripts/guest/lib.sh rocx_ip).
+	host_check "$g: capture: both sides sent SEND, WRITE, READ and ACK packets" \
+		"$pc" opcodes "$out/$g/fabric.pcap" 198.18.0.1 198.18.0.2
+}
+
+# run_group NAME - declare group NAME from groups/NAME.sh, boot its guests,
+# count their results, then run its host checks.
+run_group() {
+	local g=$1 t0 rc opts=()
+	local args=() timeout=300 host_cmd='' capture=0
+
+	t0=$(date +%s)
+	unset -f checks
+	# shellcheck source=/dev/null
+	. "tests/e2e/groups/$g.sh"
+	opts=(--timeout "$timeout")
+	[ -n "$host_cmd" ] && opts+=(--host-cmd "$host_cmd")
+	[ "$capture" = 1 ] && opts+=(--pcap "$out/$g/fabric.pcap")
+	echo "--- e2e group $g"
+	rm -rf "${out:?}/$g"
+	"$rg" --out "$out/$g" "${opts[@]}" "${args[@]}" >"$out/$g.log" 2>&1
+	rc=$?
+	count "$g" "$rc"
+	if declare -F checks >/dev/null; then
+		checks
+	fi
+	echo "--- e2e group $g: $(($(date +%s) - t0)) s"
+	return "$rc"
+}
