@@ -30,10 +30,10 @@ clean:
 	rm -rf $(BUILD)
 
 qemu:
-	scripts/build-qemu.sh
+	scripts/build/qemu.sh
 
 rdma-core:
-	scripts/build-rdma-core.sh
+	scripts/build/rdma-core.sh
 
 tools:
 	$(MAKE) -C tools/rocx-switch BUILD=$(BUILD)/tools
@@ -42,13 +42,13 @@ setup:
 	scripts/setup.sh
 
 demo:
-	scripts/demo.sh
+	scripts/run/demo.sh
 
 check:
-	scripts/check.sh
+	scripts/run/check.sh
 
 lint:
-	scripts/lint.sh
+	scripts/run/lint.sh
 
 bench:
-	scripts/bench.sh
+	scripts/run/bench.sh

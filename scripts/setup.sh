@@ -6,5 +6,5 @@
 # provider, the modules and tools, then run the two-guest demo.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-bash "$repo/scripts/build-all.sh"
-exec bash "$repo/scripts/demo.sh"
+bash "$repo/scripts/build/all.sh"
+exec bash "$repo/scripts/run/demo.sh"

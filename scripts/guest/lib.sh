@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Helpers for guest scripts run by scripts/guest/run-guests.sh:
+# Helpers for guest scripts run by scripts/run/run-guests.sh:
 #   . "$ROCX_REPO/scripts/guest/lib.sh"
 # Guests of one run share /rocx-shared (9p, uncached), which carries the
 # barriers and values below.

@@ -13,7 +13,7 @@ repo=$(cd "$here/../.." && pwd)
 qemu=$repo/build/qemu-system-x86_64
 
 if [ ! -x "$qemu" ]; then
-	echo "qtest: no $qemu (scripts/build-qemu.sh builds it)"
+	echo "qtest: no $qemu (scripts/build/qemu.sh builds it)"
 	echo "qtest: 0 passed, 0 failed, 1 skipped"
 	exit 0
 fi

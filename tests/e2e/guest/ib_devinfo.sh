@@ -7,7 +7,7 @@
 # device, port state, link layer, MTU as the netdev MTU changes, RoCE v1 and
 # v2 GIDs of the address, port events on link down/up, and that the kernel
 # MAD/CM clients left the device alone.  Run from the host:
-#   scripts/guest/run-guests.sh --timeout 300 \
+#   scripts/run/run-guests.sh --timeout 300 \
 #     --guest nic=rocx,cmd=tests/e2e/guest/ib_devinfo.sh
 set -uo pipefail
 . "$ROCX_REPO/tests/e2e/guest/ib_lib.sh"

@@ -8,7 +8,7 @@
 # still exit cleanly.  Then 20 load/unload cycles with a live context each,
 # and a PCI unbind of rocx_core (which removes the auxiliary device) with a
 # live context; the kernel log must stay clean.  Run from the host:
-#   scripts/guest/run-guests.sh --timeout 600 \
+#   scripts/run/run-guests.sh --timeout 600 \
 #     --guest nic=rocx,cmd=tests/e2e/guest/ib_unload.sh
 set -uo pipefail
 . "$ROCX_REPO/tests/e2e/guest/ib_lib.sh"

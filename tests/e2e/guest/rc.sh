@@ -20,7 +20,7 @@
 # On a device without the RDMA transport objects (contract 1.0) the
 # control-path checks expect EOPNOTSUPP and the traffic checks are
 # skipped.  Run from the host:
-#   scripts/guest/run-guests.sh --timeout 900 \
+#   scripts/run/run-guests.sh --timeout 900 \
 #     --guest nic=rocx,cmd=tests/e2e/guest/rc.sh \
 #     [--guest nic=rocx,cmd=tests/e2e/guest/rc.sh]
 set -uo pipefail

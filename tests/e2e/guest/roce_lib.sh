@@ -3,7 +3,7 @@
 #
 # RoCE helpers shared by the guest scripts that run verbs traffic between a
 # rocx NIC and a Soft-RoCE (rxe) one: tests/e2e/guest/rxe.sh and
-# tests/bench/bench_guest.sh.  Source after scripts/guest/lib.sh and
+# scripts/guest/bench.sh.  Source after scripts/guest/lib.sh and
 # tests/e2e/guest/lib.sh:
 #   roce_up KIND       KIND rocx: load rocx_core + rocx_ib; KIND rxe: rdma_rxe
 #                      on the virtio-net NIC.  Then address ROCX_IP/24, wait

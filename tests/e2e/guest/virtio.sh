@@ -5,7 +5,7 @@
 # sends 16 MiB of random data over TCP to guest 1, which checks its sha256,
 # then both bring up Soft-RoCE (rxe) on eth0 and run an RC ping-pong.
 # Run from the host:
-#   scripts/guest/run-guests.sh --timeout 300 \
+#   scripts/run/run-guests.sh --timeout 300 \
 #     --guest nic=virtio,cmd=tests/e2e/guest/virtio.sh \
 #     --guest nic=virtio,cmd=tests/e2e/guest/virtio.sh
 # Prints one "ok - NAME" / "not ok - NAME" line per check (tests/e2e/run.sh

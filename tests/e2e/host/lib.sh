@@ -16,7 +16,7 @@
 #                          `host_check NAME CMD...`; $out/NAME holds the
 #                          run's output (guest<N>/log, qemu.log, ...)
 
-rg=scripts/guest/run-guests.sh
+rg=scripts/run/run-guests.sh
 
 # guest NIC SCRIPT [NAME=VALUE]... - declare the next guest of the group.
 # Guests with a rocx NIC log the model's guest-error reports to qemu.log.

@@ -25,9 +25,9 @@ wait_file() {
 put() { echo 1 >"$shared/val.$1.tmp" && mv "$shared/val.$1.tmp" "$shared/val.$1"; }
 
 wait_file setlink_ready
-"$repo/scripts/guest/hmp.sh" "$mon" set_link n0 off
+"$repo/scripts/run/hmp.sh" "$mon" set_link n0 off
 put host_off
 wait_file saw_down
-"$repo/scripts/guest/hmp.sh" "$mon" set_link n0 on
+"$repo/scripts/run/hmp.sh" "$mon" set_link n0 on
 put host_on
 echo "host_link: set_link off/on done"

@@ -13,7 +13,7 @@
 # ROCX_PYVERBS=1 also builds pyverbs (rdma-core's Python tests need it).
 set -euo pipefail
 tool=build-rdma-core
-. "$(dirname "$0")/build-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 deb_ver="${ROCX_RDMA_CORE_VER}-1"
 prov=${ROCX_PROVIDER_DIR:-$repo/providers/rocx}

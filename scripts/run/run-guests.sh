@@ -9,7 +9,7 @@
 # SPEC is comma-separated KEY=VALUE words:
 #   cmd=PATH          script the guest runs (required; absolute, or relative
 #                     to the repository); it sees ROCX_GUEST_INDEX, ROCX_IP...
-#                     (scripts/guest/guest-init.sh) and may source
+#                     (scripts/guest/init.sh) and may source
 #                     scripts/guest/lib.sh for barriers
 #   nic=MODEL[:P=V]...  a NIC on the next switch port; repeatable.  MODEL is
 #                     virtio (virtio-net-pci), rocx, or any -device model;
@@ -36,10 +36,10 @@
 #   --host-cmd CMD    run CMD (bash -c) on the host while the guests run; its
 #                     status counts like a guest's.  It sees ROCX_RUN_OUT,
 #                     ROCX_NGUESTS and ROCX_MONITOR_<N> (guest N's HMP
-#                     monitor socket; scripts/guest/hmp.sh talks to it)
+#                     monitor socket; scripts/run/hmp.sh talks to it)
 #   --machine TYPE    QEMU machine (default q35)
 #   --kernel FILE     guest kernel (default: Debian's $ROCX_KVER, as the
-#                     PVH vmlinux scripts/guest/vmlinux.sh extracts)
+#                     PVH vmlinux scripts/build/vmlinux.sh extracts)
 #
 # Output per guest in OUT/guest<N>/: console.log (serial), log (script
 # output), rc, boot_seconds, dmesg, qemu.log, monitor.sock while running.
@@ -86,10 +86,10 @@ if [ -z "$qemu" ]; then
 	[ -x "$repo/build/qemu-system-x86_64" ] && qemu=$repo/build/qemu-system-x86_64
 fi
 [ -x "$qemu" ] || die "no QEMU at $qemu"
-[ -n "$kernel" ] || kernel=$(bash "$repo/scripts/guest/vmlinux.sh") ||
+[ -n "$kernel" ] || kernel=$(bash "$repo/scripts/build/vmlinux.sh") ||
 	die "no kernel"
 [ -r "$kernel" ] || die "cannot read $kernel"
-initrd=$(bash "$repo/scripts/guest/mkinitramfs.sh") || die "initramfs build failed"
+initrd=$(bash "$repo/scripts/build/mkinitramfs.sh") || die "initramfs build failed"
 switch=$repo/build/tools/rocx-switch
 make -s -C "$repo/tools/rocx-switch" O="$repo/build/tools" >&2 ||
 	die "cannot build rocx-switch"
@@ -159,7 +159,7 @@ for ((i = 0; i < nguests; i++)); do
 	read -ra more <<<"${extras[$i]}"
 	# Kept NUL-separated in the run dir: bash has no arrays of arrays.
 	printf '%s\0' -m "$mem" "${nic_args[@]}" "${more[@]}" -append \
-		"console=ttyS0 panic=-1 loglevel=4 mitigations=off rocx_init=$repo/scripts/guest/guest-init.sh rocx_cmd=$cmd rocx_guest=$i rocx_nguests=$nguests rocx_repo=$repo$env_words$append" \
+		"console=ttyS0 panic=-1 loglevel=4 mitigations=off rocx_init=$repo/scripts/guest/init.sh rocx_cmd=$cmd rocx_guest=$i rocx_nguests=$nguests rocx_repo=$repo$env_words$append" \
 		>"$run/args$i"
 done
 

@@ -9,7 +9,7 @@
 # Last line: `lint: N passed, N failed`.
 set -euo pipefail
 tool=lint
-. "$(dirname "$0")/build-lib.sh"
+. "$(dirname "$0")/../build/lib.sh"
 
 # Plain ASCII diagnostics, the same on every machine.
 export LC_ALL=C
@@ -20,7 +20,7 @@ cd "$repo"
 mapfile -t files < <(git ls-files -co --exclude-standard -- \
 	'drivers/*.[ch]' 'include/*.[ch]' | sort -u)
 [ "${#files[@]}" -gt 0 ] || die "no .c/.h files under drivers/ or include/"
-tree=$("$repo/scripts/kernel-tree.sh" --no-overlay | tail -n 1)
+tree=$("$repo/scripts/build/kernel-tree.sh" --no-overlay | tail -n 1)
 checkpatch=$tree/scripts/checkpatch.pl
 [ -x "$checkpatch" ] || die "no $checkpatch"
 [ -d "$kdir" ] || die "no kernel headers at $kdir (linux-headers-$ROCX_KVER)"

@@ -3,14 +3,14 @@
 #
 # The rocx demo: two guests, each with a rocx NIC on the rocx-switch fabric,
 # ping each other, move 16 MiB over TCP (content verified) and list the RDMA
-# device with ibv_devinfo.  Needs scripts/build-all.sh to have run.
+# device with ibv_devinfo.  Needs scripts/build/all.sh to have run.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=$repo/build/demo
 rc=0
-"$repo/scripts/guest/run-guests.sh" --timeout 300 --out "$out" \
-	--guest nic=rocx,cmd=scripts/demo-guest.sh \
-	--guest nic=rocx,cmd=scripts/demo-guest.sh || rc=$?
+"$repo/scripts/run/run-guests.sh" --timeout 300 --out "$out" \
+	--guest nic=rocx,cmd=scripts/guest/demo.sh \
+	--guest nic=rocx,cmd=scripts/guest/demo.sh || rc=$?
 for g in 0 1; do
 	echo "===== guest$g"
 	cat "$out/guest$g/log" 2>/dev/null || tail -n 40 "$out/guest$g/console.log"

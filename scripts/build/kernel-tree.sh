@@ -12,7 +12,7 @@
 # inputs (default: the repository's), for trying it on a scratch copy.
 set -euo pipefail
 tool=kernel-tree
-. "$(dirname "$0")/build-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 tarball=/usr/src/linux-source-6.12.tar.xz
 core=${ROCX_CORE_DIR:-$repo/drivers/net/ethernet/rocx}
@@ -42,7 +42,7 @@ kernel_wire_ib() {
 }
 
 have=$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null) ||
-	die "linux-source-6.12 is not installed (scripts/install-deps.sh)"
+	die "linux-source-6.12 is not installed (scripts/install/deps.sh)"
 [ "$have" = "$ROCX_KSRC_VER" ] ||
 	die "linux-source-6.12 is $have, scripts/versions.sh pins $ROCX_KSRC_VER"
 

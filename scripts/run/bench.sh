@@ -5,12 +5,12 @@
 # once with Soft-RoCE (rxe) on virtio-net NICs, on the same rocx-switch
 # fabric.  Prints one table (rows: tests; columns: rocx, rxe, rocx/rxe) and
 # writes it to build/bench/results.txt.  tests/bench/plan lists the runs
-# and their perftest options; tests/bench/bench_guest.sh runs them.
+# and their perftest options; scripts/guest/bench.sh runs them.
 #
-#   scripts/bench.sh [--no-build] [--kinds 'rocx rxe'] [--only NAME[:NAME...]]
-#   scripts/bench.sh --report     the table of the last run again
+#   scripts/run/bench.sh [--no-build] [--kinds 'rocx rxe'] [--only NAME[:NAME...]]
+#   scripts/run/bench.sh --report     the table of the last run again
 #
-#   --no-build   skip scripts/build-all.sh (use what build/ holds)
+#   --no-build   skip scripts/build/all.sh (use what build/ holds)
 #   --kinds      NIC kinds to run (default both; the other column is n/a)
 #   --only       plan entries to run (default all)
 # A test that a kind cannot run yet (rocx without RDMA transport objects,
@@ -20,11 +20,11 @@
 # and each perftest run by ROCX_BENCH_RUN_S, so the whole bench stays
 # under ~10 minutes even when every rocx run hangs.
 set -uo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo" || exit 1
 out=$repo/build/bench
 plan=$repo/tests/bench/plan
-run_s=40		# one perftest run (tests/bench/bench_guest.sh)
+run_s=40		# one perftest run (scripts/guest/bench.sh)
 guests_s=240		# one kind: boot, setup and the 8 runs (about 130 s)
 build=1 kinds='rocx rxe' only='' report=0
 
@@ -44,8 +44,8 @@ mkdir -p "$out"
 broken=0
 
 if [ "$build" -eq 1 ] && [ "$report" -eq 0 ]; then
-	echo "bench: building (scripts/build-all.sh, log in build/bench/build.log)"
-	if ! bash scripts/build-all.sh >"$out/build.log" 2>&1; then
+	echo "bench: building (scripts/build/all.sh, log in build/bench/build.log)"
+	if ! bash scripts/build/all.sh >"$out/build.log" 2>&1; then
 		tail -n 20 "$out/build.log"
 		echo "bench: build failed"
 		exit 1
@@ -59,11 +59,11 @@ run_kind() {
 
 	t0=$(date +%s)
 	[ "$kind" = rocx ] && nic=rocx && extra=(--extra "-d guest_errors")
-	spec="nic=$nic,cmd=tests/bench/bench_guest.sh,env=ROCX_BENCH_NIC=$kind,env=ROCX_BENCH_RUN_S=$run_s"
+	spec="nic=$nic,cmd=scripts/guest/bench.sh,env=ROCX_BENCH_NIC=$kind,env=ROCX_BENCH_RUN_S=$run_s"
 	[ -n "$only" ] && spec="$spec,env=ROCX_BENCH_ONLY=$only"
 	echo "bench: $kind: two guests, $(grep -cvE '^(#|$)' "$plan") runs (log in build/bench/$kind.log)"
 	rm -rf "${out:?}/$kind"
-	scripts/guest/run-guests.sh --timeout "$guests_s" --out "$out/$kind" \
+	scripts/run/run-guests.sh --timeout "$guests_s" --out "$out/$kind" \
 		--guest "$spec" "${extra[@]}" --guest "$spec" "${extra[@]}" \
 		>"$out/$kind.log" 2>&1
 	rg_rc[$kind]=$?

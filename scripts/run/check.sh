@@ -5,7 +5,7 @@
 # "<suite>: N passed, N failed[, N skipped]" line; a suite that dies without
 # one counts as one failure.  The last line is the grand total, alone.
 set -uo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 logdir=$repo/build/check
 mkdir -p "$logdir"
@@ -37,7 +37,7 @@ run_suite() {
 	total_p=$((total_p + p)) total_f=$((total_f + f)) total_s=$((total_s + s))
 }
 
-if ! bash scripts/build-all.sh; then
+if ! bash scripts/build/all.sh; then
 	echo "build failed"
 	echo "0 passed, 1 failed"
 	exit 1
@@ -47,7 +47,7 @@ run_suite model make -s -C tests/model run
 run_suite qtest bash tests/qtest/run.sh
 run_suite switch bash tests/switch/run.sh
 run_suite fuzz make -s -C tests/fuzz smoke
-run_suite kunit bash scripts/kunit.sh
+run_suite kunit bash scripts/run/kunit.sh
 # After kunit.sh, which overlays the drivers and contract on its kernel tree.
 run_suite contract bash tests/contract/check.sh
 run_suite e2e bash tests/e2e/run.sh

@@ -5,7 +5,7 @@
 # keyed by the package list skips apt entirely on a machine that has them.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/versions.sh"
+. "$here/../versions.sh"
 
 pkgs_bookworm=(
 	build-essential bc flex bison libelf-dev libssl-dev dwarves cpio kmod

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Send one HMP command to a running guest's monitor and print the answer.
-#   scripts/guest/hmp.sh SOCKET COMMAND...
+#   scripts/run/hmp.sh SOCKET COMMAND...
 # e.g. from a run-guests.sh --host-cmd:
-#   scripts/guest/hmp.sh "$ROCX_MONITOR_1" set_link n0 off
+#   scripts/run/hmp.sh "$ROCX_MONITOR_1" set_link n0 off
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 SOCKET COMMAND..." >&2; exit 2; }
 sock=$1

@@ -7,7 +7,7 @@
 # real-mode boot and the kernel's self-decompression, which cost about 2 s
 # per boot under TCG.  Prints the vmlinuz path instead when that fails.
 #
-#   scripts/guest/vmlinux.sh [KVER]
+#   scripts/build/vmlinux.sh [KVER]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 . "$repo/scripts/versions.sh"

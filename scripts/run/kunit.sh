@@ -9,7 +9,7 @@
 # tests ran and none failed.
 set -euo pipefail
 tool=kunit
-. "$(dirname "$0")/build-lib.sh"
+. "$(dirname "$0")/../build/lib.sh"
 
 kunitconfig=$repo/tests/kunit/rocx.kunitconfig
 # kunit.py boots the first qemu-system-x86_64 on PATH with `-bios qboot.rom`:
@@ -23,8 +23,8 @@ tree=
 while IFS= read -r line; do
 	printf '%s\n' "$line"
 	tree=$line
-done < <("$repo/scripts/kernel-tree.sh")
-[ -f "$tree/Makefile" ] || die "scripts/kernel-tree.sh gave no kernel tree"
+done < <("$repo/scripts/build/kernel-tree.sh")
+[ -f "$tree/Makefile" ] || die "scripts/build/kernel-tree.sh gave no kernel tree"
 # One build directory per tree: kbuild rebuilds everything if an O= build
 # directory is pointed at another source tree.
 build="$ROCX_CACHE/kunit-build-${tree##*/linux-}"

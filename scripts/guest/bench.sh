@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of scripts/bench.sh: two guests with the same kind of RDMA NIC
+# Guest side of scripts/run/bench.sh: two guests with the same kind of RDMA NIC
 # run tests/bench/plan, guest 0 as the perftest server and guest 1 as the
 # client.  Environment (run-guests.sh env= words):
 #   ROCX_BENCH_NIC=rocx|rxe   the NIC kind (rxe: Soft-RoCE on virtio-net)

@@ -8,8 +8,8 @@
 # recipe_key), so that editing how a tree is unpacked or configured starts a
 # fresh one while editing anything else in a script does not.
 
-tool=${tool:?set tool before sourcing build-lib.sh}
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tool=${tool:?set tool before sourcing scripts/build/lib.sh}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$repo/scripts/versions.sh"
 export ROCX_CACHE
 
@@ -55,7 +55,7 @@ fetch_orig() {
 		mkdir -p "$dl"
 		(cd "$dl" && timeout 900 apt-get -q source --download-only "$1" \
 			>"$dl/$2.log" 2>&1) || true
-		[ -s "$dl/$2" ] || die "apt-get source $1 gave no $2; see $dl/$2.log (is scripts/apt-sources.sh applied and apt-get update run?)"
+		[ -s "$dl/$2" ] || die "apt-get source $1 gave no $2; see $dl/$2.log (is scripts/install/apt-sources.sh applied and apt-get update run?)"
 	fi
 	printf '%s\n' "$dl/$2"
 }
