@@ -5,7 +5,7 @@
 #   make            build rocx_core.ko and rocx_ib.ko out of tree (KDIR)
 #   make setup      install packages, build QEMU, rdma-core and everything
 #   make demo       two guests: ping, verified TCP transfer, ibv_devinfo
-#   make check      every test suite; last line "N passed, N failed"
+#   make check      every test suite; last line "N passed, N failed, N skipped"
 #   make lint       checkpatch --strict, sparse and W=1 on the driver
 #   make bench      benchmarks, one table
 

@@ -3,7 +3,8 @@
 #
 # Run every rocx test suite and total them.  Each suite prints its own
 # "<suite>: N passed, N failed[, N skipped]" line; a suite that dies without
-# one counts as one failure.  The last line is the grand total, alone.
+# one counts as one failure.  The line before the last gives the wall time
+# of the whole run; the last line is the grand total, alone.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -11,6 +12,14 @@ logdir=$repo/build/check
 mkdir -p "$logdir"
 
 total_p=0 total_f=0 total_s=0
+check_t0=$(date +%s)
+
+# wall_time - the run's wall time so far, e.g. "check: wall time 22m 34s".
+wall_time() {
+	local s=$(($(date +%s) - check_t0))
+
+	echo "check: wall time $((s / 60))m $((s % 60))s"
+}
 
 run_suite() {
 	local name=$1 line p f s rc t0
@@ -39,7 +48,8 @@ run_suite() {
 
 if ! bash scripts/build/all.sh; then
 	echo "build failed"
-	echo "0 passed, 1 failed"
+	wall_time
+	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
 
@@ -52,5 +62,6 @@ run_suite kunit bash scripts/run/kunit.sh
 run_suite contract bash tests/contract/check.sh
 run_suite e2e bash tests/e2e/run.sh
 
+wall_time
 echo "$total_p passed, $total_f failed, $total_s skipped"
 [ "$total_f" -eq 0 ]
