@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Lint the kernel code: checkpatch --strict on every .c/.h under drivers/ and
-# include/, then the out-of-tree module build with sparse (C=2) and W=1.  A
-# file passes when checkpatch is silent and the compiler and sparse say
-# nothing about it.  The build runs on a copy in build/lint/ so that it
-# neither races `make modules` in the tree nor leaves objects there.
-# Last line: `lint: N passed, N failed`.
+# Lint every C file with the style its project follows:
+#   drivers/, include/   the kernel's checkpatch --strict, then the out-of-tree
+#                        module build with sparse (C=2) and W=1
+#   qemu/                QEMU's own scripts/checkpatch.pl (cached QEMU source)
+#   providers/           the kernel's checkpatch with the checks rdma-core's CI
+#                        turns off (buildlib/azp-checkpatch), not --strict
+#   tools/               checkpatch --strict minus the kernel-only checks a
+#                        user-space program cannot follow (kernel types,
+#                        positive errno values, C library names)
+# A file passes when its checker is silent and, for the kernel code, the
+# compiler and sparse say nothing about it.  The module build runs on a copy
+# in build/lint/ so that it neither races `make modules` in the tree nor
+# leaves objects there.  Last line: `lint: N passed, N failed`.
 set -euo pipefail
 tool=lint
 . "$(dirname "$0")/../build/lib.sh"
@@ -42,6 +49,48 @@ for f in "${files[@]}"; do
 		bad[$f]=1
 	fi
 done
+
+# lint_with NAME CHECKER... -- FILE...: run CHECKER on each FILE; any output
+# or a non-zero status fails the file.
+lint_with() {
+	local name=$1 f out cmd=()
+
+	shift
+	while [ "$1" != -- ]; do cmd+=("$1"); shift; done
+	shift
+	step "$name on $# files"
+	for f in "$@"; do
+		files+=("$f")
+		if ! out=$("${cmd[@]}" "$f" 2>&1) || [ -n "$out" ]; then
+			printf '%s\n' "$out"
+			bad[$f]=1
+		fi
+	done
+}
+
+mapfile -t model < <(git ls-files -co --exclude-standard -- 'qemu/*.[ch]' | sort -u)
+qemu_src=$(readlink -f build/qemu-system-x86_64 2>/dev/null |
+	sed 's|/build/qemu-system-x86_64[^/]*$||')
+if [ -f "$qemu_src/scripts/checkpatch.pl" ]; then
+	lint_with "QEMU's checkpatch" perl "$qemu_src/scripts/checkpatch.pl" \
+		--no-tree --no-summary --strict -q -f -- "${model[@]}"
+else
+	step "no QEMU source (run scripts/build/qemu.sh): model not checked"
+	bad[qemu]=1
+fi
+
+mapfile -t prov < <(git ls-files -co --exclude-standard -- 'providers/*.[ch]' | sort -u)
+lint_with "checkpatch (rdma-core's CI set)" "$checkpatch" --no-tree --quiet \
+	--show-types --no-summary --ignore \
+	PREFER_KERNEL_TYPES,FILE_PATH_CHANGES,EXECUTE_PERMISSIONS,USE_NEGATIVE_ERRNO,CONST_STRUCT \
+	-f -- "${prov[@]}"
+
+# CAMELCASE: C11's _Static_assert and <inttypes.h>'s PRIu64 are not ours.
+mapfile -t tools < <(git ls-files -co --exclude-standard -- 'tools/*.[ch]' | sort -u)
+lint_with "checkpatch --strict (user space)" "$checkpatch" --no-tree --strict \
+	--quiet --show-types --no-summary --ignore \
+	PREFER_KERNEL_TYPES,USE_NEGATIVE_ERRNO,CAMELCASE,FILE_PATH_CHANGES \
+	-f -- "${tools[@]}"
 
 step "sparse (C=2) and W=1 build against $kdir"
 rsync -rc --delete --exclude-from="$repo/.gitignore" \
