@@ -1,5 +1,5 @@
-# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
 # pair: two rocx guests: module load, link, ping, a verified TCP transfer,
 # MTU 9000, link down/up from the guest and from the host (which takes
 # guest 1's link down and up through QEMU's monitor), ethtool, ibv_devinfo.

@@ -1,5 +1,5 @@
-# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
 # rxe: rocx and Soft-RoCE interoperating: guest 0 rocx (or rxe, with
 # ROCX_INTEROP_PEER=rxe), guest 1 rxe on virtio-net; perftest and verbs
 # runs with data verified, then the captured RoCE v2 frames are checked on

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # out, passed, failed: run.sh's
 #
 # The e2e harness on the host, sourced by tests/e2e/run.sh: how a group is
 # declared, booted and counted.  A group file, groups/NAME.sh, is sourced
