@@ -294,6 +294,8 @@ int rocx_aq_enable_irq(struct rocx_core *core);
 void rocx_aq_stop(struct rocx_core *core);
 void rocx_aq_free(struct rocx_core *core);
 void rocx_aq_irq(struct rocx_core *core);
+
+/* rocx_aq_cmd.c: the commands rocx_core sends */
 int rocx_aq_identify(struct rocx_core *core);
 int rocx_aq_set_port(struct rocx_core *core, u32 valid, u16 mtu,
 		     const u8 *mac, bool admin_up, u8 rx_mode);
