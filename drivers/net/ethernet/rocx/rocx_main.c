@@ -17,9 +17,16 @@ static const struct pci_device_id rocx_pci_ids[] = {
 };
 MODULE_DEVICE_TABLE(pci, rocx_pci_ids);
 
+/*
+ * BAR0 whole and page 0 of BAR2, both managed: devres unmaps them and
+ * releases the regions after remove() (or a failed probe) has reset the
+ * device.
+ */
 static int rocx_map_bars(struct rocx_core *core)
 {
 	struct pci_dev *pdev = core->pdev;
+	void __iomem *addr;
+	int err;
 
 	if (pci_resource_len(pdev, ROCX_BAR_REGS) < ROCX_BAR_REGS_SIZE ||
 	    pci_resource_len(pdev, ROCX_BAR_DB) < ROCX_DB_PAGE_SIZE) {
@@ -28,22 +35,22 @@ static int rocx_map_bars(struct rocx_core *core)
 			(u64)pci_resource_len(pdev, ROCX_BAR_DB));
 		return -ENODEV;
 	}
-	core->regs = pci_iomap_range(pdev, ROCX_BAR_REGS, 0, ROCX_BAR_REGS_SIZE);
-	if (!core->regs)
-		return -ENOMEM;
-	/* Only page 0 is the kernel's; user pages are mmapped by rocx_ib. */
-	core->db = pci_iomap_range(pdev, ROCX_BAR_DB, 0, ROCX_DB_PAGE_SIZE);
-	if (!core->db) {
-		pci_iounmap(pdev, core->regs);
-		return -ENOMEM;
-	}
+	addr = pcim_iomap_region(pdev, ROCX_BAR_REGS, ROCX_DRV_NAME);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	core->regs = addr;
+	/*
+	 * BAR2 is claimed whole, but only page 0 is the kernel's; rocx_ib
+	 * maps the other pages into user processes.
+	 */
+	err = pcim_request_region(pdev, ROCX_BAR_DB, ROCX_DRV_NAME);
+	if (err)
+		return err;
+	addr = pcim_iomap_range(pdev, ROCX_BAR_DB, 0, ROCX_DB_PAGE_SIZE);
+	if (IS_ERR(addr))
+		return PTR_ERR(addr);
+	core->db = addr;
 	return 0;
-}
-
-static void rocx_unmap_bars(struct rocx_core *core)
-{
-	pci_iounmap(core->pdev, core->db);
-	pci_iounmap(core->pdev, core->regs);
 }
 
 static void rocx_read_config(struct rocx_core *core)
@@ -109,7 +116,12 @@ static int rocx_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	struct rocx_core *core;
 	int err;
 
-	core = kzalloc(sizeof(*core), GFP_KERNEL);
+	/*
+	 * @core, the enable and the BARs are device-managed: they are
+	 * released after remove() or a failed probe, in reverse order, once
+	 * the steps below have been undone and the device reset.
+	 */
+	core = devm_kzalloc(dev, sizeof(*core), GFP_KERNEL);
 	if (!core)
 		return -ENOMEM;
 	core->pdev = pdev;
@@ -119,32 +131,29 @@ static int rocx_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	mutex_init(&core->ev_lock);
 	pci_set_drvdata(pdev, core);
 
-	err = pci_enable_device_mem(pdev);
+	err = pcim_enable_device(pdev);
 	if (err)
-		goto err_free_core;
+		return err;
 	err = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
 	if (err) {
 		dev_err(dev, "no 64-bit DMA: %d\n", err);
-		goto err_disable;
+		return err;
 	}
-	err = pci_request_mem_regions(pdev, ROCX_DRV_NAME);
-	if (err)
-		goto err_disable;
 	pci_set_master(pdev);
 	err = rocx_map_bars(core);
 	if (err)
-		goto err_release;
+		return err;
 
 	err = rocx_dev_check_id(core);
 	if (err)
-		goto err_unmap;
+		return err;
 	err = rocx_dev_reset(core);
 	if (err)
-		goto err_unmap;
+		return err;
 	rocx_read_config(core);
 	err = rocx_alloc_vectors(core);
 	if (err)
-		goto err_unmap;
+		return err;
 	err = rocx_dev_selftest(core);
 	if (err)
 		goto err_free_vectors;
@@ -189,16 +198,8 @@ err_free_aq:
 	rocx_dev_reset(core);
 	rocx_aq_free(core);
 err_free_vectors:
+	/* Explicit, so that the vectors go after their handlers. */
 	pci_free_irq_vectors(pdev);
-err_unmap:
-	rocx_unmap_bars(core);
-err_release:
-	pci_release_mem_regions(pdev);
-err_disable:
-	pci_disable_device(pdev);
-err_free_core:
-	pci_set_drvdata(pdev, NULL);
-	kfree(core);
 	return err;
 }
 
@@ -216,20 +217,19 @@ static void rocx_remove(struct pci_dev *pdev)
 	rocx_dev_reset(core);
 	rocx_aq_free(core);
 	pci_free_irq_vectors(pdev);
-	rocx_unmap_bars(core);
-	pci_release_mem_regions(pdev);
-	pci_disable_device(pdev);
-	pci_set_drvdata(pdev, NULL);
-	kfree(core);
+	/* Devres then unmaps the BARs, disables the device, frees @core. */
 }
 
 static void rocx_shutdown(struct pci_dev *pdev)
 {
 	struct rocx_core *core = pci_get_drvdata(pdev);
 
-	/* No DMA into memory the next kernel (kexec) may own. */
+	/*
+	 * No DMA into memory the next kernel (kexec) may own.  Bus mastering
+	 * goes too; the managed enable stays balanced for devres.
+	 */
 	rocx_dev_reset(core);
-	pci_disable_device(pdev);
+	pci_clear_master(pdev);
 }
 
 static struct pci_driver rocx_pci_driver = {
