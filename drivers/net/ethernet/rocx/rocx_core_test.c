@@ -10,8 +10,11 @@
  * Documentation/rocx-device.rst, not computed with the code under test.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
 #include <linux/ethtool.h>
 #include <linux/errno.h>
+#include <linux/kthread.h>
 #include <linux/string.h>
 
 #include "rocx.h"
@@ -521,6 +524,7 @@ struct rocx_fake {
 	struct rocx_core core;
 	struct pci_dev pdev;
 	u32 regs[ROCX_BAR_REGS_SIZE / 4];
+	u64 db[ROCX_DB_PAGE_SIZE / 8];
 };
 
 static struct rocx_fake *rocx_fake_new(struct kunit *test, u8 fill)
@@ -530,10 +534,16 @@ static struct rocx_fake *rocx_fake_new(struct kunit *test, u8 fill)
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	memset(f->regs, fill, sizeof(f->regs));
 	f->pdev.dev.init_name = "rocx-kunit";
+	/* Lets dma_alloc_coherent() hand out plain memory for rings. */
+	f->pdev.dev.coherent_dma_mask = DMA_BIT_MASK(64);
+	f->pdev.dev.dma_mask = &f->pdev.dev.coherent_dma_mask;
 	f->core.pdev = &f->pdev;
 	f->core.regs = (void __iomem __force *)f->regs;
+	f->core.db = (void __iomem __force *)f->db;
 	mutex_init(&f->core.aq.lock);
 	init_completion(&f->core.aq.done);
+	init_completion(&f->core.test_irq);
+	mutex_init(&f->core.ev_lock);
 	return f;
 }
 
@@ -636,8 +646,206 @@ static struct kunit_suite rocx_dev_suite = {
 	.test_cases = rocx_dev_test_cases,
 };
 
+/* ======================= rocx_eq ======================= */
+
+/*
+ * A device behind the memory-backed BAR: a thread that executes admin
+ * commands from the driver's rings the way rocx-device.rst says, writes
+ * EQ 0 entries, "raises" vector 0 by calling the driver's handler, and
+ * watches the EQ doorbell.  Enough to run rocx_eq_create() and
+ * rocx_eq_destroy() against, and to see when the driver does what.
+ */
+struct rocx_fake_dev {
+	struct rocx_fake *f;
+	struct task_struct *task;
+	u16 ci;			/* admin commands executed */
+	u32 eq_pi;		/* EQ 0 entries written */
+	bool eq_alive;		/* EQ 0 exists in the device */
+	bool event_at_destroy;	/* write an event just before DESTROY_EQ */
+	unsigned int db_writes;	/* EQ doorbells while EQ 0 existed */
+	unsigned int late_db;	/* EQ doorbells without an EQ 0 */
+	atomic_t events;	/* QP_ERROR events the driver passed on */
+};
+
+static void rocx_fake_eqe(struct rocx_fake_dev *fd, u16 type, u32 data)
+{
+	struct rocx_eq *eq = &fd->f->core.eq;
+	u32 depth = 1U << eq->log_depth;
+	struct rocx_eqe *eqe = &eq->ring[fd->eq_pi & (depth - 1)];
+
+	eqe->type = cpu_to_le16(type);
+	eqe->data = cpu_to_le32(data);
+	eqe->info = 0;
+	/* Phase last: 1 on the first pass, flipped on every wrap. */
+	wmb();
+	WRITE_ONCE(eqe->flags, ((fd->eq_pi >> eq->log_depth) & 1) ? 0 : 1);
+	fd->eq_pi++;
+}
+
+/* Doorbell writes since the last look; the thread reads them as they come. */
+static void rocx_fake_watch_db(struct rocx_fake_dev *fd)
+{
+	/* No doorbell value the driver writes to ROCX_DB_EQ is 0. */
+	if (!xchg(&fd->f->db[ROCX_DB_EQ / 8], 0))
+		return;
+	if (READ_ONCE(fd->eq_alive))
+		fd->db_writes++;
+	else
+		fd->late_db++;
+}
+
+static void rocx_fake_exec(struct rocx_fake_dev *fd)
+{
+	struct rocx_core *core = &fd->f->core;
+	struct rocx_aq *aq = &core->aq;
+	u32 slot = fd->ci & ((1U << aq->log_depth) - 1);
+	union rocx_aq_cmd *cmd = &aq->sq[slot];
+	struct rocx_aq_cqe *cqe = &aq->cq[slot];
+
+	switch (le16_to_cpu(cmd->hdr.opcode)) {
+	case ROCX_AQ_OP_CREATE_EQ:
+		WRITE_ONCE(fd->eq_alive, true);
+		break;
+	case ROCX_AQ_OP_DESTROY_EQ:
+		/* An event the device wrote just before it let go. */
+		if (READ_ONCE(fd->event_at_destroy))
+			rocx_fake_eqe(fd, ROCX_EQE_QP_ERROR, 2);
+		rocx_fake_watch_db(fd);
+		WRITE_ONCE(fd->eq_alive, false);
+		break;
+	}
+	cqe->cmd_id = cmd->hdr.cmd_id;
+	cqe->status = ROCX_AQ_STS_OK;
+	cqe->result = 0;
+	wmb();
+	WRITE_ONCE(cqe->flags, ((fd->ci >> aq->log_depth) & 1) ? 0 : 1);
+	fd->ci++;
+	WRITE_ONCE(fd->f->regs[ROCX_REG_AQ_HEAD / 4], fd->ci);
+	/* One interrupt for the completion and any event before it. */
+	rocx_admin_irq_handler(0, core);
+}
+
+static int rocx_fake_dev_thread(void *data)
+{
+	struct rocx_fake_dev *fd = data;
+
+	while (!kthread_should_stop()) {
+		rocx_fake_watch_db(fd);
+		if ((u16)READ_ONCE(fd->f->regs[ROCX_REG_AQ_DB / 4]) != fd->ci) {
+			/* The command is in memory before the doorbell. */
+			rmb();
+			rocx_fake_exec(fd);
+			continue;
+		}
+		usleep_range(20, 50);
+	}
+	return 0;
+}
+
+static void rocx_fake_dev_stop(void *data)
+{
+	struct rocx_fake_dev *fd = data;
+
+	kthread_stop(fd->task);
+	rocx_fake_watch_db(fd);
+}
+
+static void rocx_fake_event(void *priv, const struct rocx_eqe *eqe)
+{
+	struct rocx_fake_dev *fd = priv;
+
+	if (le16_to_cpu(eqe->type) == ROCX_EQE_QP_ERROR)
+		atomic_inc(&fd->events);
+}
+
+static const struct rocx_event_ops rocx_fake_event_ops = {
+	.event = rocx_fake_event,
+};
+
+static struct rocx_fake_dev *rocx_fake_dev_start(struct kunit *test)
+{
+	struct rocx_fake_dev *fd = kunit_kzalloc(test, sizeof(*fd), GFP_KERNEL);
+	struct rocx_fake *f = rocx_fake_new(test, 0);
+	struct rocx_aq *aq = &f->core.aq;
+
+	KUNIT_ASSERT_NOT_NULL(test, fd);
+	fd->f = f;
+	*rocx_fake_reg(f, ROCX_REG_ID) = ROCX_ID_MAGIC;
+	*rocx_fake_reg(f, ROCX_REG_AQ_STATUS) = ROCX_AQ_STATUS_ENABLED;
+	/* A polled admin queue, as rocx_aq_init() leaves it. */
+	aq->log_depth = ROCX_AQ_LOG_DEPTH;
+	aq->sq = kunit_kcalloc(test, 1U << aq->log_depth, sizeof(*aq->sq),
+			       GFP_KERNEL);
+	aq->cq = kunit_kcalloc(test, 1U << aq->log_depth, sizeof(*aq->cq),
+			       GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, aq->sq);
+	KUNIT_ASSERT_NOT_NULL(test, aq->cq);
+	set_bit(ROCX_ST_AQ_UP, &f->core.state);
+	rocx_register_events(&f->core, &rocx_fake_event_ops, fd);
+
+	fd->task = kthread_run(rocx_fake_dev_thread, fd, "rocx-kunit-dev");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fd->task));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rocx_fake_dev_stop,
+							fd), 0);
+	return fd;
+}
+
+static bool rocx_fake_wait_events(struct rocx_fake_dev *fd, int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (atomic_read(&fd->events) >= n)
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+/*
+ * Tear EQ 0 down while the device has just written an event: the event
+ * is handled, once, and no work rings the doorbell of the destroyed EQ
+ * (the device logs that as a guest error).
+ */
+static void rocx_eq_destroy_event_test(struct kunit *test)
+{
+	struct rocx_fake_dev *fd = rocx_fake_dev_start(test);
+	struct rocx_core *core = &fd->f->core;
+
+	KUNIT_ASSERT_EQ(test, rocx_eq_create(core), 0);
+	KUNIT_EXPECT_TRUE(test, fd->eq_alive);
+
+	/* A live EQ: the event goes through the work item, which re-arms. */
+	rocx_fake_eqe(fd, ROCX_EQE_QP_ERROR, 1);
+	rocx_admin_irq_handler(0, core);
+	KUNIT_EXPECT_TRUE(test, rocx_fake_wait_events(fd, 1));
+
+	WRITE_ONCE(fd->event_at_destroy, true);
+	rocx_eq_destroy(core);
+	KUNIT_EXPECT_FALSE(test, fd->eq_alive);
+	KUNIT_EXPECT_NULL(test, core->eq.ring);
+	kunit_release_action(test, rocx_fake_dev_stop, fd);
+
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&fd->events), 2,
+			    "events handled out of 2 written");
+	KUNIT_EXPECT_EQ_MSG(test, fd->late_db, 0U,
+			    "EQ doorbells after DESTROY_EQ");
+	KUNIT_EXPECT_GT(test, fd->db_writes, 0U);
+	rocx_register_events(core, NULL, NULL);
+}
+
+static struct kunit_case rocx_eq_test_cases[] = {
+	KUNIT_CASE(rocx_eq_destroy_event_test),
+	{}
+};
+
+static struct kunit_suite rocx_eq_suite = {
+	.name = "rocx_eq",
+	.test_cases = rocx_eq_test_cases,
+};
+
 kunit_test_suites(&rocx_ring_suite, &rocx_db_suite, &rocx_aq_suite,
-		  &rocx_ethtool_suite, &rocx_dev_suite);
+		  &rocx_ethtool_suite, &rocx_dev_suite, &rocx_eq_suite);
 
 MODULE_DESCRIPTION("KUnit tests for rocx_core");
 MODULE_LICENSE("Dual BSD/GPL");

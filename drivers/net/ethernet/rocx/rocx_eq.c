@@ -86,30 +86,44 @@ static bool rocx_eqe_ready(struct rocx_eq *eq)
 	       rocx_ring_phase(eq->ci, eq->log_depth);
 }
 
-static void rocx_eq_work(struct work_struct *work)
+/*
+ * Handle the entries the device has written.  While the EQ exists (@live)
+ * they are returned through the doorbell as we go, so that a burst cannot
+ * overflow it; once it is destroyed no doorbell may name it, and at most
+ * one ring's worth can be there.  Return how many were handled.
+ */
+static u32 rocx_eq_poll(struct rocx_core *core, bool live)
 {
-	struct rocx_eq *eq = container_of(work, struct rocx_eq, work);
-	struct rocx_core *core = container_of(eq, struct rocx_core, eq);
+	struct rocx_eq *eq = &core->eq;
 	u32 depth = 1U << eq->log_depth;
 	struct rocx_eqe eqe;
 	u32 done = 0;
 
 	while (rocx_eqe_ready(eq) && !rocx_gone(core)) {
+		if (!live && done == depth)
+			break;
 		/* The phase bit is written last: read the entry after it. */
 		dma_rmb();
 		eqe = eq->ring[rocx_ring_slot(eq->ci, depth)];
 		rocx_eq_handle(core, &eqe);
 		eq->ci++;
-		/* Return entries as we go so a burst cannot overflow the EQ. */
-		if (++done % (depth / 2) == 0)
+		if (++done % (depth / 2) == 0 && live)
 			rocx_db_ring(core, ROCX_DB_EQ,
 				     rocx_db_value(0, eq->ci, false, false));
 	}
+	return done;
+}
+
+static void rocx_eq_work(struct work_struct *work)
+{
+	struct rocx_eq *eq = container_of(work, struct rocx_eq, work);
+	struct rocx_core *core = container_of(eq, struct rocx_core, eq);
+
 	/*
 	 * Vector 0 also signals admin completions: with no new event the EQ
 	 * has not fired and is still armed.
 	 */
-	if (!done)
+	if (!rocx_eq_poll(core, true))
 		return;
 	rocx_db_ring(core, ROCX_DB_EQ, rocx_db_value(0, eq->ci, true, false));
 	/* An event written before the arm took effect signals nothing. */
@@ -152,11 +166,15 @@ int rocx_eq_create(struct rocx_core *core)
 }
 
 /**
- * rocx_eq_destroy() - destroy EQ 0 and wait for its work
+ * rocx_eq_destroy() - destroy EQ 0, handling every event it received
  * @core: device
  *
- * If the device refuses DESTROY_EQ it may still write the ring, so the ring
- * is then leaked rather than freed.
+ * The work item runs only while the device holds the EQ (it rings the EQ's
+ * doorbell, which names a queue that must exist): it is stopped first,
+ * then DESTROY_EQ is sent, and the entries written until the device let
+ * go are handled here without a doorbell.  If the device refuses
+ * DESTROY_EQ it may still write the ring, so the ring is then leaked
+ * rather than freed.
  */
 void rocx_eq_destroy(struct rocx_core *core)
 {
@@ -166,16 +184,18 @@ void rocx_eq_destroy(struct rocx_core *core)
 
 	if (!eq->created)
 		return;
-	err = rocx_aq_destroy_eq(core, 0);
 	WRITE_ONCE(eq->created, false);
-	/* After this no handler can queue the work again. */
+	/* After this no handler can queue the work again... */
 	synchronize_irq(pci_irq_vector(core->pdev, ROCX_VEC_ADMIN));
+	/* ...and the work, requeueing itself or not, is idle. */
 	cancel_work_sync(&eq->work);
+	err = rocx_aq_destroy_eq(core, 0);
 	if (err && !rocx_gone(core)) {
 		dev_err(rocx_dev(core), "DESTROY_EQ 0 failed (%d); leaking its ring\n",
 			err);
 		return;
 	}
+	rocx_eq_poll(core, false);
 	dma_free_coherent(rocx_dev(core), size, eq->ring, eq->dma);
 	eq->ring = NULL;
 }
