@@ -180,7 +180,7 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	 * PDs; creating a CQ then fails with -EOPNOTSUPP.
 	 */
 	err = rocx_ib_ceq_create(dev);
-	if (err == -EOPNOTSUPP || err == -EINVAL)
+	if (err == -EOPNOTSUPP)
 		dev_warn(&adev->dev, "no completion EQ (%d): no CQs\n", err);
 	else if (err)
 		goto err_dealloc;

@@ -118,8 +118,9 @@ unsigned int rocx_num_vectors(struct rocx_core *core);
  * @core: device
  * @vector: 2..rocx_num_vectors()-1
  *
- * Return: the IRQ number to request_irq(), or -EINVAL for a vector that
- * rocx_core keeps or that was not allocated.
+ * Return: the IRQ number to request_irq(); -EOPNOTSUPP for a vector the
+ * function did not allocate (the device or the platform gave fewer), and
+ * only then; -EINVAL for a vector that rocx_core keeps.
  */
 int rocx_irq_vector(struct rocx_core *core, unsigned int vector);
 

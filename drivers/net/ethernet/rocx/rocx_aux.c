@@ -140,8 +140,10 @@ EXPORT_SYMBOL_NS_GPL(rocx_link_up, ROCX);
 
 int rocx_irq_vector(struct rocx_core *core, unsigned int vector)
 {
-	if (vector < ROCX_VEC_MIN_NUM || vector >= core->num_vectors)
+	if (vector < ROCX_VEC_MIN_NUM)
 		return -EINVAL;
+	if (vector >= core->num_vectors)
+		return -EOPNOTSUPP;
 	return pci_irq_vector(core->pdev, vector);
 }
 EXPORT_SYMBOL_NS_GPL(rocx_irq_vector, ROCX);

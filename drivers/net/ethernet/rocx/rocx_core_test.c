@@ -633,8 +633,31 @@ static void rocx_dev_check_id_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_dev_check_id(&f->core), c->err);
 }
 
+/*
+ * rocx_ib reads "the function has no vector for me" as "no completion EQ,
+ * hence no CQs" and must be able to tell it from a caller's mistake.
+ */
+static void rocx_dev_irq_vector_test(struct kunit *test)
+{
+	struct rocx_fake *f = rocx_fake_new(test, 0);
+
+	f->core.num_vectors = ROCX_VEC_MIN_NUM;
+	KUNIT_EXPECT_EQ(test, rocx_irq_vector(&f->core, ROCX_VEC_MIN_NUM),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_irq_vector(&f->core, ROCX_MSIX_VECTORS),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_irq_vector(&f->core, ROCX_VEC_ADMIN),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rocx_irq_vector(&f->core, ROCX_VEC_ETH), -EINVAL);
+	f->core.num_vectors = ROCX_MSIX_VECTORS;
+	KUNIT_EXPECT_EQ(test, rocx_irq_vector(&f->core, ROCX_MSIX_VECTORS),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_irq_vector(&f->core, ROCX_VEC_ETH), -EINVAL);
+}
+
 static struct kunit_case rocx_dev_test_cases[] = {
 	KUNIT_CASE(rocx_dev_gone_test),
+	KUNIT_CASE(rocx_dev_irq_vector_test),
 	KUNIT_CASE(rocx_dev_all_ones_value_test),
 	KUNIT_CASE(rocx_dev_aq_down_test),
 	KUNIT_CASE_PARAM(rocx_dev_check_id_test, rocx_id_gen_params),
