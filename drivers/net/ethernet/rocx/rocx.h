@@ -182,8 +182,10 @@ struct rocx_rx_buf {
  * @dma: their bus address
  * @bufs: per-descriptor state
  * @size: entries, a power of two
- * @head: next descriptor to fill; written only by ndo_start_xmit
- * @tail: next descriptor to reclaim; written only by NAPI
+ * @head: next descriptor to fill; written only by ndo_start_xmit, with
+ *	release once the slot is filled; NAPI reads it with acquire
+ * @tail: next descriptor to reclaim; written only by NAPI, with release
+ *	once the slot is reclaimed; xmit reads it with acquire
  */
 struct rocx_tx_ring {
 	struct rocx_eth_tx_desc *desc;

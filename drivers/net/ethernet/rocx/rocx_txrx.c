@@ -235,9 +235,17 @@ static int rocx_rx_clean(struct rocx_ndev *nd, int budget)
 
 /* ---- Transmit ---- */
 
+/*
+ * Free TX slots.  xmit and NAPI hand slots to each other through head and
+ * tail: each publishes its index with release after it is done with the
+ * slots (xmit: descriptor and buffer written; NAPI: buffer read, unmapped
+ * and cleared), and the other reads it with acquire before it touches
+ * them, so neither sees the index before the slots' contents.
+ */
 static u32 rocx_tx_free(struct rocx_tx_ring *tx)
 {
-	return rocx_ring_free(READ_ONCE(tx->head), READ_ONCE(tx->tail),
+	/* Pairs with NAPI's release of tail: slots below it are reclaimed. */
+	return rocx_ring_free(READ_ONCE(tx->head), smp_load_acquire(&tx->tail),
 			      tx->size);
 }
 
@@ -294,7 +302,8 @@ netdev_tx_t rocx_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	desc->status = 0;
 	desc->rsvd = 0;
 	skb_tx_timestamp(skb);
-	WRITE_ONCE(tx->head, tx->head + 1);
+	/* The cleaner must not see the slot before its cleared status. */
+	smp_store_release(&tx->head, tx->head + 1);
 
 	netif_txq_maybe_stop(txq, rocx_tx_free(tx), ROCX_TX_STOP_THRS,
 			     ROCX_TX_WAKE_THRS);
@@ -310,7 +319,8 @@ static void rocx_tx_clean(struct rocx_ndev *nd, int budget)
 	struct rocx_sw_stats *st = &nd->tx_stats;
 	struct rocx_tx_ring *tx = &nd->tx;
 	u32 pkts = 0, bql_bytes = 0, bytes = 0, errors = 0;
-	u16 tail = tx->tail, head = READ_ONCE(tx->head);
+	/* Pairs with xmit's release: the slots up to head are written. */
+	u16 tail = tx->tail, head = smp_load_acquire(&tx->head);
 	struct rocx_eth_tx_desc *desc;
 	struct rocx_tx_buf *buf;
 	u16 status;
@@ -336,7 +346,8 @@ static void rocx_tx_clean(struct rocx_ndev *nd, int budget)
 	}
 	if (tail == tx->tail)
 		return;
-	WRITE_ONCE(tx->tail, tail);
+	/* xmit may reuse the slots once it sees tail: we are done with them. */
+	smp_store_release(&tx->tail, tail);
 
 	u64_stats_update_begin(&st->syncp);
 	u64_stats_add(&st->packets, pkts);
