@@ -2,7 +2,8 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
 # pair: two rocx guests: module load, link, ping, a verified TCP transfer,
 # MTU 9000, link down/up from the guest and from the host (which takes
-# guest 1's link down and up through QEMU's monitor), ethtool, ibv_devinfo.
+# guest 1's link down and up through QEMU's monitor), ethtool (-t online
+# and offline too), ibv_devinfo.
 timeout=600
 host_cmd="bash tests/e2e/host/pair_link.sh"
 guest rocx pair.sh

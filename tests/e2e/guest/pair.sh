@@ -3,7 +3,8 @@
 #
 # Two rocx guests on the fabric: module load, link, ping, a verified 16 MiB
 # TCP transfer, MTU 9000, link down/up from the guest and from the host
-# (tests/e2e/host/pair_link.sh drives QEMU's set_link), ethtool and ibv_devinfo.
+# (tests/e2e/host/pair_link.sh drives QEMU's set_link), ethtool (-t too)
+# and ibv_devinfo.
 . "$ROCX_REPO/scripts/guest/lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib.sh"
 
@@ -91,6 +92,32 @@ t "ibv_devinfo: RoCE v2 GID of $ROCX_IP" grep -q "::ffff:$ROCX_IP, RoCE v2" /tmp
 port_state() {
 	rdma_env ibv_devinfo -d "$ibdev" | grep -q "state:.*$1"
 }
+
+# ethtool -t MODE - the self-test passes: ethtool's verdict and exit status,
+# and each of the three results 0 (online leaves the interrupt test at 0).
+selftest() {
+	local out=/tmp/selftest.$1 rc=0
+
+	ethtool -t "$dev" ${1:+"$1"} >"$out" 2>&1 || rc=$?
+	sed 's/^/# /' "$out"
+	[ "$rc" -eq 0 ] && grep -q 'The test result is PASS' "$out" &&
+		awk '/\((on\/)?offline\)/ { n++; if ($NF != "0") bad = 1 }
+		     END { exit bad || n != 3 }' "$out"
+}
+
+# Self-tests on the live interface: online (registers, DMA) while traffic
+# may flow; offline adds vectors 0 and 1, quiescing NAPI around vector 1.
+# Both guests test at once; the pings after show the data path came back,
+# and the RDMA port never noticed.
+rocx_barrier selftest
+t "ethtool -t online passes" selftest online
+t "ethtool -t offline passes" selftest offline
+t "ethtool -t (default: offline) passes" selftest ""
+t "ib port still ACTIVE after ethtool -t" port_state PORT_ACTIVE
+t "self-test logged no failure" sh -c "! dmesg | grep -iE 'self-test.*(fail|never|timed out)'"
+rocx_barrier selftest_done
+t "ping after ethtool -t" ping -c 3 -i 0.2 -W 5 "$peer"
+t "ping 1472 bytes, DF, after ethtool -t" ping -c 2 -M do -s 1472 -W 5 "$peer"
 
 # Link down/up from the guest: guest 0 takes its port down, guest 1 loses it.
 rocx_barrier guest_link

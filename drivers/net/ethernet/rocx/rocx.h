@@ -104,6 +104,8 @@ struct rocx_eq {
  * @aq: admin queue
  * @eq: EQ 0
  * @test_irq: self-test interrupt arrived
+ * @test_irq_vec: vector a self-test is waiting for, or ROCX_TEST_IRQ_NONE;
+ *	rocx_core's own handlers look at it (rocx_test_irq_seen())
  * @admin_irq_name: name of vector 0's handler in /proc/interrupts
  * @netdev: the port's Ethernet interface
  * @aux: auxiliary device for rocx_ib, NULL without ROCX_CAP_RDMA
@@ -126,6 +128,7 @@ struct rocx_core {
 	struct rocx_aq aq;
 	struct rocx_eq eq;
 	struct completion test_irq;
+	int test_irq_vec;
 	char admin_irq_name[48];
 	struct net_device *netdev;
 	struct rocx_aux_dev *aux;
@@ -142,6 +145,15 @@ static inline struct device *rocx_dev(struct rocx_core *core)
 static inline bool rocx_gone(struct rocx_core *core)
 {
 	return test_bit(ROCX_ST_GONE, &core->state);
+}
+
+#define ROCX_TEST_IRQ_NONE	(-1)
+
+/* A self-test raised @vector: wake its waiter (rocx_selftest_vector()). */
+static inline void rocx_test_irq_seen(struct rocx_core *core, int vector)
+{
+	if (unlikely(READ_ONCE(core->test_irq_vec) == vector))
+		complete(&core->test_irq);
 }
 
 /* ---- Ethernet ---- */
@@ -288,6 +300,9 @@ void rocx_set_gone(struct rocx_core *core);
 int rocx_dev_check_id(struct rocx_core *core);
 int rocx_dev_reset(struct rocx_core *core);
 int rocx_dev_selftest(struct rocx_core *core);
+int rocx_selftest_regs(struct rocx_core *core);
+int rocx_selftest_vector(struct rocx_core *core, unsigned int v, bool temp);
+int rocx_selftest_dma(struct rocx_core *core, bool may_reset);
 void rocx_intr_mask(struct rocx_core *core, unsigned int vector, bool mask);
 
 /* rocx_aq.c: admin queue */
@@ -320,6 +335,8 @@ void rocx_netdev_destroy(struct rocx_core *core);
 void rocx_netdev_link_change(struct rocx_core *core, u32 link_status);
 int rocx_netdev_reconfig(struct rocx_ndev *nd, u32 tx_size, u32 rx_size,
 			 unsigned int mtu);
+bool rocx_netdev_quiesce(struct rocx_ndev *nd);
+void rocx_netdev_restore(struct rocx_ndev *nd);
 
 /* rocx_txrx.c */
 int rocx_rings_alloc(struct rocx_ndev *nd, struct rocx_tx_ring *tx,

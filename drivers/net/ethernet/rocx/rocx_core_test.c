@@ -14,7 +14,9 @@
 #include <linux/dma-mapping.h>
 #include <linux/ethtool.h>
 #include <linux/errno.h>
+#include <linux/etherdevice.h>
 #include <linux/kthread.h>
+#include <linux/rtnetlink.h>
 #include <linux/string.h>
 
 #include "rocx.h"
@@ -740,6 +742,7 @@ static void rocx_fake_exec(struct rocx_fake_dev *fd)
 	cqe->cmd_id = cmd->hdr.cmd_id;
 	cqe->status = ROCX_AQ_STS_OK;
 	cqe->result = 0;
+	/* The phase bit last, as the device writes it. */
 	wmb();
 	WRITE_ONCE(cqe->flags, ((fd->ci >> aq->log_depth) & 1) ? 0 : 1);
 	fd->ci++;
@@ -867,8 +870,232 @@ static struct kunit_suite rocx_eq_suite = {
 	.test_cases = rocx_eq_test_cases,
 };
 
+/* ======================= rocx_selftest ======================= */
+
+static void rocx_selftest_names_test(struct kunit *test)
+{
+	unsigned int i, j;
+
+	KUNIT_EXPECT_EQ(test, (int)ROCX_TEST_NUM, 3);
+	KUNIT_EXPECT_NULL(test, rocx_selftest_name(ROCX_TEST_NUM));
+	for (i = 0; i < ROCX_TEST_NUM; i++) {
+		const char *name = rocx_selftest_name(i);
+
+		KUNIT_ASSERT_NOT_NULL_MSG(test, name, "test %u", i);
+		KUNIT_EXPECT_LT_MSG(test, strlen(name), (size_t)ETH_GSTRING_LEN,
+				    "test %u", i);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_STRNEQ(test, name, rocx_selftest_name(j));
+	}
+	/* The name tells a user which test an online run leaves out. */
+	KUNIT_EXPECT_NOT_NULL(test, strstr(rocx_selftest_name(ROCX_TEST_IRQ),
+					   "(offline)"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(rocx_selftest_name(ROCX_TEST_REGS),
+					   "on/offline"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(rocx_selftest_name(ROCX_TEST_DMA),
+					   "on/offline"));
+}
+
+static void rocx_selftest_runs_test(struct kunit *test)
+{
+	/* `ethtool -t dev online` */
+	KUNIT_EXPECT_TRUE(test, rocx_selftest_runs(ROCX_TEST_REGS, 0));
+	KUNIT_EXPECT_FALSE(test, rocx_selftest_runs(ROCX_TEST_IRQ, 0));
+	KUNIT_EXPECT_TRUE(test, rocx_selftest_runs(ROCX_TEST_DMA, 0));
+	/* `ethtool -t dev` and `ethtool -t dev offline` */
+	KUNIT_EXPECT_TRUE(test, rocx_selftest_runs(ROCX_TEST_REGS,
+						   ETH_TEST_FL_OFFLINE));
+	KUNIT_EXPECT_TRUE(test, rocx_selftest_runs(ROCX_TEST_IRQ,
+						   ETH_TEST_FL_OFFLINE));
+	KUNIT_EXPECT_TRUE(test, rocx_selftest_runs(ROCX_TEST_DMA,
+						   ETH_TEST_FL_OFFLINE));
+	/* External loopback is not ours to do; it changes nothing. */
+	KUNIT_EXPECT_FALSE(test, rocx_selftest_runs(ROCX_TEST_IRQ,
+						    ETH_TEST_FL_EXTERNAL_LB));
+}
+
+static void rocx_selftest_report_test(struct kunit *test)
+{
+	static const int pass[ROCX_TEST_NUM] = { 0, 0, 0 };
+	static const int fail[ROCX_TEST_NUM] = { 0, -EIO, -ENODEV };
+	struct ethtool_test et = { .flags = ETH_TEST_FL_OFFLINE };
+	u64 data[ROCX_TEST_NUM];
+
+	memset(data, 0xff, sizeof(data));
+	rocx_selftest_report(&et, data, pass);
+	KUNIT_EXPECT_EQ(test, et.flags, (u32)ETH_TEST_FL_OFFLINE);
+	KUNIT_EXPECT_EQ(test, data[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, data[1], 0ULL);
+	KUNIT_EXPECT_EQ(test, data[2], 0ULL);
+
+	rocx_selftest_report(&et, data, fail);
+	KUNIT_EXPECT_EQ(test, et.flags,
+			(u32)(ETH_TEST_FL_OFFLINE | ETH_TEST_FL_FAILED));
+	KUNIT_EXPECT_EQ(test, data[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, data[1], 5ULL);	/* EIO */
+	KUNIT_EXPECT_EQ(test, data[2], 19ULL);	/* ENODEV */
+}
+
+/* SCRATCH on a memory BAR reads back: the test passes and leaves it 0. */
+static void rocx_selftest_regs_test(struct kunit *test)
+{
+	struct rocx_fake *f = rocx_fake_new(test, 0);
+
+	*rocx_fake_reg(f, ROCX_REG_SCRATCH) = 0x1234;
+	KUNIT_EXPECT_EQ(test, rocx_selftest_regs(&f->core), 0);
+	KUNIT_EXPECT_EQ(test, *rocx_fake_reg(f, ROCX_REG_SCRATCH), 0U);
+}
+
+/* A gone device fails every test at once, without a wait or a write. */
+static void rocx_selftest_gone_test(struct kunit *test)
+{
+	struct rocx_fake *f = rocx_fake_new(test, 0xff);
+	unsigned long t0 = jiffies;
+
+	rocx_set_gone(&f->core);
+	KUNIT_EXPECT_EQ(test, rocx_selftest_regs(&f->core), -ENODEV);
+	KUNIT_EXPECT_EQ(test, rocx_selftest_vector(&f->core, ROCX_VEC_ETH,
+						   false), -ENODEV);
+	KUNIT_EXPECT_EQ(test, rocx_selftest_dma(&f->core, false), -ENODEV);
+	KUNIT_EXPECT_EQ(test, *rocx_fake_reg(f, ROCX_REG_SCRATCH), ~0U);
+	KUNIT_EXPECT_EQ(test, *rocx_fake_reg(f, ROCX_REG_TEST_DMA_CTRL), ~0U);
+	KUNIT_EXPECT_LT(test, jiffies - t0, (unsigned long)HZ / 2);
+}
+
+/* Only the vector a self-test waits for wakes it, from any handler. */
+static void rocx_selftest_irq_seen_test(struct kunit *test)
+{
+	struct rocx_fake *f = rocx_fake_new(test, 0);
+	struct rocx_core *core = &f->core;
+
+	core->test_irq_vec = ROCX_TEST_IRQ_NONE;
+	rocx_test_irq_seen(core, ROCX_VEC_ADMIN);
+	rocx_test_irq_seen(core, ROCX_VEC_ETH);
+	KUNIT_EXPECT_FALSE(test, completion_done(&core->test_irq));
+	core->test_irq_vec = ROCX_VEC_ETH;
+	rocx_test_irq_seen(core, ROCX_VEC_ADMIN);
+	KUNIT_EXPECT_FALSE(test, completion_done(&core->test_irq));
+	rocx_test_irq_seen(core, ROCX_VEC_ETH);
+	KUNIT_EXPECT_TRUE(test, completion_done(&core->test_irq));
+}
+
+struct rocx_fake_nd {
+	struct rocx_ndev *nd;
+	unsigned int polls;
+};
+
+/* NET_RX may run in ksoftirqd rather than at local_bh_enable(). */
+static unsigned int rocx_fake_polls(struct rocx_fake_nd *fn, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < 100 && READ_ONCE(fn->polls) < n; i++)
+		usleep_range(10000, 20000);
+	return READ_ONCE(fn->polls);
+}
+
+/* The test's NAPI poll: counts, finds nothing, completes. */
+static int rocx_fake_poll(struct napi_struct *napi, int budget)
+{
+	struct rocx_ndev *nd = container_of(napi, struct rocx_ndev, napi);
+	struct rocx_fake_nd *fn = *(struct rocx_fake_nd **)nd->irq_name;
+
+	WRITE_ONCE(fn->polls, fn->polls + 1);
+	napi_complete_done(napi, 0);
+	return 0;
+}
+
+static void rocx_fake_nd_free(void *data)
+{
+	struct net_device *netdev = data;
+	struct rocx_ndev *nd = netdev_priv(netdev);
+
+	napi_disable(&nd->napi);
+	free_netdev(netdev);
+}
+
+/*
+ * The offline self-test's quiesce: xmit stopped, vector 1 masked, NAPI
+ * off (an interrupt's napi_schedule() does nothing); restore runs one
+ * poll by itself, for the completions that no interrupt will announce.
+ */
+static void rocx_netdev_quiesce_test(struct kunit *test)
+{
+	struct rocx_fake *f = rocx_fake_new(test, 0);
+	struct rocx_fake_nd *fn = kunit_kzalloc(test, sizeof(*fn), GFP_KERNEL);
+	struct net_device *netdev;
+	struct rocx_ndev *nd;
+
+	KUNIT_ASSERT_NOT_NULL(test, fn);
+	*rocx_fake_reg(f, ROCX_REG_ID) = ROCX_ID_MAGIC;
+	netdev = alloc_etherdev(sizeof(*nd));
+	KUNIT_ASSERT_NOT_NULL(test, netdev);
+	nd = netdev_priv(netdev);
+	nd->core = &f->core;
+	nd->netdev = netdev;
+	fn->nd = nd;
+	/* irq_name is free in a netdev that never opens: the poll's cookie. */
+	*(struct rocx_fake_nd **)nd->irq_name = fn;
+	netif_napi_add(netdev, &nd->napi, rocx_fake_poll);
+	napi_enable(&nd->napi);
+	/* As register_netdev() leaves it. */
+	netif_device_attach(netdev);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rocx_fake_nd_free,
+							netdev), 0);
+
+	rtnl_lock();
+	/* No rings: nothing to stop, nothing to restore. */
+	KUNIT_EXPECT_FALSE(test, rocx_netdev_quiesce(nd));
+	KUNIT_EXPECT_TRUE(test, netif_device_present(netdev));
+	KUNIT_EXPECT_EQ(test, *rocx_fake_reg(f, ROCX_REG_INTR_CTRL(ROCX_VEC_ETH)),
+			0U);
+
+	nd->rings_up = true;
+	KUNIT_EXPECT_TRUE(test, rocx_netdev_quiesce(nd));
+	KUNIT_EXPECT_FALSE(test, netif_device_present(netdev));
+	KUNIT_EXPECT_TRUE(test, netif_tx_queue_stopped(netdev_get_tx_queue(netdev, 0)));
+	KUNIT_EXPECT_EQ(test, *rocx_fake_reg(f, ROCX_REG_INTR_CTRL(ROCX_VEC_ETH)),
+			(u32)ROCX_INTR_MASK);
+	rocx_netdev_restore(nd);
+	/* No interrupt came, yet restore polls, exactly once. */
+	KUNIT_EXPECT_EQ(test, rocx_fake_polls(fn, 1), 1U);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fn->polls), 1U);
+	KUNIT_EXPECT_TRUE(test, netif_device_present(netdev));
+
+	/* An interrupt while quiesced (what rocx_eth_irq_handler() does). */
+	KUNIT_EXPECT_TRUE(test, rocx_netdev_quiesce(nd));
+	local_bh_disable();
+	napi_schedule(&nd->napi);
+	local_bh_enable();
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fn->polls), 1U);
+	rocx_netdev_restore(nd);
+	/* NAPI noted it as missed, so this may be one poll more. */
+	KUNIT_EXPECT_GE(test, rocx_fake_polls(fn, 2), 2U);
+	KUNIT_EXPECT_TRUE(test, netif_device_present(netdev));
+	rtnl_unlock();
+}
+
+static struct kunit_case rocx_selftest_test_cases[] = {
+	KUNIT_CASE(rocx_selftest_names_test),
+	KUNIT_CASE(rocx_selftest_runs_test),
+	KUNIT_CASE(rocx_selftest_report_test),
+	KUNIT_CASE(rocx_selftest_regs_test),
+	KUNIT_CASE(rocx_selftest_gone_test),
+	KUNIT_CASE(rocx_selftest_irq_seen_test),
+	KUNIT_CASE(rocx_netdev_quiesce_test),
+	{}
+};
+
+static struct kunit_suite rocx_selftest_suite = {
+	.name = "rocx_selftest",
+	.test_cases = rocx_selftest_test_cases,
+};
+
 kunit_test_suites(&rocx_ring_suite, &rocx_db_suite, &rocx_aq_suite,
-		  &rocx_ethtool_suite, &rocx_dev_suite, &rocx_eq_suite);
+		  &rocx_ethtool_suite, &rocx_dev_suite, &rocx_eq_suite,
+		  &rocx_selftest_suite);
 
 MODULE_DESCRIPTION("KUnit tests for rocx_core");
 MODULE_LICENSE("Dual BSD/GPL");

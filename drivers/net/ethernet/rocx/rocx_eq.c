@@ -42,6 +42,12 @@ irqreturn_t rocx_admin_irq_handler(int irq, void *data)
 {
 	struct rocx_core *core = data;
 
+	/*
+	 * A self-test may raise vector 0 at any time: the admin waiter and
+	 * the EQ work both decide by phase bits, so a spurious interrupt
+	 * costs them a look and nothing else.
+	 */
+	rocx_test_irq_seen(core, ROCX_VEC_ADMIN);
 	rocx_aq_irq(core);
 	if (READ_ONCE(core->eq.created))
 		queue_work(system_wq, &core->eq.work);

@@ -2,7 +2,8 @@
 /*
  * rocx ethtool operations.  `ethtool -S` shows the device counters
  * (GET_STATS, "hw_" names in enum rocx_stat order) followed by the driver's
- * software counters ("sw_" names).
+ * software counters ("sw_" names).  `ethtool -t` runs the probe's
+ * self-tests again on the live device.
  */
 #include <kunit/visibility.h>
 #include <linux/ethtool.h>
@@ -117,6 +118,63 @@ VISIBLE_IF_KUNIT u32 rocx_ring_size_param(u32 req)
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ring_size_param);
 
+static const char * const rocx_selftest_names[] = {
+	[ROCX_TEST_REGS] = "Register test  (on/offline)",
+	[ROCX_TEST_IRQ] = "Interrupt test (offline)",
+	[ROCX_TEST_DMA] = "DMA test       (on/offline)",
+};
+
+static_assert(ARRAY_SIZE(rocx_selftest_names) == ROCX_TEST_NUM);
+
+/**
+ * rocx_selftest_name() - name of `ethtool -t` result @i
+ * @i: enum rocx_selftest value
+ *
+ * Return: the name, or NULL past the end.
+ */
+VISIBLE_IF_KUNIT const char *rocx_selftest_name(unsigned int i)
+{
+	return i < ROCX_TEST_NUM ? rocx_selftest_names[i] : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_selftest_name);
+
+/**
+ * rocx_selftest_runs() - whether a test runs in a self-test of @flags
+ * @test: enum rocx_selftest value
+ * @flags: ethtool_test.flags as requested
+ *
+ * The interrupt test raises the vector NAPI owns, so it stops the data
+ * path for a moment: offline only.  The register and DMA tests touch
+ * only the self-test registers and their own buffer: online too.
+ *
+ * Return: true if @test runs.
+ */
+VISIBLE_IF_KUNIT bool rocx_selftest_runs(unsigned int test, u32 flags)
+{
+	return test != ROCX_TEST_IRQ || (flags & ETH_TEST_FL_OFFLINE);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_selftest_runs);
+
+/**
+ * rocx_selftest_report() - results as ethtool wants them
+ * @test: ethtool's request; ETH_TEST_FL_FAILED is added if a test failed
+ * @data: ROCX_TEST_NUM results: 0 passed (or did not run), else the
+ *	positive errno of the failure
+ * @res: ROCX_TEST_NUM results as 0 or negative errnos
+ */
+VISIBLE_IF_KUNIT void rocx_selftest_report(struct ethtool_test *test,
+					   u64 *data, const int *res)
+{
+	unsigned int i;
+
+	for (i = 0; i < ROCX_TEST_NUM; i++) {
+		data[i] = res[i] < 0 ? -res[i] : res[i];
+		if (res[i])
+			test->flags |= ETH_TEST_FL_FAILED;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_selftest_report);
+
 static void rocx_get_drvinfo(struct net_device *netdev,
 			     struct ethtool_drvinfo *info)
 {
@@ -179,19 +237,80 @@ static int rocx_set_ringparam(struct net_device *netdev,
 
 static int rocx_get_sset_count(struct net_device *netdev, int sset)
 {
-	if (sset == ETH_SS_STATS)
+	struct rocx_ndev *nd = netdev_priv(netdev);
+
+	switch (sset) {
+	case ETH_SS_STATS:
 		return rocx_stat_count();
-	return -EOPNOTSUPP;
+	case ETH_SS_TEST:
+		if (!(nd->core->caps & ROCX_CAP_SELFTEST))
+			return -EOPNOTSUPP;
+		return ROCX_TEST_NUM;
+	default:
+		return -EOPNOTSUPP;
+	}
 }
 
 static void rocx_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 {
 	unsigned int i;
 
-	if (sset != ETH_SS_STATS)
-		return;
-	for (i = 0; i < rocx_stat_count(); i++)
-		ethtool_puts(&data, rocx_stat_name(i));
+	switch (sset) {
+	case ETH_SS_STATS:
+		for (i = 0; i < rocx_stat_count(); i++)
+			ethtool_puts(&data, rocx_stat_name(i));
+		break;
+	case ETH_SS_TEST:
+		for (i = 0; i < ROCX_TEST_NUM; i++)
+			ethtool_puts(&data, rocx_selftest_name(i));
+		break;
+	}
+}
+
+/*
+ * Vector 0 (admin queue, EQ 0) keeps its handler: both decide by phase
+ * bits, so the extra interrupt is harmless.  Vector 1 is NAPI's: the
+ * data path is quiesced around it.  Vectors 2 and up are handed to
+ * rocx_ib (rocx_irq_vector()) and tested at probe only: raising one would
+ * call a handler rocx_core does not own, and a temporary handler here
+ * could make rocx_ib's request_irq() fail while it binds.
+ */
+static int rocx_selftest_irqs(struct rocx_ndev *nd)
+{
+	struct rocx_core *core = nd->core;
+	bool quiesced;
+	int err;
+
+	err = rocx_selftest_vector(core, ROCX_VEC_ADMIN, false);
+	if (err)
+		return err;
+	/* Vector 1 has a handler exactly while the interface is open. */
+	quiesced = rocx_netdev_quiesce(nd);
+	err = rocx_selftest_vector(core, ROCX_VEC_ETH,
+				   !netif_running(nd->netdev));
+	if (quiesced)
+		rocx_netdev_restore(nd);
+	return err;
+}
+
+/* rtnl held by ethtool: ndo_open/stop and ring changes wait for us. */
+static void rocx_self_test(struct net_device *netdev,
+			   struct ethtool_test *test, u64 *data)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	struct rocx_core *core = nd->core;
+	int res[ROCX_TEST_NUM] = {};
+
+	res[ROCX_TEST_REGS] = rocx_selftest_regs(core);
+	if (rocx_selftest_runs(ROCX_TEST_IRQ, test->flags))
+		res[ROCX_TEST_IRQ] = rocx_selftest_irqs(nd);
+	/* Never a reset: that would destroy every queue, RDMA's too. */
+	res[ROCX_TEST_DMA] = rocx_selftest_dma(core, false);
+	rocx_selftest_report(test, data, res);
+	if (test->flags & ETH_TEST_FL_FAILED)
+		netdev_err(netdev, "self-test failed: registers %d, interrupts %d, DMA %d\n",
+			   res[ROCX_TEST_REGS], res[ROCX_TEST_IRQ],
+			   res[ROCX_TEST_DMA]);
 }
 
 static void rocx_read_sw_stats(struct rocx_ndev *nd, u64 *data)
@@ -247,6 +366,7 @@ static const struct ethtool_ops rocx_ethtool_ops = {
 	.get_sset_count		= rocx_get_sset_count,
 	.get_strings		= rocx_get_strings,
 	.get_ethtool_stats	= rocx_get_ethtool_stats,
+	.self_test		= rocx_self_test,
 };
 
 /**

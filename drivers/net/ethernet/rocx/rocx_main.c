@@ -128,6 +128,7 @@ static int rocx_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	mutex_init(&core->aq.lock);
 	init_completion(&core->aq.done);
 	init_completion(&core->test_irq);
+	core->test_irq_vec = ROCX_TEST_IRQ_NONE;
 	mutex_init(&core->ev_lock);
 	pci_set_drvdata(pdev, core);
 

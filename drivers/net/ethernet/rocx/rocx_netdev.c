@@ -239,6 +239,54 @@ int rocx_netdev_reconfig(struct rocx_ndev *nd, u32 tx_size, u32 rx_size,
 	return 0;
 }
 
+/**
+ * rocx_netdev_quiesce() - stop the Ethernet data path for a moment
+ * @nd: netdev private area (rtnl held)
+ *
+ * For work that needs vector 1 to itself (the offline self-test): xmit,
+ * the TX watchdog and NAPI stop and vector 1 is masked, while the rings
+ * stay in the device, which goes on completing into them and latches
+ * INTR_CTRL(1).PENDING.  The port stays up, no netdev event is sent, and
+ * the RDMA side is not touched.  rtnl keeps ndo_stop, ring changes and
+ * link-change events out until rocx_netdev_restore().
+ *
+ * Return: true if the data path was running, and rocx_netdev_restore()
+ * must follow; false if there was nothing to stop.
+ */
+bool rocx_netdev_quiesce(struct rocx_ndev *nd)
+{
+	ASSERT_RTNL();
+	if (!nd->rings_up)
+		return false;
+	/* Not present: nothing transmits, and the watchdog leaves it be. */
+	netif_device_detach(nd->netdev);
+	/* Waits for an xmit running on another CPU. */
+	netif_tx_disable(nd->netdev);
+	rocx_intr_mask(nd->core, ROCX_VEC_ETH, true);
+	/* Waits for a running poll; the handler's napi_schedule() is void. */
+	napi_disable(&nd->napi);
+	return true;
+}
+
+/**
+ * rocx_netdev_restore() - undo rocx_netdev_quiesce()
+ * @nd: netdev private area (rtnl held)
+ */
+void rocx_netdev_restore(struct rocx_ndev *nd)
+{
+	ASSERT_RTNL();
+	napi_enable(&nd->napi);
+	/*
+	 * Completions that came while NAPI was off latched PENDING, but
+	 * those a poll left behind when it was told to stop did not: one
+	 * poll now takes them all and unmasks vector 1 when it is done.
+	 */
+	local_bh_disable();
+	napi_schedule(&nd->napi);
+	local_bh_enable();
+	netif_device_attach(nd->netdev);
+}
+
 static int rocx_change_mtu(struct net_device *netdev, int new_mtu)
 {
 	struct rocx_ndev *nd = netdev_priv(netdev);

@@ -365,6 +365,7 @@ irqreturn_t rocx_eth_irq_handler(int irq, void *data)
 {
 	struct rocx_ndev *nd = data;
 
+	rocx_test_irq_seen(nd->core, ROCX_VEC_ETH);
 	/* Latch further completions until NAPI is done. */
 	rocx_intr_mask(nd->core, ROCX_VEC_ETH, true);
 	napi_schedule(&nd->napi);
