@@ -14,7 +14,6 @@
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
 #include <linux/module.h>
-#include <linux/slab.h>
 
 #include "rocx.h"
 #include "rocx_aq.h"
