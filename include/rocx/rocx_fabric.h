@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * rocx device contract: fabric bundles, several Ethernet frames in one
+ * datagram between a rocx NIC and rocx-switch.
+ *
+ * Documentation/rocx-device.rst ("Fabric bundles") is the normative text;
+ * this header encodes it.  The driver never sees these frames: they exist
+ * only on the link, so unlike the rest of the contract (host memory, little
+ * endian) every multi-byte field here is big endian, as in the Ethernet
+ * header that carries them.
+ *
+ * A fabric frame is struct rocx_fab_eth, then struct rocx_fab_hdr; a BUNDLE
+ * then holds count entries, each a struct rocx_fab_entry and its frame.
+ * The header starts at byte 14 of the frame, so its 32-bit fields are not
+ * aligned there: access them byte-wise at the ROCX_FAB_OFF_* offsets.
+ * Tests written in Python parse this file for their constants.
+ */
+#ifndef _ROCX_FABRIC_H_
+#define _ROCX_FABRIC_H_
+
+#include "rocx_bits.h"
+
+#ifdef __KERNEL__
+#include <linux/stddef.h>
+#else
+#include <stddef.h>
+#endif
+
+/* The 802.1 nearest-bridge group address: no bridge forwards it. */
+#define ROCX_FAB_DST_MAC	{ 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e }
+/* Source of rocx-switch's own fabric frames (locally administered). */
+#define ROCX_FAB_SWITCH_MAC	{ 0x02, 0x72, 0x6f, 0x63, 0x78, 0x00 }
+/* IEEE 802 local experimental EtherType 2. */
+#define ROCX_FAB_ETHERTYPE	0x88b6
+/* "RXF1": the 1 is the format's version; another value is not ours. */
+#define ROCX_FAB_MAGIC		0x52584631
+
+enum rocx_fab_type {
+	ROCX_FAB_HELLO		= 1,	/* NIC: I take bundles up to max_len */
+	ROCX_FAB_HELLO_ACK	= 2,	/* switch: so do I; bundles from now */
+	ROCX_FAB_BUNDLE		= 3,	/* count entries follow the header */
+};
+
+/* Frame offsets of the fields below; the asserts at the bottom bind them. */
+#define ROCX_FAB_ETH_HLEN	14
+#define ROCX_FAB_OFF_DST	0
+#define ROCX_FAB_OFF_SRC	6
+#define ROCX_FAB_OFF_ETHERTYPE	12
+#define ROCX_FAB_OFF_MAGIC	14
+#define ROCX_FAB_OFF_TYPE	18
+#define ROCX_FAB_OFF_FLAGS	19
+#define ROCX_FAB_OFF_COUNT	20
+#define ROCX_FAB_OFF_MAX_LEN	22
+/* Ethernet and fabric headers: where a BUNDLE's first entry starts. */
+#define ROCX_FAB_HLEN		26
+#define ROCX_FAB_ENTRY_HLEN	2
+
+/* HELLO and HELLO_ACK: the headers, zero-padded to Ethernet's minimum. */
+#define ROCX_FAB_CTRL_LEN	60
+/*
+ * The max_len both the model and rocx-switch advertise, and the largest
+ * datagram either builds or takes.
+ */
+#define ROCX_FAB_BUNDLE_MAX	65536
+/*
+ * The least max_len a receiver whose largest frame is max_frame bytes
+ * accepts in HELLO or HELLO_ACK: one bundle of two such frames.
+ */
+#define ROCX_FAB_MIN_MAX(max_frame) \
+	(ROCX_FAB_HLEN + 2 * (ROCX_FAB_ENTRY_HLEN + (max_frame)))
+/* A NIC says HELLO at link-up, then again a second apart, 3 in all. */
+#define ROCX_FAB_HELLO_TRIES	3
+#define ROCX_FAB_HELLO_INTERVAL_MS	1000
+
+struct rocx_fab_eth {
+	__u8 dst[6];		/* ROCX_FAB_DST_MAC */
+	__u8 src[6];		/* the sender's MAC; switch: ROCX_FAB_SWITCH_MAC */
+	__be16 ethertype;	/* [15:0] ROCX_FAB_ETHERTYPE */
+};
+
+struct rocx_fab_hdr {
+	__be32 magic;		/* [31:0] ROCX_FAB_MAGIC */
+	__u8 type;		/* [7:0] enum rocx_fab_type; others ignored */
+	__u8 flags;		/* [7:0] 0 when sent, ignored when received */
+	__be16 count;		/* [15:0] BUNDLE: entries that follow; else 0 */
+	__be32 max_len;		/* [31:0] largest datagram the sender takes */
+};
+
+/* One frame of a BUNDLE: its length, then that many bytes, no padding. */
+struct rocx_fab_entry {
+	__be16 len;		/* [15:0] bytes of frame[] */
+	__u8 frame[];
+};
+
+ROCX_ASSERT_SIZE(struct rocx_fab_eth, ROCX_FAB_ETH_HLEN);
+ROCX_ASSERT_SIZE(struct rocx_fab_hdr, ROCX_FAB_HLEN - ROCX_FAB_ETH_HLEN);
+ROCX_ASSERT_SIZE(struct rocx_fab_entry, ROCX_FAB_ENTRY_HLEN);
+
+#define ROCX_FAB_ASSERT_OFF(off, type, field, base) \
+	static_assert((off) == (base) + offsetof(type, field), \
+		      #off " must match " #type "." #field)
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_DST, struct rocx_fab_eth, dst, 0);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_SRC, struct rocx_fab_eth, src, 0);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_ETHERTYPE, struct rocx_fab_eth, ethertype, 0);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_MAGIC, struct rocx_fab_hdr, magic,
+		    ROCX_FAB_ETH_HLEN);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_TYPE, struct rocx_fab_hdr, type,
+		    ROCX_FAB_ETH_HLEN);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_FLAGS, struct rocx_fab_hdr, flags,
+		    ROCX_FAB_ETH_HLEN);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_COUNT, struct rocx_fab_hdr, count,
+		    ROCX_FAB_ETH_HLEN);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_MAX_LEN, struct rocx_fab_hdr, max_len,
+		    ROCX_FAB_ETH_HLEN);
+#undef ROCX_FAB_ASSERT_OFF
+
+#endif /* _ROCX_FABRIC_H_ */
