@@ -9,78 +9,98 @@
  * HELLO_ACK and from then on packs what it has queued for that port into
  * bundles; it splits every bundle it receives at once, so the pipeline,
  * the MAC table, the egress queues, the counters and the capture all see
- * single frames, and no other port ever sees a bundle.  The format is in
- * switch.h and Documentation/qemu-rocx.rst.
+ * single frames, and no other port ever sees a bundle.  The format is the
+ * device contract's: include/rocx/rocx_fabric.h, and
+ * Documentation/rocx-device.rst, "Fabric bundles".
  */
+#include <arpa/inet.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "switch.h"
 
-/* The 802.1 nearest-bridge group address: bridges never forward it. */
-static const uint8_t fab_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
-/* Locally administered source address of the switch's own frames. */
-static const uint8_t fab_src[6] = { 0x02, 0x72, 0x6f, 0x63, 0x78, 0x00 };
-static const uint8_t fab_magic[4] = { 'R', 'X', 'F', '1' };
+static const uint8_t fab_dst[6] = ROCX_FAB_DST_MAC;
 
-static uint16_t get_be16(const uint8_t *p)
+/* The frame's fabric header (unaligned in it) in host order. */
+struct fab_info {
+	uint8_t type;
+	uint16_t count;
+	uint32_t max_len;
+};
+
+static void fab_parse(const uint8_t *data, struct fab_info *fi)
 {
-	return (uint16_t)(p[0] << 8 | p[1]);
+	struct rocx_fab_hdr h;
+
+	memcpy(&h, data + ROCX_FAB_ETH_HLEN, sizeof(h));
+	fi->type = h.type;
+	fi->count = ntohs(h.count);
+	fi->max_len = ntohl(h.max_len);
 }
 
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	put_be16(p, v >> 16);
-	put_be16(p + 2, v);
-}
-
-/* Ethernet header and fabric header: type, count, max datagram. */
+/* Ethernet header and fabric header of one of the switch's own frames. */
 static void fab_header(uint8_t *out, uint8_t type, uint16_t count,
-		       uint32_t max)
+		       uint32_t max_len)
 {
-	memcpy(out, fab_dst, 6);
-	memcpy(out + 6, fab_src, 6);
-	put_be16(out + 12, SW_FAB_ETHERTYPE);
-	memcpy(out + 14, fab_magic, 4);
-	out[18] = type;
-	out[19] = 0;
-	put_be16(out + 20, count);
-	put_be32(out + 22, max);
+	const struct rocx_fab_eth eth = {
+		.dst = ROCX_FAB_DST_MAC,
+		.src = ROCX_FAB_SWITCH_MAC,
+		.ethertype = htons(ROCX_FAB_ETHERTYPE),
+	};
+	const struct rocx_fab_hdr h = {
+		.magic = htonl(ROCX_FAB_MAGIC),
+		.type = type,
+		.count = htons(count),
+		.max_len = htonl(max_len),
+	};
+
+	memcpy(out, &eth, sizeof(eth));
+	memcpy(out + ROCX_FAB_ETH_HLEN, &h, sizeof(h));
+}
+
+static uint16_t entry_len(const uint8_t *p)
+{
+	__be16 len;
+
+	memcpy(&len, p, sizeof(len));
+	return ntohs(len);
+}
+
+static void entry_set_len(uint8_t *p, uint16_t len)
+{
+	__be16 be = htons(len);
+
+	memcpy(p, &be, sizeof(be));
 }
 
 bool fabric_is_ctrl(const uint8_t *data, uint32_t len)
 {
-	return len >= SW_FAB_HLEN && !memcmp(data, fab_dst, 6) &&
-	       get_be16(data + 12) == SW_FAB_ETHERTYPE &&
-	       !memcmp(data + 14, fab_magic, 4);
+	struct rocx_fab_eth eth;
+	struct rocx_fab_hdr h;
+
+	if (len < ROCX_FAB_HLEN)
+		return false;
+	memcpy(&eth, data, sizeof(eth));
+	memcpy(&h, data + ROCX_FAB_ETH_HLEN, sizeof(h));
+	return !memcmp(eth.dst, fab_dst, sizeof(fab_dst)) &&
+	       ntohs(eth.ethertype) == ROCX_FAB_ETHERTYPE &&
+	       ntohl(h.magic) == ROCX_FAB_MAGIC;
 }
 
 static void fabric_hello(struct sw *sw, struct sw_port *p, uint32_t max)
 {
-	uint8_t ack[SW_FAB_MIN_LEN] = { 0 };
+	uint8_t ack[ROCX_FAB_CTRL_LEN] = { 0 };
 
 	/* The guest must take at least one bundle of two full frames. */
-	if (max < SW_FAB_HLEN + 2 * (2 + SW_MAX_FRAME)) {
+	if (max < ROCX_FAB_MIN_MAX(SW_MAX_FRAME)) {
 		p->st.rx_fab_err++;
 		return;
 	}
 	p->bundle = true;
-	p->bundle_max = max < SW_BUNDLE_MAX ? max : SW_BUNDLE_MAX;
+	p->bundle_max = max < ROCX_FAB_BUNDLE_MAX ? max : ROCX_FAB_BUNDLE_MAX;
 	/* Its socket exists: it just sent from it. */
 	port_try_connect(sw, p, true);
-	fab_header(ack, SW_FAB_HELLO_ACK, 0, SW_BUNDLE_MAX);
+	fab_header(ack, ROCX_FAB_HELLO_ACK, 0, ROCX_FAB_BUNDLE_MAX);
 	/* Lost (socket full)?  The guest says HELLO again. */
 	if (send(p->fd, ack, sizeof(ack), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		p->st.tx_err++;
@@ -89,14 +109,15 @@ static void fabric_hello(struct sw *sw, struct sw_port *p, uint32_t max)
 void fabric_input(struct sw *sw, struct sw_port *p, const uint8_t *data,
 		  uint32_t len)
 {
-	uint16_t count = get_be16(data + 20);
-	uint32_t off = SW_FAB_HLEN;
+	uint32_t off = ROCX_FAB_HLEN;
+	struct fab_info fi;
 
-	switch (data[18]) {
-	case SW_FAB_HELLO:
-		fabric_hello(sw, p, get_be32(data + 22));
+	fab_parse(data, &fi);
+	switch (fi.type) {
+	case ROCX_FAB_HELLO:
+		fabric_hello(sw, p, fi.max_len);
 		return;
-	case SW_FAB_BUNDLE:
+	case ROCX_FAB_BUNDLE:
 		break;
 	default:
 		/* HELLO_ACK is the switch's to send; anything else is junk. */
@@ -104,15 +125,15 @@ void fabric_input(struct sw *sw, struct sw_port *p, const uint8_t *data,
 		return;
 	}
 	p->st.rx_bundles++;
-	while (count--) {
+	while (fi.count--) {
 		uint16_t flen;
 
-		if (len - off < 2) {
+		if (len - off < ROCX_FAB_ENTRY_HLEN) {
 			p->st.rx_fab_err++;
 			return;
 		}
-		flen = get_be16(data + off);
-		off += 2;
+		flen = entry_len(data + off);
+		off += ROCX_FAB_ENTRY_HLEN;
 		if (flen > len - off) {
 			p->st.rx_fab_err++;
 			return;
@@ -127,15 +148,17 @@ void fabric_input(struct sw *sw, struct sw_port *p, const uint8_t *data,
 unsigned int fabric_pack(uint8_t *out, uint32_t max, struct sw_buf **bufs,
 			 unsigned int n, uint32_t *len)
 {
-	uint32_t off = SW_FAB_HLEN;
+	uint32_t off = ROCX_FAB_HLEN;
 	unsigned int i;
 
-	for (i = 0; i < n && off + 2 + bufs[i]->len <= max; i++) {
-		put_be16(out + off, bufs[i]->len);
-		memcpy(out + off + 2, bufs[i]->data, bufs[i]->len);
-		off += 2 + bufs[i]->len;
+	for (i = 0; i < n &&
+	     off + ROCX_FAB_ENTRY_HLEN + bufs[i]->len <= max; i++) {
+		entry_set_len(out + off, bufs[i]->len);
+		memcpy(out + off + ROCX_FAB_ENTRY_HLEN, bufs[i]->data,
+		       bufs[i]->len);
+		off += ROCX_FAB_ENTRY_HLEN + bufs[i]->len;
 	}
-	fab_header(out, SW_FAB_BUNDLE, i, SW_BUNDLE_MAX);
+	fab_header(out, ROCX_FAB_BUNDLE, i, ROCX_FAB_BUNDLE_MAX);
 	*len = off;
 	return i;
 }

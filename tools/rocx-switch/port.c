@@ -205,7 +205,7 @@ static void xmit_count(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
 static int xmit_bundle(struct sw_port *p, struct sw_buf **bufs,
 		       unsigned int n)
 {
-	static uint8_t out[SW_BUNDLE_MAX];
+	static uint8_t out[ROCX_FAB_BUNDLE_MAX];
 	uint32_t len;
 	unsigned int k;
 	ssize_t ret;
@@ -265,7 +265,8 @@ int port_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
 	}
 	/* A bundle of one frame would only add its header. */
 	if (p->bundle && n > 1 &&
-	    p->bundle_max >= SW_FAB_HLEN + 4 + bufs[0]->len + bufs[1]->len)
+	    p->bundle_max >= ROCX_FAB_HLEN + 2 * ROCX_FAB_ENTRY_HLEN +
+			      bufs[0]->len + bufs[1]->len)
 		return xmit_bundle(p, bufs, n);
 	return xmit_plain(p, bufs, n);
 }
@@ -300,7 +301,7 @@ void port_rx(struct sw *sw, struct sw_port *p)
 	 * frame by frame into pool buffers: a copy of each frame buys one
 	 * receive call for a whole burst of bundles.
 	 */
-	static uint8_t stage[SW_RX_BATCH][SW_BUNDLE_MAX];
+	static uint8_t stage[SW_RX_BATCH][ROCX_FAB_BUNDLE_MAX];
 	static struct mmsghdr msgs[SW_RX_BATCH];
 	static struct iovec iov[SW_RX_BATCH];
 	unsigned int i;

@@ -25,6 +25,9 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+/* The fabric bundle format (fabric.c) is the device contract's. */
+#include "rocx/rocx_fabric.h"
+
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 #define SW_MAX_PORTS		64
@@ -39,23 +42,6 @@
 #define SW_CONNECT_RETRY_MS	50
 /* Frames one sendmmsg() may carry to a port without bundles. */
 #define SW_TX_BATCH		32
-
-/*
- * Fabric frames (Documentation/qemu-rocx.rst, "Fabric bundles"): a control
- * frame to the 802.1 nearest-bridge address with EtherType 0x88b6 and a
- * 12-byte header: magic "RXF1", type, flags, a frame count and the largest
- * datagram the sender takes.  A rocx NIC sends HELLO; the switch answers
- * HELLO_ACK and from then on may send that port BUNDLEs: the header, then
- * each frame as a 16-bit big-endian length and its bytes.
- */
-#define SW_FAB_ETHERTYPE	0x88b6
-#define SW_FAB_HLEN		(SW_ETH_HLEN + 12)
-#define SW_FAB_MIN_LEN		60
-#define SW_FAB_HELLO		1
-#define SW_FAB_HELLO_ACK	2
-#define SW_FAB_BUNDLE		3
-/* The largest datagram this switch takes or builds. */
-#define SW_BUNDLE_MAX		65536
 
 /* ------------------------------------------------------------------ */
 /* Frame buffers */
