@@ -74,7 +74,7 @@ static void fake_send_frame(void *opaque, const uint8_t *buf, size_t len)
     FakeDev *f = opaque;
 
     /* A bundle of frames is longer, once the core may send them. */
-    if (len < 14 || len > (f->core.bundles ? ROCX_FABRIC_BUNDLE_MAX :
+    if (len < 14 || len > (f->core.bundles ? ROCX_FAB_BUNDLE_MAX :
                            ROCX_MAX_FRAME)) {
         fprintf(stderr, "send_frame: length %zu out of range\n", len);
         abort();

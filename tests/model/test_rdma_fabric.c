@@ -77,7 +77,7 @@ static void fab_on(TDev *d)
 typedef struct FDgram {
     TDev *to;
     size_t len;
-    uint8_t buf[ROCX_FABRIC_BUNDLE_MAX];
+    uint8_t buf[ROCX_FAB_BUNDLE_MAX];
 } FDgram;
 
 static FDgram *fq;
@@ -215,7 +215,7 @@ static void t_fabric_hello(void)
     CHECK_EQ(f->frame_len[n0], 60);
     CHECK(!memcmp(h + 6, f->core.port.mac, 6));
     CHECK_EQ((uint32_t)h[22] << 24 | h[23] << 16 | h[24] << 8 | h[25],
-             ROCX_FABRIC_BUNDLE_MAX);
+             ROCX_FAB_BUNDLE_MAX);
     /* Unanswered: again after a second, at most three in all. */
     rocx_core_process(&f->core);
     CHECK_EQ(f->nframes, n0 + 1);

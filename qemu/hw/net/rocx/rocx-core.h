@@ -34,6 +34,7 @@
 
 #include "rocx/rocx_hw.h"
 #include "rocx/rocx_if.h"
+#include "rocx/rocx_fabric.h"
 
 /* Limits this model reports in IDENTIFY. */
 #define ROCX_CORE_MAX_EQ            8
@@ -72,12 +73,11 @@
 #define ROCX_CORE_EVQ_LEN           16
 
 /*
- * Fabric bundles (rocx-fabric.c, Documentation/qemu-rocx.rst): once the
+ * Fabric bundles (rocx-fabric.c, format in rocx/rocx_fabric.h): once the
  * peer (rocx-switch) has answered the device's HELLO, the frames one
- * engine run sends leave as one datagram of at most this many bytes, and
- * bundles the peer sends are split on receive.
+ * engine run sends leave as one datagram of at most ROCX_FAB_BUNDLE_MAX
+ * bytes, and bundles the peer sends are split on receive.
  */
-#define ROCX_FABRIC_BUNDLE_MAX      65536
 
 typedef struct RocxFabricStats {
     uint64_t hellos;            /* HELLOs sent */
@@ -103,7 +103,7 @@ typedef struct RocxFabric {
     uint32_t rx_hold_off;
     uint16_t rx_hold_idx;
     RocxFabricStats stats;
-    uint8_t tx[ROCX_FABRIC_BUNDLE_MAX];
+    uint8_t tx[ROCX_FAB_BUNDLE_MAX];
 } RocxFabric;
 
 typedef struct RocxCoreOps {
@@ -114,7 +114,7 @@ typedef struct RocxCoreOps {
     /* Signal an MSI-X vector (< ROCX_MSIX_VECTORS). */
     void (*raise_irq)(void *opaque, unsigned vector);
     /*
-     * Put one frame (or a bundle of them, up to ROCX_FABRIC_BUNDLE_MAX
+     * Put one frame (or a bundle of them, up to ROCX_FAB_BUNDLE_MAX
      * bytes, once the peer agreed) on the wire; the core reuses buf
      * afterwards.
      */

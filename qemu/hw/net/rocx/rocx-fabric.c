@@ -15,12 +15,8 @@
  * twice, a second apart while unanswered); rocx-switch answers HELLO_ACK,
  * which enables bundles until the next reset or link-down.  Any other
  * peer ignores the HELLO and frames stay single.  The format, on the link
- * only (Documentation/qemu-rocx.rst, "Fabric bundles"):
- *
- *   dst 01:80:c2:00:00:0e, src, EtherType 0x88b6, "RXF1", type (1 HELLO,
- *   2 HELLO_ACK, 3 BUNDLE), flags 0, count (BE16: frames in a BUNDLE),
- *   max (BE32: the largest datagram the sender takes); a BUNDLE then has
- *   count times a BE16 length and that many bytes of frame.
+ * only, is the device contract's: include/rocx/rocx_fabric.h, specified in
+ * Documentation/rocx-device.rst, "Fabric bundles".
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -28,24 +24,16 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/bswap.h"
 #include "rocx-int.h"
 
-#define ROCX_FAB_ETHERTYPE      0x88b6
-#define ROCX_FAB_HLEN           (14 + 12)
-#define ROCX_FAB_MIN_LEN        60
-#define ROCX_FAB_HELLO          1
-#define ROCX_FAB_HELLO_ACK      2
-#define ROCX_FAB_BUNDLE         3
-#define ROCX_FAB_HELLO_TRIES    3
-#define ROCX_FAB_HELLO_NS       (1000 * 1000 * 1000LL)
-/* A peer must take at least two full frames in a bundle. */
-#define ROCX_FAB_MIN_MAX        (ROCX_FAB_HLEN + 2 * (2 + ROCX_MAX_FRAME))
+#define ROCX_FAB_HELLO_NS       (ROCX_FAB_HELLO_INTERVAL_MS * 1000 * 1000LL)
+/* The least a peer may take: a bundle of two of our largest frames. */
+#define ROCX_FAB_PEER_MIN       ROCX_FAB_MIN_MAX(ROCX_MAX_FRAME)
 
-QEMU_BUILD_BUG_ON(ROCX_FABRIC_BUNDLE_MAX < ROCX_FAB_MIN_MAX);
+QEMU_BUILD_BUG_ON(ROCX_FAB_BUNDLE_MAX < ROCX_FAB_PEER_MIN);
 
-/* The 802.1 nearest-bridge group address: no bridge forwards it. */
-static const uint8_t rocx_fab_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
-static const uint8_t rocx_fab_magic[4] = { 'R', 'X', 'F', '1' };
+static const uint8_t rocx_fab_dst[6] = ROCX_FAB_DST_MAC;
 
 void rocx_core_set_bundles(RocxCore *c, bool on)
 {
@@ -55,20 +43,20 @@ void rocx_core_set_bundles(RocxCore *c, bool on)
 static void rocx_fab_header(RocxCore *c, uint8_t *b, uint8_t type,
                             uint16_t count)
 {
-    memcpy(b, rocx_fab_dst, 6);
-    memcpy(b + 6, c->port.mac, 6);
-    rocx_put_be16(b + 12, ROCX_FAB_ETHERTYPE);
-    memcpy(b + 14, rocx_fab_magic, 4);
-    b[18] = type;
-    b[19] = 0;
-    rocx_put_be16(b + 20, count);
-    rocx_put_be32(b + 22, ROCX_FABRIC_BUNDLE_MAX);
+    memcpy(b + ROCX_FAB_OFF_DST, rocx_fab_dst, sizeof(rocx_fab_dst));
+    memcpy(b + ROCX_FAB_OFF_SRC, c->port.mac, sizeof(c->port.mac));
+    stw_be_p(b + ROCX_FAB_OFF_ETHERTYPE, ROCX_FAB_ETHERTYPE);
+    stl_be_p(b + ROCX_FAB_OFF_MAGIC, ROCX_FAB_MAGIC);
+    b[ROCX_FAB_OFF_TYPE] = type;
+    b[ROCX_FAB_OFF_FLAGS] = 0;
+    stw_be_p(b + ROCX_FAB_OFF_COUNT, count);
+    stl_be_p(b + ROCX_FAB_OFF_MAX_LEN, ROCX_FAB_BUNDLE_MAX);
 }
 
 void rocx_fabric_hello(RocxCore *c)
 {
     RocxFabric *f = &c->fabric;
-    uint8_t b[ROCX_FAB_MIN_LEN];
+    uint8_t b[ROCX_FAB_CTRL_LEN];
     int64_t now;
 
     if (!c->bundles || f->tx_ok || !c->port.link_up ||
@@ -101,8 +89,9 @@ void rocx_fabric_flush(RocxCore *c)
     f->tx_count = 0;
     if (n == 1) {
         /* A bundle of one would only add its header. */
-        c->ops->send_frame(c->opaque, f->tx + ROCX_FAB_HLEN + 2,
-                           len - ROCX_FAB_HLEN - 2);
+        c->ops->send_frame(c->opaque,
+                           f->tx + ROCX_FAB_HLEN + ROCX_FAB_ENTRY_HLEN,
+                           len - ROCX_FAB_HLEN - ROCX_FAB_ENTRY_HLEN);
         return;
     }
     rocx_fab_header(c, f->tx, ROCX_FAB_BUNDLE, n);
@@ -114,7 +103,8 @@ void rocx_fabric_flush(RocxCore *c)
 /* Where the next frame goes in the bundle (after its length). */
 static uint8_t *rocx_fabric_tail(RocxFabric *f)
 {
-    return f->tx + (f->tx_len ? f->tx_len : ROCX_FAB_HLEN) + 2;
+    return f->tx + (f->tx_len ? f->tx_len : ROCX_FAB_HLEN) +
+           ROCX_FAB_ENTRY_HLEN;
 }
 
 uint8_t *rocx_frame_buf(RocxCore *c, size_t max_len)
@@ -124,7 +114,8 @@ uint8_t *rocx_frame_buf(RocxCore *c, size_t max_len)
     if (!f->tx_ok || !c->in_engine) {
         return c->roce_buf;
     }
-    if (f->tx_len && f->tx_len + 2 + max_len > f->tx_max) {
+    if (f->tx_len &&
+        f->tx_len + ROCX_FAB_ENTRY_HLEN + max_len > f->tx_max) {
         rocx_fabric_flush(c);
     }
     return rocx_fabric_tail(f);
@@ -143,7 +134,8 @@ void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len)
     tail = rocx_fabric_tail(f);
     /* Built in place (rocx_frame_buf()) or copied in. */
     if (buf != tail) {
-        if (f->tx_len && f->tx_len + 2 + len > f->tx_max) {
+        if (f->tx_len &&
+            f->tx_len + ROCX_FAB_ENTRY_HLEN + len > f->tx_max) {
             rocx_fabric_flush(c);
             tail = rocx_fabric_tail(f);
         }
@@ -152,8 +144,8 @@ void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len)
     if (!f->tx_len) {
         f->tx_len = ROCX_FAB_HLEN;
     }
-    rocx_put_be16(tail - 2, len);
-    f->tx_len += 2 + len;
+    stw_be_p(tail - ROCX_FAB_ENTRY_HLEN, len);
+    f->tx_len += ROCX_FAB_ENTRY_HLEN + len;
     f->tx_count++;
 }
 
@@ -165,7 +157,7 @@ void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len)
 static ssize_t rocx_fabric_bundle(RocxCore *c, const uint8_t *buf, size_t len)
 {
     RocxFabric *f = &c->fabric;
-    uint16_t count = rocx_get_be16(buf + 20);
+    uint16_t count = lduw_be_p(buf + ROCX_FAB_OFF_COUNT);
     size_t off = ROCX_FAB_HLEN;
     uint16_t i = 0;
 
@@ -179,16 +171,16 @@ static ssize_t rocx_fabric_bundle(RocxCore *c, const uint8_t *buf, size_t len)
     for (; i < count; i++) {
         uint16_t flen;
 
-        if (len - off < 2) {
+        if (len - off < ROCX_FAB_ENTRY_HLEN) {
             f->stats.rx_errors++;
             return len;
         }
-        flen = rocx_get_be16(buf + off);
-        if (flen > len - off - 2) {
+        flen = lduw_be_p(buf + off);
+        if (flen > len - off - ROCX_FAB_ENTRY_HLEN) {
             f->stats.rx_errors++;
             return len;
         }
-        if (!rocx_rx_frame(c, buf + off + 2, flen)) {
+        if (!rocx_rx_frame(c, buf + off + ROCX_FAB_ENTRY_HLEN, flen)) {
             f->rx_hold_len = len;
             f->rx_hold_sum = rocx_crc32(0, buf, len);
             f->rx_hold_off = off;
@@ -196,7 +188,7 @@ static ssize_t rocx_fabric_bundle(RocxCore *c, const uint8_t *buf, size_t len)
             return 0;
         }
         f->stats.rx_bundled++;
-        off += 2 + flen;
+        off += ROCX_FAB_ENTRY_HLEN + flen;
     }
     if (off != len) {
         f->stats.rx_errors++;
@@ -210,20 +202,20 @@ ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len)
     uint32_t max;
 
     if (!c->bundles || len < ROCX_FAB_HLEN ||
-        memcmp(buf, rocx_fab_dst, 6) ||
-        rocx_get_be16(buf + 12) != ROCX_FAB_ETHERTYPE ||
-        memcmp(buf + 14, rocx_fab_magic, 4)) {
+        memcmp(buf + ROCX_FAB_OFF_DST, rocx_fab_dst, sizeof(rocx_fab_dst)) ||
+        lduw_be_p(buf + ROCX_FAB_OFF_ETHERTYPE) != ROCX_FAB_ETHERTYPE ||
+        (uint32_t)ldl_be_p(buf + ROCX_FAB_OFF_MAGIC) != ROCX_FAB_MAGIC) {
         return -1;
     }
-    switch (buf[18]) {
+    switch (buf[ROCX_FAB_OFF_TYPE]) {
     case ROCX_FAB_HELLO_ACK:
-        max = rocx_get_be32(buf + 22);
-        if (max < ROCX_FAB_MIN_MAX) {
+        max = ldl_be_p(buf + ROCX_FAB_OFF_MAX_LEN);
+        if (max < ROCX_FAB_PEER_MIN) {
             f->stats.rx_errors++;
             break;
         }
         f->tx_ok = true;
-        f->tx_max = MIN(max, ROCX_FABRIC_BUNDLE_MAX);
+        f->tx_max = MIN(max, ROCX_FAB_BUNDLE_MAX);
         break;
     case ROCX_FAB_BUNDLE:
         return rocx_fabric_bundle(c, buf, len);
