@@ -13,6 +13,7 @@
  * quiet.  AddressSanitizer and UBSan catch the rest.
  */
 #include "fake.h"
+#include "qemu/bswap.h"
 
 /* Layout set up by the "bring up" flag, offsets from FAKE_MEM_BASE. */
 #define SQ_OFF      0x0000      /* 16 x 64 */
@@ -219,43 +220,42 @@ static uint64_t in_addr(Input *in)
 /* Flags bit 1: bundles and direct doorbells. */
 static bool fab;
 
-static void put_be16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = v;
-}
-
 /*
- * The bytes of a frame as a fabric bundle (rocx-fabric.c) of 1..8 frames,
- * maybe with a count one too high or cut short; or the switch's HELLO_ACK,
- * whose size field comes from the bytes, so that the device bundles too.
+ * The bytes of a frame as a fabric bundle (rocx/rocx_fabric.h) of 1..8
+ * frames, maybe with a count one too high or cut short; or the switch's
+ * HELLO_ACK, whose size field comes from the bytes, so that the device
+ * bundles too.
  */
 static void receive_fabric(const uint8_t *body, size_t len, uint8_t sel)
 {
+    static const uint8_t dst[6] = ROCX_FAB_DST_MAC;
+    static const uint8_t src[6] = ROCX_FAB_SWITCH_MAC;
     static uint8_t b[sizeof(held[0])];
     unsigned n = ((sel >> 2) & 7) + 1, i;
-    size_t chunk = len / n, off = 26;
+    size_t chunk = len / n, off = ROCX_FAB_HLEN;
 
-    memcpy(b, "\x01\x80\xc2\x00\x00\x0e\x02\x72\x6f\x63\x78\x00", 12);
-    memcpy(b + 12, "\x88\xb6RXF1", 6);
-    memset(b + 18, 0, 8);
+    memcpy(b + ROCX_FAB_OFF_DST, dst, sizeof(dst));
+    memcpy(b + ROCX_FAB_OFF_SRC, src, sizeof(src));
+    stw_be_p(b + ROCX_FAB_OFF_ETHERTYPE, ROCX_FAB_ETHERTYPE);
+    stl_be_p(b + ROCX_FAB_OFF_MAGIC, ROCX_FAB_MAGIC);
+    memset(b + ROCX_FAB_OFF_TYPE, 0, ROCX_FAB_HLEN - ROCX_FAB_OFF_TYPE);
     if (sel & 0x10) {
-        b[18] = 2;
-        memcpy(b + 22, body, MIN(len, (size_t)4));
-        receive(b, 60);
+        b[ROCX_FAB_OFF_TYPE] = ROCX_FAB_HELLO_ACK;
+        memcpy(b + ROCX_FAB_OFF_MAX_LEN, body, MIN(len, (size_t)4));
+        receive(b, ROCX_FAB_CTRL_LEN);
         return;
     }
-    b[18] = 3;
-    put_be16(b + 20, n + !!(sel & 0x40));
+    b[ROCX_FAB_OFF_TYPE] = ROCX_FAB_BUNDLE;
+    stw_be_p(b + ROCX_FAB_OFF_COUNT, n + !!(sel & 0x40));
     for (i = 0; i < n; i++) {
         size_t l = i == n - 1 ? len - chunk * i : chunk;
 
-        put_be16(b + off, l);
-        memcpy(b + off + 2, body + chunk * i, l);
-        off += 2 + l;
+        stw_be_p(b + off, l);
+        memcpy(b + off + ROCX_FAB_ENTRY_HLEN, body + chunk * i, l);
+        off += ROCX_FAB_ENTRY_HLEN + l;
     }
     if ((sel & 0x20) && len) {
-        off -= 1 + body[0] % (off - 26);
+        off -= 1 + body[0] % (off - ROCX_FAB_HLEN);
     }
     receive(b, off);
 }

@@ -8,56 +8,54 @@
  * the engine run inside the SQ doorbell write.
  */
 #include "rdma.h"
+#include "qemu/bswap.h"
 
 #define MIB             (1u << 20)
-#define FAB_HLEN        26
 
-static const uint8_t fab_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+static const uint8_t fab_dst[6] = ROCX_FAB_DST_MAC;
+static const uint8_t fab_switch[6] = ROCX_FAB_SWITCH_MAC;
 
 static const uint32_t all_access = ROCX_ACCESS_LOCAL_WRITE |
     ROCX_ACCESS_REMOTE_WRITE | ROCX_ACCESS_REMOTE_READ;
 
-/* Fabric header: Ethernet, "RXF1", type, flags, count, max. */
+/* Fabric header (rocx/rocx_fabric.h) as rocx-switch sends it. */
 static size_t fab_hdr(uint8_t *b, uint8_t type, uint16_t count, uint32_t max)
 {
-    memcpy(b, fab_dst, 6);
-    memcpy(b + 6, "\x02\x72\x6f\x63\x78\x00", 6);
-    b[12] = 0x88;
-    b[13] = 0xb6;
-    memcpy(b + 14, "RXF1", 4);
-    b[18] = type;
-    b[19] = 0;
-    b[20] = count >> 8;
-    b[21] = count;
-    b[22] = max >> 24;
-    b[23] = max >> 16;
-    b[24] = max >> 8;
-    b[25] = max;
-    return FAB_HLEN;
+    memcpy(b + ROCX_FAB_OFF_DST, fab_dst, sizeof(fab_dst));
+    memcpy(b + ROCX_FAB_OFF_SRC, fab_switch, sizeof(fab_switch));
+    stw_be_p(b + ROCX_FAB_OFF_ETHERTYPE, ROCX_FAB_ETHERTYPE);
+    stl_be_p(b + ROCX_FAB_OFF_MAGIC, ROCX_FAB_MAGIC);
+    b[ROCX_FAB_OFF_TYPE] = type;
+    b[ROCX_FAB_OFF_FLAGS] = 0;
+    stw_be_p(b + ROCX_FAB_OFF_COUNT, count);
+    stl_be_p(b + ROCX_FAB_OFF_MAX_LEN, max);
+    return ROCX_FAB_HLEN;
 }
 
 static bool is_fab(const uint8_t *b, size_t len, uint8_t type)
 {
-    return len >= FAB_HLEN && !memcmp(b, fab_dst, 6) && b[12] == 0x88 &&
-           b[13] == 0xb6 && !memcmp(b + 14, "RXF1", 4) && b[18] == type;
+    return len >= ROCX_FAB_HLEN &&
+           !memcmp(b + ROCX_FAB_OFF_DST, fab_dst, sizeof(fab_dst)) &&
+           lduw_be_p(b + ROCX_FAB_OFF_ETHERTYPE) == ROCX_FAB_ETHERTYPE &&
+           (uint32_t)ldl_be_p(b + ROCX_FAB_OFF_MAGIC) == ROCX_FAB_MAGIC &&
+           b[ROCX_FAB_OFF_TYPE] == type;
 }
 
 /* What rocx-switch answers to a HELLO. */
 static void fab_ack(TDev *d, uint32_t max)
 {
-    uint8_t b[60] = { 0 };
+    uint8_t b[ROCX_FAB_CTRL_LEN] = { 0 };
 
-    fab_hdr(b, 2, 0, max);
+    fab_hdr(b, ROCX_FAB_HELLO_ACK, 0, max);
     t_inject(d, b, sizeof(b));
 }
 
 /* Append a frame to a bundle being built at b (header already there). */
 static size_t fab_add(uint8_t *b, size_t off, const uint8_t *f, size_t len)
 {
-    b[off] = len >> 8;
-    b[off + 1] = len;
-    memcpy(b + off + 2, f, len);
-    return off + 2 + len;
+    stw_be_p(b + off, len);
+    memcpy(b + off + ROCX_FAB_ENTRY_HLEN, f, len);
+    return off + ROCX_FAB_ENTRY_HLEN + len;
 }
 
 /* Bundles on for d, and the link bounced so that it says HELLO. */
@@ -91,9 +89,9 @@ static void f_on_send(FakeDev *f, const uint8_t *buf, size_t len)
     FDgram *d;
 
     f_sent++;
-    if (is_fab(buf, len, 3)) {
+    if (is_fab(buf, len, ROCX_FAB_BUNDLE)) {
         f_bundles++;
-        f_bundled += buf[20] << 8 | buf[21];
+        f_bundled += lduw_be_p(buf + ROCX_FAB_OFF_COUNT);
     }
     f_rng = f_rng * 1103515245u + 12345u;
     if (f_drop_permille && (f_rng >> 16) % 1000 < f_drop_permille) {
@@ -211,27 +209,28 @@ static void t_fabric_hello(void)
     fake_run(f);
     CHECK_EQ(f->nframes, n0 + 1);
     h = f->frames[n0];
-    CHECK(is_fab(h, f->frame_len[n0], 1));
-    CHECK_EQ(f->frame_len[n0], 60);
-    CHECK(!memcmp(h + 6, f->core.port.mac, 6));
-    CHECK_EQ((uint32_t)h[22] << 24 | h[23] << 16 | h[24] << 8 | h[25],
+    CHECK(is_fab(h, f->frame_len[n0], ROCX_FAB_HELLO));
+    CHECK_EQ(f->frame_len[n0], ROCX_FAB_CTRL_LEN);
+    CHECK(!memcmp(h + ROCX_FAB_OFF_SRC, f->core.port.mac, 6));
+    CHECK_EQ(lduw_be_p(h + ROCX_FAB_OFF_COUNT), 0);
+    CHECK_EQ((uint32_t)ldl_be_p(h + ROCX_FAB_OFF_MAX_LEN),
              ROCX_FAB_BUNDLE_MAX);
     /* Unanswered: again after a second, at most three in all. */
     rocx_core_process(&f->core);
     CHECK_EQ(f->nframes, n0 + 1);
     for (i = 0; i < 4; i++) {
-        fake_advance(f, 1000 * 1000 * 1000LL);
+        fake_advance(f, ROCX_FAB_HELLO_INTERVAL_MS * 1000 * 1000LL);
         rocx_core_process(&f->core);
     }
-    CHECK_EQ(f->nframes, n0 + 3);
-    CHECK_EQ(f->core.fabric.stats.hellos, 3);
+    CHECK_EQ(f->nframes, n0 + ROCX_FAB_HELLO_TRIES);
+    CHECK_EQ(f->core.fabric.stats.hellos, ROCX_FAB_HELLO_TRIES);
     CHECK(!f->core.fabric.tx_ok);
 
     /* An answer that allows too little is not one. */
     fab_ack(A, 4096);
     CHECK(!f->core.fabric.tx_ok);
     CHECK_EQ(f->core.fabric.stats.rx_errors, 1);
-    fab_ack(A, 65536);
+    fab_ack(A, ROCX_FAB_BUNDLE_MAX);
     CHECK(f->core.fabric.tx_ok);
     /* The next link-up asks again. */
     fab_on(A);
@@ -239,7 +238,7 @@ static void t_fabric_hello(void)
     n0 = f->nframes;
     fake_run(f);
     CHECK_EQ(f->nframes, n0 + 1);
-    fab_ack(A, 65536);
+    fab_ack(A, ROCX_FAB_BUNDLE_MAX);
     fake_advance(f, 5000 * 1000 * 1000LL);
     rocx_core_process(&f->core);
     CHECK_EQ(f->nframes, n0 + 1);
@@ -293,8 +292,8 @@ static void fabric_xfer(unsigned drop_permille)
     fab_on(B);
     fake_run(A->f);
     fake_run(B->f);
-    fab_ack(A, 65536);
-    fab_ack(B, 65536);
+    fab_ack(A, ROCX_FAB_BUNDLE_MAX);
+    fab_ack(B, ROCX_FAB_BUNDLE_MAX);
     f_pair(&p, 2 * MIB);
     f_wire_init();
     f_drop_permille = drop_permille;
@@ -390,7 +389,7 @@ static void t_fabric_rx_hold(void)
 
     fab_on(B);
     f_rx_ring(B, 1);
-    len = fab_hdr(b, 3, 3, 65536);
+    len = fab_hdr(b, ROCX_FAB_BUNDLE, 3, ROCX_FAB_BUNDLE_MAX);
     for (i = 0; i < 3; i++) {
         memset(fr, 0, sizeof(fr));
         memset(fr, 0xff, 6);
@@ -435,7 +434,7 @@ static void t_fabric_malformed(void)
     fr[12] = 0x08;
 
     /* Off: not split, not consumed as a bundle. */
-    len = fab_hdr(b, 3, 2, 65536);
+    len = fab_hdr(b, ROCX_FAB_BUNDLE, 2, ROCX_FAB_BUNDLE_MAX);
     len = fab_add(b, len, fr, sizeof(fr));
     len = fab_add(b, len, fr, sizeof(fr));
     CHECK_EQ(rocx_core_receive(&B->f->core, b, len), len);
@@ -445,13 +444,13 @@ static void t_fabric_malformed(void)
     f_rx_ring(B, 60);
     /* Count says 3, two are there. */
     CHECK_EQ(rocx_core_receive(&B->f->core, b, len), len);
-    b[21] = 3;
+    stw_be_p(b + ROCX_FAB_OFF_COUNT, 3);
     CHECK_EQ(rocx_core_receive(&B->f->core, b, len), len);
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 4);
     CHECK_EQ(B->f->core.fabric.stats.rx_errors, 1);
     /* A length past the end: the first frame only. */
-    good = FAB_HLEN + 2 + sizeof(fr);
-    b[21] = 2;
+    good = ROCX_FAB_HLEN + ROCX_FAB_ENTRY_HLEN + sizeof(fr);
+    stw_be_p(b + ROCX_FAB_OFF_COUNT, 2);
     b[good] = 0x40;
     CHECK_EQ(rocx_core_receive(&B->f->core, b, len), len);
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 5);
@@ -461,13 +460,16 @@ static void t_fabric_malformed(void)
     CHECK_EQ(rocx_core_receive(&B->f->core, b, len + 3), len + 3);
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 7);
     CHECK_EQ(B->f->core.fabric.stats.rx_errors, 3);
-    CHECK_EQ(rocx_core_receive(&B->f->core, b, FAB_HLEN + 1), FAB_HLEN + 1);
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, ROCX_FAB_HLEN + 1),
+             ROCX_FAB_HLEN + 1);
     CHECK_EQ(B->f->core.fabric.stats.rx_errors, 4);
     /* A HELLO (another NIC's) and unknown types are ignored. */
-    b[18] = 1;
-    CHECK_EQ(rocx_core_receive(&B->f->core, b, 60), 60);
-    b[18] = 9;
-    CHECK_EQ(rocx_core_receive(&B->f->core, b, 60), 60);
+    b[ROCX_FAB_OFF_TYPE] = ROCX_FAB_HELLO;
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, ROCX_FAB_CTRL_LEN),
+             ROCX_FAB_CTRL_LEN);
+    b[ROCX_FAB_OFF_TYPE] = 9;
+    CHECK_EQ(rocx_core_receive(&B->f->core, b, ROCX_FAB_CTRL_LEN),
+             ROCX_FAB_CTRL_LEN);
     CHECK(!B->f->core.fabric.tx_ok);
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 7);
 }
