@@ -152,7 +152,7 @@ static void aq_simple(uint16_t op, uint64_t base, uint8_t a, uint8_t b,
         break;
     case ROCX_AQ_OP_SET_PORT:
         cmd[8] = ROCX_PORT_SET_ADMIN;
-        cmd[18] = 1;
+        cmd[offsetof(struct rocx_aq_set_port, admin_up)] = 1;
         break;
     }
     aq_submit(cmd);
