@@ -51,6 +51,10 @@ check "model, drivers and provider all include the contract" sh -c '
 	grep -rlq "rocx/rocx_if.h" drivers/net/ethernet/rocx &&
 	grep -rlq "rocx/rocx_.*\.h" drivers/infiniband/hw/rocx &&
 	grep -rlq "rocx/rocx_.*\.h" providers/rocx'
+# The Python tests read their constants from the headers (tests/lib):
+# the structs they lay out must have the sizes the C compilers assert.
+check "Python tests read the contract as the C compilers do" \
+	sh -c "python3 tests/lib/contract.py >/dev/null"
 # Both module objects were compiled against this tree's headers (modinfo
 # srcversion changes with any included file, so compare build inputs).
 check "modules rebuilt after the last contract change" sh -c '

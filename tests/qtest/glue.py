@@ -22,6 +22,10 @@ import tempfile
 import time
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                '..', 'lib'))
+import fabric  # noqa: E402  (include/rocx/rocx_fabric.h)
+
 MAC = bytes.fromhex('525400abcdef')
 SLOT = 4
 BAR0, BAR2, BAR4 = 0xe0000000, 0xe0100000, 0xe0200000
@@ -564,26 +568,18 @@ def t_migration_blocked(q):
           'migration refused naming rocx: %s' % r)
 
 
-FAB_DST = bytes.fromhex('0180c200000e')
-
-
-def fab_hdr(ftype, count, maxlen, src=b'\x02\x72\x6f\x63\x78\x00'):
-    return (FAB_DST + src + b'\x88\xb6' + b'RXF1' +
-            struct.pack('!BBHI', ftype, 0, count, maxlen))
-
-
 def t_fabric_bundle(q):
     """bundle=on on a dgram netdev: HELLO at link-up; after our
     HELLO_ACK the frames of one engine run arrive as one bundle, and a
     bundle we send is split into the RX ring."""
     q.net.settimeout(5)
     bring_up(q)
-    h = q.net.recv(65536)
-    check(len(h) == 60 and h[:26] == fab_hdr(1, 0, 65536, MAC),
-          'HELLO at link-up (%s)' % h[:26].hex())
+    h = q.net.recv(fabric.BUNDLE_MAX)
+    check(h == fabric.control(fabric.HELLO, src=MAC),
+          'HELLO at link-up (%s)' % h[:fabric.HLEN].hex())
     # Buffers first: QEMU holds every frame while the RX ring is empty.
     rx_post(q, 0, 4)
-    q.net.sendto(fab_hdr(2, 0, 65536).ljust(60, b'\0'), q.sock_qemu)
+    q.net.sendto(fabric.control(fabric.HELLO_ACK), q.sock_qemu)
     # Three frames on the TX ring, one doorbell: one bundle.
     frames = [bytes([0xff] * 6) + MAC + b'\x08\x00' + bytes([i] * (60 + i))
               for i in range(3)]
@@ -593,15 +589,13 @@ def t_fabric_bundle(q):
                                             len(f), 0, 0, 0))
     time.sleep(0.2)
     q.wr('q', BAR2 + DB_TX, 3 << 32)
-    b = q.net.recv(65536)
-    want = fab_hdr(3, 3, 65536, MAC) + b''.join(
-        struct.pack('!H', len(f)) + f for f in frames)
+    b = q.net.recv(fabric.BUNDLE_MAX)
+    want = fabric.bundle(frames, src=MAC)
     check(b == want, 'one bundle of the three frames (%d bytes)' % len(b))
     # A bundle of two frames for us: both land in the RX ring.
     inner = [bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([7] * 50),
              bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([8] * 70)]
-    q.net.sendto(fab_hdr(3, 2, 65536) + b''.join(
-        struct.pack('!H', len(f)) + f for f in inner), q.sock_qemu)
+    q.net.sendto(fabric.bundle(inner), q.sock_qemu)
     q.wait(lambda: struct.unpack('<HH', q.memread(RX + 16 + 10, 4)) ==
            (len(inner[1]), 1), 'second frame of the bundle received')
     check(struct.unpack('<HH', q.memread(RX + 10, 4)) == (len(inner[0]), 1),

@@ -15,6 +15,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+import fabric  # noqa: E402  (include/rocx/rocx_fabric.h)
+
 ETH_TEST = 0x88B5           # IEEE local experimental ethertype
 BCAST = b"\xff" * 6
 MCAST = bytes.fromhex("01005e000001")
@@ -77,7 +81,7 @@ class Guest:
         self.s.settimeout(timeout)
         try:
             while True:
-                out.append(self.s.recv(65536))
+                out.append(self.s.recv(fabric.BUNDLE_MAX))
         except socket.timeout:
             pass
         return out
@@ -134,29 +138,16 @@ def read_pcap(path):
     return (magic, vmaj, vmin, snap, link), recs, off == len(data)
 
 
-FAB_DST = bytes.fromhex("0180c200000e")
-
-
-def fab(ftype, count=0, maxlen=65536, src=mac(9)):
-    return (FAB_DST + src + struct.pack("!H", 0x88B6) + b"RXF1" +
-            struct.pack("!BBHI", ftype, 0, count, maxlen))
+# A guest's fabric frames: the format is include/rocx/rocx_fabric.h's.
+def fab(ftype, src=mac(9)):
+    return fabric.control(ftype, src=src)
 
 
 def bundle_of(frames, src=mac(9)):
-    return fab(3, len(frames), src=src) + b"".join(
-        struct.pack("!H", len(f)) + f for f in frames)
+    return fabric.bundle(frames, src=src)
 
 
-def unbundle(d):
-    """The frames of a bundle datagram, or None if it is not one."""
-    if d[:6] != FAB_DST or d[12:18] != b"\x88\xb6RXF1" or d[18] != 3:
-        return None
-    count, off, out = struct.unpack("!H", d[20:22])[0], 26, []
-    for _ in range(count):
-        n = struct.unpack("!H", d[off:off + 2])[0]
-        out.append(d[off + 2:off + 2 + n])
-        off += 2 + n
-    return out if off == len(d) else None
+unbundle = fabric.unbundle
 
 
 def bundles(exe, sockdir, work, log):
@@ -172,13 +163,13 @@ def bundles(exe, sockdir, work, log):
     for g in (a, b, c):
         g.recv()
 
-    a.send_raw(fab(1).ljust(60, b"\0"))
+    a.send_raw(fab(fabric.HELLO))
     got = a.recv()
     check("bundles: HELLO answered by HELLO_ACK",
-          len(got) == 1 and len(got[0]) == 60 and
-          got[0][:26] == fab(2, src=bytes.fromhex("02726f637800")),
-          [x[:26].hex() for x in got])
-    b.send_raw(fab(1).ljust(60, b"\0"))
+          len(got) == 1 and
+          got[0] == fabric.control(fabric.HELLO_ACK, src=fabric.SWITCH_MAC),
+          [x[:fabric.HLEN].hex() for x in got])
+    b.send_raw(fab(fabric.HELLO))
     b.recv()
 
     # B's bundle of five: A (asked) gets them in one bundle, C one by one.
@@ -197,15 +188,15 @@ def bundles(exe, sockdir, work, log):
           tags(a.recv()) == ["single"])
 
     # Damage: the frames before it are forwarded, the rest dropped.
-    bad = bundle_of(five[:2])
-    bad = bad[:20] + struct.pack("!H", 3) + bad[22:]
+    bad = fabric.header(fabric.BUNDLE, 3, src=mac(9)) + \
+        fabric.entries(five[:2])
     b.send_raw(bad)
     got_a = a.recv()
     check("bundles: a short bundle forwards what it holds",
           c.recv() == five[:2] and len(got_a) == 1 and
           unbundle(got_a[0]) == five[:2])
-    b.send_raw(fab(2).ljust(60, b"\0"))
-    b.send_raw(fab(7).ljust(60, b"\0"))
+    b.send_raw(fab(fabric.HELLO_ACK))
+    b.send_raw(fab(7))
     check("bundles: a guest's HELLO_ACK or unknown type goes nowhere",
           a.recv() == [] and c.recv() == [])
 
@@ -232,7 +223,7 @@ def bundles(exe, sockdir, work, log):
           f"{p1.get('rx_fab_err')}")
     _, recs, whole = read_pcap(pcap)
     check("bundles: the capture holds frames, never bundles",
-          whole and not any(r[2][:6] == FAB_DST for r in recs) and
+          whole and not any(r[2][:6] == fabric.DST for r in recs) and
           sum(1 for r in recs if r[2] in five) == 5 + 2 + 3)
     for g in (a, b, c):
         g.close()
