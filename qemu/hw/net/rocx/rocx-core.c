@@ -84,7 +84,7 @@ rocx_gerr_quiet(RocxCore *c, unsigned code, unsigned info,
 }
 
 /* Signal vector v unless its INTR_CTRL masks it; then latch PENDING. */
-static void rocx_signal(RocxCore *c, unsigned v)
+void rocx_signal(RocxCore *c, unsigned v)
 {
     if (v >= ROCX_MSIX_VECTORS) {
         return;     /* every vector is range-checked where it is set */
@@ -135,7 +135,7 @@ uint32_t rocx_core_link_status(RocxCore *c)
 }
 
 /* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
-static void rocx_link_update(RocxCore *c)
+void rocx_link_update(RocxCore *c)
 {
     uint32_t st = rocx_core_link_status(c);
     bool up = st & ROCX_LINK_UP;
@@ -167,7 +167,7 @@ void rocx_core_link_changed(RocxCore *c)
 
 /* ---- Reset ---- */
 
-static void rocx_reset_state(RocxCore *c)
+void rocx_reset_state(RocxCore *c)
 {
     bool was_up = c->port.link_up;
     bool was_stalled = c->rx_stalled;
@@ -230,7 +230,7 @@ typedef struct RocxRegInfo {
     void (*write)(RocxCore *c, unsigned off, uint32_t val);
 } RocxRegInfo;
 
-static uint32_t rocx_rd_ident(RocxCore *c, unsigned off)
+uint32_t rocx_rd_ident(RocxCore *c, unsigned off)
 {
     switch (off) {
     case ROCX_REG_ID:
@@ -401,7 +401,7 @@ static void rocx_aq_enable(RocxCore *c, unsigned off)
     c->aq.pi = 0;
 }
 
-static void rocx_wr_aq_ctrl(RocxCore *c, unsigned off, uint32_t val)
+void rocx_wr_aq_ctrl(RocxCore *c, unsigned off, uint32_t val)
 {
     const uint32_t known = ROCX_AQ_CTRL_LOG_DEPTH_MASK | ROCX_AQ_CTRL_ENABLE |
                            ROCX_AQ_CTRL_IRQ_EN | ROCX_AQ_CTRL_VECTOR_MASK;
@@ -440,7 +440,7 @@ static void rocx_wr_aq_ctrl(RocxCore *c, unsigned off, uint32_t val)
     rocx_aq_enable(c, off);
 }
 
-static uint32_t rocx_rd_aq(RocxCore *c, unsigned off)
+uint32_t rocx_rd_aq(RocxCore *c, unsigned off)
 {
     if (off == ROCX_REG_AQ_HEAD) {
         return c->aq.head;
@@ -449,7 +449,7 @@ static uint32_t rocx_rd_aq(RocxCore *c, unsigned off)
            (c->aq.error ? ROCX_AQ_STATUS_ERROR : 0);
 }
 
-static void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val)
+void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val)
 {
     uint16_t depth = 1u << c->aq.log_depth;
 
@@ -475,12 +475,12 @@ static void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val)
     }
 }
 
-static uint32_t rocx_rd_intr(RocxCore *c, unsigned off)
+uint32_t rocx_rd_intr(RocxCore *c, unsigned off)
 {
     return c->regs.intr_ctrl[(off - ROCX_REG_INTR_CTRL(0)) / 4];
 }
 
-static void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val)
+void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val)
 {
     unsigned v = (off - ROCX_REG_INTR_CTRL(0)) / 4;
     uint32_t *r = &c->regs.intr_ctrl[v];
@@ -615,8 +615,8 @@ uint64_t rocx_core_db_read(RocxCore *c, uint64_t off, unsigned size)
 }
 
 /* Validate a producer doorbell for an Ethernet ring and latch it. */
-static void rocx_db_eth(RocxCore *c, RocxEthRing *r, const char *what,
-                        unsigned page, uint32_t qid, uint16_t idx)
+void rocx_db_eth(RocxCore *c, RocxEthRing *r, const char *what,
+                 unsigned page, uint32_t qid, uint16_t idx)
 {
     uint16_t depth;
 
@@ -636,8 +636,8 @@ static void rocx_db_eth(RocxCore *c, RocxEthRing *r, const char *what,
     r->pi = idx;
 }
 
-static void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid,
-                       uint16_t idx, bool arm)
+void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid, uint16_t idx,
+                bool arm)
 {
     RocxEq *eq = qid < ROCX_CORE_MAX_EQ ? &c->eq[qid] : NULL;
     uint16_t delta;
@@ -822,7 +822,7 @@ void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
 }
 
 /* Apply ARM requests latched by EQ doorbells. */
-static void rocx_eq_arm(RocxCore *c)
+void rocx_eq_arm(RocxCore *c)
 {
     unsigned i;
 
@@ -844,7 +844,7 @@ static void rocx_eq_arm(RocxCore *c)
 }
 
 /* Write the events queued for EQ 0; returns true if some remain. */
-static bool rocx_evq_drain(RocxCore *c)
+bool rocx_evq_drain(RocxCore *c)
 {
     unsigned n = c->evq_count;
 
@@ -865,7 +865,7 @@ static bool rocx_evq_drain(RocxCore *c)
 
 /* ---- Admin commands ---- */
 
-static bool rocx_mac_valid_unicast(const uint8_t *mac)
+bool rocx_mac_valid_unicast(const uint8_t *mac)
 {
     static const uint8_t zero[6];
 
@@ -968,8 +968,8 @@ static void rocx_cmd_get_stats(RocxCore *c, const union rocx_aq_cmd *cmd,
     res->result = n;
 }
 
-static void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
-                               RocxAqResult *res)
+void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res)
 {
     const struct rocx_aq_create_eq *ce = &cmd->create_eq;
     uint16_t eqn = rocx_get_le16(&ce->eqn);
@@ -998,8 +998,8 @@ static void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
     eq->armed = true;
 }
 
-static void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
-                                RocxAqResult *res)
+void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res)
 {
     uint16_t eqn = rocx_get_le16(&cmd->destroy_eq.eqn);
 
@@ -1033,9 +1033,8 @@ static RocxEthRing *rocx_eth_ring(RocxCore *c, uint8_t type, uint8_t qid)
     return NULL;
 }
 
-static void rocx_cmd_create_eth_ring(RocxCore *c,
-                                     const union rocx_aq_cmd *cmd,
-                                     RocxAqResult *res)
+void rocx_cmd_create_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
+                              RocxAqResult *res)
 {
     const struct rocx_aq_create_eth_ring *cr = &cmd->create_eth_ring;
     RocxEthRing *r = rocx_eth_ring(c, cr->type, cr->qid);
@@ -1061,9 +1060,8 @@ static void rocx_cmd_create_eth_ring(RocxCore *c,
     r->buf_size = cr->type == ROCX_ETH_RING_RX ? buf_size : 0;
 }
 
-static void rocx_cmd_destroy_eth_ring(RocxCore *c,
-                                      const union rocx_aq_cmd *cmd,
-                                      RocxAqResult *res)
+void rocx_cmd_destroy_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
+                               RocxAqResult *res)
 {
     RocxEthRing *r = rocx_eth_ring(c, cmd->destroy_eth_ring.type,
                                    cmd->destroy_eth_ring.qid);
@@ -1083,8 +1081,8 @@ static void rocx_cmd_destroy_eth_ring(RocxCore *c,
     }
 }
 
-static void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
-                             RocxAqResult *res)
+void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
+                      RocxAqResult *res)
 {
     const struct rocx_aq_set_gid *sg = &cmd->set_gid;
     uint16_t index = rocx_get_le16(&sg->index);
@@ -1107,8 +1105,8 @@ static void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
     memcpy(g->gid, sg->gid, sizeof(g->gid));
 }
 
-static void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
-                             RocxAqResult *res)
+void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
+                      RocxAqResult *res)
 {
     uint16_t index = rocx_get_le16(&cmd->del_gid.index);
 
@@ -1299,7 +1297,7 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
 }
 
 /* Execute up to a budget of commands; returns true if some remain. */
-static bool rocx_aq_process(RocxCore *c)
+bool rocx_aq_process(RocxCore *c)
 {
     uint32_t mask = (1u << c->aq.log_depth) - 1;
     unsigned done = 0;
@@ -1359,7 +1357,7 @@ static bool rocx_aq_process(RocxCore *c)
 
 /* ---- Self-test DMA ---- */
 
-static void rocx_test_dma(RocxCore *c)
+void rocx_test_dma(RocxCore *c)
 {
     uint64_t addr = (uint64_t)c->regs.test_dma_addr_hi << 32 |
                     c->regs.test_dma_addr_lo;
@@ -1393,7 +1391,7 @@ fault:
 /* ---- Ethernet TX ---- */
 
 /* Send up to a budget of frames; returns true if descriptors remain. */
-static bool rocx_tx_process(RocxCore *c, unsigned qid)
+bool rocx_tx_process(RocxCore *c, unsigned qid)
 {
     RocxEthRing *r = &c->tx[qid];
     uint16_t mask;
@@ -1460,7 +1458,7 @@ static bool rocx_tx_process(RocxCore *c, unsigned qid)
 
 /* ---- Ethernet RX ---- */
 
-static bool rocx_rx_refuses(RocxCore *c)
+bool rocx_rx_refuses(RocxCore *c)
 {
     RocxEthRing *r = &c->rx[0];
 

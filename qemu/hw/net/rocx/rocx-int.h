@@ -145,11 +145,6 @@ static inline void rocx_count(RocxCore *c, enum rocx_stat s, uint64_t n)
     c->stats[s] += n;
 }
 
-void G_GNUC_PRINTF(4, 5)
-rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...);
-bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info);
-void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
-                  uint64_t info);
 int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len);
 int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf, size_t len);
 /*
@@ -166,8 +161,78 @@ static inline void rocx_schedule(RocxCore *c)
     }
     c->ops->schedule_work(c->opaque);
 }
+/* DEV_CTRL.RESET: everything but the counters back to power-on state. */
+void rocx_reset_state(RocxCore *c);
+/* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
+void rocx_link_update(RocxCore *c);
+
+/* ---- Registers and self-test (rocx-regs.c) ---- */
+
+/* The identification registers (ID, VERSION, CAPS, MAC_LO, ...). */
+uint32_t rocx_rd_ident(RocxCore *c, unsigned off);
+/* Engine: run the self-test DMA that TEST_DMA_CTRL.START asked for. */
+void rocx_test_dma(RocxCore *c);
+
+/* ---- Admin queue (rocx-aq.c) ---- */
+
+/* AQ_STATUS and AQ_HEAD; AQ_CTRL (enable, disable, interrupt); AQ_DB. */
+uint32_t rocx_rd_aq(RocxCore *c, unsigned off);
+void rocx_wr_aq_ctrl(RocxCore *c, unsigned off, uint32_t val);
+void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val);
+/* Execute up to a budget of commands; returns true if some remain. */
+bool rocx_aq_process(RocxCore *c);
+bool rocx_mac_valid_unicast(const uint8_t *mac);
+
+/* ---- Events, guest errors and interrupts (rocx-eq.c) ---- */
+
+void G_GNUC_PRINTF(4, 5)
+rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...);
+bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info);
+void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
+                  uint64_t info);
+/* Signal vector v unless its INTR_CTRL masks it; then latch PENDING. */
+void rocx_signal(RocxCore *c, unsigned v);
+/* INTR_CTRL(n): MASK, and PENDING delivered on unmask. */
+uint32_t rocx_rd_intr(RocxCore *c, unsigned off);
+void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val);
+void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid, uint16_t idx,
+                bool arm);
+/* Apply ARM requests latched by EQ doorbells. */
+void rocx_eq_arm(RocxCore *c);
+/* Write the events queued for EQ 0; returns true if some remain. */
+bool rocx_evq_drain(RocxCore *c);
+void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res);
+void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res);
+
+/* ---- Ethernet rings and receive (rocx-eth.c) ---- */
+
+/* Validate a producer doorbell for an Ethernet ring and latch it. */
+void rocx_db_eth(RocxCore *c, RocxEthRing *r, const char *what,
+                 unsigned page, uint32_t qid, uint16_t idx);
+void rocx_cmd_create_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
+                              RocxAqResult *res);
+void rocx_cmd_destroy_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
+                               RocxAqResult *res);
+/* Send up to a budget of frames; returns true if descriptors remain. */
+bool rocx_tx_process(RocxCore *c, unsigned qid);
+/* Whether a frame would have to wait for an RX buffer now. */
+bool rocx_rx_refuses(RocxCore *c);
 /* One received frame, as rocx_core_receive() without bundles: 0 = held. */
 ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len);
+
+/* ---- GID table (rocx-gid.c) ---- */
+
+void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
+                      RocxAqResult *res);
+void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
+                      RocxAqResult *res);
+/*
+ * A valid GID entry of the port equal to gid, of the given kind (the
+ * entry found last time is tried first).
+ */
+RocxGid *rocx_gid_find(RocxCore *c, const uint8_t *gid, uint8_t type);
 
 /* ---- Fabric bundles (rocx-fabric.c) ---- */
 

@@ -263,7 +263,7 @@ static bool rocx_gid_is(const RocxGid *g, const uint8_t *gid, uint8_t type)
  * received frame asks, nearly always for the entry it found last time:
  * that one is tried before the 128 of the table.
  */
-static RocxGid *rocx_gid_find(RocxCore *c, const uint8_t *gid, uint8_t type)
+RocxGid *rocx_gid_find(RocxCore *c, const uint8_t *gid, uint8_t type)
 {
     unsigned i;
 
