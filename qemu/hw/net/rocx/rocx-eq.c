@@ -1,0 +1,304 @@
+/*
+ * rocx device model: event queues, guest-error reports and interrupts.
+ *
+ * An EQ is a ring in guest memory that the device writes events to, with
+ * a phase bit; it signals its MSI-X vector once per arm.  EQ 0 takes the
+ * asynchronous events (link changes, CQ and QP errors, guest errors),
+ * which either side queues in a small FIFO that the engine drains.  Every
+ * vector has an INTR_CTRL register: a masked vector latches PENDING and
+ * fires when unmasked.  A guest error is counted here and reported in
+ * registers, through the glue's log and as a GUEST_ERROR event.
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "rocx-int.h"
+
+/* ---- Counters, guest errors, events, interrupts ---- */
+
+bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info)
+{
+    RocxEvent *ev;
+
+    /* Async events go to EQ 0 only; without it there is nobody to tell. */
+    if (!c->eq[0].valid) {
+        return false;
+    }
+    if (c->evq_count == ROCX_CORE_EVQ_LEN) {
+        /* The engine has not run for a while; the event is lost. */
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        return false;
+    }
+    ev = &c->evq[(c->evq_head + c->evq_count) % ROCX_CORE_EVQ_LEN];
+    ev->type = type;
+    ev->data = data;
+    ev->info = info;
+    c->evq_count++;
+    rocx_schedule(c);
+    return true;
+}
+
+/*
+ * Count and report a guest error.  post_event is false for errors raised
+ * while writing EQ 0 itself: reporting those through EQ 0 could feed back
+ * into the same error forever.
+ */
+static void G_GNUC_PRINTF(5, 0)
+rocx_gerr_va(RocxCore *c, bool post_event, unsigned code, unsigned info,
+             const char *fmt, va_list ap)
+{
+    c->regs.guest_err_count++;
+    c->regs.last_guest_err = ROCX_FIELD_PREP(ROCX_LAST_ERR_CODE_MASK, code) |
+                             ROCX_FIELD_PREP(ROCX_LAST_ERR_INFO_MASK, info);
+    rocx_count(c, ROCX_STAT_GUEST_ERRORS, 1);
+    c->ops->guest_error(c->opaque, code, info & 0xffff, fmt, ap);
+
+    /* A flood of errors is one pending event carrying the latest error. */
+    if (post_event && !c->evq_gerr_queued) {
+        c->evq_gerr_queued = rocx_evq_push(c, ROCX_EQE_GUEST_ERROR, 0, 0);
+    }
+}
+
+void rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    rocx_gerr_va(c, true, code, info, fmt, ap);
+    va_end(ap);
+}
+
+static void G_GNUC_PRINTF(4, 5)
+rocx_gerr_quiet(RocxCore *c, unsigned code, unsigned info,
+                const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    rocx_gerr_va(c, false, code, info, fmt, ap);
+    va_end(ap);
+}
+
+/* Signal vector v unless its INTR_CTRL masks it; then latch PENDING. */
+void rocx_signal(RocxCore *c, unsigned v)
+{
+    if (v >= ROCX_MSIX_VECTORS) {
+        return;     /* every vector is range-checked where it is set */
+    }
+    if (c->regs.intr_ctrl[v] & ROCX_INTR_MASK) {
+        c->regs.intr_ctrl[v] |= ROCX_INTR_PENDING;
+        return;
+    }
+    rocx_count(c, ROCX_STAT_INTERRUPTS, 1);
+    c->ops->raise_irq(c->opaque, v);
+}
+
+uint32_t rocx_rd_intr(RocxCore *c, unsigned off)
+{
+    return c->regs.intr_ctrl[(off - ROCX_REG_INTR_CTRL(0)) / 4];
+}
+
+void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val)
+{
+    unsigned v = (off - ROCX_REG_INTR_CTRL(0)) / 4;
+    uint32_t *r = &c->regs.intr_ctrl[v];
+
+    /* PENDING is read-only; writing back what was read is harmless. */
+    if (val & ~(ROCX_INTR_MASK | ROCX_INTR_PENDING)) {
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "INTR_CTRL(%u): reserved bits in 0x%" PRIx32, v, val);
+        return;
+    }
+    if (val & ROCX_INTR_MASK) {
+        *r |= ROCX_INTR_MASK;
+        return;
+    }
+    *r &= ~ROCX_INTR_MASK;
+    if (*r & ROCX_INTR_PENDING) {
+        *r &= ~ROCX_INTR_PENDING;
+        rocx_signal(c, v);
+    }
+}
+
+/* ---- Event queues ---- */
+
+void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
+                  uint64_t info)
+{
+    RocxEq *eq = &c->eq[eqn];
+    uint32_t depth = 1u << eq->log_depth;
+    struct rocx_eqe e;
+    uint64_t addr;
+
+    if (!eq->valid) {
+        return;
+    }
+    if (eq->broken) {
+        /* Its DMA failure was reported already; the event is lost. */
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        return;
+    }
+    if (eq->pi - eq->ci >= depth) {
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        /* An EQ 0 overflow cannot be reported through EQ 0. */
+        if (eqn == 0) {
+            rocx_gerr_quiet(c, ROCX_GERR_EQ_OVERFLOW, eqn,
+                            "EQ %u full, event %u lost", eqn, type);
+        } else {
+            rocx_gerr(c, ROCX_GERR_EQ_OVERFLOW, eqn,
+                      "EQ %u full, event %u lost", eqn, type);
+        }
+        return;
+    }
+
+    memset(&e, 0, sizeof(e));
+    rocx_put_le16(&e.type, type);
+    e.flags = (eq->pi >> eq->log_depth) & 1 ? 0 : ROCX_EQE_PHASE;
+    rocx_put_le32(&e.data, data);
+    rocx_put_le64(&e.info, info);
+    addr = eq->base + (uint64_t)(eq->pi & (depth - 1)) * sizeof(e);
+    if (rocx_dma_write(c, addr, &e, sizeof(e))) {
+        /* Stop writing to a ring the guest took away; destroy clears it. */
+        eq->broken = true;
+        if (eqn == 0) {
+            rocx_gerr_quiet(c, ROCX_GERR_DMA, eqn,
+                            "EQ %u: DMA write to 0x%" PRIx64 " failed",
+                            eqn, addr);
+        } else {
+            rocx_gerr(c, ROCX_GERR_DMA, eqn,
+                      "EQ %u: DMA write to 0x%" PRIx64 " failed", eqn, addr);
+        }
+        return;
+    }
+    eq->pi++;
+    if (eq->armed) {
+        eq->armed = false;
+        rocx_signal(c, eq->vector);
+    }
+}
+
+/* Apply ARM requests latched by EQ doorbells. */
+void rocx_eq_arm(RocxCore *c)
+{
+    unsigned i;
+
+    for (i = 0; i < ROCX_CORE_MAX_EQ; i++) {
+        RocxEq *eq = &c->eq[i];
+
+        if (!eq->valid || !eq->arm_req) {
+            continue;
+        }
+        eq->arm_req = false;
+        /* Events the driver has not consumed yet: tell it at once. */
+        if (eq->pi != eq->ci) {
+            eq->armed = false;
+            rocx_signal(c, eq->vector);
+        } else {
+            eq->armed = true;
+        }
+    }
+}
+
+/* Write the events queued for EQ 0; returns true if some remain. */
+bool rocx_evq_drain(RocxCore *c)
+{
+    unsigned n = c->evq_count;
+
+    while (n-- && c->evq_count) {
+        RocxEvent ev = c->evq[c->evq_head];
+
+        c->evq_head = (c->evq_head + 1) % ROCX_CORE_EVQ_LEN;
+        c->evq_count--;
+        if (ev.type == ROCX_EQE_GUEST_ERROR) {
+            /* Carries the latest error, however many were coalesced. */
+            c->evq_gerr_queued = false;
+            ev.data = c->regs.last_guest_err;
+        }
+        rocx_eq_post(c, 0, ev.type, ev.data, ev.info);
+    }
+    return c->evq_count != 0;
+}
+
+void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid, uint16_t idx,
+                bool arm)
+{
+    RocxEq *eq = qid < ROCX_CORE_MAX_EQ ? &c->eq[qid] : NULL;
+    uint16_t delta;
+
+    if (!eq || !eq->valid) {
+        rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
+                  "EQ doorbell: no EQ %" PRIu32, qid);
+        return;
+    }
+    /*
+     * The consumer may only move forward, up to what the device wrote.
+     * Indices are 16 bits, so one doorbell returns at most 65535 entries.
+     */
+    delta = idx - (uint16_t)eq->ci;
+    if (delta > eq->pi - eq->ci) {
+        rocx_gerr(c, ROCX_GERR_DB_INDEX, page,
+                  "EQ %" PRIu32 " doorbell: consumer %u beyond producer %u",
+                  qid, idx, (uint16_t)eq->pi);
+        return;
+    }
+    rocx_count(c, ROCX_STAT_DOORBELLS, 1);
+    eq->ci += delta;
+    if (arm) {
+        eq->arm_req = true;
+        rocx_schedule(c);
+    }
+}
+
+void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res)
+{
+    const struct rocx_aq_create_eq *ce = &cmd->create_eq;
+    uint16_t eqn = rocx_get_le16(&ce->eqn);
+    uint64_t base = rocx_get_le64(&ce->base);
+    RocxEq *eq;
+
+    if (eqn >= ROCX_CORE_MAX_EQ ||
+        ce->log_depth < ROCX_EQ_MIN_LOG_DEPTH ||
+        ce->log_depth > ROCX_EQ_MAX_LOG_DEPTH ||
+        ce->vector >= ROCX_MSIX_VECTORS ||
+        (base & (sizeof(struct rocx_eqe) - 1))) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    eq = &c->eq[eqn];
+    if (eq->valid) {
+        res->status = ROCX_AQ_STS_EXISTS;
+        return;
+    }
+    memset(eq, 0, sizeof(*eq));
+    eq->valid = true;
+    eq->base = base;
+    eq->log_depth = ce->log_depth;
+    eq->vector = ce->vector;
+    /* A new EQ is armed: its first event interrupts. */
+    eq->armed = true;
+}
+
+void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res)
+{
+    uint16_t eqn = rocx_get_le16(&cmd->destroy_eq.eqn);
+
+    if (eqn >= ROCX_CORE_MAX_EQ) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    if (!c->eq[eqn].valid) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    memset(&c->eq[eqn], 0, sizeof(c->eq[eqn]));
+    if (eqn == 0) {
+        /* Queued async events had nowhere else to go. */
+        c->evq_count = 0;
+        c->evq_gerr_queued = false;
+    }
+}
