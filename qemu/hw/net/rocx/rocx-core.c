@@ -504,46 +504,6 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
     }
 }
 
-void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
-                      RocxAqResult *res)
-{
-    const struct rocx_aq_set_gid *sg = &cmd->set_gid;
-    uint16_t index = rocx_get_le16(&sg->index);
-    uint16_t vlan = rocx_get_le16(&sg->vlan);
-    RocxGid *g;
-
-    if (index >= ROCX_CORE_GID_TBL_LEN ||
-        (sg->type != ROCX_GID_TYPE_ROCE_V1 &&
-         sg->type != ROCX_GID_TYPE_ROCE_V2) ||
-        (vlan != ROCX_VLAN_NONE && vlan > 4095) ||
-        !rocx_mac_valid_unicast(sg->mac)) {
-        res->status = ROCX_AQ_STS_INVALID;
-        return;
-    }
-    g = &c->gid[index];
-    g->valid = true;
-    g->type = sg->type;
-    g->vlan = vlan;
-    memcpy(g->mac, sg->mac, sizeof(g->mac));
-    memcpy(g->gid, sg->gid, sizeof(g->gid));
-}
-
-void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
-                      RocxAqResult *res)
-{
-    uint16_t index = rocx_get_le16(&cmd->del_gid.index);
-
-    if (index >= ROCX_CORE_GID_TBL_LEN) {
-        res->status = ROCX_AQ_STS_INVALID;
-        return;
-    }
-    if (!c->gid[index].valid) {
-        res->status = ROCX_AQ_STS_NOT_FOUND;
-        return;
-    }
-    memset(&c->gid[index], 0, sizeof(c->gid[index]));
-}
-
 /* ---- Self-test DMA ---- */
 
 void rocx_test_dma(RocxCore *c)

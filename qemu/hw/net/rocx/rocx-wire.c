@@ -250,35 +250,6 @@ static const uint8_t rocx_v4_prefix[12] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
 };
 
-/* RocxCore.gid_hint indexes the table. */
-QEMU_BUILD_BUG_ON(ROCX_CORE_GID_TBL_LEN > 256);
-
-static bool rocx_gid_is(const RocxGid *g, const uint8_t *gid, uint8_t type)
-{
-    return g->valid && g->type == type && !memcmp(g->gid, gid, 16);
-}
-
-/*
- * A valid GID entry of the port equal to gid, of the given kind.  Every
- * received frame asks, nearly always for the entry it found last time:
- * that one is tried before the 128 of the table.
- */
-RocxGid *rocx_gid_find(RocxCore *c, const uint8_t *gid, uint8_t type)
-{
-    unsigned i;
-
-    if (rocx_gid_is(&c->gid[c->gid_hint], gid, type)) {
-        return &c->gid[c->gid_hint];
-    }
-    for (i = 0; i < ROCX_CORE_GID_TBL_LEN; i++) {
-        if (rocx_gid_is(&c->gid[i], gid, type)) {
-            c->gid_hint = i;
-            return &c->gid[i];
-        }
-    }
-    return NULL;
-}
-
 /* Drop a frame that is RoCE for us but not acceptable. */
 static RocxRxVerdict rocx_rx_drop(RocxCore *c)
 {
