@@ -1,11 +1,13 @@
 /*
- * rocx device model core.
+ * rocx device model core: init, reset, link state and the engine loop.
  *
- * Implements Documentation/rocx-device.rst, version 1.0, against the ops in
- * rocx-core.h.  The guest is treated as hostile throughout: every register
- * value, index, length, address and opcode it supplies is checked, and a
- * mistake is counted, reported and ignored; nothing here may abort, loop
- * without bound or overrun a buffer because of what the guest wrote.
+ * Implements Documentation/rocx-device.rst, contract 1.1, against the ops
+ * in rocx-core.h; the device's blocks each have a file of their own (the
+ * list is at the top of rocx-int.h).  The guest is treated as hostile
+ * throughout: every register value, index, length, address and opcode it
+ * supplies is checked, and a mistake is counted, reported and ignored;
+ * nothing in the model may abort, loop without bound or overrun a buffer
+ * because of what the guest wrote.
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -14,24 +16,6 @@
 
 #include "qemu/osdep.h"
 #include "rocx-int.h"
-
-/* ---- DMA: ranges that wrap the address space never reach the glue ---- */
-
-int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len)
-{
-    if (len && addr + len - 1 < addr) {
-        return -1;
-    }
-    return c->ops->dma_read(c->opaque, addr, buf, len);
-}
-
-int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf, size_t len)
-{
-    if (len && addr + len - 1 < addr) {
-        return -1;
-    }
-    return c->ops->dma_write(c->opaque, addr, buf, len);
-}
 
 /* ---- Link ---- */
 

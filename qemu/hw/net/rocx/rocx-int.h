@@ -1,7 +1,21 @@
 /*
  * rocx device model: what the core's files share and nothing else sees.
  *
- * rocx-core.c: registers, admin queue, EQs, Ethernet;
+ * The model's files, one per block of the device (Documentation/
+ * qemu-rocx.rst maps each to its driver counterpart):
+ *
+ * rocx-core.c: init, reset, link state, the engine loop;
+ * rocx-regs.c: register table and MMIO dispatch, doorbell decoding,
+ *              self-test;
+ * rocx-aq.c: admin queue ring and dispatch; IDENTIFY, SET_PORT,
+ *            QUERY_PORT, GET_STATS, user contexts, PDs;
+ * rocx-eq.c: event queues, asynchronous events, guest-error reports,
+ *            interrupt masking and raising;
+ * rocx-eth.c: Ethernet TX and RX rings, receive classification (RoCE or
+ *             Ethernet), MAC filter;
+ * rocx-gid.c: the GID table and its lookup;
+ * rocx-dcb.c: (reserved: a later version adds it) priorities, PFC, ETS,
+ *             ECN and congestion control;
  * rocx-mr.c: page lists, MR table, key checks, MR data access;
  * rocx-cq.c: CQs, CQEs, CQ arming and events;
  * rocx-qp.c: QP lifecycle, state machine, flush, doorbells, scheduling,
@@ -12,7 +26,9 @@
  * rocx-comp.c: completer (ACK/NAK and READ response processing,
  *              retransmission, completions);
  * rocx-wire.c: RoCE v1/v2 header build and parse;
- * rocx-icrc.c: the ICRC and the CRC behind it.
+ * rocx-icrc.c: the ICRC and the CRC behind it;
+ * rocx-fabric.c: fabric bundles between the device and rocx-switch;
+ * rocx-pci.c: the QEMU glue, which sees rocx-core.h only.
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -145,8 +161,25 @@ static inline void rocx_count(RocxCore *c, enum rocx_stat s, uint64_t n)
     c->stats[s] += n;
 }
 
-int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf, size_t len);
-int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf, size_t len);
+/* Device DMA, 0 or -1; a range that wraps the address space is refused. */
+static inline int rocx_dma_read(RocxCore *c, uint64_t addr, void *buf,
+                                size_t len)
+{
+    if (len && addr + len - 1 < addr) {
+        return -1;
+    }
+    return c->ops->dma_read(c->opaque, addr, buf, len);
+}
+
+static inline int rocx_dma_write(RocxCore *c, uint64_t addr, const void *buf,
+                                 size_t len)
+{
+    if (len && addr + len - 1 < addr) {
+        return -1;
+    }
+    return c->ops->dma_write(c->opaque, addr, buf, len);
+}
+
 /*
  * Ask for an engine run.  Inside the engine (or a direct doorbell, which
  * runs it next) this only notes the request: rocx_core_process() asks the
