@@ -4,7 +4,9 @@
  * ROCX_CORE_GID_TBL_LEN entries, which the driver sets and deletes
  * (SET_GID, DEL_GID): a GID, its kind (RoCE v1 or v2), the source MAC and
  * VLAN that go with it.  The receive path asks for every RoCE frame
- * which entry its destination GID is.
+ * which entry its destination GID is; a QP entering RTR takes its source
+ * GID from the table and asks whether its destination is one of ours
+ * (loopback).
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -52,6 +54,14 @@ void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     memset(&c->gid[index], 0, sizeof(c->gid[index]));
+}
+
+const RocxGid *rocx_gid_get(RocxCore *c, unsigned index)
+{
+    if (index >= ROCX_CORE_GID_TBL_LEN || !c->gid[index].valid) {
+        return NULL;
+    }
+    return &c->gid[index];
 }
 
 /* RocxCore.gid_hint indexes the table. */

@@ -261,6 +261,8 @@ void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
                       RocxAqResult *res);
 void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
                       RocxAqResult *res);
+/* Entry index if it is valid, or NULL. */
+const RocxGid *rocx_gid_get(RocxCore *c, unsigned index);
 /*
  * A valid GID entry of the port equal to gid, of the given kind (the
  * entry found last time is tried first).

@@ -489,16 +489,13 @@ static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
 {
     uint16_t vlan = rocx_get_le16(&av->vlan);
     uint32_t fl = rocx_get_le32(&av->flow_label);
-    RocxGid *g;
-    unsigned i;
+    const RocxGid *g = rocx_gid_get(c, av->sgid_index);
 
-    if (av->sgid_index >= ROCX_CORE_GID_TBL_LEN ||
-        !c->gid[av->sgid_index].valid || av->net_type > 2 ||
+    if (!g || av->net_type > 2 ||
         (vlan != ROCX_VLAN_NONE && vlan > 4095) || fl > 0xfffff ||
         (av->dmac[0] & 1)) {
         return false;
     }
-    g = &c->gid[av->sgid_index];
     /* The network header follows from the source GID. */
     if (g->type == ROCX_GID_TYPE_ROCE_V1) {
         if (av->net_type != ROCX_NET_ROCE_V1) {
@@ -523,13 +520,7 @@ static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
     p->flow_label = fl;
     p->hop_limit = av->hop_limit;
     p->traffic_class = av->traffic_class;
-    for (i = 0; i < ROCX_CORE_GID_TBL_LEN; i++) {
-        if (c->gid[i].valid && c->gid[i].type == g->type &&
-            !memcmp(c->gid[i].gid, av->dgid, 16)) {
-            p->loopback = true;
-            break;
-        }
-    }
+    p->loopback = rocx_gid_find(c, av->dgid, g->type) != NULL;
     return true;
 }
 
