@@ -17,6 +17,8 @@
 #include "qemu/osdep.h"
 #include "rocx-int.h"
 
+/* ---- The ring: AQ_CTRL, AQ_STATUS, AQ_HEAD, AQ_DB ---- */
+
 static void rocx_aq_enable(RocxCore *c, unsigned off)
 {
     uint8_t ld = ROCX_FIELD_GET(ROCX_AQ_CTRL_LOG_DEPTH_MASK, c->regs.aq_ctrl);
@@ -395,6 +397,8 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
                   "admin opcode 0x%x: buffer not accessible", op);
     }
 }
+
+/* ---- Command loop ---- */
 
 /* Execute up to a budget of commands; returns true if some remain. */
 bool rocx_aq_process(RocxCore *c)

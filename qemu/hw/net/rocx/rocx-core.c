@@ -127,7 +127,7 @@ void rocx_core_process(RocxCore *c)
     /* Frames sent from here on may share a bundle, flushed below. */
     c->in_engine = true;
     c->resched = false;
-    rocx_test_dma(c);
+    rocx_selftest_dma(c);
     more |= rocx_aq_process(c);
     for (i = 0; i < ROCX_CORE_MAX_ETH_RINGS; i++) {
         more |= rocx_tx_process(c, i);

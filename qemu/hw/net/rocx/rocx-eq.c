@@ -17,7 +17,7 @@
 #include "qemu/osdep.h"
 #include "rocx-int.h"
 
-/* ---- Counters, guest errors, events, interrupts ---- */
+/* ---- Asynchronous events, guest errors, interrupts ---- */
 
 bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info)
 {

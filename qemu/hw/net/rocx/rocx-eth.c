@@ -21,6 +21,8 @@
 #define ROCX_ETH_HLEN       14
 #define ROCX_RX_MIN_BUF     64
 
+/* ---- Rings ---- */
+
 /* Validate a producer doorbell for an Ethernet ring and latch it. */
 void rocx_db_eth(RocxCore *c, RocxEthRing *r, const char *what,
                  unsigned page, uint32_t qid, uint16_t idx)

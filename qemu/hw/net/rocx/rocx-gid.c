@@ -16,6 +16,8 @@
 #include "qemu/osdep.h"
 #include "rocx-int.h"
 
+/* ---- SET_GID, DEL_GID ---- */
+
 void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
                       RocxAqResult *res)
 {
@@ -55,6 +57,8 @@ void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
     memset(&c->gid[index], 0, sizeof(c->gid[index]));
 }
+
+/* ---- Lookup ---- */
 
 const RocxGid *rocx_gid_get(RocxCore *c, unsigned index)
 {

@@ -204,7 +204,7 @@ void rocx_link_update(RocxCore *c);
 /* The identification registers (ID, VERSION, CAPS, MAC_LO, ...). */
 uint32_t rocx_rd_ident(RocxCore *c, unsigned off);
 /* Engine: run the self-test DMA that TEST_DMA_CTRL.START asked for. */
-void rocx_test_dma(RocxCore *c);
+void rocx_selftest_dma(RocxCore *c);
 
 /* ---- Admin queue (rocx-aq.c) ---- */
 

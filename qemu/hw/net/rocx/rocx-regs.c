@@ -391,7 +391,7 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
 
 /* ---- Self-test DMA ---- */
 
-void rocx_test_dma(RocxCore *c)
+void rocx_selftest_dma(RocxCore *c)
 {
     uint64_t addr = (uint64_t)c->regs.test_dma_addr_hi << 32 |
                     c->regs.test_dma_addr_lo;
