@@ -92,7 +92,7 @@ static void *mem(uint64_t off, size_t len)
     return fake_ptr(F, GPA(off), len);
 }
 
-static uint64_t stat(enum rocx_stat s)
+static uint64_t counter(enum rocx_stat s)
 {
     return F->core.stats[s];
 }
@@ -421,15 +421,15 @@ static void t_reset_clears_state(void)
     CHECK_EQ(aq_exec(&c, &res, &res64), ROCX_AQ_STS_OK);
     CHECK_EQ(res64, 1500);
     CHECK_EQ(res & ROCX_LINK_ADMIN_UP, 0);
-    CHECK(stat(ROCX_STAT_AQ_COMMANDS) > 10);
-    CHECK_EQ(stat(ROCX_STAT_LINK_CHANGES), 2);  /* up, then reset: down */
+    CHECK(counter(ROCX_STAT_AQ_COMMANDS) > 10);
+    CHECK_EQ(counter(ROCX_STAT_LINK_CHANGES), 2);  /* up, then reset: down */
 
     /* The permanent MAC is back: frames to the old one are filtered. */
     CHECK_EQ(rd(ROCX_REG_MAC_LO), 0x12005452);
 
     /* A power-on reset clears the counters as well. */
     rocx_core_reset(&F->core);
-    CHECK_EQ(stat(ROCX_STAT_AQ_COMMANDS), 0);
+    CHECK_EQ(counter(ROCX_STAT_AQ_COMMANDS), 0);
     CHECK_EQ(rd(ROCX_REG_AQ_STATUS), 0);
 }
 
@@ -579,8 +579,8 @@ static void t_aq_phase_wraps(void)
         }
         CHECK_EQ(rd(ROCX_REG_AQ_HEAD), aq_pi);
     }
-    CHECK_EQ(stat(ROCX_STAT_AQ_COMMANDS), 20 + 21);
-    CHECK_EQ(stat(ROCX_STAT_AQ_ERRORS), 0);
+    CHECK_EQ(counter(ROCX_STAT_AQ_COMMANDS), 20 + 21);
+    CHECK_EQ(counter(ROCX_STAT_AQ_ERRORS), 0);
     CHECK_NO_GERR();
 
     /* The 16-bit head wraps evenly: phase stays right past 65535. */
@@ -804,8 +804,8 @@ static void t_op_identify(void)
     CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_DMA_ERROR);
     CHECK_GERR(ROCX_GERR_DMA);
     CHECK_EQ(rd(ROCX_REG_LAST_GUEST_ERR) >> 16, ROCX_AQ_OP_IDENTIFY);
-    CHECK_EQ(stat(ROCX_STAT_AQ_ERRORS), 2);
-    CHECK_EQ(stat(ROCX_STAT_AQ_COMMANDS), 3);
+    CHECK_EQ(counter(ROCX_STAT_AQ_ERRORS), 2);
+    CHECK_EQ(counter(ROCX_STAT_AQ_COMMANDS), 3);
     CHECK_EQ(F->aq_done, 3);
     CHECK_EQ(F->last_aq_opcode, ROCX_AQ_OP_IDENTIFY);
     CHECK_EQ(F->last_aq_status, ROCX_AQ_STS_DMA_ERROR);
@@ -1085,7 +1085,7 @@ static void t_op_unsupported(void)
     for (i = 0; i < ARRAY_SIZE(ops); i++) {
         CHECK_EQ(aq_op(ops[i]), ROCX_AQ_STS_UNSUPPORTED);
     }
-    CHECK_EQ(stat(ROCX_STAT_AQ_ERRORS), ARRAY_SIZE(ops));
+    CHECK_EQ(counter(ROCX_STAT_AQ_ERRORS), ARRAY_SIZE(ops));
     CHECK_EQ(aq_op(ROCX_AQ_OP_NOP), ROCX_AQ_STS_OK);
     CHECK_NO_GERR();
 }
@@ -1159,7 +1159,7 @@ static void t_eq_events(void)
         db(0, ROCX_DB_EQ, 0, i + 1, false);
     }
     gerr_mark = F->gerrs;
-    CHECK_EQ(stat(ROCX_STAT_EQ_OVERFLOWS), 0);
+    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), 0);
 }
 
 static void t_eq_overflow(void)
@@ -1174,12 +1174,12 @@ static void t_eq_overflow(void)
         wr(ROCX_REG_ID, 0);
         fake_run(F);
     }
-    CHECK_EQ(stat(ROCX_STAT_EQ_OVERFLOWS), 0);
+    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), 0);
     gerrs = F->gerrs;
     wr(ROCX_REG_ID, 0);
     fake_run(F);
     /* Lost, counted, recorded; EQ 0 cannot carry its own overflow. */
-    CHECK_EQ(stat(ROCX_STAT_EQ_OVERFLOWS), 1);
+    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), 1);
     CHECK_EQ(F->gerrs, gerrs + 2);
     CHECK_EQ(F->last_gerr_code, ROCX_GERR_EQ_OVERFLOW);
     CHECK(!F->scheduled);
@@ -1190,7 +1190,7 @@ static void t_eq_overflow(void)
     wr(ROCX_REG_ID, 0);
     fake_run(F);
     CHECK_EQ(eqe(0, 4, 16)->flags, 0);
-    CHECK_EQ(stat(ROCX_STAT_EQ_OVERFLOWS), 1);
+    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), 1);
 
     /* An EQ in memory the device cannot write: reported once, then quiet. */
     wr(ROCX_REG_AQ_CTRL, 0);
@@ -1220,13 +1220,13 @@ static void t_eq_overflow(void)
     /* The async event queue itself never grows without bound. */
     admin_up();
     fake_run(F);
-    gerrs = stat(ROCX_STAT_EQ_OVERFLOWS);
+    gerrs = counter(ROCX_STAT_EQ_OVERFLOWS);
     for (i = 0; i < 1000; i++) {
         fake_set_carrier(F, i & 1);
     }
     CHECK_EQ(F->core.evq_count, ROCX_CORE_EVQ_LEN);
-    CHECK_EQ(stat(ROCX_STAT_EQ_OVERFLOWS), gerrs + 1000 - ROCX_CORE_EVQ_LEN);
-    CHECK_EQ(stat(ROCX_STAT_LINK_CHANGES), 1 + 1000);
+    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), gerrs + 1000 - ROCX_CORE_EVQ_LEN);
+    CHECK_EQ(counter(ROCX_STAT_LINK_CHANGES), 1 + 1000);
     fake_run(F);
     CHECK_EQ(F->core.evq_count, 0);
 }
@@ -1263,7 +1263,7 @@ static void t_intr_ctrl(void)
     db(0, ROCX_DB_ETH_TX, 0, tx_pi, false);
     fake_run(F);
     CHECK_EQ(F->irqs[1], 2);
-    CHECK_EQ(stat(ROCX_STAT_INTERRUPTS), F->irqs_total);
+    CHECK_EQ(counter(ROCX_STAT_INTERRUPTS), F->irqs_total);
 }
 
 static void t_tx_exact_bytes(void)
@@ -1287,8 +1287,8 @@ static void t_tx_exact_bytes(void)
         CHECK(!memcmp(F->frames[i], src, lens[i]));
         CHECK_EQ(le16toh(tx_desc(i, 6)->status), ROCX_ETH_STS_DONE);
     }
-    CHECK_EQ(stat(ROCX_STAT_TX_PACKETS), ARRAY_SIZE(lens));
-    CHECK_EQ(stat(ROCX_STAT_TX_BYTES), 14 + 60 + 1514 + 9018 + 61);
+    CHECK_EQ(counter(ROCX_STAT_TX_PACKETS), ARRAY_SIZE(lens));
+    CHECK_EQ(counter(ROCX_STAT_TX_BYTES), 14 + 60 + 1514 + 9018 + 61);
     CHECK_EQ(F->irqs[1], 1);
     CHECK_NO_GERR();
 
@@ -1300,7 +1300,7 @@ static void t_tx_exact_bytes(void)
             fake_run(F);
         }
     }
-    CHECK_EQ(stat(ROCX_STAT_TX_PACKETS), ARRAY_SIZE(lens) + 200);
+    CHECK_EQ(counter(ROCX_STAT_TX_PACKETS), ARRAY_SIZE(lens) + 200);
     CHECK_NO_GERR();
 }
 
@@ -1324,7 +1324,7 @@ static void t_tx_errors(void)
         CHECK_EQ(le16toh(tx_desc(i, 6)->status),
                  ROCX_ETH_STS_DONE | ROCX_ETH_STS_ERR);
     }
-    CHECK_EQ(stat(ROCX_STAT_TX_ERRORS), 5);
+    CHECK_EQ(counter(ROCX_STAT_TX_ERRORS), 5);
     CHECK_EQ(F->gerrs, gerr_mark + 5);
     CHECK_EQ(F->last_gerr_code, ROCX_GERR_DMA);
     gerr_mark = F->gerrs;
@@ -1343,14 +1343,14 @@ static void t_tx_errors(void)
     fake_run(F);
     CHECK_EQ(F->nframes, 1);
     CHECK_EQ(le16toh(tx_desc(6, 6)->status), ROCX_ETH_STS_DONE);
-    CHECK_EQ(stat(ROCX_STAT_TX_DROPPED_LINK_DOWN), 1);
+    CHECK_EQ(counter(ROCX_STAT_TX_DROPPED_LINK_DOWN), 1);
     admin_up();
     fake_set_carrier(F, false);
     tx_post(6, 7, 60, 0);
     db(0, ROCX_DB_ETH_TX, 0, tx_pi, false);
     fake_run(F);
     CHECK_EQ(F->nframes, 1);
-    CHECK_EQ(stat(ROCX_STAT_TX_DROPPED_LINK_DOWN), 2);
+    CHECK_EQ(counter(ROCX_STAT_TX_DROPPED_LINK_DOWN), 2);
 
     /* The descriptor itself unreadable. */
     fake_set_carrier(F, true);
@@ -1362,7 +1362,7 @@ static void t_tx_errors(void)
     fake_run(F);
     F->fault_len = 0;
     CHECK_EQ(F->nframes, 1);
-    CHECK_EQ(stat(ROCX_STAT_TX_ERRORS), 6);
+    CHECK_EQ(counter(ROCX_STAT_TX_ERRORS), 6);
     CHECK_EQ(F->last_gerr_code, ROCX_GERR_DMA);
 }
 
@@ -1413,8 +1413,8 @@ static void t_rx_posted_buffer(void)
     CHECK(!memcmp(rx_buf(0, 6), frame, len));
     CHECK_EQ(rx_buf(0, 6)[100], 0xee);  /* nothing past the frame */
     CHECK_EQ(F->irqs[1], 1);
-    CHECK_EQ(stat(ROCX_STAT_RX_PACKETS), 1);
-    CHECK_EQ(stat(ROCX_STAT_RX_BYTES), 100);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_BYTES), 100);
 
     /* A jumbo frame into the next buffer. */
     len = make_frame(frame, fake_mac, ROCX_MAX_FRAME);
@@ -1430,7 +1430,7 @@ static void t_rx_posted_buffer(void)
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
     CHECK_EQ(le16toh(rx_desc(2, 6)->status),
              ROCX_ETH_STS_DONE | ROCX_ETH_STS_ERR);
-    CHECK_EQ(stat(ROCX_STAT_RX_ERRORS), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_ERRORS), 1);
     CHECK_GERR(ROCX_GERR_DMA);
 }
 
@@ -1446,15 +1446,15 @@ static void t_rx_faults(void)
     F->fault_len = 16;
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
     CHECK_GERR(ROCX_GERR_DMA);
-    CHECK_EQ(stat(ROCX_STAT_RX_ERRORS), 1);
-    CHECK_EQ(stat(ROCX_STAT_RX_PACKETS), 0);
+    CHECK_EQ(counter(ROCX_STAT_RX_ERRORS), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 0);
     /* Readable but its status cannot be written back. */
     F->fault_addr = GPA(RX_OFF) + 16 + 12;
     F->fault_len = 2;
     F->fault_writes_only = true;
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
     CHECK_GERR(ROCX_GERR_DMA);
-    CHECK_EQ(stat(ROCX_STAT_RX_ERRORS), 2);
+    CHECK_EQ(counter(ROCX_STAT_RX_ERRORS), 2);
     CHECK(!memcmp(rx_buf(1, 6), frame, len));
     F->fault_len = 0;
     F->fault_writes_only = false;
@@ -1487,8 +1487,8 @@ static void t_rx_no_buffer(void)
     CHECK(!rocx_core_can_receive(&F->core));
     CHECK_EQ(rocx_core_receive(&F->core, held, len), 0);
     held_frames = 1;
-    CHECK_EQ(stat(ROCX_STAT_RX_NO_BUFFER), 1);
-    CHECK_EQ(stat(ROCX_STAT_RX_PACKETS), 0);
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 0);
     fake_run(F);
     CHECK_EQ(F->rx_resumes, 0);
 
@@ -1497,21 +1497,21 @@ static void t_rx_no_buffer(void)
     rx_post(6, 2);
     CHECK_EQ(F->rx_resumes, 1);
     CHECK_EQ(held_frames, 0);
-    CHECK_EQ(stat(ROCX_STAT_RX_PACKETS), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 1);
     CHECK(!memcmp(rx_buf(0, 6), held, len));
     CHECK(rocx_core_can_receive(&F->core));
-    CHECK_EQ(stat(ROCX_STAT_RX_NO_BUFFER), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 1);
 
     /* Stalled again, then the link goes down: held frames are dropped. */
     CHECK_EQ(rocx_core_receive(&F->core, held, len), len);
     CHECK(!rocx_core_can_receive(&F->core));
     held_frames = 3;
-    CHECK_EQ(stat(ROCX_STAT_RX_NO_BUFFER), 2);
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 2);
     fake_set_carrier(F, false);
     fake_run(F);
     CHECK_EQ(F->rx_resumes, 2);
     CHECK_EQ(held_frames, 0);
-    CHECK_EQ(stat(ROCX_STAT_RX_DROPPED_LINK_DOWN), 3);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_LINK_DOWN), 3);
 
     /* Stalled, then the RX ring goes away: held frames are dropped. */
     fake_set_carrier(F, true);
@@ -1544,8 +1544,8 @@ static void t_rx_trunc(void)
              ROCX_ETH_STS_DONE | ROCX_ETH_STS_TRUNC);
     CHECK_EQ(le16toh(rx_desc(1, 6)->pkt_len), 65);
     CHECK_EQ(rx_buf(1, 6)[0], 0xee);    /* the buffer is untouched */
-    CHECK_EQ(stat(ROCX_STAT_RX_TRUNCATED), 1);
-    CHECK_EQ(stat(ROCX_STAT_RX_PACKETS), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_TRUNCATED), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 1);
     CHECK_EQ(F->irqs[3], 2);
 
     /* Even a 64 KiB buffer takes no frame beyond ROCX_MAX_FRAME. */
@@ -1558,7 +1558,7 @@ static void t_rx_trunc(void)
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
     CHECK_EQ(le16toh(rx_desc(0, 6)->status),
              ROCX_ETH_STS_DONE | ROCX_ETH_STS_TRUNC);
-    CHECK_EQ(stat(ROCX_STAT_RX_TRUNCATED), 2);
+    CHECK_EQ(counter(ROCX_STAT_RX_TRUNCATED), 2);
     CHECK_NO_GERR();
 }
 
@@ -1575,20 +1575,20 @@ static void t_rx_filter(void)
     rx_post(6, 32);
     len = make_frame(frame, other, 60);
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
-    CHECK_EQ(stat(ROCX_STAT_RX_DROPPED_FILTER), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_FILTER), 1);
     CHECK_EQ(le16toh(rx_desc(0, 6)->status), 0);    /* no buffer used */
     len = make_frame(frame, bcast, 60);
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
     CHECK_EQ(le16toh(rx_desc(0, 6)->status), ROCX_ETH_STS_DONE);
-    CHECK_EQ(stat(ROCX_STAT_RX_BROADCAST), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_BROADCAST), 1);
     len = make_frame(frame, mcast, 60);
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
     CHECK_EQ(le16toh(rx_desc(1, 6)->status), ROCX_ETH_STS_DONE);
-    CHECK_EQ(stat(ROCX_STAT_RX_MULTICAST), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_MULTICAST), 1);
     /* Runts never pass. */
     CHECK_EQ(rocx_core_receive(&F->core, frame, 13), 13);
     CHECK_EQ(rocx_core_receive(&F->core, frame, 0), 0);
-    CHECK_EQ(stat(ROCX_STAT_RX_DROPPED_FILTER), 3);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_FILTER), 3);
 
     /* Promiscuous: other unicast accepted. */
     CHECK_EQ(set_port(ROCX_PORT_SET_RX_MODE, 0, NULL, 0,
@@ -1599,7 +1599,7 @@ static void t_rx_filter(void)
     CHECK_EQ(set_port(ROCX_PORT_SET_RX_MODE, 0, NULL, 0,
                       ROCX_RX_MODE_ALLMULTI), ROCX_AQ_STS_OK);
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
-    CHECK_EQ(stat(ROCX_STAT_RX_DROPPED_FILTER), 4);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_FILTER), 4);
 
     /* A new port MAC: frames follow it, the old one is filtered. */
     CHECK_EQ(set_port(ROCX_PORT_SET_MAC, 0, mine2, 0, 0), ROCX_AQ_STS_OK);
@@ -1608,8 +1608,8 @@ static void t_rx_filter(void)
     CHECK_EQ(le16toh(rx_desc(3, 6)->status), ROCX_ETH_STS_DONE);
     len = make_frame(frame, fake_mac, 60);
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
-    CHECK_EQ(stat(ROCX_STAT_RX_DROPPED_FILTER), 5);
-    CHECK_EQ(stat(ROCX_STAT_RX_PACKETS), 4);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_FILTER), 5);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 4);
 
     /* Filtered frames never stall the queue even with no buffers. */
     rx_pi = 0;
@@ -1630,7 +1630,7 @@ static void t_rx_link_down(void)
     CHECK_EQ(set_port(ROCX_PORT_SET_ADMIN, 0, NULL, 0, 0), ROCX_AQ_STS_OK);
     CHECK(rocx_core_can_receive(&F->core));
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
-    CHECK_EQ(stat(ROCX_STAT_RX_DROPPED_LINK_DOWN), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_LINK_DOWN), 1);
     CHECK_EQ(le16toh(rx_desc(0, 6)->status), 0);
     admin_up();
     CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
@@ -1701,7 +1701,7 @@ static void t_doorbell_errors(void)
     CHECK_EQ(rocx_core_db_read(&F->core, 0x123, 1), 0);
     CHECK_NO_GERR();
     /* Only valid doorbells count. */
-    CHECK_EQ(stat(ROCX_STAT_DOORBELLS), 5);   /* the AQ_DB writes */
+    CHECK_EQ(counter(ROCX_STAT_DOORBELLS), 5);   /* the AQ_DB writes */
 }
 
 static void t_register_access_errors(void)
@@ -1751,7 +1751,7 @@ static void t_register_access_errors(void)
     wr(ROCX_REG_DEV_CTRL, 2);
     CHECK_GERR(ROCX_GERR_REG_VALUE);
     CHECK_EQ(rd(ROCX_REG_GUEST_ERR_COUNT), F->gerrs);
-    CHECK_EQ(stat(ROCX_STAT_GUEST_ERRORS), F->gerrs);
+    CHECK_EQ(counter(ROCX_STAT_GUEST_ERRORS), F->gerrs);
     CHECK_EQ(strcmp(rocx_core_reg_name(ROCX_REG_AQ_DB), "AQ_DB"), 0);
     CHECK_EQ(strcmp(rocx_core_reg_name(ROCX_REG_INTR_CTRL(7)), "INTR_CTRL"),
              0);
@@ -1843,7 +1843,7 @@ static void t_link_change_events(void)
     fake_set_carrier(F, true);
     fake_run(F);
     CHECK_EQ(eqe(0, 4, 0)->type, 0);
-    CHECK_EQ(stat(ROCX_STAT_LINK_CHANGES), 0);
+    CHECK_EQ(counter(ROCX_STAT_LINK_CHANGES), 0);
 
     /* Admin up: LINK_CHANGE with the new status. */
     CHECK_EQ(set_port(ROCX_PORT_SET_ADMIN, 0, NULL, 1, 0), ROCX_AQ_STS_OK);
@@ -1873,7 +1873,7 @@ static void t_link_change_events(void)
     fake_run(F);
     CHECK_EQ(le32toh(eqe(0, 4, 3)->data) & ROCX_LINK_UP, 0);
     CHECK_EQ(le32toh(eqe(0, 4, 4)->data) & ROCX_LINK_UP, ROCX_LINK_UP);
-    CHECK_EQ(stat(ROCX_STAT_LINK_CHANGES), 5);
+    CHECK_EQ(counter(ROCX_STAT_LINK_CHANGES), 5);
     CHECK_EQ(rd(ROCX_REG_LINK_STATUS) & 7, 7);
     CHECK_NO_GERR();
 }
