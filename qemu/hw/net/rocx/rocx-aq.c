@@ -130,8 +130,8 @@ bool rocx_mac_valid_unicast(const uint8_t *mac)
 static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
                               RocxAqResult *res)
 {
-    uint64_t addr = rocx_get_le64(&cmd->identify.addr);
-    uint32_t len = rocx_get_le32(&cmd->identify.len);
+    uint64_t addr = ldq_le_p(&cmd->identify.addr);
+    uint32_t len = ldl_le_p(&cmd->identify.len);
     struct rocx_identify id;
 
     if (len < sizeof(id)) {
@@ -139,31 +139,31 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     memset(&id, 0, sizeof(id));
-    rocx_put_le32(&id.version, rocx_rd_ident(c, ROCX_REG_VERSION));
-    rocx_put_le32(&id.caps, ROCX_CORE_CAPS);
-    rocx_put_le32(&id.fw_version, ROCX_CORE_FW_VERSION);
+    stl_le_p(&id.version, rocx_rd_ident(c, ROCX_REG_VERSION));
+    stl_le_p(&id.caps, ROCX_CORE_CAPS);
+    stl_le_p(&id.fw_version, ROCX_CORE_FW_VERSION);
     memcpy(id.mac, c->perm_mac, sizeof(id.mac));
-    rocx_put_le16(&id.max_mtu, ROCX_MAX_MTU);
-    rocx_put_le16(&id.num_vectors, ROCX_MSIX_VECTORS);
-    rocx_put_le16(&id.db_pages, ROCX_DB_PAGES);
-    rocx_put_le16(&id.max_eq, ROCX_CORE_MAX_EQ);
-    rocx_put_le16(&id.max_eth_rings, ROCX_CORE_MAX_ETH_RINGS);
-    rocx_put_le16(&id.gid_tbl_len, ROCX_CORE_GID_TBL_LEN);
-    rocx_put_le16(&id.num_stats, ROCX_STAT_NUM);
-    rocx_put_le32(&id.max_pd, ROCX_CORE_MAX_PD);
-    rocx_put_le32(&id.max_uctx, ROCX_CORE_MAX_UCTX);
-    rocx_put_le32(&id.max_qp, ROCX_CORE_MAX_QP);
-    rocx_put_le32(&id.max_qp_wr, ROCX_CORE_MAX_QP_WR);
-    rocx_put_le32(&id.max_sge, ROCX_CORE_MAX_SGE);
-    rocx_put_le32(&id.max_inline, ROCX_CORE_MAX_INLINE);
-    rocx_put_le32(&id.max_cq, ROCX_CORE_MAX_CQ);
-    rocx_put_le32(&id.max_cqe, ROCX_CORE_MAX_CQE);
-    rocx_put_le32(&id.max_mr, ROCX_CORE_MAX_MR);
-    rocx_put_le32(&id.max_srq, ROCX_CORE_MAX_SRQ);
-    rocx_put_le32(&id.max_srq_wr, ROCX_CORE_MAX_SRQ_WR);
-    rocx_put_le32(&id.max_rd_atom, ROCX_CORE_MAX_RD_ATOM);
-    rocx_put_le64(&id.max_mr_size, ROCX_CORE_MAX_MR_SIZE);
-    rocx_put_le64(&id.page_size_cap, ROCX_CORE_PAGE_SIZE_CAP);
+    stw_le_p(&id.max_mtu, ROCX_MAX_MTU);
+    stw_le_p(&id.num_vectors, ROCX_MSIX_VECTORS);
+    stw_le_p(&id.db_pages, ROCX_DB_PAGES);
+    stw_le_p(&id.max_eq, ROCX_CORE_MAX_EQ);
+    stw_le_p(&id.max_eth_rings, ROCX_CORE_MAX_ETH_RINGS);
+    stw_le_p(&id.gid_tbl_len, ROCX_CORE_GID_TBL_LEN);
+    stw_le_p(&id.num_stats, ROCX_STAT_NUM);
+    stl_le_p(&id.max_pd, ROCX_CORE_MAX_PD);
+    stl_le_p(&id.max_uctx, ROCX_CORE_MAX_UCTX);
+    stl_le_p(&id.max_qp, ROCX_CORE_MAX_QP);
+    stl_le_p(&id.max_qp_wr, ROCX_CORE_MAX_QP_WR);
+    stl_le_p(&id.max_sge, ROCX_CORE_MAX_SGE);
+    stl_le_p(&id.max_inline, ROCX_CORE_MAX_INLINE);
+    stl_le_p(&id.max_cq, ROCX_CORE_MAX_CQ);
+    stl_le_p(&id.max_cqe, ROCX_CORE_MAX_CQE);
+    stl_le_p(&id.max_mr, ROCX_CORE_MAX_MR);
+    stl_le_p(&id.max_srq, ROCX_CORE_MAX_SRQ);
+    stl_le_p(&id.max_srq_wr, ROCX_CORE_MAX_SRQ_WR);
+    stl_le_p(&id.max_rd_atom, ROCX_CORE_MAX_RD_ATOM);
+    stq_le_p(&id.max_mr_size, ROCX_CORE_MAX_MR_SIZE);
+    stq_le_p(&id.page_size_cap, ROCX_CORE_PAGE_SIZE_CAP);
     if (rocx_dma_write(c, addr, &id, sizeof(id))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }
@@ -175,8 +175,8 @@ static void rocx_cmd_set_port(RocxCore *c, const union rocx_aq_cmd *cmd,
     const struct rocx_aq_set_port *sp = &cmd->set_port;
     const uint32_t known = ROCX_PORT_SET_MTU | ROCX_PORT_SET_MAC |
                            ROCX_PORT_SET_ADMIN | ROCX_PORT_SET_RX_MODE;
-    uint32_t valid = rocx_get_le32(&sp->valid);
-    uint16_t mtu = rocx_get_le16(&sp->mtu);
+    uint32_t valid = ldl_le_p(&sp->valid);
+    uint16_t mtu = lduw_le_p(&sp->mtu);
 
     /* All fields are checked before any is applied. */
     if ((valid & ~known) ||
@@ -207,14 +207,14 @@ static void rocx_cmd_set_port(RocxCore *c, const union rocx_aq_cmd *cmd,
 static void rocx_cmd_get_stats(RocxCore *c, const union rocx_aq_cmd *cmd,
                                RocxAqResult *res)
 {
-    uint64_t addr = rocx_get_le64(&cmd->get_stats.addr);
-    uint32_t n = MIN(rocx_get_le32(&cmd->get_stats.len) / 8,
+    uint64_t addr = ldq_le_p(&cmd->get_stats.addr);
+    uint32_t n = MIN(ldl_le_p(&cmd->get_stats.len) / 8,
                      (uint32_t)ROCX_STAT_NUM);
     uint8_t buf[ROCX_STAT_NUM * 8];
     uint32_t i;
 
     for (i = 0; i < n; i++) {
-        rocx_put_le64(buf + i * 8, c->stats[i]);
+        stq_le_p(buf + i * 8, c->stats[i]);
     }
     if (n && rocx_dma_write(c, addr, buf, n * 8)) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
@@ -241,7 +241,7 @@ static void rocx_cmd_alloc_uctx(RocxCore *c, const union rocx_aq_cmd *cmd,
 static void rocx_cmd_dealloc_uctx(RocxCore *c, const union rocx_aq_cmd *cmd,
                                   RocxAqResult *res)
 {
-    uint32_t uctx = rocx_get_le32(&cmd->uctx.uctx);
+    uint32_t uctx = ldl_le_p(&cmd->uctx.uctx);
     unsigned i;
 
     if (uctx < 1 || uctx >= ROCX_DB_PAGES) {
@@ -269,7 +269,7 @@ static void rocx_cmd_dealloc_uctx(RocxCore *c, const union rocx_aq_cmd *cmd,
 static void rocx_cmd_create_pd(RocxCore *c, const union rocx_aq_cmd *cmd,
                                RocxAqResult *res)
 {
-    uint32_t uctx = rocx_get_le32(&cmd->pd.uctx);
+    uint32_t uctx = ldl_le_p(&cmd->pd.uctx);
     unsigned i;
 
     if (uctx >= ROCX_DB_PAGES) {
@@ -294,7 +294,7 @@ static void rocx_cmd_create_pd(RocxCore *c, const union rocx_aq_cmd *cmd,
 static void rocx_cmd_destroy_pd(RocxCore *c, const union rocx_aq_cmd *cmd,
                                 RocxAqResult *res)
 {
-    uint32_t pdn = rocx_get_le32(&cmd->pd.pdn);
+    uint32_t pdn = ldl_le_p(&cmd->pd.pdn);
 
     if (pdn < 1 || pdn > ROCX_CORE_MAX_PD) {
         res->status = ROCX_AQ_STS_INVALID;
@@ -315,7 +315,7 @@ static void rocx_cmd_destroy_pd(RocxCore *c, const union rocx_aq_cmd *cmd,
 static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
                             RocxAqResult *res)
 {
-    uint16_t op = rocx_get_le16(&cmd->hdr.opcode);
+    uint16_t op = lduw_le_p(&cmd->hdr.opcode);
 
     switch (op) {
     case ROCX_AQ_OP_NOP:
@@ -429,8 +429,8 @@ bool rocx_aq_process(RocxCore *c)
             rocx_count(c, ROCX_STAT_AQ_ERRORS, 1);
         }
         if (c->ops->aq_done) {
-            c->ops->aq_done(c->opaque, rocx_get_le16(&cmd.hdr.opcode),
-                            rocx_get_le16(&cmd.hdr.cmd_id), res.status);
+            c->ops->aq_done(c->opaque, lduw_le_p(&cmd.hdr.opcode),
+                            lduw_le_p(&cmd.hdr.cmd_id), res.status);
         }
 
         memset(&cqe, 0, sizeof(cqe));
@@ -439,8 +439,8 @@ bool rocx_aq_process(RocxCore *c)
         /* Phase is 1 on the first pass; a 16-bit head wraps evenly. */
         cqe.flags = (c->aq.head >> c->aq.log_depth) & 1 ? 0 :
                     ROCX_AQ_CQE_PHASE;
-        rocx_put_le32(&cqe.result, res.result);
-        rocx_put_le64(&cqe.result64, res.result64);
+        stl_le_p(&cqe.result, res.result);
+        stq_le_p(&cqe.result64, res.result64);
         /* The command ran, so it counts as consumed even if this fails. */
         c->aq.head++;
         done++;

@@ -32,7 +32,7 @@ void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
                         RocxAqResult *res)
 {
     const struct rocx_aq_create_cq *cc = (const void *)cmd;
-    uint32_t uctx = rocx_get_le32(&cc->uctx);
+    uint32_t uctx = ldl_le_p(&cc->uctx);
     RocxCq *cq = NULL;
     unsigned i;
 
@@ -74,7 +74,7 @@ void rocx_cmd_destroy_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
                          RocxAqResult *res)
 {
     const struct rocx_aq_destroy_cq *dc = (const void *)cmd;
-    uint32_t cqn = rocx_get_le32(&dc->cqn);
+    uint32_t cqn = ldl_le_p(&dc->cqn);
     RocxCq *cq;
 
     if (cqn < 1 || cqn >= ROCX_CORE_CQ_SLOTS) {
@@ -222,15 +222,15 @@ bool rocx_cq_write(RocxCore *c, uint32_t cqn, const RocxCqeInfo *ci)
     }
 
     memset(&e, 0, sizeof(e));
-    rocx_put_le32(&e.byte_len, ci->byte_len);
+    stl_le_p(&e.byte_len, ci->byte_len);
     memcpy(&e.imm_data, &ci->imm, sizeof(e.imm_data));
-    rocx_put_le32(&e.qpn_op, ROCX_FIELD_PREP(ROCX_CQE_QPN_MASK, ci->qpn) |
-                  ROCX_FIELD_PREP(ROCX_CQE_OPCODE_MASK, ci->opcode));
-    rocx_put_le32(&e.src_qp_status,
-                  ROCX_FIELD_PREP(ROCX_CQE_STATUS_MASK, ci->status));
-    rocx_put_le16(&e.wqe_idx, ci->wqe_idx);
+    stl_le_p(&e.qpn_op, ROCX_FIELD_PREP(ROCX_CQE_QPN_MASK, ci->qpn) |
+             ROCX_FIELD_PREP(ROCX_CQE_OPCODE_MASK, ci->opcode));
+    stl_le_p(&e.src_qp_status,
+             ROCX_FIELD_PREP(ROCX_CQE_STATUS_MASK, ci->status));
+    stw_le_p(&e.wqe_idx, ci->wqe_idx);
     e.vendor_err = ci->vendor_err;
-    rocx_put_le16(&e.vlan, ROCX_VLAN_NONE);
+    stw_le_p(&e.vlan, ROCX_VLAN_NONE);
     phase = (cq->pi >> cq->log_depth) & 1 ? 0 : ROCX_CQE_PHASE;
     /*
      * The entry with the stale phase first, then its flags byte: a

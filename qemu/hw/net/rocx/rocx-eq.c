@@ -155,10 +155,10 @@ void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
     }
 
     memset(&e, 0, sizeof(e));
-    rocx_put_le16(&e.type, type);
+    stw_le_p(&e.type, type);
     e.flags = (eq->pi >> eq->log_depth) & 1 ? 0 : ROCX_EQE_PHASE;
-    rocx_put_le32(&e.data, data);
-    rocx_put_le64(&e.info, info);
+    stl_le_p(&e.data, data);
+    stq_le_p(&e.info, info);
     addr = eq->base + (uint64_t)(eq->pi & (depth - 1)) * sizeof(e);
     if (rocx_dma_write(c, addr, &e, sizeof(e))) {
         /* Stop writing to a ring the guest took away; destroy clears it. */
@@ -256,8 +256,8 @@ void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
                         RocxAqResult *res)
 {
     const struct rocx_aq_create_eq *ce = &cmd->create_eq;
-    uint16_t eqn = rocx_get_le16(&ce->eqn);
-    uint64_t base = rocx_get_le64(&ce->base);
+    uint16_t eqn = lduw_le_p(&ce->eqn);
+    uint64_t base = ldq_le_p(&ce->base);
     RocxEq *eq;
 
     if (eqn >= ROCX_CORE_MAX_EQ ||
@@ -285,7 +285,7 @@ void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
 void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
                          RocxAqResult *res)
 {
-    uint16_t eqn = rocx_get_le16(&cmd->destroy_eq.eqn);
+    uint16_t eqn = lduw_le_p(&cmd->destroy_eq.eqn);
 
     if (eqn >= ROCX_CORE_MAX_EQ) {
         res->status = ROCX_AQ_STS_INVALID;

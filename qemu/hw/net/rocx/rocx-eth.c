@@ -64,8 +64,8 @@ void rocx_cmd_create_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
 {
     const struct rocx_aq_create_eth_ring *cr = &cmd->create_eth_ring;
     RocxEthRing *r = rocx_eth_ring(c, cr->type, cr->qid);
-    uint64_t base = rocx_get_le64(&cr->base);
-    uint16_t buf_size = rocx_get_le16(&cr->buf_size);
+    uint64_t base = ldq_le_p(&cr->base);
+    uint16_t buf_size = lduw_le_p(&cr->buf_size);
 
     if (!r || cr->log_depth < ROCX_ETH_MIN_LOG_DEPTH ||
         cr->log_depth > ROCX_ETH_MAX_LOG_DEPTH ||
@@ -133,9 +133,9 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
                       "TX ring %u: descriptor at 0x%" PRIx64 " unreadable",
                       qid, daddr);
         } else {
-            uint64_t addr = rocx_get_le64(&d.addr);
-            uint16_t len = rocx_get_le16(&d.len);
-            uint16_t flags = rocx_get_le16(&d.flags);
+            uint64_t addr = ldq_le_p(&d.addr);
+            uint16_t len = lduw_le_p(&d.len);
+            uint16_t flags = lduw_le_p(&d.flags);
 
             if (len < ROCX_ETH_HLEN || len > ROCX_MAX_FRAME || flags) {
                 sts |= ROCX_ETH_STS_ERR;
@@ -158,7 +158,7 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
             }
         }
 
-        rocx_put_le16(sts_le, sts);
+        stw_le_p(sts_le, sts);
         if (rocx_dma_write(c, daddr + offsetof(struct rocx_eth_tx_desc,
                                                status),
                            sts_le, sizeof(sts_le))) {
@@ -272,7 +272,7 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
                   "RX ring 0: descriptor at 0x%" PRIx64 " unreadable", daddr);
         return len;
     }
-    baddr = rocx_get_le64(&d.addr);
+    baddr = ldq_le_p(&d.addr);
     room = MIN((size_t)r->buf_size, (size_t)ROCX_MAX_FRAME);
     if (len > room) {
         /* Dropped, and the buffer goes back to the driver marked so. */
@@ -293,8 +293,8 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
         }
     }
     /* pkt_len and status land in one write: status never precedes len. */
-    rocx_put_le16(tail, MIN(len, (size_t)UINT16_MAX));
-    rocx_put_le16(tail + 2, sts);
+    stw_le_p(tail, MIN(len, (size_t)UINT16_MAX));
+    stw_le_p(tail + 2, sts);
     if (rocx_dma_write(c, daddr + offsetof(struct rocx_eth_rx_desc, pkt_len),
                        tail, sizeof(tail))) {
         rocx_count(c, ROCX_STAT_RX_ERRORS, 1);

@@ -22,8 +22,8 @@ void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
                       RocxAqResult *res)
 {
     const struct rocx_aq_set_gid *sg = &cmd->set_gid;
-    uint16_t index = rocx_get_le16(&sg->index);
-    uint16_t vlan = rocx_get_le16(&sg->vlan);
+    uint16_t index = lduw_le_p(&sg->index);
+    uint16_t vlan = lduw_le_p(&sg->vlan);
     RocxGid *g;
 
     if (index >= ROCX_CORE_GID_TBL_LEN ||
@@ -45,7 +45,7 @@ void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
 void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
                       RocxAqResult *res)
 {
-    uint16_t index = rocx_get_le16(&cmd->del_gid.index);
+    uint16_t index = lduw_le_p(&cmd->del_gid.index);
 
     if (index >= ROCX_CORE_GID_TBL_LEN) {
         res->status = ROCX_AQ_STS_INVALID;

@@ -40,97 +40,21 @@
 
 #include "rocx-core.h"
 
-/* ---- Little-endian accessors for the contract's __le fields ---- */
+/*
+ * Byte order: QEMU's qemu/bswap.h (ldl_le_p() and friends for the
+ * contract's __le fields, ldl_be_p() and friends for the wire).
+ */
+#include "qemu/bswap.h"
 
-static inline uint16_t rocx_get_le16(const void *p)
-{
-    const uint8_t *b = p;
-
-    return b[0] | (uint16_t)b[1] << 8;
-}
-
-static inline uint32_t rocx_get_le32(const void *p)
-{
-    const uint8_t *b = p;
-
-    return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-           (uint32_t)b[3] << 24;
-}
-
-static inline uint64_t rocx_get_le64(const void *p)
-{
-    return rocx_get_le32(p) | (uint64_t)rocx_get_le32((const uint8_t *)p + 4)
-                              << 32;
-}
-
-static inline void rocx_put_le16(void *p, uint16_t v)
-{
-    uint8_t *b = p;
-
-    b[0] = v;
-    b[1] = v >> 8;
-}
-
-static inline void rocx_put_le32(void *p, uint32_t v)
-{
-    uint8_t *b = p;
-
-    b[0] = v;
-    b[1] = v >> 8;
-    b[2] = v >> 16;
-    b[3] = v >> 24;
-}
-
-static inline void rocx_put_le64(void *p, uint64_t v)
-{
-    rocx_put_le32(p, v);
-    rocx_put_le32((uint8_t *)p + 4, v >> 32);
-}
-
-/* Network byte order, for the wire. */
-static inline uint16_t rocx_get_be16(const uint8_t *b)
-{
-    return (uint16_t)b[0] << 8 | b[1];
-}
-
+/* Until rocx-hdr.h: the BTH's and AETH's 24-bit fields. */
 static inline uint32_t rocx_get_be24(const uint8_t *b)
 {
     return (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
 }
 
-static inline uint32_t rocx_get_be32(const uint8_t *b)
-{
-    return (uint32_t)b[0] << 24 | rocx_get_be24(b + 1);
-}
-
-static inline uint64_t rocx_get_be64(const uint8_t *b)
-{
-    return (uint64_t)rocx_get_be32(b) << 32 | rocx_get_be32(b + 4);
-}
-
-static inline void rocx_put_be16(uint8_t *b, uint16_t v)
-{
-    b[0] = v >> 8;
-    b[1] = v;
-}
-
 static inline void rocx_put_be24(uint8_t *b, uint32_t v)
 {
-    b[0] = v >> 16;
-    b[1] = v >> 8;
-    b[2] = v;
-}
-
-static inline void rocx_put_be32(uint8_t *b, uint32_t v)
-{
-    b[0] = v >> 24;
-    rocx_put_be24(b + 1, v);
-}
-
-static inline void rocx_put_be64(uint8_t *b, uint64_t v)
-{
-    rocx_put_be32(b, v >> 32);
-    rocx_put_be32(b + 4, v);
+    st24_be_p(b, v);
 }
 
 /* ---- PSNs: 24-bit serial numbers ---- */

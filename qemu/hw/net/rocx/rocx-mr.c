@@ -28,7 +28,7 @@ static int rocx_pbl_read_list(RocxCore *c, uint64_t addr, uint64_t *out,
         return -1;
     }
     for (i = 0; i < n; i++) {
-        out[i] = rocx_get_le64(&out[i]);
+        out[i] = ldq_le_p(&out[i]);
     }
     return 0;
 }
@@ -39,15 +39,15 @@ uint8_t rocx_pbl_copy(RocxCore *c, const struct rocx_pbl *d, uint64_t need,
     static const uint32_t max_pages[] = {
         1, ROCX_PBL_ENTRIES_PER_PAGE, ROCX_PBL_MAX_PAGES,
     };
-    uint64_t addr = rocx_get_le64(&d->addr);
-    uint32_t npages = rocx_get_le32(&d->npages);
+    uint64_t addr = ldq_le_p(&d->addr);
+    uint32_t npages = ldl_le_p(&d->npages);
     uint8_t shift = d->page_shift;
     uint64_t *pages;
     uint32_t i;
 
     memset(out, 0, sizeof(*out));
     if (shift < ROCX_MIN_PAGE_SHIFT || shift > ROCX_MAX_PAGE_SHIFT ||
-        d->levels > 2 || rocx_get_le16(&d->rsvd) || !npages ||
+        d->levels > 2 || lduw_le_p(&d->rsvd) || !npages ||
         npages > max_pages[d->levels] ||
         ((uint64_t)npages << shift) < need || (d->levels && (addr & 7))) {
         return ROCX_AQ_STS_INVALID;
@@ -148,11 +148,11 @@ void rocx_cmd_reg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
     const struct rocx_aq_reg_mr *r = (const void *)cmd;
     const uint32_t known = ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE |
                            ROCX_ACCESS_REMOTE_READ | ROCX_ACCESS_REMOTE_ATOMIC;
-    uint32_t pdn = rocx_get_le32(&r->pdn);
-    uint32_t access = rocx_get_le32(&r->access);
-    uint64_t iova = rocx_get_le64(&r->iova);
-    uint64_t length = rocx_get_le64(&r->length);
-    uint32_t offset = rocx_get_le32(&r->offset);
+    uint32_t pdn = ldl_le_p(&r->pdn);
+    uint32_t access = ldl_le_p(&r->access);
+    uint64_t iova = ldq_le_p(&r->iova);
+    uint64_t length = ldq_le_p(&r->length);
+    uint32_t offset = ldl_le_p(&r->offset);
     unsigned i;
     RocxMr *mr = NULL;
 
@@ -213,7 +213,7 @@ void rocx_cmd_dereg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
                        RocxAqResult *res)
 {
     const struct rocx_aq_dereg_mr *d = (const void *)cmd;
-    uint32_t key = rocx_get_le32(&d->key);
+    uint32_t key = ldl_le_p(&d->key);
     uint32_t idx = ROCX_FIELD_GET(ROCX_KEY_INDEX_MASK, key);
     RocxMr *mr;
 

@@ -290,11 +290,11 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
                         RocxAqResult *res)
 {
     const struct rocx_aq_create_qp *cq = (const void *)cmd;
-    uint32_t pdn = rocx_get_le32(&cq->pdn);
-    uint32_t scqn = rocx_get_le32(&cq->send_cqn);
-    uint32_t rcqn = rocx_get_le32(&cq->recv_cqn);
-    uint32_t srqn = rocx_get_le32(&cq->srqn);
-    uint32_t uctx = rocx_get_le32(&cq->uctx);
+    uint32_t pdn = ldl_le_p(&cq->pdn);
+    uint32_t scqn = ldl_le_p(&cq->send_cqn);
+    uint32_t rcqn = ldl_le_p(&cq->recv_cqn);
+    uint32_t srqn = ldl_le_p(&cq->srqn);
+    uint32_t uctx = ldl_le_p(&cq->uctx);
     RocxCq *scq, *rcq;
     uint64_t bytes;
     RocxQp *qp;
@@ -390,7 +390,7 @@ void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
                          RocxAqResult *res)
 {
     const struct rocx_aq_destroy_qp *d = (const void *)cmd;
-    RocxQp *qp = rocx_qp_get(c, rocx_get_le32(&d->qpn));
+    RocxQp *qp = rocx_qp_get(c, ldl_le_p(&d->qpn));
 
     if (!qp) {
         res->status = ROCX_AQ_STS_NOT_FOUND;
@@ -487,8 +487,8 @@ static bool rocx_gid_is_v4(const uint8_t *gid)
 static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
                             const struct rocx_av *av, RocxPath *p)
 {
-    uint16_t vlan = rocx_get_le16(&av->vlan);
-    uint32_t fl = rocx_get_le32(&av->flow_label);
+    uint16_t vlan = lduw_le_p(&av->vlan);
+    uint32_t fl = ldl_le_p(&av->flow_label);
     const RocxGid *g = rocx_gid_get(c, av->sgid_index);
 
     if (!g || av->net_type > 2 ||
@@ -541,7 +541,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
                         RocxAqResult *res)
 {
     const struct rocx_aq_qp_attr_cmd *m = (const void *)cmd;
-    RocxQp *qp = rocx_qp_get(c, rocx_get_le32(&m->qpn));
+    RocxQp *qp = rocx_qp_get(c, ldl_le_p(&m->qpn));
     const uint32_t known_access = ROCX_ACCESS_LOCAL_WRITE |
         ROCX_ACCESS_REMOTE_WRITE | ROCX_ACCESS_REMOTE_READ |
         ROCX_ACCESS_REMOTE_ATOMIC;
@@ -554,18 +554,18 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_NOT_FOUND;
         return;
     }
-    if (rocx_dma_read(c, rocx_get_le64(&m->addr), &a, sizeof(a))) {
+    if (rocx_dma_read(c, ldq_le_p(&m->addr), &a, sizeof(a))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
         return;
     }
-    valid = rocx_get_le32(&a.valid);
+    valid = ldl_le_p(&a.valid);
     to = (valid & ROCX_QP_ATTR_STATE) ? a.state : qp->state;
 
     /* Everything is checked before anything is applied. */
     if (to > ROCX_QPS_ERR || !rocx_qp_trans_ok(qp->state, to, valid) ||
         ((valid & ROCX_QP_ATTR_ACCESS) &&
-         (rocx_get_le32(&a.access) & ~known_access)) ||
-        ((valid & ROCX_QP_ATTR_PKEY_INDEX) && rocx_get_le16(&a.pkey_index)) ||
+         (ldl_le_p(&a.access) & ~known_access)) ||
+        ((valid & ROCX_QP_ATTR_PKEY_INDEX) && lduw_le_p(&a.pkey_index)) ||
         ((valid & ROCX_QP_ATTR_PATH_MTU) &&
          (a.path_mtu < 1 || a.path_mtu > 5)) ||
         ((valid & ROCX_QP_ATTR_TIMEOUT) && a.timeout > 31) ||
@@ -577,11 +577,11 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         ((valid & ROCX_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
          a.max_dest_rd_atomic > ROCX_CORE_MAX_RD_ATOM) ||
         ((valid & ROCX_QP_ATTR_RQ_PSN) &&
-         (rocx_get_le32(&a.rq_psn) & ~ROCX_PSN_MASK)) ||
+         (ldl_le_p(&a.rq_psn) & ~ROCX_PSN_MASK)) ||
         ((valid & ROCX_QP_ATTR_SQ_PSN) &&
-         (rocx_get_le32(&a.sq_psn) & ~ROCX_PSN_MASK)) ||
+         (ldl_le_p(&a.sq_psn) & ~ROCX_PSN_MASK)) ||
         ((valid & ROCX_QP_ATTR_DEST_QPN) &&
-         (rocx_get_le32(&a.dest_qpn) & ~ROCX_PSN_MASK)) ||
+         (ldl_le_p(&a.dest_qpn) & ~ROCX_PSN_MASK)) ||
         ((valid & ROCX_QP_ATTR_AV) && !rocx_av_to_path(c, qp, &a.av, &path))) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
@@ -606,7 +606,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         qp->max_dest_rd_atomic = 1;
     }
     if (valid & ROCX_QP_ATTR_ACCESS) {
-        qp->access = rocx_get_le32(&a.access);
+        qp->access = ldl_le_p(&a.access);
     }
     if (valid & ROCX_QP_ATTR_PATH_MTU) {
         qp->path_mtu = a.path_mtu;
@@ -631,17 +631,17 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         qp->max_dest_rd_atomic = a.max_dest_rd_atomic;
     }
     if (valid & ROCX_QP_ATTR_DEST_QPN) {
-        qp->dest_qpn = rocx_get_le32(&a.dest_qpn);
+        qp->dest_qpn = ldl_le_p(&a.dest_qpn);
     }
     if (valid & ROCX_QP_ATTR_AV) {
         qp->av = a.av;
         qp->path = path;
     }
     if (valid & ROCX_QP_ATTR_RQ_PSN) {
-        qp->rq_psn = rocx_get_le32(&a.rq_psn);
+        qp->rq_psn = ldl_le_p(&a.rq_psn);
     }
     if (valid & ROCX_QP_ATTR_SQ_PSN) {
-        qp->sq_psn = rocx_get_le32(&a.sq_psn);
+        qp->sq_psn = ldl_le_p(&a.sq_psn);
     }
 
     if (to == ROCX_QPS_RTR && qp->state == ROCX_QPS_INIT) {
@@ -666,7 +666,7 @@ void rocx_cmd_query_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
                        RocxAqResult *res)
 {
     const struct rocx_aq_qp_attr_cmd *m = (const void *)cmd;
-    RocxQp *qp = rocx_qp_get(c, rocx_get_le32(&m->qpn));
+    RocxQp *qp = rocx_qp_get(c, ldl_le_p(&m->qpn));
     struct rocx_qp_attr a;
 
     if (!qp) {
@@ -682,15 +682,15 @@ void rocx_cmd_query_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     a.min_rnr_timer = qp->min_rnr_timer;
     a.max_rd_atomic = qp->max_rd_atomic;
     a.max_dest_rd_atomic = qp->max_dest_rd_atomic;
-    rocx_put_le32(&a.access, qp->access);
+    stl_le_p(&a.access, qp->access);
     /* The PSNs the transport has reached, once it runs. */
-    rocx_put_le32(&a.rq_psn, qp->state >= ROCX_QPS_RTR &&
-                  qp->state != ROCX_QPS_ERR ? qp->resp.epsn : qp->rq_psn);
-    rocx_put_le32(&a.sq_psn, qp->state == ROCX_QPS_RTS ?
-                  qp->req.psn_next : qp->sq_psn);
-    rocx_put_le32(&a.dest_qpn, qp->dest_qpn);
+    stl_le_p(&a.rq_psn, qp->state >= ROCX_QPS_RTR &&
+             qp->state != ROCX_QPS_ERR ? qp->resp.epsn : qp->rq_psn);
+    stl_le_p(&a.sq_psn, qp->state == ROCX_QPS_RTS ?
+             qp->req.psn_next : qp->sq_psn);
+    stl_le_p(&a.dest_qpn, qp->dest_qpn);
     a.av = qp->av;
-    if (rocx_dma_write(c, rocx_get_le64(&m->addr), &a, sizeof(a))) {
+    if (rocx_dma_write(c, ldq_le_p(&m->addr), &a, sizeof(a))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }
 }

@@ -50,9 +50,9 @@ uint32_t rocx_rd_ident(RocxCore *c, unsigned off)
     case ROCX_REG_DB_PAGES:
         return ROCX_DB_PAGES;
     case ROCX_REG_MAC_LO:
-        return rocx_get_le32(c->perm_mac);
+        return ldl_le_p(c->perm_mac);
     case ROCX_REG_MAC_HI:
-        return rocx_get_le16(c->perm_mac + 4);
+        return lduw_le_p(c->perm_mac + 4);
     }
     return 0;
 }

@@ -76,8 +76,8 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
     w->flags = hdr.ctrl.flags;
     w->num_sge = hdr.ctrl.num_sge;
     memcpy(&w->imm, &hdr.ctrl.imm_data, sizeof(w->imm));
-    inline_len = rocx_get_le32(&hdr.ctrl.inline_len);
-    if (rocx_get_le16(&hdr.ctrl.wqe_idx) != idx || (w->flags & ~known)) {
+    inline_len = ldl_le_p(&hdr.ctrl.inline_len);
+    if (lduw_le_p(&hdr.ctrl.wqe_idx) != idx || (w->flags & ~known)) {
         return ROCX_WC_LOC_QP_OP_ERR;
     }
     switch (w->opcode) {
@@ -88,8 +88,8 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
         /* fall through */
     case ROCX_WQE_RDMA_WRITE:
     case ROCX_WQE_RDMA_WRITE_IMM:
-        w->raddr = rocx_get_le64(&hdr.rdma.remote_addr);
-        w->rkey = rocx_get_le32(&hdr.rdma.rkey);
+        w->raddr = ldq_le_p(&hdr.rdma.remote_addr);
+        w->rkey = ldl_le_p(&hdr.rdma.rkey);
         break;
     case ROCX_WQE_SEND:
     case ROCX_WQE_SEND_IMM:
@@ -128,9 +128,9 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
             *verr = ROCX_VERR_DMA;
             return ROCX_WC_LOC_QP_OP_ERR;
         }
-        w->sge[i].addr = rocx_get_le64(&s.addr);
-        w->sge[i].length = rocx_get_le32(&s.length);
-        w->sge[i].lkey = rocx_get_le32(&s.lkey);
+        w->sge[i].addr = ldq_le_p(&s.addr);
+        w->sge[i].length = ldl_le_p(&s.length);
+        w->sge[i].lkey = ldl_le_p(&s.lkey);
         total += w->sge[i].length;
         if (!w->sge[i].length) {
             continue;

@@ -98,7 +98,7 @@ static uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr)
         *verr = ROCX_VERR_DMA;
         return ROCX_WC_LOC_QP_OP_ERR;
     }
-    if (rocx_get_le16(&hdr.wqe_idx) != idx ||
+    if (lduw_le_p(&hdr.wqe_idx) != idx ||
         hdr.num_sge > ROCX_CORE_MAX_SGE ||
         ROCX_RECV_WQE_HDR + hdr.num_sge * sizeof(struct rocx_sge) >
         (1u << qp->rq_wqe_shift)) {
@@ -115,9 +115,9 @@ static uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr)
             *verr = ROCX_VERR_DMA;
             return ROCX_WC_LOC_QP_OP_ERR;
         }
-        r->sge[i].addr = rocx_get_le64(&s.addr);
-        r->sge[i].length = rocx_get_le32(&s.length);
-        r->sge[i].lkey = rocx_get_le32(&s.lkey);
+        r->sge[i].addr = ldq_le_p(&s.addr);
+        r->sge[i].length = ldl_le_p(&s.length);
+        r->sge[i].lkey = ldl_le_p(&s.lkey);
         r->length += r->sge[i].length;
     }
     qp->resp.rwqe_valid = true;

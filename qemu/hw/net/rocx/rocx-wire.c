@@ -116,7 +116,7 @@ static uint16_t rocx_ipv4_csum(const uint8_t *h)
     unsigned i;
 
     for (i = 0; i < ROCX_IPV4_HLEN; i += 2) {
-        sum += rocx_get_be16(h + i);
+        sum += lduw_be_p(h + i);
     }
     while (sum >> 16) {
         sum = (sum & 0xffff) + (sum >> 16);
@@ -128,9 +128,9 @@ static uint16_t rocx_ipv4_csum(const uint8_t *h)
 static void rocx_put_ip6(uint8_t *h, const RocxPath *p, uint16_t plen,
                          uint8_t next)
 {
-    rocx_put_be32(h, 6u << 28 | (uint32_t)p->traffic_class << 20 |
-                  (p->flow_label & 0xfffff));
-    rocx_put_be16(h + 4, plen);
+    stl_be_p(h, 6u << 28 | (uint32_t)p->traffic_class << 20 |
+             (p->flow_label & 0xfffff));
+    stw_be_p(h + 4, plen);
     h[6] = next;
     h[7] = p->hop_limit ? p->hop_limit : ROCX_DEFAULT_TTL;
     memcpy(h + 8, p->sgid, 16);
@@ -168,30 +168,30 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
     memcpy(buf, p->dmac, 6);
     memcpy(buf + 6, p->smac, 6);
     if (p->vlan != ROCX_VLAN_NONE) {
-        rocx_put_be16(buf + 12, ROCX_ETHERTYPE_VLAN);
-        rocx_put_be16(buf + 14, p->vlan);
+        stw_be_p(buf + 12, ROCX_ETHERTYPE_VLAN);
+        stw_be_p(buf + 14, p->vlan);
     }
     switch (p->net_type) {
     case ROCX_NET_ROCE_V2_IPV4:
-        rocx_put_be16(l3 - 2, ROCX_ETHERTYPE_IPV4);
+        stw_be_p(l3 - 2, ROCX_ETHERTYPE_IPV4);
         l3[0] = 0x45;
         l3[1] = p->traffic_class;
-        rocx_put_be16(l3 + 2, ROCX_IPV4_HLEN + ROCX_UDP_HLEN + l4len);
-        rocx_put_be16(l3 + 4, 0);           /* id: DF is set */
-        rocx_put_be16(l3 + 6, 0x4000);
+        stw_be_p(l3 + 2, ROCX_IPV4_HLEN + ROCX_UDP_HLEN + l4len);
+        stw_be_p(l3 + 4, 0);           /* id: DF is set */
+        stw_be_p(l3 + 6, 0x4000);
         l3[8] = p->hop_limit ? p->hop_limit : ROCX_DEFAULT_TTL;
         l3[9] = ROCX_IPPROTO_UDP;
-        rocx_put_be16(l3 + 10, 0);
+        stw_be_p(l3 + 10, 0);
         memcpy(l3 + 12, p->sgid + 12, 4);
         memcpy(l3 + 16, p->dgid + 12, 4);
-        rocx_put_be16(l3 + 10, rocx_ipv4_csum(l3));
+        stw_be_p(l3 + 10, rocx_ipv4_csum(l3));
         break;
     case ROCX_NET_ROCE_V2_IPV6:
-        rocx_put_be16(l3 - 2, ROCX_ETHERTYPE_IPV6);
+        stw_be_p(l3 - 2, ROCX_ETHERTYPE_IPV6);
         rocx_put_ip6(l3, p, ROCX_UDP_HLEN + l4len, ROCX_IPPROTO_UDP);
         break;
     default:
-        rocx_put_be16(l3 - 2, ROCX_ETHERTYPE_ROCE);
+        stw_be_p(l3 - 2, ROCX_ETHERTYPE_ROCE);
         rocx_put_ip6(l3, p, l4len, ROCX_GRH_NEXT_BTH);
         break;
     }
@@ -199,23 +199,23 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
         uint8_t *udp = bth - ROCX_UDP_HLEN;
 
         /* UDP checksum 0, as Linux sends RoCE v2; the ICRC covers it. */
-        rocx_put_be16(udp, p->udp_sport);
-        rocx_put_be16(udp + 2, ROCX_ROCE_UDP_PORT);
-        rocx_put_be16(udp + 4, ROCX_UDP_HLEN + l4len);
-        rocx_put_be16(udp + 6, 0);
+        stw_be_p(udp, p->udp_sport);
+        stw_be_p(udp + 2, ROCX_ROCE_UDP_PORT);
+        stw_be_p(udp + 4, ROCX_UDP_HLEN + l4len);
+        stw_be_p(udp + 6, 0);
     }
 
     bth[0] = tx->opcode;
     bth[1] = (tx->se ? 0x80 : 0) | pad << 4;
-    rocx_put_be16(bth + 2, ROCX_PKEY_DEFAULT);
+    stw_be_p(bth + 2, ROCX_PKEY_DEFAULT);
     bth[4] = 0;
     rocx_put_be24(bth + 5, qp->dest_qpn);
     bth[8] = tx->ackreq ? 0x80 : 0;
     rocx_put_be24(bth + 9, tx->psn);
     if (opf & ROCX_OPF_RETH) {
-        rocx_put_be64(h, tx->va);
-        rocx_put_be32(h + 8, tx->rkey);
-        rocx_put_be32(h + 12, tx->dmalen);
+        stq_be_p(h, tx->va);
+        stl_be_p(h + 8, tx->rkey);
+        stl_be_p(h + 12, tx->dmalen);
         h += ROCX_RETH_LEN;
     }
     if (opf & ROCX_OPF_AETH) {
@@ -236,7 +236,7 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
         rocx_roce_receive(c, buf, len, true);
         return;
     }
-    rocx_put_le32(icrc, rocx_icrc(p->net_type, l3, bth, icrc));
+    stl_le_p(icrc, rocx_icrc(p->net_type, l3, bth, icrc));
     if (!c->port.link_up) {
         rocx_count(c, ROCX_STAT_TX_DROPPED_LINK_DOWN, 1);
         return;
@@ -273,12 +273,12 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
     if (len < ROCX_ETH_HLEN) {
         return ROCX_RX_NOT_ROCE;
     }
-    etype = rocx_get_be16(buf + 12);
+    etype = lduw_be_p(buf + 12);
     if (etype == ROCX_ETHERTYPE_VLAN) {
         if (len < ROCX_ETH_HLEN + ROCX_VLAN_HLEN) {
             return ROCX_RX_NOT_ROCE;
         }
-        etype = rocx_get_be16(buf + 16);
+        etype = lduw_be_p(buf + 16);
         l2 += ROCX_VLAN_HLEN;
     }
     l3 = buf + l2;
@@ -301,7 +301,7 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
             (l3[0] >> 4) != 4 || l3[9] != ROCX_IPPROTO_UDP ||
             (l3[0] & 0xf) < 5 ||
             end - l3 < (l3[0] & 0xf) * 4 + ROCX_UDP_HLEN ||
-            rocx_get_be16(l3 + (l3[0] & 0xf) * 4 + 2) != ROCX_ROCE_UDP_PORT) {
+            lduw_be_p(l3 + (l3[0] & 0xf) * 4 + 2) != ROCX_ROCE_UDP_PORT) {
             return ROCX_RX_NOT_ROCE;
         }
         p.net_type = ROCX_NET_ROCE_V2_IPV4;
@@ -314,7 +314,7 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
     case ROCX_ETHERTYPE_IPV6:
         if (end - l3 < ROCX_IPV6_HLEN + ROCX_UDP_HLEN ||
             (l3[0] >> 4) != 6 || l3[6] != ROCX_IPPROTO_UDP ||
-            rocx_get_be16(l3 + ROCX_IPV6_HLEN + 2) != ROCX_ROCE_UDP_PORT) {
+            lduw_be_p(l3 + ROCX_IPV6_HLEN + 2) != ROCX_ROCE_UDP_PORT) {
             return ROCX_RX_NOT_ROCE;
         }
         p.net_type = ROCX_NET_ROCE_V2_IPV6;
@@ -334,7 +334,7 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
     /* Stage 2: ours.  Network header lengths and versions. */
     switch (p.net_type) {
     case ROCX_NET_ROCE_V1: {
-        uint16_t plen = rocx_get_be16(l3 + 4);
+        uint16_t plen = lduw_be_p(l3 + 4);
 
         if ((l3[0] >> 4) != 6 || l3[6] != ROCX_GRH_NEXT_BTH ||
             plen > end - (l3 + ROCX_IPV6_HLEN)) {
@@ -345,14 +345,14 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
         break;
     }
     case ROCX_NET_ROCE_V2_IPV4: {
-        uint16_t tot = rocx_get_be16(l3 + 2);
+        uint16_t tot = lduw_be_p(l3 + 2);
         const uint8_t *udp = l3 + ROCX_IPV4_HLEN;
 
         /* No options, no fragments, a correct checksum. */
         if ((l3[0] & 0xf) != 5 || tot > end - l3 ||
             tot < ROCX_IPV4_HLEN + ROCX_UDP_HLEN ||
-            (rocx_get_be16(l3 + 6) & 0x3fff) || rocx_ipv4_csum(l3) ||
-            rocx_get_be16(udp + 4) != tot - ROCX_IPV4_HLEN) {
+            (lduw_be_p(l3 + 6) & 0x3fff) || rocx_ipv4_csum(l3) ||
+            lduw_be_p(udp + 4) != tot - ROCX_IPV4_HLEN) {
             return rocx_rx_drop(c);
         }
         bth = udp + ROCX_UDP_HLEN;
@@ -360,11 +360,11 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
         break;
     }
     default: {
-        uint16_t plen = rocx_get_be16(l3 + 4);
+        uint16_t plen = lduw_be_p(l3 + 4);
         const uint8_t *udp = l3 + ROCX_IPV6_HLEN;
 
         if (plen > end - udp || plen < ROCX_UDP_HLEN ||
-            rocx_get_be16(udp + 4) != plen) {
+            lduw_be_p(udp + 4) != plen) {
             return rocx_rx_drop(c);
         }
         bth = udp + ROCX_UDP_HLEN;
@@ -379,7 +379,7 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
     /* Stage 3: the ICRC covers everything that follows. */
     icrc = end - ROCX_ICRC_LEN;
     if (!loopback &&
-        rocx_get_le32(icrc) != rocx_icrc(p.net_type, l3, bth, icrc)) {
+        (uint32_t)ldl_le_p(icrc) != rocx_icrc(p.net_type, l3, bth, icrc)) {
         rocx_count(c, ROCX_STAT_ROCE_ICRC_ERRORS, 1);
         return ROCX_RX_DONE;
     }
@@ -390,7 +390,7 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
     pad = (bth[1] >> 4) & 3;
     hlen = rocx_ext_len(p.opf);
     if (!(p.opf & ROCX_OPF_VALID) || (bth[1] & 0xf) ||
-        (rocx_get_be16(bth + 2) & 0x7fff) != 0x7fff ||
+        (lduw_be_p(bth + 2) & 0x7fff) != 0x7fff ||
         icrc - bth < hlen + pad ||
         (!(p.opf & ROCX_OPF_PAYLOAD) && icrc - bth != hlen)) {
         return rocx_rx_drop(c);
@@ -401,9 +401,9 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
     p.psn = rocx_get_be24(bth + 9);
     h = bth + ROCX_BTH_LEN;
     if (p.opf & ROCX_OPF_RETH) {
-        p.va = rocx_get_be64(h);
-        p.rkey = rocx_get_be32(h + 8);
-        p.dmalen = rocx_get_be32(h + 12);
+        p.va = ldq_be_p(h);
+        p.rkey = ldl_be_p(h + 8);
+        p.dmalen = ldl_be_p(h + 12);
         h += ROCX_RETH_LEN;
     }
     if (p.opf & ROCX_OPF_AETH) {
