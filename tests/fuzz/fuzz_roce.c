@@ -262,7 +262,7 @@ static void op_frame(Input *in)
     uint8_t rsel = in_u8(in);
     uint16_t dmalen = in_u16(in);
     uint8_t syn = in_u8(in);
-    uint16_t opf = rocx_op_flags(opcode);
+    uint32_t opf = rocx_op_flags(opcode);
     uint8_t *ip = f + 14, *udp = ip + 20, *bth = udp + 8, *h = bth + 12;
     uint32_t psn, icrc;
     size_t len, i;

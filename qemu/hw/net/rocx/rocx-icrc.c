@@ -47,10 +47,6 @@ uint32_t rocx_crc32(uint32_t crc, const uint8_t *buf, size_t len)
 #endif
 }
 
-#define ROCX_IPV4_HLEN      20
-#define ROCX_IPV6_HLEN      40
-#define ROCX_UDP_HLEN       8
-
 /* rocx_crc32() of the 8-byte "LRH" of ones, which starts every ICRC. */
 #define ROCX_ICRC_LRH_CRC   0x2144df1cu
 
@@ -66,33 +62,24 @@ uint32_t rocx_icrc(uint8_t net_type, const uint8_t *l3, const uint8_t *bth,
     case ROCX_NET_ROCE_V2_IPV4:
         n = ROCX_IPV4_HLEN + ROCX_UDP_HLEN;
         memcpy(hdr, l3, n);
-        hdr[1] = 0xff;                      /* TOS */
-        hdr[8] = 0xff;                      /* TTL */
-        hdr[10] = hdr[11] = 0xff;           /* header checksum */
-        hdr[ROCX_IPV4_HLEN + 6] = 0xff;     /* UDP checksum */
-        hdr[ROCX_IPV4_HLEN + 7] = 0xff;
+        rocx_ip4_icrc_mask(hdr);
+        rocx_udp_icrc_mask(hdr + ROCX_IPV4_HLEN);
         break;
     case ROCX_NET_ROCE_V2_IPV6:
         n = ROCX_IPV6_HLEN + ROCX_UDP_HLEN;
         memcpy(hdr, l3, n);
-        hdr[0] |= 0x0f;                     /* traffic class, flow label */
-        hdr[1] = hdr[2] = hdr[3] = 0xff;
-        hdr[7] = 0xff;                      /* hop limit */
-        hdr[ROCX_IPV6_HLEN + 6] = 0xff;
-        hdr[ROCX_IPV6_HLEN + 7] = 0xff;
+        rocx_ip6_icrc_mask(hdr);
+        rocx_udp_icrc_mask(hdr + ROCX_IPV6_HLEN);
         break;
     default:                                /* RoCE v1: the GRH */
-        n = ROCX_IPV6_HLEN;
+        n = ROCX_GRH_LEN;
         memcpy(hdr, l3, n);
-        hdr[0] |= 0x0f;
-        hdr[1] = hdr[2] = hdr[3] = 0xff;
-        hdr[7] = 0xff;
+        rocx_ip6_icrc_mask(hdr);
         break;
     }
     memcpy(hdr + n, bth, ROCX_BTH_LEN);
-    hdr[n + 4] = 0xff;                      /* BTH resv8a */
-    n += ROCX_BTH_LEN;
+    rocx_bth_icrc_mask(hdr + n);
 
-    crc = rocx_crc32(ROCX_ICRC_LRH_CRC, hdr, n);
-    return rocx_crc32(crc, bth + ROCX_BTH_LEN, end - (bth + ROCX_BTH_LEN));
+    crc = rocx_crc32(ROCX_ICRC_LRH_CRC, hdr, n + ROCX_BTH_LEN);
+    return rocx_crc32(crc, rocx_bth_next(bth), end - rocx_bth_next(bth));
 }

@@ -25,7 +25,8 @@
  *              responses);
  * rocx-comp.c: completer (ACK/NAK and READ response processing,
  *              retransmission, completions);
- * rocx-wire.c: RoCE v1/v2 header build and parse;
+ * rocx-wire.c: RoCE v1/v2 header build and parse, the opcode table;
+ * rocx-hdr.h: the packet's header layouts and their accessors;
  * rocx-icrc.c: the ICRC and the CRC behind it;
  * rocx-fabric.c: fabric bundles between the device and rocx-switch;
  * rocx-pci.c: the QEMU glue, which sees rocx-core.h only.
@@ -39,6 +40,7 @@
 #define HW_NET_ROCX_INT_H
 
 #include "rocx-core.h"
+#include "rocx-hdr.h"
 
 /*
  * Byte order: QEMU's qemu/bswap.h (ldl_le_p() and friends for the
@@ -46,20 +48,7 @@
  */
 #include "qemu/bswap.h"
 
-/* Until rocx-hdr.h: the BTH's and AETH's 24-bit fields. */
-static inline uint32_t rocx_get_be24(const uint8_t *b)
-{
-    return (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
-}
-
-static inline void rocx_put_be24(uint8_t *b, uint32_t v)
-{
-    st24_be_p(b, v);
-}
-
-/* ---- PSNs: 24-bit serial numbers ---- */
-
-#define ROCX_PSN_MASK   0xffffffu
+/* ---- PSNs: 24-bit serial numbers (ROCX_PSN_MASK) ---- */
 
 static inline uint32_t rocx_psn_add(uint32_t psn, uint32_t n)
 {
@@ -332,62 +321,8 @@ void rocx_resp_reset(RocxQp *qp);
 
 /* ---- Wire (rocx-wire.c) ---- */
 
-/* BTH opcodes of the RC transport (IBTA table 38). */
-enum {
-    ROCX_OP_SEND_FIRST          = 0x00,
-    ROCX_OP_SEND_MIDDLE         = 0x01,
-    ROCX_OP_SEND_LAST           = 0x02,
-    ROCX_OP_SEND_LAST_IMM       = 0x03,
-    ROCX_OP_SEND_ONLY           = 0x04,
-    ROCX_OP_SEND_ONLY_IMM       = 0x05,
-    ROCX_OP_WRITE_FIRST         = 0x06,
-    ROCX_OP_WRITE_MIDDLE        = 0x07,
-    ROCX_OP_WRITE_LAST          = 0x08,
-    ROCX_OP_WRITE_LAST_IMM      = 0x09,
-    ROCX_OP_WRITE_ONLY          = 0x0a,
-    ROCX_OP_WRITE_ONLY_IMM      = 0x0b,
-    ROCX_OP_READ_REQ            = 0x0c,
-    ROCX_OP_READ_RESP_FIRST     = 0x0d,
-    ROCX_OP_READ_RESP_MIDDLE    = 0x0e,
-    ROCX_OP_READ_RESP_LAST      = 0x0f,
-    ROCX_OP_READ_RESP_ONLY      = 0x10,
-    ROCX_OP_ACK                 = 0x11,
-};
-
-/* Opcode properties. */
-#define ROCX_OPF_VALID      ROCX_BIT(0)
-#define ROCX_OPF_REQ        ROCX_BIT(1)     /* requester to responder */
-#define ROCX_OPF_RETH       ROCX_BIT(2)
-#define ROCX_OPF_AETH       ROCX_BIT(3)
-#define ROCX_OPF_IMM        ROCX_BIT(4)
-#define ROCX_OPF_FIRST      ROCX_BIT(5)     /* starts a message */
-#define ROCX_OPF_LAST       ROCX_BIT(6)     /* ends a message */
-#define ROCX_OPF_PAYLOAD    ROCX_BIT(7)     /* may carry data */
-#define ROCX_OPF_SEND       ROCX_BIT(8)
-#define ROCX_OPF_WRITE      ROCX_BIT(9)
-#define ROCX_OPF_READ       ROCX_BIT(10)    /* READ request */
-#define ROCX_OPF_RESP       ROCX_BIT(11)    /* READ response */
-
-uint16_t rocx_op_flags(uint8_t opcode);
-
-#define ROCX_BTH_LEN        12
-#define ROCX_RETH_LEN       16
-#define ROCX_AETH_LEN       4
-#define ROCX_IMM_LEN        4
-#define ROCX_ICRC_LEN       4
-#define ROCX_ROCE_UDP_PORT  4791
-#define ROCX_ETHERTYPE_ROCE 0x8915
-
-/* AETH syndromes: [7:5] kind, [4:0] credits, RNR timer or NAK code. */
-#define ROCX_AETH_ACK           0x00
-#define ROCX_AETH_RNR           0x20
-#define ROCX_AETH_NAK           0x60
-#define ROCX_AETH_KIND_MASK     0xe0
-#define ROCX_AETH_NAK_PSN       0   /* PSN sequence error */
-#define ROCX_AETH_NAK_INVALID   1
-#define ROCX_AETH_NAK_ACCESS    2
-#define ROCX_AETH_NAK_OPERATION 3
-#define ROCX_AETH_CREDITS_NONE  0x1f    /* "invalid credit count" */
+/* The flags (ROCX_OPF_*) of an opcode; 0 for one the model does not take. */
+uint32_t rocx_op_flags(uint8_t opcode);
 
 /* A packet to send: the caller has put paylen bytes at the payload. */
 typedef struct RocxTx {
@@ -411,7 +346,7 @@ typedef struct RocxPkt {
     uint8_t sgid[16];           /* IPv4 as ::ffff:a.b.c.d */
     uint8_t dgid[16];
     uint8_t opcode;
-    uint16_t opf;               /* rocx_op_flags(opcode) */
+    uint32_t opf;               /* rocx_op_flags(opcode) */
     bool se;
     bool ackreq;
     uint32_t dqpn;
@@ -428,9 +363,6 @@ typedef struct RocxPkt {
 
 /* Where the payload of a packet for qp with opcode starts in the buffer. */
 size_t rocx_wire_hdr_len(const RocxQp *qp, uint8_t opcode);
-/* Largest payload that fits a frame; path MTUs never exceed it. */
-#define ROCX_WIRE_MAX_HDR   (14 + 4 + 40 + 8 + ROCX_BTH_LEN + \
-                             ROCX_RETH_LEN + ROCX_AETH_LEN + ROCX_IMM_LEN)
 /* Where to put the payload of qp's next packet (rocx_frame_buf()). */
 uint8_t *rocx_wire_buf(RocxCore *c, const RocxQp *qp);
 /* Build headers and ICRC around the payload in rocx_wire_buf() and send. */

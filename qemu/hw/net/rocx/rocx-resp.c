@@ -340,7 +340,7 @@ static void rocx_resp_dup_read(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 {
     int32_t d = rocx_psn_diff(p->psn, qp->resp.epsn);
-    uint16_t opf = p->opf;
+    uint32_t opf = p->opf;
     bool seq_ok;
 
     if (d < 0) {
