@@ -35,25 +35,44 @@
 #define L   ROCX_OPF_LAST
 #define IMM ROCX_OPF_IMM
 
-static const uint32_t rocx_opf[] = {
-    [ROCX_OP_SEND_FIRST]        = S | F,
-    [ROCX_OP_SEND_MIDDLE]       = S,
-    [ROCX_OP_SEND_LAST]         = S | L,
-    [ROCX_OP_SEND_LAST_IMM]     = S | L | IMM,
-    [ROCX_OP_SEND_ONLY]         = S | F | L,
-    [ROCX_OP_SEND_ONLY_IMM]     = S | F | L | IMM,
-    [ROCX_OP_WRITE_FIRST]       = W | F | ROCX_OPF_RETH,
-    [ROCX_OP_WRITE_MIDDLE]      = W,
-    [ROCX_OP_WRITE_LAST]        = W | L,
-    [ROCX_OP_WRITE_LAST_IMM]    = W | L | IMM,
-    [ROCX_OP_WRITE_ONLY]        = W | F | L | ROCX_OPF_RETH,
-    [ROCX_OP_WRITE_ONLY_IMM]    = W | F | L | ROCX_OPF_RETH | IMM,
-    [ROCX_OP_READ_REQ]          = RQ | F | L | ROCX_OPF_READ | ROCX_OPF_RETH,
-    [ROCX_OP_READ_RESP_FIRST]   = RR | F | ROCX_OPF_AETH,
-    [ROCX_OP_READ_RESP_MIDDLE]  = RR,
-    [ROCX_OP_READ_RESP_LAST]    = RR | L | ROCX_OPF_AETH,
-    [ROCX_OP_READ_RESP_ONLY]    = RR | F | L | ROCX_OPF_AETH,
-    [ROCX_OP_ACK]               = V | ROCX_OPF_AETH,
+/*
+ * The operations of each transport and their flags (IBTA table 38), by
+ * transport (opcode [7:5]) and operation (opcode [4:0]).  A transport
+ * without entries takes nothing: its packets are invalid, and dropped.
+ */
+static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
+    [ROCX_TR_RC >> 5] = {
+        [ROCX_OP_SEND_FIRST]        = S | F,
+        [ROCX_OP_SEND_MIDDLE]       = S,
+        [ROCX_OP_SEND_LAST]         = S | L,
+        [ROCX_OP_SEND_LAST_IMM]     = S | L | IMM,
+        [ROCX_OP_SEND_ONLY]         = S | F | L,
+        [ROCX_OP_SEND_ONLY_IMM]     = S | F | L | IMM,
+        [ROCX_OP_WRITE_FIRST]       = W | F | ROCX_OPF_RETH,
+        [ROCX_OP_WRITE_MIDDLE]      = W,
+        [ROCX_OP_WRITE_LAST]        = W | L,
+        [ROCX_OP_WRITE_LAST_IMM]    = W | L | IMM,
+        [ROCX_OP_WRITE_ONLY]        = W | F | L | ROCX_OPF_RETH,
+        [ROCX_OP_WRITE_ONLY_IMM]    = W | F | L | ROCX_OPF_RETH | IMM,
+        [ROCX_OP_READ_REQ]          = RQ | F | L | ROCX_OPF_READ |
+                                      ROCX_OPF_RETH,
+        [ROCX_OP_READ_RESP_FIRST]   = RR | F | ROCX_OPF_AETH,
+        [ROCX_OP_READ_RESP_MIDDLE]  = RR,
+        [ROCX_OP_READ_RESP_LAST]    = RR | L | ROCX_OPF_AETH,
+        [ROCX_OP_READ_RESP_ONLY]    = RR | F | L | ROCX_OPF_AETH,
+        [ROCX_OP_ACK]               = V | ROCX_OPF_AETH,
+        /*
+         * Atomics (AtomicETH, ATOMIC_ACK with AETH and AtomicAckETH) and
+         * SEND with invalidate (IETH) come with contract 1.2.
+         */
+    },
+    /*
+     * UC: SEND and WRITE as RC has them, no READ, no ACK.
+     * UD: SEND_ONLY and SEND_ONLY_IMM, each with a DETH.
+     * CNP: ROCX_OP_CNP, ROCX_CNP_PAYLOAD_LEN reserved bytes.
+     * XRC: RC's operations, each request with an XRCETH.
+     * All of them come with contract 1.2.
+     */
 };
 
 #undef V
@@ -67,7 +86,7 @@ static const uint32_t rocx_opf[] = {
 
 uint32_t rocx_op_flags(uint8_t opcode)
 {
-    return opcode < ARRAY_SIZE(rocx_opf) ? rocx_opf[opcode] : 0;
+    return rocx_opf[opcode >> 5][opcode & ROCX_OP_MASK];
 }
 
 /* ---- Build ---- */
