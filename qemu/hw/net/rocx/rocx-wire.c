@@ -207,49 +207,52 @@ static const uint8_t rocx_v4_prefix[12] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
 };
 
-/* Drop a frame that is RoCE for us but not acceptable. */
-static RocxRxVerdict rocx_rx_drop(RocxCore *c)
-{
-    rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
-    return ROCX_RX_DONE;
-}
+/*
+ * A received frame on its way through the stages of rocx_roce_receive():
+ * each stage checks what it covers and finds the next header.
+ */
+typedef struct RocxRxFrame {
+    const uint8_t *buf;         /* the Ethernet header */
+    const uint8_t *l3;          /* IPv4, IPv6 or the GRH */
+    const uint8_t *bth;
+    const uint8_t *icrc;
+    const uint8_t *end;         /* of the frame; then of the IP packet */
+    bool loopback;              /* from one of our own QPs: no ICRC */
+} RocxRxFrame;
 
-RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
-                                bool loopback)
+/*
+ * Stage 1: is the frame RoCE for one of our GIDs, to one of our MACs?  If
+ * not, it is not the transport's business: it takes the Ethernet path.
+ * Fills in the packet's network type and GIDs.
+ */
+static bool rocx_rx_match_gid(RocxCore *c, RocxRxFrame *f, RocxPkt *p)
 {
-    const uint8_t *end = buf + len;
-    const uint8_t *l3, *udp, *bth, *icrc;
+    const uint8_t *buf = f->buf, *end = f->end, *l3;
     uint16_t etype;
+    size_t l2 = ETH_HLEN;
     uint8_t dgid[16];
     RocxGid *g;
-    RocxPkt p;
-    RocxQp *qp;
-    size_t l2 = ETH_HLEN;
-    unsigned pad, hlen;
 
-    if (len < ETH_HLEN) {
-        return ROCX_RX_NOT_ROCE;
+    if (end - buf < ETH_HLEN) {
+        return false;
     }
     etype = rocx_eth_type(buf);
     if (etype == ETH_P_VLAN) {
-        if (len < ETH_HLEN + ROCX_VLAN_HLEN) {
-            return ROCX_RX_NOT_ROCE;
+        if (end - buf < ETH_HLEN + ROCX_VLAN_HLEN) {
+            return false;
         }
         etype = rocx_vlan_type(buf);
         l2 += ROCX_VLAN_HLEN;
     }
     l3 = buf + l2;
-    memset(&p, 0, sizeof(p));
-    p.loopback = loopback;
 
-    /* Stage 1: is it RoCE for one of our GIDs?  If not, not our business. */
     switch (etype) {
     case ROCX_ETHERTYPE_ROCE:
         if (end - l3 < ROCX_GRH_LEN) {
-            return ROCX_RX_NOT_ROCE;
+            return false;
         }
-        p.net_type = ROCX_NET_ROCE_V1;
-        memcpy(p.sgid, rocx_ip6_src(l3), 16);
+        p->net_type = ROCX_NET_ROCE_V1;
+        memcpy(p->sgid, rocx_ip6_src(l3), 16);
         memcpy(dgid, rocx_ip6_dst(l3), 16);
         g = rocx_gid_find(c, dgid, ROCX_GID_TYPE_ROCE_V1);
         break;
@@ -260,11 +263,11 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
             rocx_ip4_hlen(l3) < ROCX_IPV4_HLEN ||
             end - l3 < rocx_ip4_hlen(l3) + ROCX_UDP_HLEN ||
             rocx_udp_dport(rocx_ip4_next(l3)) != ROCX_ROCE_UDP_PORT) {
-            return ROCX_RX_NOT_ROCE;
+            return false;
         }
-        p.net_type = ROCX_NET_ROCE_V2_IPV4;
-        memcpy(p.sgid, rocx_v4_prefix, 12);
-        memcpy(p.sgid + 12, rocx_ip4_src(l3), 4);
+        p->net_type = ROCX_NET_ROCE_V2_IPV4;
+        memcpy(p->sgid, rocx_v4_prefix, 12);
+        memcpy(p->sgid + 12, rocx_ip4_src(l3), 4);
         memcpy(dgid, rocx_v4_prefix, 12);
         memcpy(dgid + 12, rocx_ip4_dst(l3), 4);
         g = rocx_gid_find(c, dgid, ROCX_GID_TYPE_ROCE_V2);
@@ -274,110 +277,172 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
             rocx_ip6_version(l3) != IP_HEADER_VERSION_6 ||
             rocx_ip6_next_hdr(l3) != IP_PROTO_UDP ||
             rocx_udp_dport(rocx_ip6_next(l3)) != ROCX_ROCE_UDP_PORT) {
-            return ROCX_RX_NOT_ROCE;
+            return false;
         }
-        p.net_type = ROCX_NET_ROCE_V2_IPV6;
-        memcpy(p.sgid, rocx_ip6_src(l3), 16);
+        p->net_type = ROCX_NET_ROCE_V2_IPV6;
+        memcpy(p->sgid, rocx_ip6_src(l3), 16);
         memcpy(dgid, rocx_ip6_dst(l3), 16);
         g = rocx_gid_find(c, dgid, ROCX_GID_TYPE_ROCE_V2);
         break;
     default:
-        return ROCX_RX_NOT_ROCE;
+        return false;
     }
-    if (!g || (!loopback && memcmp(buf, c->port.mac, ETH_ALEN) &&
+    if (!g || (!f->loopback && memcmp(buf, c->port.mac, ETH_ALEN) &&
                memcmp(buf, g->mac, ETH_ALEN))) {
-        return ROCX_RX_NOT_ROCE;
+        return false;
     }
-    memcpy(p.dgid, dgid, 16);
+    memcpy(p->dgid, dgid, 16);
+    f->l3 = l3;
+    return true;
+}
 
-    /* Stage 2: ours.  Network header lengths and versions. */
-    switch (p.net_type) {
+/*
+ * Stage 2: the network headers' versions and lengths, and the IPv4
+ * checksum.  Finds the BTH and where the packet ends (which may be
+ * before the frame does: Ethernet pads short frames).
+ */
+static bool rocx_rx_check_l3l4(RocxRxFrame *f, uint8_t net_type)
+{
+    const uint8_t *l3 = f->l3, *end = f->end, *udp;
+    uint16_t len;
+
+    switch (net_type) {
     case ROCX_NET_ROCE_V1:
         if (rocx_ip6_version(l3) != IP_HEADER_VERSION_6 ||
             rocx_ip6_next_hdr(l3) != ROCX_GRH_NEXT_BTH ||
             rocx_ip6_plen(l3) > end - rocx_ip6_next(l3)) {
-            return rocx_rx_drop(c);
+            return false;
         }
-        bth = rocx_ip6_next(l3);
-        end = rocx_ip6_end(l3);
+        f->bth = rocx_ip6_next(l3);
+        f->end = rocx_ip6_end(l3);
         break;
-    case ROCX_NET_ROCE_V2_IPV4: {
-        uint16_t tot = rocx_ip4_tot_len(l3);
-
+    case ROCX_NET_ROCE_V2_IPV4:
+        len = rocx_ip4_tot_len(l3);
         /* No options, no fragments, a correct checksum. */
-        if (rocx_ip4_hlen(l3) != ROCX_IPV4_HLEN || tot > end - l3 ||
-            tot < ROCX_IPV4_HLEN + ROCX_UDP_HLEN ||
+        if (rocx_ip4_hlen(l3) != ROCX_IPV4_HLEN || len > end - l3 ||
+            len < ROCX_IPV4_HLEN + ROCX_UDP_HLEN ||
             rocx_ip4_fragment(l3) || rocx_ip4_csum(l3) ||
-            rocx_udp_len(rocx_ip4_next(l3)) != tot - ROCX_IPV4_HLEN) {
-            return rocx_rx_drop(c);
+            rocx_udp_len(rocx_ip4_next(l3)) != len - ROCX_IPV4_HLEN) {
+            return false;
         }
-        bth = rocx_udp_next(rocx_ip4_next(l3));
-        end = rocx_ip4_end(l3);
+        f->bth = rocx_udp_next(rocx_ip4_next(l3));
+        f->end = rocx_ip4_end(l3);
         break;
-    }
-    default: {
-        uint16_t plen = rocx_ip6_plen(l3);
-
+    default:
+        len = rocx_ip6_plen(l3);
         udp = rocx_ip6_next(l3);
-        if (plen > end - udp || plen < ROCX_UDP_HLEN ||
-            rocx_udp_len(udp) != plen) {
-            return rocx_rx_drop(c);
+        if (len > end - udp || len < ROCX_UDP_HLEN ||
+            rocx_udp_len(udp) != len) {
+            return false;
         }
-        bth = rocx_udp_next(udp);
-        end = rocx_ip6_end(l3);
+        f->bth = rocx_udp_next(udp);
+        f->end = rocx_ip6_end(l3);
         break;
     }
+    return f->end - f->bth >= ROCX_BTH_LEN + ROCX_ICRC_LEN;
+}
+
+/* Stage 3: the ICRC, over everything from the network header on. */
+static bool rocx_rx_check_icrc(RocxRxFrame *f, uint8_t net_type)
+{
+    f->icrc = f->end - ROCX_ICRC_LEN;
+    return f->loopback ||
+           rocx_icrc_get(f->icrc) ==
+           rocx_icrc(net_type, f->l3, f->bth, f->icrc);
+}
+
+/*
+ * Stage 4: the BTH and the extension headers its opcode takes, into the
+ * packet: a valid opcode, transport version 0, the default partition, a
+ * length that holds the headers and the pad (exactly, without payload).
+ */
+static bool rocx_rx_parse_bth(const RocxRxFrame *f, RocxPkt *p)
+{
+    const uint8_t *bth = f->bth;
+    unsigned pad, hlen;
+
+    p->opcode = rocx_bth_opcode(bth);
+    p->opf = rocx_op_flags(p->opcode);
+    pad = rocx_bth_pad(bth);
+    hlen = rocx_tp_hlen(p->opf);
+    if (!(p->opf & ROCX_OPF_VALID) || rocx_bth_tver(bth) ||
+        (rocx_bth_pkey(bth) & ROCX_PKEY_KEY_MASK) !=
+        (ROCX_PKEY_DEFAULT & ROCX_PKEY_KEY_MASK) ||
+        f->icrc - bth < hlen + pad ||
+        (!(p->opf & ROCX_OPF_PAYLOAD) && f->icrc - bth != hlen)) {
+        return false;
     }
-    if (end - bth < ROCX_BTH_LEN + ROCX_ICRC_LEN) {
+    p->se = rocx_bth_se(bth);
+    p->dqpn = rocx_bth_dqpn(bth);
+    p->ackreq = rocx_bth_ackreq(bth);
+    p->psn = rocx_bth_psn(bth);
+    if (p->opf & ROCX_OPF_RETH) {
+        p->va = rocx_reth_va(bth, p->opf);
+        p->rkey = rocx_reth_rkey(bth, p->opf);
+        p->dmalen = rocx_reth_dmalen(bth, p->opf);
+    }
+    if (p->opf & ROCX_OPF_AETH) {
+        p->syndrome = rocx_aeth_syndrome(bth, p->opf);
+        p->msn = rocx_aeth_msn(bth, p->opf);
+    }
+    if (p->opf & ROCX_OPF_IMM) {
+        p->imm = rocx_immdt(bth, p->opf);
+    }
+    p->payload = rocx_payload(bth, p->opf);
+    p->paylen = f->icrc - pad - p->payload;
+    return true;
+}
+
+/* Stage 5: the destination QP, if it is ready and expects this peer. */
+static RocxQp *rocx_rx_find_qp(RocxCore *c, const RocxPkt *p)
+{
+    RocxQp *qp = rocx_qp_get(c, p->dqpn);
+
+    if (!qp || qp->type != ROCX_QPT_RC ||
+        (qp->state != ROCX_QPS_RTR && qp->state != ROCX_QPS_RTS) ||
+        qp->path.net_type != p->net_type ||
+        memcmp(qp->path.dgid, p->sgid, 16) ||
+        memcmp(qp->path.sgid, p->dgid, 16)) {
+        return NULL;
+    }
+    return qp;
+}
+
+/* Drop a frame that is RoCE for us but not acceptable. */
+static RocxRxVerdict rocx_rx_drop(RocxCore *c)
+{
+    rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+    return ROCX_RX_DONE;
+}
+
+RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
+                                bool loopback)
+{
+    RocxRxFrame f = {
+        .buf = buf,
+        .end = buf + len,
+        .loopback = loopback,
+    };
+    RocxPkt p = {
+        .loopback = loopback,
+    };
+    RocxQp *qp;
+
+    if (!rocx_rx_match_gid(c, &f, &p)) {
+        return ROCX_RX_NOT_ROCE;
+    }
+    if (!rocx_rx_check_l3l4(&f, p.net_type)) {
         return rocx_rx_drop(c);
     }
-
-    /* Stage 3: the ICRC covers everything that follows. */
-    icrc = end - ROCX_ICRC_LEN;
-    if (!loopback &&
-        rocx_icrc_get(icrc) != rocx_icrc(p.net_type, l3, bth, icrc)) {
+    if (!rocx_rx_check_icrc(&f, p.net_type)) {
         rocx_count(c, ROCX_STAT_ROCE_ICRC_ERRORS, 1);
         return ROCX_RX_DONE;
     }
-
-    /* Stage 4: transport headers. */
-    p.opcode = rocx_bth_opcode(bth);
-    p.opf = rocx_op_flags(p.opcode);
-    pad = rocx_bth_pad(bth);
-    hlen = rocx_tp_hlen(p.opf);
-    if (!(p.opf & ROCX_OPF_VALID) || rocx_bth_tver(bth) ||
-        (rocx_bth_pkey(bth) & ROCX_PKEY_KEY_MASK) !=
-        (ROCX_PKEY_DEFAULT & ROCX_PKEY_KEY_MASK) ||
-        icrc - bth < hlen + pad ||
-        (!(p.opf & ROCX_OPF_PAYLOAD) && icrc - bth != hlen)) {
+    if (!rocx_rx_parse_bth(&f, &p)) {
         return rocx_rx_drop(c);
     }
-    p.se = rocx_bth_se(bth);
-    p.dqpn = rocx_bth_dqpn(bth);
-    p.ackreq = rocx_bth_ackreq(bth);
-    p.psn = rocx_bth_psn(bth);
-    if (p.opf & ROCX_OPF_RETH) {
-        p.va = rocx_reth_va(bth, p.opf);
-        p.rkey = rocx_reth_rkey(bth, p.opf);
-        p.dmalen = rocx_reth_dmalen(bth, p.opf);
-    }
-    if (p.opf & ROCX_OPF_AETH) {
-        p.syndrome = rocx_aeth_syndrome(bth, p.opf);
-        p.msn = rocx_aeth_msn(bth, p.opf);
-    }
-    if (p.opf & ROCX_OPF_IMM) {
-        p.imm = rocx_immdt(bth, p.opf);
-    }
-    p.payload = rocx_payload(bth, p.opf);
-    p.paylen = icrc - pad - p.payload;
-
-    /* Stage 5: a QP that expects this peer. */
-    qp = rocx_qp_get(c, p.dqpn);
-    if (!qp || qp->type != ROCX_QPT_RC ||
-        (qp->state != ROCX_QPS_RTR && qp->state != ROCX_QPS_RTS) ||
-        qp->path.net_type != p.net_type ||
-        memcmp(qp->path.dgid, p.sgid, 16) ||
-        memcmp(qp->path.sgid, p.dgid, 16)) {
+    qp = rocx_rx_find_qp(c, &p);
+    if (!qp) {
         return rocx_rx_drop(c);
     }
     rocx_count(c, ROCX_STAT_ROCE_RX_PACKETS, 1);
