@@ -122,9 +122,9 @@ void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val)
 
 bool rocx_mac_valid_unicast(const uint8_t *mac)
 {
-    static const uint8_t zero[6];
+    static const uint8_t zero[ETH_ALEN];
 
-    return !(mac[0] & 1) && memcmp(mac, zero, 6) != 0;
+    return !is_multicast_ether_addr(mac) && memcmp(mac, zero, ETH_ALEN);
 }
 
 static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,

@@ -18,7 +18,6 @@
 #include "qemu/osdep.h"
 #include "rocx-int.h"
 
-#define ROCX_ETH_HLEN       14
 #define ROCX_RX_MIN_BUF     64
 
 /* ---- Rings ---- */
@@ -137,7 +136,7 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
             uint16_t len = lduw_le_p(&d.len);
             uint16_t flags = lduw_le_p(&d.flags);
 
-            if (len < ROCX_ETH_HLEN || len > ROCX_MAX_FRAME || flags) {
+            if (len < ETH_HLEN || len > ROCX_MAX_FRAME || flags) {
                 sts |= ROCX_ETH_STS_ERR;
                 rocx_count(c, ROCX_STAT_TX_ERRORS, 1);
                 rocx_gerr(c, ROCX_GERR_DESC, qid,
@@ -205,16 +204,14 @@ typedef enum RocxRxClass {
 
 static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *dst)
 {
-    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-
-    if (!memcmp(dst, bcast, 6)) {
+    if (is_broadcast_ether_addr(dst)) {
         return ROCX_RX_BROADCAST;
     }
     /* No multicast filter table: every group is accepted. */
-    if (dst[0] & 1) {
+    if (is_multicast_ether_addr(dst)) {
         return ROCX_RX_MULTICAST;
     }
-    if (!memcmp(dst, c->port.mac, 6) ||
+    if (!memcmp(dst, c->port.mac, ETH_ALEN) ||
         (c->port.rx_mode & ROCX_RX_MODE_PROMISC)) {
         return ROCX_RX_UNICAST;
     }
@@ -246,7 +243,7 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
     if (rocx_roce_receive(c, buf, len, false) == ROCX_RX_DONE) {
         return len;
     }
-    cls = len < ROCX_ETH_HLEN ? ROCX_RX_DROP : rocx_rx_classify(c, buf);
+    cls = len < ETH_HLEN ? ROCX_RX_DROP : rocx_rx_classify(c, buf);
     if (cls == ROCX_RX_DROP) {
         rocx_count(c, ROCX_STAT_RX_DROPPED_FILTER, 1);
         return len;

@@ -6,7 +6,7 @@
  * VLAN that go with it.  The receive path asks for every RoCE frame
  * which entry its destination GID is; a QP entering RTR takes its source
  * GID from the table and asks whether its destination is one of ours
- * (loopback).
+ * (loopback).  The IPv4 form of a GID (::ffff:a.b.c.d) is kept here too.
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -29,7 +29,7 @@ void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
     if (index >= ROCX_CORE_GID_TBL_LEN ||
         (sg->type != ROCX_GID_TYPE_ROCE_V1 &&
          sg->type != ROCX_GID_TYPE_ROCE_V2) ||
-        (vlan != ROCX_VLAN_NONE && vlan > 4095) ||
+        (vlan != ROCX_VLAN_NONE && vlan > VLAN_VID_MASK) ||
         !rocx_mac_valid_unicast(sg->mac)) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
@@ -56,6 +56,23 @@ void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     memset(&c->gid[index], 0, sizeof(c->gid[index]));
+}
+
+/* ---- IPv4 addresses as GIDs: ::ffff:a.b.c.d ---- */
+
+static const uint8_t rocx_gid_v4_prefix[ROCX_GID_V4_OFF] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+};
+
+bool rocx_gid_is_v4(const uint8_t *gid)
+{
+    return !memcmp(gid, rocx_gid_v4_prefix, ROCX_GID_V4_OFF);
+}
+
+void rocx_gid_from_v4(uint8_t *gid, const uint8_t *addr)
+{
+    memcpy(gid, rocx_gid_v4_prefix, ROCX_GID_V4_OFF);
+    memcpy(gid + ROCX_GID_V4_OFF, addr, 4);
 }
 
 /* ---- Lookup ---- */

@@ -127,6 +127,7 @@ void rocx_wr_aq_ctrl(RocxCore *c, unsigned off, uint32_t val);
 void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val);
 /* Execute up to a budget of commands; returns true if some remain. */
 bool rocx_aq_process(RocxCore *c);
+/* A MAC the port or a GID may take: unicast and not all zeros. */
 bool rocx_mac_valid_unicast(const uint8_t *mac);
 
 /* ---- Events, guest errors and interrupts (rocx-eq.c) ---- */
@@ -176,6 +177,18 @@ void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
                       RocxAqResult *res);
 /* Entry index if it is valid, or NULL. */
 const RocxGid *rocx_gid_get(RocxCore *c, unsigned index);
+/*
+ * An IPv4 address as a GID is ::ffff:a.b.c.d (IPv4-mapped IPv6): the
+ * address follows a 12-byte prefix.
+ */
+#define ROCX_GID_V4_OFF     12
+bool rocx_gid_is_v4(const uint8_t *gid);
+void rocx_gid_from_v4(uint8_t *gid, const uint8_t *addr);
+/* The IPv4 address in such a GID. */
+static inline const uint8_t *rocx_gid_v4(const uint8_t *gid)
+{
+    return gid + ROCX_GID_V4_OFF;
+}
 /*
  * A valid GID entry of the port equal to gid, of the given kind (the
  * entry found last time is tried first).

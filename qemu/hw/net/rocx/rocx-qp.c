@@ -474,15 +474,6 @@ static bool rocx_qp_trans_ok(uint8_t from, uint8_t to, uint32_t valid)
     return false;
 }
 
-static bool rocx_gid_is_v4(const uint8_t *gid)
-{
-    static const uint8_t prefix[12] = {
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
-    };
-
-    return !memcmp(gid, prefix, sizeof(prefix));
-}
-
 /* Check an AV against the GID table; fill the path it selects. */
 static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
                             const struct rocx_av *av, RocxPath *p)
@@ -492,8 +483,8 @@ static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
     const RocxGid *g = rocx_gid_get(c, av->sgid_index);
 
     if (!g || av->net_type > 2 ||
-        (vlan != ROCX_VLAN_NONE && vlan > 4095) || fl > 0xfffff ||
-        (av->dmac[0] & 1)) {
+        (vlan != ROCX_VLAN_NONE && vlan > VLAN_VID_MASK) ||
+        fl > ROCX_IP6_FLOW_MASK || is_multicast_ether_addr(av->dmac)) {
         return false;
     }
     /* The network header follows from the source GID. */
@@ -514,8 +505,8 @@ static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
     p->net_type = av->net_type;
     memcpy(p->sgid, g->gid, 16);
     memcpy(p->dgid, av->dgid, 16);
-    memcpy(p->smac, g->mac, 6);
-    memcpy(p->dmac, av->dmac, 6);
+    memcpy(p->smac, g->mac, ETH_ALEN);
+    memcpy(p->dmac, av->dmac, ETH_ALEN);
     p->vlan = vlan;
     p->flow_label = fl;
     p->hop_limit = av->hop_limit;
@@ -532,7 +523,7 @@ static uint16_t rocx_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn)
 
         v ^= v >> 20;
         v ^= v >> 40;
-        fl = v & 0xfffff;
+        fl = v & ROCX_IP6_FLOW_MASK;
     }
     return ((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000;
 }

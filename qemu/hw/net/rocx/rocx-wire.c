@@ -152,7 +152,8 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
     case ROCX_NET_ROCE_V2_IPV4:
         rocx_eth_build(buf, p->dmac, p->smac, p->vlan, ETH_P_IP);
         rocx_ip4_build(l3, p->traffic_class, l3len + l4len, hop_limit,
-                       IP_PROTO_UDP, p->sgid + 12, p->dgid + 12);
+                       IP_PROTO_UDP, rocx_gid_v4(p->sgid),
+                       rocx_gid_v4(p->dgid));
         break;
     case ROCX_NET_ROCE_V2_IPV6:
         rocx_eth_build(buf, p->dmac, p->smac, p->vlan, ETH_P_IPV6);
@@ -202,10 +203,6 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
 }
 
 /* ---- Parse ---- */
-
-static const uint8_t rocx_v4_prefix[12] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
-};
 
 /*
  * A received frame on its way through the stages of rocx_roce_receive():
@@ -266,10 +263,8 @@ static bool rocx_rx_match_gid(RocxCore *c, RocxRxFrame *f, RocxPkt *p)
             return false;
         }
         p->net_type = ROCX_NET_ROCE_V2_IPV4;
-        memcpy(p->sgid, rocx_v4_prefix, 12);
-        memcpy(p->sgid + 12, rocx_ip4_src(l3), 4);
-        memcpy(dgid, rocx_v4_prefix, 12);
-        memcpy(dgid + 12, rocx_ip4_dst(l3), 4);
+        rocx_gid_from_v4(p->sgid, rocx_ip4_src(l3));
+        rocx_gid_from_v4(dgid, rocx_ip4_dst(l3));
         g = rocx_gid_find(c, dgid, ROCX_GID_TYPE_ROCE_V2);
         break;
     case ETH_P_IPV6:
