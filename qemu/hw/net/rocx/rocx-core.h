@@ -1,17 +1,23 @@
 /*
- * rocx device model core: everything the device does, without QEMU APIs.
+ * rocx device model core: everything the device does, without QEMU's
+ * device, memory or net APIs.
  *
  * The core sees the outside world only through RocxCoreOps (DMA, MSI-X,
  * the network backend, deferred work, guest error reports), so that the
  * host unit tests and the fuzzer can drive it with fake memory and record
- * what it does.  rocx-pci.c binds it to QEMU's PCI, memory and net APIs.
+ * what it does; of QEMU it uses only helpers a host program can link
+ * (qemu/bswap.h, net/eth.h, net/checksum.c).  rocx-pci.c binds it to
+ * QEMU's PCI, memory and net APIs.  Its files, one per block of the
+ * device, are listed at the top of rocx-int.h.
  *
  * Work placement.  Two kinds of caller enter the core:
  *
  *  - the "MMIO side": register and doorbell accesses (rocx_core_reg_*,
  *    rocx_core_db_*).  These are short and bounded: they validate, latch
  *    values (doorbell indices, arm requests, the self-test start) and ask
- *    the glue to run the engine later through ops->schedule_work().
+ *    the glue to run the engine later through ops->schedule_work().  With
+ *    direct doorbells (rocx_core_set_direct_doorbells()) the SQ doorbell
+ *    of a QP with nothing in flight runs one engine call itself.
  *  - the "engine": rocx_core_process(), plus the receive path
  *    (rocx_core_can_receive/receive) and rocx_core_link_changed(), which
  *    QEMU's net layer calls, and rocx_core_timer().  Only the engine walks
@@ -316,8 +322,9 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
                         unsigned size);
 
 /*
- * Run the engine: self-test DMA, admin queue, TX, EQ and CQ arming,
- * events, the RDMA transport.
+ * Run the engine: self-test DMA, admin queue, Ethernet TX, CQ arming, the
+ * RDMA transport, EQ 0's events and EQ arming, then the fabric's HELLO
+ * and the bundle the run filled.
  */
 void rocx_core_process(RocxCore *c);
 

@@ -4,7 +4,8 @@
  * Usage:
  *
  *   -netdev <backend>,id=<netdev-id>
- *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Gb/s>][,bundle=on|off]
+ *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Gb/s>]
+ *                [,bundle=on|off][,x-direct-doorbell=on|off]
  *
  * Properties:
  *
@@ -29,11 +30,13 @@
  *   at the switch (--pcap) or turn bundles off.  Default: on.
  *
  * - x-direct-doorbell=on|off
- *   Run the engine inside the SQ doorbell write (in the vCPU thread,
- *   which holds the BQL) instead of only scheduling the bottom half: a
- *   posted send leaves before the guest's doorbell write completes, and
- *   the main loop is not woken for it.  Experimental; for measurements.
- *   Default: on.
+ *   Run the engine inside the SQ doorbell write of a QP with nothing in
+ *   flight (in the vCPU thread, which holds the BQL) instead of only
+ *   scheduling the bottom half: a posted send leaves before the guest's
+ *   doorbell write completes, and the main loop is not woken for it.
+ *   Default: on.  The x- prefix marks it unstable, as QEMU's convention
+ *   has it: it exists to compare the two paths and may go when the
+ *   engine gets a thread of its own.
  *
  * Carrier follows the backend's link state: "set_link <netdev-id> off|on"
  * in the monitor takes the port's CARRIER down and up, and every change of

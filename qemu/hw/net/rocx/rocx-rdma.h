@@ -48,8 +48,9 @@
 
 /*
  * Packets the engine sends per rocx_core_process() call, and per QP turn.
- * A call's packets leave in one fabric bundle where the peer takes them:
- * 128 of 1 KiB make two.
+ * Where the peer takes fabric bundles, a call's packets leave in as few
+ * as hold them: 60 packets of a 1 KiB path MTU fill a bundle of
+ * ROCX_FAB_BUNDLE_MAX bytes, so a call's 128 make three.
  */
 #define ROCX_CORE_PKT_BUDGET        128
 #define ROCX_CORE_QP_BURST          16
