@@ -7,9 +7,11 @@
  * the end of the event-loop wakeup that queued frames (or as soon as a
  * queue fills), so a frame waits only for the rest of its burst, or while
  * the guest's socket is full (the port then sleeps on EPOLLOUT); the frames
- * of a burst leave together, in one bundle or one sendmmsg().  Rate limits, PFC pause,
- * ECN marking and loss or reorder injection belong here: they decide when
- * egress_service() may send and what happens to the frame at the head.
+ * of a burst leave together, in one bundle or one sendmmsg().  Rate limits, PFC pause
+ * and ECN marking belong here: they decide when egress_service() may send
+ * and what happens to the frame at the head.  Loss, delay and the other
+ * impairments come before the queues (impair.c), so that a delayed frame
+ * queues behind what left before it, as on a link.
  */
 #include <stdlib.h>
 
@@ -71,6 +73,14 @@ static void egress_mark(struct sw *sw, struct sw_port *p)
 }
 
 void egress_enqueue(struct sw *sw, struct sw_port *p, struct sw_buf *buf)
+{
+	if (p->imp[SW_DIR_EGRESS].active)
+		impair_egress(sw, p, buf);
+	else
+		egress_queue(sw, p, buf);
+}
+
+void egress_queue(struct sw *sw, struct sw_port *p, struct sw_buf *buf)
 {
 	struct sw_egress *eg = &p->eg;
 

@@ -5,12 +5,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -27,12 +29,19 @@ struct sw_opts {
 	unsigned int stats_sec;		/* 0: no periodic report */
 	unsigned int age_sec;
 	unsigned int queue_limit;
+	const char *ctl;		/* control socket; default DIR/ctl.sock */
+	bool seed_given;
+	uint64_t seed;
+	unsigned int impair_hold;
+	unsigned int nimpair;
+	const char *impair[SW_MAX_PORTS * SW_DIR_NUM];
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: rocx-switch --dir DIR --ports N [OPTION]...\n"
+		"       rocx-switch ctl SOCKET [COMMAND [WORD]...]\n"
 		"Ethernet switch for QEMU guests on unix datagram sockets.\n"
 		"Port K binds DIR/swK.sock and sends to DIR/gK.sock; give each guest\n"
 		"  -netdev dgram,id=n0,local.type=unix,local.path=DIR/gK.sock,\n"
@@ -45,11 +54,20 @@ static void usage(FILE *out)
 		"  -s, --stats[=SEC]      also print counters every SEC s (default 10)\n"
 		"  -a, --age SEC          MAC table ageing time (default %d)\n"
 		"  -q, --queue-limit N    frames an egress port may queue, 1..4096 (default %d)\n"
+		"  -c, --ctl PATH         control socket (default DIR/ctl.sock)\n"
+		"  -i, --impair 'SPEC'    impair frames at start, as the control socket's\n"
+		"                         'impair SPEC' (e.g. 'port=1 dir=egress loss=1%%');\n"
+		"                         repeatable\n"
+		"  -S, --seed N           seed of the impairments' random streams (default:\n"
+		"                         random, printed at start: replay a run with it)\n"
+		"  -H, --impair-hold N    frames all delay lines may hold together (default %d)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Counters go to stderr on SIGUSR1 and at exit; SIGTERM or SIGINT\n"
-		"stops the switch and removes its sockets.\n",
-		SW_MAX_PORTS, SW_DEF_AGE_SEC, SW_DEF_QUEUE_LIMIT);
+		"stops the switch and removes its sockets.  'rocx-switch ctl SOCKET help'\n"
+		"lists the control socket's commands.\n",
+		SW_MAX_PORTS, SW_DEF_AGE_SEC, SW_DEF_QUEUE_LIMIT,
+		SW_DEF_IMPAIR_HOLD);
 }
 
 static int parse_uint(const char *s, unsigned int min, unsigned int max,
@@ -76,13 +94,19 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 		{ "stats", optional_argument, NULL, 's' },
 		{ "age", required_argument, NULL, 'a' },
 		{ "queue-limit", required_argument, NULL, 'q' },
+		{ "ctl", required_argument, NULL, 'c' },
+		{ "impair", required_argument, NULL, 'i' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "impair-hold", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
+	unsigned long long seed;
+	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:n:w:p:s::a:q:h", longopts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:n:w:p:s::a:q:c:i:S:H:h",
+				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o->dir = optarg;
@@ -108,6 +132,28 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 			break;
 		case 'q':
 			if (parse_uint(optarg, 1, 4096, &o->queue_limit))
+				goto bad;
+			break;
+		case 'c':
+			o->ctl = optarg;
+			break;
+		case 'i':
+			if (o->nimpair == ARRAY_SIZE(o->impair)) {
+				fprintf(stderr, "rocx-switch: too many --impair\n");
+				return -1;
+			}
+			o->impair[o->nimpair++] = optarg;
+			break;
+		case 'S':
+			errno = 0;
+			seed = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-')
+				goto bad;
+			o->seed = seed;
+			o->seed_given = true;
+			break;
+		case 'H':
+			if (parse_uint(optarg, 1, 1000000, &o->impair_hold))
 				goto bad;
 			break;
 		case 'h':
@@ -155,6 +201,42 @@ static void sample_clocks(struct sw *sw)
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &sw->now_rt);
 	sw->now_ms = (uint64_t)mono.tv_sec * 1000 + mono.tv_nsec / 1000000;
+	sw->now_ns = (uint64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
+}
+
+/* A seed nobody chose: printed at start, so the run can be replayed. */
+static uint64_t random_seed(void)
+{
+	uint64_t seed;
+	struct timespec ts;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == sizeof(seed))
+		return seed;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec) ^
+	       (uint64_t)getpid() << 32;
+}
+
+/* The --impair options, through the control socket's own parser. */
+static int apply_impair(struct sw *sw, const struct sw_opts *o)
+{
+	char line[CTL_ERR_LEN + 16], err[CTL_ERR_LEN];
+	unsigned int i;
+
+	for (i = 0; i < o->nimpair; i++) {
+		if (snprintf(line, sizeof(line), "impair %s", o->impair[i]) >=
+		    (int)sizeof(line)) {
+			fprintf(stderr, "rocx-switch: --impair '%s': too long\n",
+				o->impair[i]);
+			return -1;
+		}
+		if (ctl_exec(sw, line, stderr, err, sizeof(err))) {
+			fprintf(stderr, "rocx-switch: --impair '%s': %s\n",
+				o->impair[i], err);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int setup_signals(struct sw *sw)
@@ -226,14 +308,14 @@ static void handle_timer(struct sw *sw, int tfd, const struct sw_opts *o)
 
 static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
 {
-	struct epoll_event ev[SW_MAX_PORTS + 2];
+	struct epoll_event ev[SW_MAX_EVENTS];
 	bool running = true;
 	int n, i;
 
 	while (running) {
 		/* Flush only before sleeping: one write per burst, not per frame. */
 		pcap_flush(&sw->pcap);
-		n = epoll_wait(sw->epfd, ev, SW_MAX_PORTS + 2, -1);
+		n = epoll_wait(sw->epfd, ev, SW_MAX_EVENTS, -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -253,14 +335,25 @@ static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
 				handle_timer(sw, tfd, o);
 				continue;
 			}
+			if (tag == SW_TAG_IMPAIR) {
+				impair_timer(sw);
+				continue;
+			}
+			if (tag >= SW_TAG_CTL) {
+				ctl_event(sw, tag, ev[i].events);
+				continue;
+			}
 			p = &sw->port[tag];
 			if (ev[i].events & EPOLLOUT)
 				egress_service(sw, p);
 			if (ev[i].events & (EPOLLIN | EPOLLERR))
 				port_rx(sw, p);
 		}
+		/* Delayed frames that are due join what this wakeup received. */
+		impair_release(sw);
 		/* What this wakeup received leaves in as few sends as it can. */
 		egress_service_pending(sw);
+		impair_arm(sw);
 	}
 	return 0;
 }
@@ -270,13 +363,25 @@ int main(int argc, char **argv)
 	struct sw_opts o = {
 		.age_sec = SW_DEF_AGE_SEC,
 		.queue_limit = SW_DEF_QUEUE_LIMIT,
+		.impair_hold = SW_DEF_IMPAIR_HOLD,
 	};
-	static struct sw sw;
+	static struct sw sw = { .imp_tfd = -1 };
 	int sigfd = -1, tfd = -1, ret = 1;
 	unsigned int i, opened = 0;
+	char ctl_path[PATH_MAX];
 
+	if (argc > 1 && !strcmp(argv[1], "ctl"))
+		return ctl_client_main(argc - 1, argv + 1);
 	if (parse_opts(argc, argv, &o))
 		return 2;
+	if (!o.ctl) {
+		if (snprintf(ctl_path, sizeof(ctl_path), "%s/ctl.sock", o.dir) >=
+		    (int)sizeof(ctl_path)) {
+			fprintf(stderr, "rocx-switch: %s: path too long\n", o.dir);
+			return 2;
+		}
+		o.ctl = ctl_path;
+	}
 	if (mkdir(o.dir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "rocx-switch: %s: %s\n", o.dir, strerror(errno));
 		return 1;
@@ -290,8 +395,12 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	fdb_init(sw.fdb, (uint64_t)o.age_sec * 1000);
-	/* Every queue full plus one receive batch: receive never starves. */
-	if (pool_init(&sw.pool, o.nports * o.queue_limit + SW_RX_BATCH)) {
+	/*
+	 * Every queue full, every delay line full and one receive batch:
+	 * receive never starves.
+	 */
+	if (pool_init(&sw.pool, o.nports * o.queue_limit + o.impair_hold +
+			       SW_RX_BATCH)) {
 		perror("rocx-switch: buffer pool");
 		goto out;
 	}
@@ -313,6 +422,23 @@ int main(int argc, char **argv)
 			goto out_ports;
 		opened++;
 	}
+	if (impair_init(&sw, o.seed_given ? o.seed : random_seed(),
+			o.impair_hold)) {
+		perror("rocx-switch: impairment timer");
+		goto out_ports;
+	}
+	if (apply_impair(&sw, &o)) {
+		/* A bad option, as parse_opts() would say. */
+		ret = 2;
+		goto out_ports;
+	}
+	if (ctl_open(&sw, o.ctl)) {
+		fprintf(stderr, "rocx-switch: control socket %s: %s\n", o.ctl,
+			strerror(errno));
+		goto out_ports;
+	}
+	fprintf(stderr, "rocx-switch: seed %" PRIu64 " (--seed replays it)\n",
+		sw.seed);
 	if (o.pidfile && write_pidfile(o.pidfile)) {
 		fprintf(stderr, "rocx-switch: pidfile %s: %s\n", o.pidfile,
 			strerror(errno));
@@ -325,6 +451,8 @@ int main(int argc, char **argv)
 	if (o.pidfile)
 		unlink(o.pidfile);
 out_ports:
+	ctl_close(&sw);
+	impair_fini(&sw);
 	/* The port that failed half way still holds its socket. */
 	for (i = 0; i < opened + (opened < o.nports); i++) {
 		port_close(&sw.port[i]);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-frame pipeline: parse -> learn -> lookup -> egress.
+ * The per-frame pipeline: count -> ingress impairments -> parse -> learn
+ * -> lookup -> capture -> egress.
  */
 #include <string.h>
 
@@ -73,11 +74,6 @@ void frame_parse(const uint8_t *data, uint32_t len, struct sw_frame_info *fi)
 
 void pipeline_input(struct sw *sw, struct sw_port *in, struct sw_buf *buf)
 {
-	struct sw_port *out[SW_MAX_PORTS];
-	struct sw_frame_info fi;
-	unsigned int n = 0, i;
-	int dport;
-
 	in->st.rx_frames++;
 	in->st.rx_bytes += buf->len;
 	if (buf->len < SW_ETH_HLEN) {
@@ -86,9 +82,23 @@ void pipeline_input(struct sw *sw, struct sw_port *in, struct sw_buf *buf)
 		return;
 	}
 
+	buf->in_port = in->idx;
+	if (in->imp[SW_DIR_INGRESS].active) {
+		impair_ingress(sw, in, buf);
+		return;
+	}
+	pipeline_forward(sw, in, buf);
+}
+
+void pipeline_forward(struct sw *sw, struct sw_port *in, struct sw_buf *buf)
+{
+	struct sw_port *out[SW_MAX_PORTS];
+	struct sw_frame_info fi;
+	unsigned int n = 0, i;
+	int dport;
+
 	/* parse */
 	frame_parse(buf->data, buf->len, &fi);
-	buf->in_port = in->idx;
 	buf->tc = fi.tc;
 
 	/* learn: a multicast or zero source is bogus, never learn it */

@@ -1,44 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Counter report: one "key=value" line per port so tests can parse it.
+ * Counter report: one "key=value" line per port so tests can parse it;
+ * rx_imp_* and tx_imp_* are the port's ingress and egress impairments.
  */
 #include <inttypes.h>
 
 #include "switch.h"
 
+void stats_print_port(const struct sw *sw, unsigned int idx, FILE *out)
+{
+	const struct sw_port *p = &sw->port[idx];
+	const struct sw_port_stats *s = &p->st;
+	int tc;
+
+	fprintf(out,
+		"rocx-switch: port%u state=%s rx_frames=%" PRIu64
+		" rx_bytes=%" PRIu64 " tx_frames=%" PRIu64
+		" tx_bytes=%" PRIu64 " rx_runt=%" PRIu64
+		" rx_oversize=%" PRIu64 " rx_filtered=%" PRIu64
+		" rx_err=%" PRIu64 " tx_nopeer=%" PRIu64
+		" tx_qfull=%" PRIu64 " tx_err=%" PRIu64
+		" tx_blocked=%" PRIu64 " rx_bundles=%" PRIu64
+		" tx_bundles=%" PRIu64 " rx_fab_err=%" PRIu64
+		" bundle=%u queued=%u tx_tc=",
+		idx, port_state_name(p->state), s->rx_frames,
+		s->rx_bytes, s->tx_frames, s->tx_bytes, s->rx_runt,
+		s->rx_oversize, s->rx_filtered, s->rx_err,
+		s->tx_nopeer, s->tx_qfull, s->tx_err, s->tx_blocked,
+		s->rx_bundles, s->tx_bundles, s->rx_fab_err,
+		p->bundle ? p->bundle_max : 0, p->eg.queued);
+	for (tc = 0; tc < SW_NUM_TC; tc++)
+		fprintf(out, "%s%" PRIu64, tc ? "," : "", s->tx_tc[tc]);
+	impair_stats_print(p, out);
+	fputc('\n', out);
+}
+
 void stats_print(const struct sw *sw, FILE *out)
 {
 	unsigned int i;
-	int tc;
 
-	for (i = 0; i < sw->nports; i++) {
-		const struct sw_port *p = &sw->port[i];
-		const struct sw_port_stats *s = &p->st;
-
-		fprintf(out,
-			"rocx-switch: port%u state=%s rx_frames=%" PRIu64
-			" rx_bytes=%" PRIu64 " tx_frames=%" PRIu64
-			" tx_bytes=%" PRIu64 " rx_runt=%" PRIu64
-			" rx_oversize=%" PRIu64 " rx_filtered=%" PRIu64
-			" rx_err=%" PRIu64 " tx_nopeer=%" PRIu64
-			" tx_qfull=%" PRIu64 " tx_err=%" PRIu64
-			" tx_blocked=%" PRIu64 " rx_bundles=%" PRIu64
-			" tx_bundles=%" PRIu64 " rx_fab_err=%" PRIu64
-			" bundle=%u queued=%u tx_tc=",
-			i, port_state_name(p->state), s->rx_frames,
-			s->rx_bytes, s->tx_frames, s->tx_bytes, s->rx_runt,
-			s->rx_oversize, s->rx_filtered, s->rx_err,
-			s->tx_nopeer, s->tx_qfull, s->tx_err, s->tx_blocked,
-			s->rx_bundles, s->tx_bundles, s->rx_fab_err,
-			p->bundle ? p->bundle_max : 0, p->eg.queued);
-		for (tc = 0; tc < SW_NUM_TC; tc++)
-			fprintf(out, "%s%" PRIu64, tc ? "," : "", s->tx_tc[tc]);
-		fputc('\n', out);
-	}
+	for (i = 0; i < sw->nports; i++)
+		stats_print_port(sw, i, out);
 	fprintf(out,
 		"rocx-switch: fdb entries=%u learned=%" PRIu64 " moved=%" PRIu64
-		" evicted=%" PRIu64 " pcap_records=%" PRIu64 "\n",
+		" evicted=%" PRIu64 " pcap_records=%" PRIu64 " seed=%" PRIu64
+		" imp_held=%u\n",
 		fdb_count(sw->fdb, sw->now_ms), sw->fdb->learned,
-		sw->fdb->moved, sw->fdb->evicted, sw->pcap.records);
+		sw->fdb->moved, sw->fdb->evicted, sw->pcap.records, sw->seed,
+		sw->imp_held);
 	fflush(out);
 }

@@ -6,8 +6,14 @@
  * to the guest's QEMU dgram backend bound at <dir>/g<N>.sock.  A frame goes
  * through one pipeline:
  *
- *   port_rx -> pipeline_input (parse, learn, lookup) -> egress_enqueue
+ *   port_rx -> pipeline_input -> [ingress impairments]
+ *           -> pipeline_forward (parse, learn, lookup, capture)
+ *           -> egress_enqueue -> [egress impairments] -> egress_queue
  *           -> egress_service (per-class queues, scheduler) -> port_xmit
+ *
+ * The impairment stages (impair.c) are skipped by a port and direction
+ * that has none configured; a control socket (ctl.c) sets them, and
+ * shows them and the counters, while the switch runs.
  *
  * Everything runs in one thread; buffers come from a pool sized at start-up
  * so the data path never allocates.  Egress queues are served once per
@@ -19,6 +25,7 @@
 #define ROCX_SWITCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -89,6 +96,83 @@ struct sw_egress {
 };
 
 /* ------------------------------------------------------------------ */
+/*
+ * Impairments (impair.c): netem's loss, duplicate, corrupt, delay, jitter
+ * and reorder, set per port and direction
+ */
+
+enum sw_dir {
+	SW_DIR_INGRESS,		/* frames the port's guest sent to the switch */
+	SW_DIR_EGRESS,		/* frames the switch sends to the port's guest */
+	SW_DIR_NUM,
+};
+
+/* Frames held in delay lines, all lines together, by default. */
+#define SW_DEF_IMPAIR_HOLD	1024
+/* netem's default limit of one delay line. */
+#define SW_DEF_IMPAIR_LIMIT	1000
+#define SW_MAX_IMPAIR_LIMIT	65536
+/* Longest delay (and jitter) accepted: 10 s. */
+#define SW_MAX_DELAY_NS		10000000000ULL
+
+/* xoshiro256**: one independent stream per port and direction. */
+struct sw_rng {
+	uint64_t s[4];
+};
+
+/*
+ * What one port and direction does to its frames.  Probabilities are
+ * 0..1.  loss is netem's "loss random"; with gemodel set, netem's "loss
+ * gemodel p r 1-h 1-k" is used instead.
+ */
+struct sw_impair_cfg {
+	double loss;
+	bool gemodel;
+	double ge_p;		/* good -> bad per frame */
+	double ge_r;		/* bad -> good per frame */
+	double ge_1h;		/* loss probability in the bad state */
+	double ge_1k;		/* loss probability in the good state */
+	double duplicate;
+	double corrupt;
+	double reorder;		/* frames sent at once, ahead of delayed ones */
+	unsigned int gap;	/* netem's reorder gap: at most 1 in gap early */
+	uint64_t delay_ns;
+	uint64_t jitter_ns;	/* uniform in delay +/- jitter, jitter <= delay */
+	unsigned int limit;	/* frames this delay line may hold */
+};
+
+/* Frames that went through the stage and what it did to them. */
+struct sw_impair_stats {
+	uint64_t frames;
+	uint64_t lost;
+	uint64_t duplicated;	/* extra copies made */
+	uint64_t corrupted;
+	uint64_t reordered;	/* sent ahead of the delay line */
+	uint64_t delayed;
+	uint64_t overflow;	/* dropped: delay line at its limit */
+};
+
+/* A frame in a delay line; the line is a min-heap on (t_ns, seq). */
+struct sw_held {
+	uint64_t t_ns;
+	uint64_t seq;
+	struct sw_buf *buf;
+};
+
+struct sw_impair {
+	struct sw_impair_cfg cfg;
+	bool active;		/* any impairment set: frames take this stage */
+	struct sw_rng rng;
+	bool ge_bad;		/* Gilbert-Elliott state */
+	unsigned int since_reorder;	/* frames delayed since the last early one */
+	struct sw_held *heap;
+	unsigned int nheld;
+	unsigned int heap_size;
+	uint64_t seq;
+	struct sw_impair_stats st;
+};
+
+/* ------------------------------------------------------------------ */
 /* Ports */
 
 enum port_state {
@@ -141,6 +225,7 @@ struct sw_port {
 	bool bundle;
 	uint32_t bundle_max;
 	struct sw_port_stats st;
+	struct sw_impair imp[SW_DIR_NUM];
 };
 
 const char *port_state_name(enum port_state state);
@@ -192,6 +277,8 @@ void pcap_close(struct sw_pcap *pc);
 /* ------------------------------------------------------------------ */
 /* The switch */
 
+struct sw_ctl;
+
 struct sw {
 	unsigned int nports;
 	struct sw_port port[SW_MAX_PORTS];
@@ -201,10 +288,18 @@ struct sw {
 	int epfd;
 	/* Sampled once per event-loop wakeup: one clock read per batch. */
 	uint64_t now_ms;
+	uint64_t now_ns;	/* CLOCK_MONOTONIC, for delay lines */
 	struct timespec now_rt;
 	/* Ports with frames queued during this wakeup, served at its end. */
 	unsigned int npending;
 	uint8_t pending[SW_MAX_PORTS];
+	/* Impairments: the seed every random stream derives from. */
+	uint64_t seed;
+	unsigned int imp_held;	/* frames in all delay lines */
+	unsigned int imp_hold_max;	/* ... at most; the pool has room */
+	int imp_tfd;		/* fires when the next held frame is due */
+	uint64_t imp_armed_ns;	/* 0: disarmed */
+	struct sw_ctl *ctl;
 };
 
 /* Frame header fields the pipeline decides on. */
@@ -219,6 +314,8 @@ struct sw_frame_info {
 void frame_parse(const uint8_t *data, uint32_t len,
 		 struct sw_frame_info *fi);
 void pipeline_input(struct sw *sw, struct sw_port *in, struct sw_buf *buf);
+/* The pipeline after the ingress impairments: parse, learn, forward. */
+void pipeline_forward(struct sw *sw, struct sw_port *in, struct sw_buf *buf);
 
 int port_open(struct sw *sw, struct sw_port *p, const char *dir,
 	      unsigned int idx);
@@ -257,14 +354,95 @@ unsigned int fabric_pack(uint8_t *out, uint32_t max, struct sw_buf **bufs,
 int egress_init(struct sw_egress *eg, unsigned int limit);
 void egress_fini(struct sw_egress *eg);
 void egress_enqueue(struct sw *sw, struct sw_port *p, struct sw_buf *buf);
+/* Into the port's class queue, past the egress impairments. */
+void egress_queue(struct sw *sw, struct sw_port *p, struct sw_buf *buf);
 void egress_service(struct sw *sw, struct sw_port *p);
 /* Serve the ports that queued frames during this wakeup. */
 void egress_service_pending(struct sw *sw);
 
 void stats_print(const struct sw *sw, FILE *out);
+void stats_print_port(const struct sw *sw, unsigned int idx, FILE *out);
+
+/* ------------------------------------------------------------------ */
+/* Impairments (impair.c) */
+
+const char *impair_dir_name(enum sw_dir dir);
+int impair_init(struct sw *sw, uint64_t seed, unsigned int hold_max);
+void impair_fini(struct sw *sw);
+/* Restart every port's and direction's random stream from @seed. */
+void impair_seed(struct sw *sw, uint64_t seed);
+/* A frame through port p's ingress (egress) stage, then on. */
+void impair_ingress(struct sw *sw, struct sw_port *p, struct sw_buf *buf);
+void impair_egress(struct sw *sw, struct sw_port *p, struct sw_buf *buf);
+/* Frames whose delay is over go on; then the timer is set for the next. */
+void impair_release(struct sw *sw);
+void impair_arm(struct sw *sw);
+/* The delay-line timer fired (SW_TAG_IMPAIR). */
+void impair_timer(struct sw *sw);
+/* The impairment counters of one port for its stats line. */
+void impair_stats_print(const struct sw_port *p, FILE *out);
+
+/* ------------------------------------------------------------------ */
+/* Control socket (ctl.c) */
+
+#define CTL_MAX_WORDS		32
+#define CTL_ERR_LEN		256
+
+/*
+ * One request: a verb and words, each KEY=VALUE or a bare flag.  A
+ * handler takes the words it knows (ctl_take, ctl_flag); any word left
+ * over is an error.
+ */
+struct ctl_args {
+	const char *verb;
+	unsigned int n;
+	char *key[CTL_MAX_WORDS];
+	char *val[CTL_MAX_WORDS];	/* NULL for a bare word */
+	bool used[CTL_MAX_WORDS];
+	char err[CTL_ERR_LEN];
+};
+
+/* Handlers print their answer on out and return 0, or set a->err. */
+typedef int (*ctl_handler)(struct sw *sw, struct ctl_args *a, FILE *out);
+
+/* Sets the request's error (printf-style) and evaluates to -1. */
+#define ctl_err(a, ...) \
+	(snprintf((a)->err, sizeof((a)->err), __VA_ARGS__), -1)
+int ctl_split(char *line, struct ctl_args *a);
+const char *ctl_take(struct ctl_args *a, const char *key);
+bool ctl_flag(struct ctl_args *a, const char *word);
+int ctl_check_unused(struct ctl_args *a);
+/* port=N[,N]...|all into a mask of ports; absent: all if !required. */
+int ctl_ports(struct sw *sw, struct ctl_args *a, bool required,
+	      uint64_t *mask);
+/* dir=ingress|egress|both into a mask of (1 << enum sw_dir). */
+int ctl_dirs(struct ctl_args *a, bool required, unsigned int *mask);
+/* Values: "1%" or "0.01"; "2ms", "500us", "1s", "100ns"; decimal. */
+int ctl_parse_prob(const char *s, double *p);
+int ctl_parse_time(const char *s, uint64_t *ns);
+int ctl_parse_uint(const char *s, unsigned long long max,
+		   unsigned long long *v);
+/* Run one request line as the socket would; the answer goes to out. */
+int ctl_exec(struct sw *sw, char *line, FILE *out, char *err, size_t len);
+
+/* The impair command (impair.c), reached through ctl_exec. */
+int impair_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
+int impair_show(struct sw *sw, struct ctl_args *a, FILE *out);
+
+int ctl_open(struct sw *sw, const char *path);
+void ctl_close(struct sw *sw);
+void ctl_event(struct sw *sw, uint32_t tag, uint32_t events);
+/* rocx-switch ctl SOCKET [CMD...] */
+int ctl_client_main(int argc, char **argv);
 
 /* Epoll tags beyond port indexes. */
 #define SW_TAG_SIGNAL		(SW_MAX_PORTS + 1)
 #define SW_TAG_TIMER		(SW_MAX_PORTS + 2)
+#define SW_TAG_IMPAIR		(SW_MAX_PORTS + 3)
+#define SW_TAG_CTL		(SW_MAX_PORTS + 4)
+#define SW_CTL_MAX_CLIENTS	8
+/* Client k of the control socket. */
+#define SW_TAG_CTL_CLIENT(k)	(SW_MAX_PORTS + 5 + (k))
+#define SW_MAX_EVENTS		(SW_MAX_PORTS + 5 + SW_CTL_MAX_CLIENTS)
 
 #endif /* ROCX_SWITCH_H */
