@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Frame buffer pool.  All buffers are allocated once at start-up; the pool
- * is sized so that every egress queue full to its limit plus one receive
- * batch still fits, which means receive never finds it empty.
+ * is sized so that every egress queue and every delay line full to its
+ * limit plus one receive batch still fits, which means receive never finds
+ * it empty.  Buffers never used yet are handed out in address order before
+ * the free list is needed, so a quiet switch touches few pages however
+ * large its pool.
  */
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -12,7 +15,6 @@
 int pool_init(struct sw_pool *pool, unsigned int nbufs)
 {
 	size_t bytes = (size_t)nbufs * sizeof(struct sw_buf);
-	unsigned int i;
 
 	/* Anonymous memory: pages are only backed once a buffer is used. */
 	pool->bufs = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -23,11 +25,7 @@ int pool_init(struct sw_pool *pool, unsigned int nbufs)
 	}
 	pool->nbufs = nbufs;
 	pool->free_list = NULL;
-	/* Hand out low addresses first so a quiet switch touches few pages. */
-	for (i = nbufs; i-- > 0;) {
-		pool->bufs[i].next_free = pool->free_list;
-		pool->free_list = &pool->bufs[i];
-	}
+	pool->fresh = 0;
 	pool->nfree = nbufs;
 	return 0;
 }
@@ -38,6 +36,7 @@ void pool_fini(struct sw_pool *pool)
 		munmap(pool->bufs, (size_t)pool->nbufs * sizeof(struct sw_buf));
 	pool->bufs = NULL;
 	pool->free_list = NULL;
+	pool->fresh = 0;
 	pool->nfree = 0;
 }
 
@@ -45,9 +44,12 @@ struct sw_buf *pool_get(struct sw_pool *pool)
 {
 	struct sw_buf *buf = pool->free_list;
 
-	if (!buf)
+	if (buf)
+		pool->free_list = buf->next_free;
+	else if (pool->fresh < pool->nbufs)
+		buf = &pool->bufs[pool->fresh++];
+	else
 		return NULL;
-	pool->free_list = buf->next_free;
 	pool->nfree--;
 	buf->next_free = NULL;
 	buf->refs = 0;

@@ -66,6 +66,7 @@ struct sw_pool {
 	struct sw_buf *bufs;
 	struct sw_buf *free_list;
 	unsigned int nbufs;
+	unsigned int fresh;	/* bufs[fresh..nbufs) never handed out yet */
 	unsigned int nfree;
 };
 
@@ -107,8 +108,12 @@ enum sw_dir {
 	SW_DIR_NUM,
 };
 
-/* Frames held in delay lines, all lines together, by default. */
-#define SW_DEF_IMPAIR_HOLD	1024
+/*
+ * Frames held in delay lines, all lines together, by default: room for a
+ * few RoCE windows in flight on each of a few ports.  The pool reserves
+ * buffers for them, but touches only those a delay line ever holds.
+ */
+#define SW_DEF_IMPAIR_HOLD	8192
 /* netem's default limit of one delay line. */
 #define SW_DEF_IMPAIR_LIMIT	1000
 #define SW_MAX_IMPAIR_LIMIT	65536
