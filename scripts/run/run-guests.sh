@@ -35,8 +35,14 @@
 #   --append 'WORDS'  more kernel command-line words for every guest
 #   --host-cmd CMD    run CMD (bash -c) on the host while the guests run; its
 #                     status counts like a guest's.  It sees ROCX_RUN_OUT,
-#                     ROCX_NGUESTS and ROCX_MONITOR_<N> (guest N's HMP
-#                     monitor socket; scripts/run/hmp.sh talks to it)
+#                     ROCX_NGUESTS, ROCX_MONITOR_<N> (guest N's HMP monitor
+#                     socket; scripts/run/hmp.sh talks to it), ROCX_SWITCH
+#                     and ROCX_SWITCH_CTL (the switch's control socket:
+#                     "$ROCX_SWITCH" ctl "$ROCX_SWITCH_CTL" show)
+#   --impair 'SPEC'   impair the fabric from the start: rocx-switch --impair,
+#                     e.g. 'port=all dir=egress loss=1%'; repeatable
+#   --seed N          seed of the switch's impairments (rocx-switch --seed;
+#                     default: random, printed in OUT/switch.log)
 #   --machine TYPE    QEMU machine (default q35)
 #   --kernel FILE     guest kernel (default: Debian's $ROCX_KVER, as the
 #                     PVH vmlinux scripts/build/vmlinux.sh extracts)
@@ -50,7 +56,8 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 . "$repo/scripts/versions.sh"
 
 qemu='' kernel='' timeout_s=300 out='' pcap='' machine=q35 host_cmd='' append=''
-specs=() extras=()
+seed=''
+specs=() extras=() switch_opts=()
 
 die() { echo "run-guests: $*" >&2; exit 2; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -67,6 +74,8 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift ;;
 	--append) append="$append $2"; shift ;;
 	--host-cmd) host_cmd=$2; shift ;;
+	--impair) switch_opts+=(--impair "$2"); shift ;;
+	--seed) seed=$2; shift ;;
 	--guest) specs+=("$2"); extras+=(""); shift ;;
 	--extra)
 		[ ${#specs[@]} -gt 0 ] || die "--extra before any --guest"
@@ -166,6 +175,7 @@ done
 t0=$(now_ms)
 if [ "$port" -gt 0 ]; then
 	"$switch" --dir "$run" --ports "$port" --pidfile "$run/switch.pid" \
+		--ctl "$run/ctl.sock" ${seed:+--seed "$seed"} "${switch_opts[@]}" \
 		${pcap:+--pcap "$pcap"} </dev/null >"$out/switch.log" 2>&1 &
 	switch_pid=$!
 	for ((i = 0; i < 50; i++)); do
@@ -203,7 +213,8 @@ for ((i = 0; i < nguests; i++)); do
 done
 
 if [ -n "$host_cmd" ]; then
-	ROCX_RUN_OUT=$out ROCX_NGUESTS=$nguests ROCX_REPO=$repo bash -c "$host_cmd" \
+	ROCX_RUN_OUT=$out ROCX_NGUESTS=$nguests ROCX_REPO=$repo \
+		ROCX_SWITCH=$switch ROCX_SWITCH_CTL=$run/ctl.sock bash -c "$host_cmd" \
 		</dev/null >"$out/host.log" 2>&1 &
 	host_pid=$!
 fi

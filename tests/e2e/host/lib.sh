@@ -8,6 +8,10 @@
 #   host_cmd='CMD'         run CMD on the host beside the guests (its
 #                          status counts like a guest's; run-guests --host-cmd)
 #   capture=1              capture the fabric's traffic to $out/NAME/fabric.pcap
+#   seed=N                 seed of the switch's impairments (default: the
+#                          environment's ROCX_SWITCH_SEED, else random); to
+#                          impair the fabric, guests use guest/switch_lib.sh
+#                          and the group host/switch_ctl.sh as host_cmd
 #   guest NIC SCRIPT [NAME=VALUE]...
 #                          add a guest with one NIC (rocx or virtio) that
 #                          runs tests/e2e/guest/SCRIPT with NAME=VALUE in its
@@ -90,6 +94,7 @@ capture_checks() {
 run_group() {
 	local g=$1 t0 rc opts=()
 	local args=() timeout=300 host_cmd='' capture=0
+	local seed=${ROCX_SWITCH_SEED:-}
 
 	t0=$(date +%s)
 	unset -f checks
@@ -98,6 +103,7 @@ run_group() {
 	opts=(--timeout "$timeout")
 	[ -n "$host_cmd" ] && opts+=(--host-cmd "$host_cmd")
 	[ "$capture" = 1 ] && opts+=(--pcap "$out/$g/fabric.pcap")
+	[ -n "$seed" ] && opts+=(--seed "$seed")
 	echo "--- e2e group $g"
 	rm -rf "${out:?}/$g"
 	"$rg" --out "$out/$g" "${opts[@]}" "${args[@]}" >"$out/$g.log" 2>&1
