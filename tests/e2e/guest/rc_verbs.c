@@ -6,6 +6,10 @@
  *   rocx_verbs_test -L              data path, two QPs of one device
  *   rocx_verbs_test -S              data path, passive side (a server)
  *   rocx_verbs_test -C HOST         data path, active side against -S
+ *   rocx_verbs_test -C HOST -X      transfers only: WRITE, READ and SEND of
+ *                                   1 B to 1 MiB, one at a time and several
+ *                                   in flight, every byte checked (for a
+ *                                   lossy fabric: tests/e2e/guest/lossy.sh)
  *   rocx_verbs_test -H              hold connected QPs, CQs and MRs until
  *                                   SIGUSR1, then use and release them
  *                                   (the device may be gone by then)
@@ -1029,6 +1033,105 @@ static void run_data(struct peer *p)
 	ep_destroy(&e);
 }
 
+/* Check @n completions in @wc: in order from @wr_id, successful, of @op. */
+static bool burst_done(const struct ibv_wc *wc, int n, uint64_t wr_id,
+		       enum ibv_wc_opcode op)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS || wc[i].opcode != op ||
+		    wc[i].wr_id != wr_id + i) {
+			diag("completion %d: wr_id %llu status %s opcode %d; want wr_id %llu",
+			     i, (unsigned long long)wc[i].wr_id,
+			     ibv_wc_status_str(wc[i].status), wc[i].opcode,
+			     (unsigned long long)(wr_id + i));
+			return false;
+		}
+	return true;
+}
+
+/*
+ * Several messages in flight at once, so that a loss or a reordering on
+ * the fabric hits one while others follow it: the requester must resend
+ * from the lost packet across WQEs, and complete them all in order.
+ */
+static void test_burst(struct peer *p, struct ep *e, const struct ep_info *r,
+		       uint32_t seed)
+{
+	enum { N = 16, WLEN = 64 * 1024, SLEN = 4096, RLEN = 64 * 1024 };
+	uint64_t raddr = be64toh(r->addr);
+	struct ibv_wc wc[N];
+	long bad = -1;
+	bool pass = true;
+	int i;
+
+	fill(e->buf, N * WLEN, seed);
+	for (i = 0; i < N && pass; i++)
+		pass = !post_send(e, 600 + i, IBV_WR_RDMA_WRITE, i * WLEN, WLEN,
+				  raddr + i * WLEN, ntohl(r->rkey), 0,
+				  IBV_SEND_SIGNALED);
+	pass = pass && poll_n(e->scq, wc, N) == N &&
+	       burst_done(wc, N, 600, IBV_WC_RDMA_WRITE) &&
+	       !peer_simple(p, PEER_CHECK, 0, N * WLEN, seed, 0);
+	ok(pass, "%d RDMA WRITEs of %d KiB in flight, pattern checked at the peer",
+	   N, WLEN / 1024);
+
+	fill(e->buf, N * SLEN, seed + 1);
+	pass = !peer_simple(p, PEER_RECV, 0, SLEN, 0, N);
+	for (i = 0; i < N && pass; i++)
+		pass = !post_send(e, 700 + i, IBV_WR_SEND, i * SLEN, SLEN, 0, 0,
+				  0, IBV_SEND_SIGNALED);
+	pass = pass && poll_n(e->scq, wc, N) == N &&
+	       burst_done(wc, N, 700, IBV_WC_SEND) &&
+	       !peer_wait_recv(p, N, SLEN, IBV_WC_RECV, false, 0) &&
+	       !peer_simple(p, PEER_CHECK, 0, N * SLEN, seed + 1, 0);
+	ok(pass, "%d SENDs of %d KiB in flight, received in order and checked",
+	   N, SLEN / 1024);
+
+	memset(e->buf + HALF, 0, N * RLEN);
+	pass = !peer_simple(p, PEER_FILL, HALF, N * RLEN, seed + 2, 0);
+	for (i = 0; i < N && pass; i++)
+		pass = !post_send(e, 800 + i, IBV_WR_RDMA_READ, HALF + i * RLEN,
+				  RLEN, raddr + HALF + i * RLEN, ntohl(r->rkey),
+				  0, IBV_SEND_SIGNALED);
+	pass = pass && poll_n(e->scq, wc, N) == N &&
+	       burst_done(wc, N, 800, IBV_WC_RDMA_READ);
+	if (pass) {
+		bad = check(e->buf + HALF, N * RLEN, seed + 2);
+		if (bad >= 0)
+			diag("byte %ld read is %#x, want %#x", bad,
+			     e->buf[HALF + bad], pat(seed + 2, bad));
+	}
+	ok(pass && bad < 0, "%d RDMA READs of %d KiB in flight, pattern checked",
+	   N, RLEN / 1024);
+}
+
+/* -X: transfers of every kind and many sizes, each byte checked. */
+static void run_xfer(struct peer *p)
+{
+	static const size_t sizes[] = {
+		1, 64, 1023, 1024, 1025, 4096, 65536 + 7, 262144, MIB,
+	};
+	struct ep e = {};
+	struct ep_info r;
+	unsigned int i;
+	int err;
+
+	err = connect_pair(p, &e, &r, 14, 7);
+	ok(!err, "connect two RC QPs (%s)", err ? strerror(err) : "RTS");
+	if (err)
+		return;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		test_write(p, &e, &r, sizes[i], 100 + i);
+		test_read(p, &e, &r, sizes[i], 200 + i);
+		test_send(p, &e, sizes[i], 300 + i, false, 0, "SEND");
+	}
+	test_write_imm(p, &e, &r, 65536, 400);
+	test_burst(p, &e, &r, 500);
+	ep_destroy(&e);
+}
+
 /* ---- Control path checks ---- */
 
 static bool want_errno(const void *obj, int want, const char *what)
@@ -1308,11 +1411,12 @@ int main(int argc, char **argv)
 {
 	const char *dev_name = NULL, *host = NULL;
 	int mode = 0, port = 18600, gid_index = -1, mtu = 1024, opt;
+	bool xfer_only = false;
 	struct peer p = { .fd = -1 };
 	struct peer_req quit = { .op = PEER_QUIT };
 	struct dev d = {};
 
-	while ((opt = getopt(argc, argv, "cLSHC:d:g:p:m:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "cLSHXC:d:g:p:m:t:")) != -1) {
 		switch (opt) {
 		case 'c':
 		case 'L':
@@ -1339,13 +1443,16 @@ int main(int argc, char **argv)
 		case 't':
 			timeout_s = atoi(optarg);
 			break;
+		case 'X':
+			xfer_only = true;
+			break;
 		default:
 			mode = 0;
 			break;
 		}
 	}
 	if (!mode) {
-		fprintf(stderr, "usage: %s -c|-L|-S|-H|-C HOST [-d DEV] [-g GID] [-p PORT] [-m MTU] [-t SEC]\n",
+		fprintf(stderr, "usage: %s -c|-L|-S|-H|-C HOST [-X] [-d DEV] [-g GID] [-p PORT] [-m MTU] [-t SEC]\n",
 			argv[0]);
 		return 2;
 	}
@@ -1373,7 +1480,10 @@ int main(int argc, char **argv)
 		} else {
 			if (mode == 'C')
 				p.fd = tcp_connect(host, port);
-			run_data(&p);
+			if (xfer_only)
+				run_xfer(&p);
+			else
+				run_data(&p);
 			if (p.fd >= 0) {
 				xfer(p.fd, &quit, sizeof(quit), true);
 				close(p.fd);
