@@ -314,8 +314,16 @@ void rocx_ib_pbl_to_hw(const struct rocx_ib_pbl *pbl, struct rocx_pbl *hw);
 void rocx_ib_pbl_destroy(struct rocx_ib_pbl *pbl);
 unsigned long rocx_ib_pgsz_bitmap(u64 page_size_cap);
 
+/* What a destroy command's result leaves behind (rocx_ib_destroy_outcome()). */
+enum rocx_ib_destroy_outcome {
+	ROCX_IB_DESTROYED,
+	ROCX_IB_DESTROY_REFUSED,
+	ROCX_IB_DESTROY_UNKNOWN,
+};
+
 /* Translations shared by several files (rocx_ib_test.c covers them). */
 int rocx_ib_verbs_errno(int err);
+enum rocx_ib_destroy_outcome rocx_ib_destroy_outcome(int err);
 u32 rocx_ib_access(int ib_access);
 int rocx_ib_access_to_ib(u32 access);
 

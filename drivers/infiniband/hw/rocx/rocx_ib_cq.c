@@ -124,7 +124,8 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 err_erase:
 	xa_erase_irq(&dev->cq_xa, cq->cqn);
 err_destroy:
-	if (rocx_ib_destroy_cq_cmd(dev, cq->cqn))
+	if (rocx_ib_destroy_outcome(rocx_ib_destroy_cq_cmd(dev, cq->cqn)) !=
+	    ROCX_IB_DESTROYED)
 		return err;	/* the device may still write: keep it pinned */
 err_release:
 	ib_umem_release(cq->umem);
@@ -137,27 +138,42 @@ int rocx_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct rocx_ib_cq *cq = to_rocx_ib_cq(ibcq);
 	int err;
 
-	err = rocx_ib_destroy_cq_cmd(dev, cq->cqn);
 	/*
-	 * Nothing can stop the completion handler from finding the CQ once
-	 * it is out of the table; after xa_erase the handler either ran to
-	 * the end or will not see it (it holds the lock across the call).
+	 * Out of the table before the device frees the cqn, which it may hand
+	 * to a concurrent create at once.  The completion handler holds the
+	 * table's lock across its call: after the erase it has either returned
+	 * or will not find the CQ.
 	 */
 	xa_erase_irq(&dev->cq_xa, cq->cqn);
-	if (err && err != -ENODEV) {
-		/*
-		 * ib_core cannot keep a CQ whose destruction failed (removal
-		 * would WARN and free it anyway).  The device may still write
-		 * the ring: leave it pinned rather than hand its pages back.
-		 */
-		ibdev_err(&dev->ibdev,
-			  "DESTROY_CQ %u failed (%d); leaking its ring\n",
-			  cq->cqn, err);
+	err = rocx_ib_destroy_cq_cmd(dev, cq->cqn);
+	switch (rocx_ib_destroy_outcome(err)) {
+	case ROCX_IB_DESTROYED:
+		ib_umem_release(cq->umem);
 		return 0;
+	case ROCX_IB_DESTROY_REFUSED:
+		/*
+		 * The device keeps the CQ and its cqn, so ib_core keeps it too
+		 * (and destroys it again at the latest with the context).
+		 */
+		ibdev_err(&dev->ibdev, "DESTROY_CQ %u failed: %d\n", cq->cqn,
+			  err);
+		if (xa_insert_irq(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL))
+			ibdev_err(&dev->ibdev, "CQ %u gets no more events\n",
+				  cq->cqn);
+		return err;
+	case ROCX_IB_DESTROY_UNKNOWN:
+		break;
 	}
-	ib_umem_release(cq->umem);
+	/*
+	 * The cqn may be another CQ's by now, so no destroy may be retried,
+	 * and the device may still write the ring: ib_core forgets the CQ and
+	 * the ring stays pinned.
+	 */
+	ibdev_err(&dev->ibdev, "DESTROY_CQ %u unanswered (%d); leaking its ring\n",
+		  cq->cqn, err);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_destroy_cq);
 
 /**
  * rocx_ib_cq_comp() - call a CQ's completion handler

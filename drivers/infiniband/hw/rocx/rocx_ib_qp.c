@@ -467,7 +467,8 @@ err_erase:
 	xa_erase(&dev->qp_xa, ibqp->qp_num);
 err_destroy:
 	mutex_destroy(&qp->lock);
-	if (rocx_ib_destroy_qp_cmd(dev, ibqp->qp_num))
+	if (rocx_ib_destroy_outcome(rocx_ib_destroy_qp_cmd(dev, ibqp->qp_num)) !=
+	    ROCX_IB_DESTROYED)
 		return err;	/* the device may still read: keep it pinned */
 err_release:
 	ib_umem_release(qp->umem);
@@ -660,22 +661,38 @@ int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibqp->device);
 	struct rocx_ib_qp *qp = to_rocx_ib_qp(ibqp);
+	u32 qpn = ibqp->qp_num;
 	int err;
 
-	err = rocx_ib_destroy_qp_cmd(dev, ibqp->qp_num);
-	/* The event path holds the lock across its call: none runs after. */
-	xa_erase(&dev->qp_xa, ibqp->qp_num);
-	mutex_destroy(&qp->lock);
-	if (err && err != -ENODEV) {
-		/* As for CQs: the device may still read the queues. */
-		ibdev_err(&dev->ibdev,
-			  "DESTROY_QP %u failed (%d); leaking its queues\n",
-			  ibqp->qp_num, err);
+	/*
+	 * Out of the table before the device frees the qpn, which it may hand
+	 * to a concurrent create at once.  The event path holds the table's
+	 * lock across its call: none runs for this QP after the erase.
+	 */
+	xa_erase(&dev->qp_xa, qpn);
+	err = rocx_ib_destroy_qp_cmd(dev, qpn);
+	switch (rocx_ib_destroy_outcome(err)) {
+	case ROCX_IB_DESTROYED:
+		mutex_destroy(&qp->lock);
+		ib_umem_release(qp->umem);
 		return 0;
+	case ROCX_IB_DESTROY_REFUSED:
+		/* As for CQs: the device and ib_core both keep the QP. */
+		ibdev_err(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qpn, err);
+		if (xa_insert(&dev->qp_xa, qpn, qp, GFP_KERNEL))
+			ibdev_err(&dev->ibdev, "QP %u gets no more events\n",
+				  qpn);
+		return err;
+	case ROCX_IB_DESTROY_UNKNOWN:
+		break;
 	}
-	ib_umem_release(qp->umem);
+	/* As for CQs: the device may still read the queues. */
+	ibdev_err(&dev->ibdev, "DESTROY_QP %u unanswered (%d); leaking its queues\n",
+		  qpn, err);
+	mutex_destroy(&qp->lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_destroy_qp);
 
 /**
  * rocx_ib_qp_event_type() - the affiliated event a QP_ERROR reason raises

@@ -2,6 +2,7 @@
 /*
  * rocx_ib device, port, user context and PD verbs.
  */
+#include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #include <linux/limits.h>
 #include <linux/mm.h>
@@ -157,6 +158,31 @@ int rocx_ib_verbs_errno(int err)
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_verbs_errno);
 
+/**
+ * rocx_ib_destroy_outcome() - what a failed destroy command leaves behind
+ * @err: rocx_ib_exec() result of DESTROY_CQ or DESTROY_QP
+ *
+ * Return: ROCX_IB_DESTROYED when the device holds no such object any more
+ * (destroyed, or rocx_core going away, or the device does not know it);
+ * ROCX_IB_DESTROY_REFUSED when it refused and still holds the object and
+ * its number; ROCX_IB_DESTROY_UNKNOWN when it did not answer: the object
+ * may be gone and its number handed out again, or still in use.
+ */
+enum rocx_ib_destroy_outcome rocx_ib_destroy_outcome(int err)
+{
+	switch (err) {
+	case 0:
+	case -ENODEV:
+	case -ENOENT:
+		return ROCX_IB_DESTROYED;
+	case -ETIMEDOUT:
+		return ROCX_IB_DESTROY_UNKNOWN;
+	default:
+		return ROCX_IB_DESTROY_REFUSED;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_destroy_outcome);
+
 /* ---- Helpers for every verb ---- */
 
 /**
@@ -192,10 +218,13 @@ int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len)
 int rocx_ib_exec(struct rocx_ib_dev *dev, union rocx_aq_verbs_cmd *cmd,
 		 struct rocx_aq_cqe *cqe)
 {
+	/* KUnit tests put a fake device here. */
+	KUNIT_STATIC_STUB_REDIRECT(rocx_ib_exec, dev, cmd, cqe);
 	/* Every admin command shares the header and the size. */
 	static_assert(sizeof(*cmd) == sizeof(union rocx_aq_cmd));
 	return rocx_admin_exec(dev->core, (union rocx_aq_cmd *)cmd, cqe);
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_exec);
 
 /* ---- Device and port ---- */
 

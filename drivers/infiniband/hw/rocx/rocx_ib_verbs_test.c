@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * KUnit tests for rocx_ib's verbs against a fake device: the order in
+ * which a destroyed CQ or QP leaves the driver's table and the device, and
+ * what a failed destroy leaves behind.
+ *
+ * rocx_ib_exec() is redirected (KUNIT_STATIC_STUB_REDIRECT) to a device
+ * that hands a number out again as soon as it is free, as rocx does: the
+ * moment DESTROY completes, a create running in another thread can get
+ * the same number.  The fake models that create by inserting into the
+ * driver's table from inside the DESTROY command.
+ */
+#include <kunit/static_stub.h>
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/xarray.h>
+
+#include "rocx_ib.h"
+
+/**
+ * struct rocx_ib_fake - the device behind rocx_ib_exec() in these tests
+ * @dev: the driver's device
+ * @destroy_err: what DESTROY_QP/DESTROY_CQ answers
+ * @destroys: DESTROY commands executed
+ * @in_table: the table still held the object when DESTROY ran
+ * @racer: what a concurrent create inserts at the freed number; NULL: none
+ * @race_err: the result of that insert
+ */
+struct rocx_ib_fake {
+	struct rocx_ib_dev *dev;
+	int destroy_err;
+	int destroys;
+	bool in_table;
+	void *racer;
+	int race_err;
+};
+
+static int rocx_ib_fake_exec(struct rocx_ib_dev *dev,
+			     union rocx_aq_verbs_cmd *cmd,
+			     struct rocx_aq_cqe *cqe)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct rocx_ib_fake *f = test->priv;
+	u16 op = le16_to_cpu(cmd->destroy_qp.hdr.opcode);
+	struct xarray *xa;
+	u32 n;
+
+	switch (op) {
+	case ROCX_AQ_OP_DESTROY_QP:
+		xa = &dev->qp_xa;
+		n = le32_to_cpu(cmd->destroy_qp.qpn);
+		break;
+	case ROCX_AQ_OP_DESTROY_CQ:
+		xa = &dev->cq_xa;
+		n = le32_to_cpu(cmd->destroy_cq.cqn);
+		break;
+	default:
+		KUNIT_FAIL(test, "unexpected admin opcode %u", op);
+		return -EIO;
+	}
+	f->destroys++;
+	f->in_table = xa_load(xa, n);
+	if (f->destroy_err)
+		return f->destroy_err;
+	/* The number is free now: a concurrent create gets it and inserts. */
+	if (f->racer)
+		f->race_err = xa_insert_irq(xa, n, f->racer, GFP_KERNEL);
+	return 0;
+}
+
+static void rocx_ib_fake_xa_destroy(void *data)
+{
+	struct rocx_ib_dev *dev = data;
+
+	xa_destroy(&dev->qp_xa);
+	xa_destroy(&dev->cq_xa);
+}
+
+static struct rocx_ib_fake *rocx_ib_fake_init(struct kunit *test)
+{
+	struct rocx_ib_fake *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->dev = kunit_kzalloc(test, sizeof(*f->dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->dev);
+	xa_init_flags(&f->dev->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init(&f->dev->qp_xa);
+	err = kunit_add_action_or_reset(test, rocx_ib_fake_xa_destroy, f->dev);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	test->priv = f;
+	kunit_activate_static_stub(test, rocx_ib_exec, rocx_ib_fake_exec);
+	return f;
+}
+
+/* A live QP as create_qp leaves it, without queue memory. */
+static struct rocx_ib_qp *rocx_ib_fake_qp(struct kunit *test,
+					  struct rocx_ib_fake *f, u32 qpn)
+{
+	struct rocx_ib_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->ibqp.device = &f->dev->ibdev;
+	qp->ibqp.qp_num = qpn;
+	mutex_init(&qp->lock);
+	KUNIT_ASSERT_EQ(test, xa_insert(&f->dev->qp_xa, qpn, qp, GFP_KERNEL),
+			0);
+	return qp;
+}
+
+static struct rocx_ib_cq *rocx_ib_fake_cq(struct kunit *test,
+					  struct rocx_ib_fake *f, u32 cqn)
+{
+	struct rocx_ib_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	cq->ibcq.device = &f->dev->ibdev;
+	cq->cqn = cqn;
+	KUNIT_ASSERT_EQ(test, xa_insert_irq(&f->dev->cq_xa, cqn, cq,
+					    GFP_KERNEL), 0);
+	return cq;
+}
+
+/* ---------------- rocx_ib_destroy ---------------- */
+
+/*
+ * The device frees the qpn when DESTROY_QP completes and a concurrent
+ * create may get it at once: its insert must find the slot free, and
+ * destroy_qp must not take the new QP's entry away afterwards.
+ */
+static void rocx_ib_destroy_qp_reuse_test(struct kunit *test)
+{
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct rocx_ib_qp *qp = rocx_ib_fake_qp(test, f, 7);
+	struct rocx_ib_qp *racer = kunit_kzalloc(test, sizeof(*racer),
+						 GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, racer);
+	f->racer = racer;
+	KUNIT_EXPECT_EQ(test, rocx_ib_destroy_qp(&qp->ibqp, NULL), 0);
+	KUNIT_EXPECT_EQ(test, f->destroys, 1);
+	KUNIT_EXPECT_FALSE_MSG(test, f->in_table,
+			       "QP 7 still in the table when the device freed it");
+	KUNIT_EXPECT_EQ_MSG(test, f->race_err, 0,
+			    "a create given qpn 7 again could not insert it");
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&f->dev->qp_xa, 7), (void *)racer);
+}
+
+static void rocx_ib_destroy_cq_reuse_test(struct kunit *test)
+{
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct rocx_ib_cq *cq = rocx_ib_fake_cq(test, f, 3);
+	struct rocx_ib_cq *racer = kunit_kzalloc(test, sizeof(*racer),
+						 GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, racer);
+	f->racer = racer;
+	KUNIT_EXPECT_EQ(test, rocx_ib_destroy_cq(&cq->ibcq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, f->destroys, 1);
+	KUNIT_EXPECT_FALSE_MSG(test, f->in_table,
+			       "CQ 3 still in the table when the device freed it");
+	KUNIT_EXPECT_EQ_MSG(test, f->race_err, 0,
+			    "a create given cqn 3 again could not insert it");
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&f->dev->cq_xa, 3), (void *)racer);
+}
+
+/*
+ * What a destroy reports for each answer of the device, and whether the
+ * object is still in the table (still reachable by events) afterwards.
+ */
+struct rocx_ib_destroy_case {
+	const char *desc;
+	int dev_err;	/* the device's answer to DESTROY */
+	int ret;	/* what the verb returns to ib_core */
+	bool kept;	/* still in the driver's table */
+};
+
+static const struct rocx_ib_destroy_case rocx_ib_destroy_cases[] = {
+	{ "done", 0, 0, false },
+	/* rocx_core going away: the device forgets every object. */
+	{ "device_gone", -ENODEV, 0, false },
+	/* The device holds no such object: nothing is left to wait for. */
+	{ "not_found", -ENOENT, 0, false },
+	/*
+	 * Refused: the device still has the object and its number, so does
+	 * ib_core, which may call destroy again.
+	 */
+	{ "busy", -EBUSY, -EBUSY, true },
+	{ "invalid", -EINVAL, -EINVAL, true },
+	{ "internal", -EIO, -EIO, true },
+	/*
+	 * Unknown outcome: the number may already be someone else's, so
+	 * destroy must not be retried; the memory stays pinned.
+	 */
+	{ "timeout", -ETIMEDOUT, 0, false },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_destroy, rocx_ib_destroy_cases, desc);
+
+static void rocx_ib_destroy_qp_result_test(struct kunit *test)
+{
+	const struct rocx_ib_destroy_case *c = test->param_value;
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct rocx_ib_qp *qp = rocx_ib_fake_qp(test, f, 5);
+	void *want = c->kept ? qp : NULL;
+
+	f->destroy_err = c->dev_err;
+	KUNIT_EXPECT_EQ(test, rocx_ib_destroy_qp(&qp->ibqp, NULL), c->ret);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&f->dev->qp_xa, 5), want);
+	if (!c->kept)
+		return;
+
+	/* ib_core destroys it again (at the latest when the context goes). */
+	f->destroy_err = 0;
+	KUNIT_EXPECT_EQ(test, rocx_ib_destroy_qp(&qp->ibqp, NULL), 0);
+	KUNIT_EXPECT_EQ(test, f->destroys, 2);
+	KUNIT_EXPECT_NULL(test, xa_load(&f->dev->qp_xa, 5));
+}
+
+static void rocx_ib_destroy_cq_result_test(struct kunit *test)
+{
+	const struct rocx_ib_destroy_case *c = test->param_value;
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct rocx_ib_cq *cq = rocx_ib_fake_cq(test, f, 9);
+	void *want = c->kept ? cq : NULL;
+
+	f->destroy_err = c->dev_err;
+	KUNIT_EXPECT_EQ(test, rocx_ib_destroy_cq(&cq->ibcq, NULL), c->ret);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&f->dev->cq_xa, 9), want);
+	if (!c->kept)
+		return;
+
+	f->destroy_err = 0;
+	KUNIT_EXPECT_EQ(test, rocx_ib_destroy_cq(&cq->ibcq, NULL), 0);
+	KUNIT_EXPECT_EQ(test, f->destroys, 2);
+	KUNIT_EXPECT_NULL(test, xa_load(&f->dev->cq_xa, 9));
+}
+
+static struct kunit_case rocx_ib_destroy_test_cases[] = {
+	KUNIT_CASE(rocx_ib_destroy_qp_reuse_test),
+	KUNIT_CASE(rocx_ib_destroy_cq_reuse_test),
+	KUNIT_CASE_PARAM(rocx_ib_destroy_qp_result_test,
+			 rocx_ib_destroy_gen_params),
+	KUNIT_CASE_PARAM(rocx_ib_destroy_cq_result_test,
+			 rocx_ib_destroy_gen_params),
+	{}
+};
+
+static struct kunit_suite rocx_ib_destroy_suite = {
+	.name = "rocx_ib_destroy",
+	.test_cases = rocx_ib_destroy_test_cases,
+};
+
+kunit_test_suites(&rocx_ib_destroy_suite);
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_DESCRIPTION("KUnit tests for rocx_ib's verbs against a fake device");
+MODULE_LICENSE("Dual BSD/GPL");
