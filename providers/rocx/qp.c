@@ -166,6 +166,13 @@ static int rocx_qp_table_set(struct rocx_context *ctx, uint32_t qpn,
 	return 0;
 }
 
+/* Forget @qp's entry, and nothing else's: only if it still points at @qp. */
+static void rocx_qp_table_clear(struct rocx_context *ctx, struct rocx_qp *qp)
+{
+	if (rocx_find_qp(ctx, qp->qpn) == qp)
+		rocx_qp_table_set(ctx, qp->qpn, NULL);
+}
+
 struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct rocx_context *ctx = to_rocx_context(pd->context);
@@ -299,14 +306,22 @@ int rocx_destroy_qp(struct ibv_qp *ibqp)
 	struct rocx_qp *qp = to_rocx_qp(ibqp);
 	int err;
 
+	/*
+	 * The device hands the qpn out again as soon as the kernel has
+	 * destroyed the QP.  Holding the table mutex from before that until
+	 * the entry is gone keeps a create in another thread, which may get
+	 * this qpn, from storing its QP before we clear ours (and from
+	 * having CQEs that rocx_cq_clean() would take for ours).
+	 */
+	pthread_mutex_lock(&ctx->qp_table_mutex);
 	/* First the device: afterwards it writes no CQE for the QP. */
 	err = ibv_cmd_destroy_qp(ibqp);
-	if (err)
+	if (err) {
+		pthread_mutex_unlock(&ctx->qp_table_mutex);
 		return err;
-
-	pthread_mutex_lock(&ctx->qp_table_mutex);
+	}
 	rocx_lock_cqs(qp);
-	rocx_qp_table_set(ctx, qp->qpn, NULL);
+	rocx_qp_table_clear(ctx, qp);
 	rocx_cq_clean(to_rocx_cq(ibqp->send_cq), qp->qpn);
 	if (ibqp->recv_cq != ibqp->send_cq)
 		rocx_cq_clean(to_rocx_cq(ibqp->recv_cq), qp->qpn);

@@ -47,10 +47,13 @@ struct rocx_context {
 	uint32_t max_inline;
 	uint32_t max_sge;
 	/*
-	 * qpn -> QP for poll_cq.  qp_table_mutex serialises changes; an
-	 * entry is set and cleared with both of the QP's CQ locks held as
-	 * well, so poll_cq (holding one of them) reads it without the mutex.
-	 * Second-level tables, once allocated, stay until the context goes.
+	 * qpn -> QP for poll_cq.  qp_table_mutex serialises changes, and
+	 * destroy_qp holds it from before the kernel frees the qpn until the
+	 * entry is cleared, so that a QP created meanwhile with the same qpn
+	 * is stored only afterwards.  An entry is set and cleared with both
+	 * of the QP's CQ locks held as well, so poll_cq (holding one of them)
+	 * reads it without the mutex.  Second-level tables, once allocated,
+	 * stay until the context goes.
 	 */
 	pthread_mutex_t qp_table_mutex;
 	struct rocx_qp **qp_table[ROCX_QP_TABLE_SIZE];

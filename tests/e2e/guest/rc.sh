@@ -6,7 +6,9 @@
 # its data checks between two QPs of the device (looped back inside it),
 # and Debian's ibv_rc_pingpong between two processes of the guest.  With
 # two guests, in addition: the data checks and ibv_rc_pingpong between
-# the guests.  ibv_rc_pingpong runs at path MTU 1024 and 4096 (netdev MTU
+# the guests.  In guest 0, rc_churn creates and destroys QPs and CQs
+# from several threads and processes while traffic runs, and checks that
+# a QP given a just-freed qpn gets all its completions.  ibv_rc_pingpong runs at path MTU 1024 and 4096 (netdev MTU
 # 9000) with messages of 1 B, 4 KiB and 1 MiB, with --chk and once with
 # --events.  Last, rocx_ib is removed while a process holds QPs, CQs and
 # MRs.
@@ -29,10 +31,12 @@ set -uo pipefail
 
 me=$ROCX_GUEST_INDEX
 verbs=$ROCX_REPO/build/tests/e2e/rc_verbs
+churn=$ROCX_REPO/build/tests/e2e/rc_churn
 pp_timeout=300
 
 [ "$ROCX_NGUESTS" -le 2 ] || rocx_die "runs with 1 or 2 guests"
 [ -x "$verbs" ] || rocx_die "no $verbs (make -C tests/e2e)"
+[ -x "$churn" ] || rocx_die "no $churn (make -C tests/e2e)"
 
 # gid_index - index of the port's RoCE v2 GID of $ROCX_IP.
 gid_index() {
@@ -63,6 +67,22 @@ run_verbs() {
 		ROCX_FAILED=$((ROCX_FAILED + 1))
 		grep -q '^not ok' "$out" ||
 			t_not_ok "verbs: $name exited $rc without a failed check"
+	fi
+	return "$rc"
+}
+
+# run_churn NAME ARGS... - the churn program, as run_verbs.
+run_churn() {
+	local name=$1 out rc
+
+	shift
+	out=/tmp/churn.$name
+	rdma_env timeout 300 "$churn" -d "$ibdev" "$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ]; then
+		ROCX_FAILED=$((ROCX_FAILED + 1))
+		grep -q '^not ok' "$out" ||
+			t_not_ok "churn: $name exited $rc without a failed check"
 	fi
 	return "$rc"
 }
@@ -171,6 +191,8 @@ fi
 
 if [ "$me" -eq 0 ]; then
 	run_verbs loopback -L
+	run_churn reuse -R
+	run_churn churn -P 3 -T 3 -s 30
 	pp_loop "1 B, MTU 1024" 19001 1 200 1024
 	pp_loop "4 KiB, MTU 1024" 19002 4096 200 1024
 	pp_loop "1 MiB, MTU 1024" 19003 1048576 10 1024
