@@ -276,6 +276,8 @@ void rocx_ib_mmap_free(struct rdma_user_mmap_entry *rdma);
 int rocx_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int rocx_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len);
+int rocx_ib_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
+		  struct rocx_aq_cqe *cqe);
 int rocx_ib_exec(struct rocx_ib_dev *dev, union rocx_aq_verbs_cmd *cmd,
 		 struct rocx_aq_cqe *cqe);
 

@@ -208,6 +208,23 @@ int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len)
 }
 
 /**
+ * rocx_ib_admin() - run an object command (contexts, PDs, contract 1.1)
+ * @dev: device
+ * @cmd: command, opcode set
+ * @cqe: if not NULL, receives the completion
+ *
+ * Return: as rocx_admin_exec().
+ */
+int rocx_ib_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
+		  struct rocx_aq_cqe *cqe)
+{
+	/* KUnit tests put a fake device here. */
+	KUNIT_STATIC_STUB_REDIRECT(rocx_ib_admin, dev, cmd, cqe);
+	return rocx_admin_exec(dev->core, cmd, cqe);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_admin);
+
+/**
  * rocx_ib_exec() - run a contract 1.1 command on the admin queue
  * @dev: device
  * @cmd: command, opcode set
@@ -218,13 +235,10 @@ int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len)
 int rocx_ib_exec(struct rocx_ib_dev *dev, union rocx_aq_verbs_cmd *cmd,
 		 struct rocx_aq_cqe *cqe)
 {
-	/* KUnit tests put a fake device here. */
-	KUNIT_STATIC_STUB_REDIRECT(rocx_ib_exec, dev, cmd, cqe);
 	/* Every admin command shares the header and the size. */
 	static_assert(sizeof(*cmd) == sizeof(union rocx_aq_cmd));
-	return rocx_admin_exec(dev->core, (union rocx_aq_cmd *)cmd, cqe);
+	return rocx_ib_admin(dev, (union rocx_aq_cmd *)cmd, cqe);
 }
-EXPORT_SYMBOL_IF_KUNIT(rocx_ib_exec);
 
 /* ---- Device and port ---- */
 
@@ -324,7 +338,7 @@ static int rocx_ib_uctx_cmd(struct rocx_ib_dev *dev, u16 op, u32 uctx,
 
 	cmd.uctx.hdr.opcode = cpu_to_le16(op);
 	cmd.uctx.uctx = cpu_to_le32(uctx);
-	return rocx_admin_exec(dev->core, &cmd, cqe);
+	return rocx_ib_admin(dev, &cmd, cqe);
 }
 
 static void rocx_ib_dealloc_uctx(struct rocx_ib_dev *dev, u32 uctx)
@@ -348,6 +362,7 @@ int rocx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct rocx_alloc_ucontext_req req = {};
 	struct rocx_ib_mmap_entry *entry;
 	struct rocx_aq_cqe cqe;
+	phys_addr_t db_addr;
 	int err;
 
 	/*
@@ -375,8 +390,13 @@ int rocx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	if (err)
 		return rocx_ib_verbs_errno(err);
 	uc->uctx = le32_to_cpu(cqe.result);
-	if (!uc->uctx || uc->uctx >= le16_to_cpu(dev->id->db_pages)) {
-		ibdev_err(&dev->ibdev, "device gave user context %u\n",
+	/*
+	 * The context id is its doorbell page; rocx_core knows which pages
+	 * BAR2 really holds (the identify block's count may be more).
+	 */
+	if (rocx_db_page_phys(dev->core, uc->uctx, &db_addr)) {
+		ibdev_err(&dev->ibdev,
+			  "device gave user context %u, which has no doorbell page\n",
 			  uc->uctx);
 		err = -EIO;
 		goto err_dealloc_uctx;
@@ -387,7 +407,7 @@ int rocx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 		err = -ENOMEM;
 		goto err_dealloc_uctx;
 	}
-	entry->addr = rocx_db_page_phys(dev->core, uc->uctx);
+	entry->addr = db_addr;
 	err = rdma_user_mmap_entry_insert(ibuc, &entry->rdma, PAGE_SIZE);
 	if (err) {
 		kfree(entry);
@@ -414,6 +434,7 @@ err_dealloc_uctx:
 	rocx_ib_dealloc_uctx(dev, uc->uctx);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_alloc_ucontext);
 
 void rocx_ib_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
@@ -481,7 +502,7 @@ static int rocx_ib_pd_cmd(struct rocx_ib_dev *dev, u16 op, u32 pdn, u32 uctx,
 	cmd.pd.hdr.opcode = cpu_to_le16(op);
 	cmd.pd.pdn = cpu_to_le32(pdn);
 	cmd.pd.uctx = cpu_to_le32(uctx);
-	return rocx_admin_exec(dev->core, &cmd, cqe);
+	return rocx_ib_admin(dev, &cmd, cqe);
 }
 
 int rocx_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)

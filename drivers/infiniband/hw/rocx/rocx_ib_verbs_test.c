@@ -4,7 +4,7 @@
  * which a destroyed CQ or QP leaves the driver's table and the device, and
  * what a failed destroy leaves behind.
  *
- * rocx_ib_exec() is redirected (KUNIT_STATIC_STUB_REDIRECT) to a device
+ * rocx_ib_admin() is redirected (KUNIT_STATIC_STUB_REDIRECT) to a device
  * that hands a number out again as soon as it is free, as rocx does: the
  * moment DESTROY completes, a create running in another thread can get
  * the same number.  The fake models that create by inserting into the
@@ -16,15 +16,18 @@
 #include <linux/xarray.h>
 
 #include "rocx_ib.h"
+#include "rocx.h"
 
 /**
- * struct rocx_ib_fake - the device behind rocx_ib_exec() in these tests
+ * struct rocx_ib_fake - the device behind rocx_ib_admin() in these tests
  * @dev: the driver's device
  * @destroy_err: what DESTROY_QP/DESTROY_CQ answers
  * @destroys: DESTROY commands executed
  * @in_table: the table still held the object when DESTROY ran
  * @racer: what a concurrent create inserts at the freed number; NULL: none
  * @race_err: the result of that insert
+ * @uctx: what ALLOC_UCTX answers
+ * @uctx_live: user contexts allocated and not deallocated
  */
 struct rocx_ib_fake {
 	struct rocx_ib_dev *dev;
@@ -33,39 +36,51 @@ struct rocx_ib_fake {
 	bool in_table;
 	void *racer;
 	int race_err;
+	u32 uctx;
+	int uctx_live;
 };
 
-static int rocx_ib_fake_exec(struct rocx_ib_dev *dev,
-			     union rocx_aq_verbs_cmd *cmd,
-			     struct rocx_aq_cqe *cqe)
+/* DESTROY_QP and DESTROY_CQ: the number is free again once they succeed. */
+static int rocx_ib_fake_destroy(struct rocx_ib_fake *f, struct xarray *xa,
+				u32 n)
 {
-	struct kunit *test = kunit_get_current_test();
-	struct rocx_ib_fake *f = test->priv;
-	u16 op = le16_to_cpu(cmd->destroy_qp.hdr.opcode);
-	struct xarray *xa;
-	u32 n;
-
-	switch (op) {
-	case ROCX_AQ_OP_DESTROY_QP:
-		xa = &dev->qp_xa;
-		n = le32_to_cpu(cmd->destroy_qp.qpn);
-		break;
-	case ROCX_AQ_OP_DESTROY_CQ:
-		xa = &dev->cq_xa;
-		n = le32_to_cpu(cmd->destroy_cq.cqn);
-		break;
-	default:
-		KUNIT_FAIL(test, "unexpected admin opcode %u", op);
-		return -EIO;
-	}
 	f->destroys++;
 	f->in_table = xa_load(xa, n);
 	if (f->destroy_err)
 		return f->destroy_err;
-	/* The number is free now: a concurrent create gets it and inserts. */
+	/* A concurrent create gets the number now and inserts it. */
 	if (f->racer)
 		f->race_err = xa_insert_irq(xa, n, f->racer, GFP_KERNEL);
 	return 0;
+}
+
+static int rocx_ib_fake_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
+			      struct rocx_aq_cqe *cqe)
+{
+	union rocx_aq_verbs_cmd *vcmd = (union rocx_aq_verbs_cmd *)cmd;
+	struct kunit *test = kunit_get_current_test();
+	struct rocx_ib_fake *f = test->priv;
+	u16 op = le16_to_cpu(cmd->hdr.opcode);
+
+	switch (op) {
+	case ROCX_AQ_OP_DESTROY_QP:
+		return rocx_ib_fake_destroy(f, &dev->qp_xa,
+					    le32_to_cpu(vcmd->destroy_qp.qpn));
+	case ROCX_AQ_OP_DESTROY_CQ:
+		return rocx_ib_fake_destroy(f, &dev->cq_xa,
+					    le32_to_cpu(vcmd->destroy_cq.cqn));
+	case ROCX_AQ_OP_ALLOC_UCTX:
+		f->uctx_live++;
+		cqe->result = cpu_to_le32(f->uctx);
+		return 0;
+	case ROCX_AQ_OP_DEALLOC_UCTX:
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd->uctx.uctx), f->uctx);
+		f->uctx_live--;
+		return 0;
+	default:
+		KUNIT_FAIL(test, "unexpected admin opcode %u", op);
+		return -EIO;
+	}
 }
 
 static void rocx_ib_fake_xa_destroy(void *data)
@@ -89,7 +104,7 @@ static struct rocx_ib_fake *rocx_ib_fake_init(struct kunit *test)
 	err = kunit_add_action_or_reset(test, rocx_ib_fake_xa_destroy, f->dev);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	test->priv = f;
-	kunit_activate_static_stub(test, rocx_ib_exec, rocx_ib_fake_exec);
+	kunit_activate_static_stub(test, rocx_ib_admin, rocx_ib_fake_admin);
 	return f;
 }
 
@@ -251,7 +266,101 @@ static struct kunit_suite rocx_ib_destroy_suite = {
 	.test_cases = rocx_ib_destroy_test_cases,
 };
 
-kunit_test_suites(&rocx_ib_destroy_suite);
+/* ---------------- rocx_ib_uctx ---------------- */
+
+#define ROCX_IB_TEST_BAR2	0xfe000000ULL
+
+/*
+ * A PCI function whose BAR2 holds @bar_pages doorbell pages, and the
+ * rocx_core that probe would have made of it (db_pages clamped to them).
+ */
+static struct rocx_core *rocx_ib_fake_core(struct kunit *test, u32 bar_pages)
+{
+	struct rocx_core *core = kunit_kzalloc(test, sizeof(*core), GFP_KERNEL);
+	struct pci_dev *pdev = kunit_kzalloc(test, sizeof(*pdev), GFP_KERNEL);
+	struct resource *r;
+
+	KUNIT_ASSERT_NOT_NULL(test, core);
+	KUNIT_ASSERT_NOT_NULL(test, pdev);
+	r = &pdev->resource[ROCX_BAR_DB];
+	r->start = ROCX_IB_TEST_BAR2;
+	r->end = ROCX_IB_TEST_BAR2 + ((u64)bar_pages << ROCX_DB_PAGE_SHIFT) - 1;
+	r->flags = IORESOURCE_MEM;
+	core->pdev = pdev;
+	core->db_pages = bar_pages;
+	return core;
+}
+
+struct rocx_ib_db_case {
+	const char *desc;
+	u32 page;
+	int err;
+};
+
+static const struct rocx_ib_db_case rocx_ib_db_cases[] = {
+	{ "kernel_page", 0, -EINVAL },
+	{ "first", 1, 0 },
+	{ "last", 15, 0 },
+	{ "past_bar", 16, -EINVAL },
+	{ "identified_not_in_bar", 200, -EINVAL },
+	{ "u32_max", U32_MAX, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_db, rocx_ib_db_cases, desc);
+
+/* A page past the BAR is refused: it must never be mapped. */
+static void rocx_ib_db_page_phys_test(struct kunit *test)
+{
+	const struct rocx_ib_db_case *c = test->param_value;
+	struct rocx_core *core = rocx_ib_fake_core(test, 16);
+	phys_addr_t addr = 0x1234;
+
+	KUNIT_ASSERT_EQ(test, rocx_db_page_phys(core, c->page, &addr), c->err);
+	if (c->err)
+		KUNIT_EXPECT_EQ(test, addr, 0x1234);
+	else
+		KUNIT_EXPECT_EQ(test, addr, ROCX_IB_TEST_BAR2 +
+				((u64)c->page << ROCX_DB_PAGE_SHIFT));
+}
+
+/*
+ * The identify block reports 256 doorbell pages, BAR2 holds 16, and the
+ * device hands out context 20: the context is refused and given back,
+ * and nothing is offered for mmap().
+ */
+static void rocx_ib_uctx_past_bar_test(struct kunit *test)
+{
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct rocx_identify *id = kunit_kzalloc(test, sizeof(*id), GFP_KERNEL);
+	struct rocx_ib_ucontext *uc = kunit_kzalloc(test, sizeof(*uc),
+						    GFP_KERNEL);
+	struct ib_udata udata = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	KUNIT_ASSERT_NOT_NULL(test, uc);
+	id->db_pages = cpu_to_le16(256);
+	f->dev->id = id;
+	f->dev->core = rocx_ib_fake_core(test, 16);
+	uc->ibuc.device = &f->dev->ibdev;
+	f->uctx = 20;
+
+	KUNIT_EXPECT_EQ(test, rocx_ib_alloc_ucontext(&uc->ibuc, &udata), -EIO);
+	KUNIT_EXPECT_EQ(test, f->uctx_live, 0);
+	KUNIT_EXPECT_NULL(test, uc->db_entry);
+}
+
+static struct kunit_case rocx_ib_uctx_test_cases[] = {
+	KUNIT_CASE_PARAM(rocx_ib_db_page_phys_test, rocx_ib_db_gen_params),
+	KUNIT_CASE(rocx_ib_uctx_past_bar_test),
+	{}
+};
+
+static struct kunit_suite rocx_ib_uctx_suite = {
+	.name = "rocx_ib_uctx",
+	.test_cases = rocx_ib_uctx_test_cases,
+};
+
+kunit_test_suites(&rocx_ib_destroy_suite, &rocx_ib_uctx_suite);
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests for rocx_ib's verbs against a fake device");

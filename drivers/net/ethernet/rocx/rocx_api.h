@@ -81,11 +81,16 @@ struct pci_dev *rocx_pci_dev(struct rocx_core *core);
 /**
  * rocx_db_page_phys() - bus address of doorbell page @page in BAR2
  * @core: device
- * @page: 1..db_pages-1 (a user context id)
+ * @page: a user context id: 1 up to the doorbell pages BAR2 holds
+ *	(DB_PAGES, clamped to the BAR's size at probe)
+ * @phys: set to the page's bus address
  *
  * Used to map a user context's doorbell page into its process.
+ *
+ * Return: 0, or -EINVAL for page 0 (the kernel's) or a page past the
+ * BAR, which the caller must not map.
  */
-phys_addr_t rocx_db_page_phys(struct rocx_core *core, u32 page);
+int rocx_db_page_phys(struct rocx_core *core, u32 page, phys_addr_t *phys);
 
 /**
  * rocx_link_up() - whether LINK_STATUS.UP is set now

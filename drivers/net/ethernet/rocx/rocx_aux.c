@@ -121,12 +121,17 @@ struct pci_dev *rocx_pci_dev(struct rocx_core *core)
 }
 EXPORT_SYMBOL_NS_GPL(rocx_pci_dev, ROCX);
 
-phys_addr_t rocx_db_page_phys(struct rocx_core *core, u32 page)
+int rocx_db_page_phys(struct rocx_core *core, u32 page, phys_addr_t *phys)
 {
-	if (WARN_ON_ONCE(!page || page >= core->db_pages))
-		return 0;
-	return pci_resource_start(core->pdev, ROCX_BAR_DB) +
-	       ((phys_addr_t)page << ROCX_DB_PAGE_SHIFT);
+	/*
+	 * db_pages counts what the device reports and BAR2 holds: a page
+	 * beyond it would be someone else's memory, or none.
+	 */
+	if (!page || page >= core->db_pages)
+		return -EINVAL;
+	*phys = pci_resource_start(core->pdev, ROCX_BAR_DB) +
+		((phys_addr_t)page << ROCX_DB_PAGE_SHIFT);
+	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(rocx_db_page_phys, ROCX);
 
