@@ -4,9 +4,10 @@
 # Guest script: rocx_ib as libibverbs sees it.  Loads rocx_core and rocx_ib,
 # sets an address on the port and checks what ibv_devices / ibv_devinfo -v
 # (Debian's binaries on the self-built libibverbs and provider) report: the
-# device, port state, link layer, MTU as the netdev MTU changes, RoCE v1 and
-# v2 GIDs of the address, port events on link down/up, and that the kernel
-# MAD/CM clients left the device alone.  Run from the host:
+# device, port state, link layer, the limits it advertises, MTU as the
+# netdev MTU changes, RoCE v1 and v2 GIDs of the address, port events on
+# link down/up, and that the kernel MAD/CM clients left the device alone.
+# Run from the host:
 #   scripts/run/run-guests.sh --timeout 300 \
 #     --guest nic=rocx,cmd=tests/e2e/guest/ib_devinfo.sh
 set -uo pipefail
@@ -61,6 +62,16 @@ rib_check "vendor_part_id 4336" devinfo_has "vendor_part_id:[[:space:]]+4336"
 rib_check "fw_ver set" devinfo_has "fw_ver:[[:space:]]+[0-9]+\.[0-9]+\.[0-9]+"
 rib_check "one port" devinfo_has "phys_port_cnt:[[:space:]]+1"
 rib_check "PORT_ACTIVE_EVENT capability" devinfo_has "PORT_ACTIVE_EVENT"
+# Only what works is advertised: no SRQs (rocx_ib creates none), regions
+# no larger than one page list describes in 4 KiB pages (2^18 - 1 pages),
+# and the page sizes a page list takes (rocx's 4 KiB and 2 MiB).
+rib_check "max_srq 0, no SRQ limits" \
+	bash -c "grep -Eq 'max_srq:[[:space:]]+0\$' /tmp/devinfo &&
+		 ! grep -q 'max_srq_wr' /tmp/devinfo"
+rib_check "max_mr_size 0x3ffff000 (a page list of 4 KiB pages)" \
+	devinfo_has "max_mr_size:[[:space:]]+0x3ffff000\$"
+rib_check "page_size_cap 4 KiB and 2 MiB" \
+	devinfo_has "page_size_cap:[[:space:]]+0x201000\$"
 rib_check "port state PORT_ACTIVE" devinfo_has "state:[[:space:]]+PORT_ACTIVE \(4\)"
 rib_check "link_layer Ethernet" devinfo_has "link_layer:[[:space:]]+Ethernet"
 rib_check "max_mtu 4096" devinfo_has "max_mtu:[[:space:]]+4096 \(5\)"

@@ -1144,6 +1144,24 @@ static bool want_errno(const void *obj, int want, const char *what)
 	return !obj && err == want;
 }
 
+/* No SRQs, and query_device says so. */
+static void test_srq_limits(struct dev *d)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_device_attr da;
+	struct ibv_srq *srq;
+	int err;
+
+	err = ibv_query_device(d->ctx, &da);
+	srq = ibv_create_srq(d->pd, &sa);
+	ok(!err && da.max_srq == 0 && da.max_srq_wr == 0 &&
+	   want_errno(srq, EOPNOTSUPP, "create_srq"),
+	   "no SRQs: max_srq %d, max_srq_wr %d, create_srq EOPNOTSUPP",
+	   err ? -1 : da.max_srq, err ? -1 : da.max_srq_wr);
+	if (srq)
+		ibv_destroy_srq(srq);
+}
+
 static void run_ctrl(struct dev *d)
 {
 	struct ibv_qp_init_attr init = {
@@ -1176,6 +1194,7 @@ static void run_ctrl(struct dev *d)
 	ok(mr != NULL, "reg_mr 1 MiB (%s)", mr ? "ok" : strerror(errno));
 	if (!mr)
 		return;
+	test_srq_limits(d);
 	ok(mr->lkey == mr->rkey, "MR lkey == rkey (%#x)", mr->lkey);
 	ok(want_errno(ibv_reg_mr(d->pd, buf, MIB, IBV_ACCESS_REMOTE_WRITE),
 		      EINVAL, "reg_mr remote write only"),

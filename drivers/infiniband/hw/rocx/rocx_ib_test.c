@@ -245,18 +245,25 @@ static void rocx_ib_identify_attr_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_qp_wr, 4096);
 	KUNIT_EXPECT_EQ(test, attr.max_send_sge, 8);
 	KUNIT_EXPECT_EQ(test, attr.max_recv_sge, 8);
-	KUNIT_EXPECT_EQ(test, attr.max_srq_sge, 8);
 	KUNIT_EXPECT_EQ(test, attr.max_cq, 2048);
 	KUNIT_EXPECT_EQ(test, attr.max_cqe, 65536);
 	KUNIT_EXPECT_EQ(test, attr.max_mr, 4096);
 	KUNIT_EXPECT_EQ(test, attr.max_pd, 256);
-	KUNIT_EXPECT_EQ(test, attr.max_srq, 64);
-	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 1024);
+	/* rocx_ib creates no SRQ, whatever the device could hold. */
+	KUNIT_EXPECT_EQ(test, attr.max_srq, 0);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 0);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_sge, 0);
 	KUNIT_EXPECT_EQ(test, attr.max_qp_rd_atom, 16);
 	KUNIT_EXPECT_EQ(test, attr.max_qp_init_rd_atom, 16);
 	KUNIT_EXPECT_EQ(test, attr.max_res_rd_atom, 1024 * 16);
-	KUNIT_EXPECT_EQ(test, attr.max_mr_size, 1ULL << 40);
-	KUNIT_EXPECT_EQ(test, attr.page_size_cap, 0x40201000ULL);
+	/*
+	 * A page list holds 2^18 pages: in 4 KiB pages, one page short of
+	 * 1 GiB fits at any offset into the first page.
+	 */
+	KUNIT_EXPECT_EQ(test, attr.max_mr_size,
+			(u64)(ROCX_PBL_MAX_PAGES - 1) * SZ_4K);
+	/* 1 GiB pages are more than a page list can describe. */
+	KUNIT_EXPECT_EQ(test, attr.page_size_cap, (u64)(SZ_4K | SZ_2M));
 	KUNIT_EXPECT_EQ(test, attr.max_pkeys, 1);
 	KUNIT_EXPECT_EQ(test, attr.atomic_cap, IB_ATOMIC_NONE);
 	KUNIT_EXPECT_TRUE(test, attr.device_cap_flags &
@@ -280,7 +287,31 @@ static void rocx_ib_identify_attr_clamp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_cqe, INT_MAX);
 	KUNIT_EXPECT_EQ(test, attr.max_pd, INT_MAX);
 	KUNIT_EXPECT_EQ(test, attr.max_res_rd_atom, INT_MAX);
-	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, INT_MAX);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 0);
+	/* Every page size a page list takes: 4 KiB to 2 MiB. */
+	KUNIT_EXPECT_EQ(test, attr.page_size_cap, 0x3ff000ULL);
+	KUNIT_EXPECT_EQ(test, attr.max_mr_size,
+			(u64)(ROCX_PBL_MAX_PAGES - 1) * SZ_4K);
+}
+
+/* Where the device's own limits are the smaller ones, they stand. */
+static void rocx_ib_identify_attr_mr_size_test(struct kunit *test)
+{
+	struct rocx_identify id = {};
+	struct ib_device_attr attr = {};
+
+	id.max_mr_size = cpu_to_le64(SZ_1M);
+	id.page_size_cap = cpu_to_le64(SZ_4K);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_mr_size, (u64)SZ_1M);
+
+	/* Only 2 MiB pages: the list then reaches 512 GiB less 2 MiB. */
+	id.max_mr_size = cpu_to_le64(U64_MAX);
+	id.page_size_cap = cpu_to_le64(SZ_2M);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.page_size_cap, (u64)SZ_2M);
+	KUNIT_EXPECT_EQ(test, attr.max_mr_size,
+			(u64)(ROCX_PBL_MAX_PAGES - 1) * SZ_2M);
 }
 
 /* Contract 1.0 reports no transport objects: all limits are zero. */
@@ -327,6 +358,7 @@ static void rocx_ib_verbs_errno_test(struct kunit *test)
 static struct kunit_case rocx_ib_attr_cases[] = {
 	KUNIT_CASE(rocx_ib_identify_attr_test),
 	KUNIT_CASE(rocx_ib_identify_attr_clamp_test),
+	KUNIT_CASE(rocx_ib_identify_attr_mr_size_test),
 	KUNIT_CASE(rocx_ib_identify_attr_zero_test),
 	KUNIT_CASE_PARAM(rocx_ib_verbs_errno_test, rocx_ib_errno_gen_params),
 	{}

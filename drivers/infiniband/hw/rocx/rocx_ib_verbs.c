@@ -112,13 +112,22 @@ static int rocx_ib_limit(__le32 v)
 VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 					       struct ib_device_attr *attr)
 {
+	unsigned long pgsz = rocx_ib_pgsz_bitmap(le64_to_cpu(id->page_size_cap));
 	u32 fw = le32_to_cpu(id->fw_version);
-	u64 res_rd_atom;
+	u64 res_rd_atom, pbl_reach;
 
 	attr->fw_ver = (u64)(fw >> 16) << 32 | ((fw >> 8) & 0xff) << 16 |
 		       (fw & 0xff);
-	attr->max_mr_size = le64_to_cpu(id->max_mr_size);
-	attr->page_size_cap = le64_to_cpu(id->page_size_cap);
+	/*
+	 * Only the page sizes a page list can carry, and no region larger
+	 * than one list describes in the smallest of them: one page short of
+	 * ROCX_PBL_MAX_PAGES, so that it fits at any offset into its first
+	 * page.  Memory in larger pages may register more, up to the
+	 * device's own max_mr_size.
+	 */
+	attr->page_size_cap = pgsz;
+	pbl_reach = (u64)(ROCX_PBL_MAX_PAGES - 1) << __ffs(pgsz);
+	attr->max_mr_size = min(le64_to_cpu(id->max_mr_size), pbl_reach);
 	attr->max_qp = rocx_ib_limit(id->max_qp);
 	attr->max_qp_wr = rocx_ib_limit(id->max_qp_wr);
 	attr->max_send_sge = rocx_ib_limit(id->max_sge);
@@ -132,9 +141,7 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 	attr->max_qp_init_rd_atom = attr->max_qp_rd_atom;
 	res_rd_atom = (u64)attr->max_qp * attr->max_qp_rd_atom;
 	attr->max_res_rd_atom = min_t(u64, res_rd_atom, INT_MAX);
-	attr->max_srq = rocx_ib_limit(id->max_srq);
-	attr->max_srq_wr = rocx_ib_limit(id->max_srq_wr);
-	attr->max_srq_sge = attr->max_recv_sge;
+	/* No create_srq: the device's SRQ limits are of no use to anyone. */
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = ROCX_IB_LOCAL_ACK_DELAY;
 	/* Atomics are reserved for a later contract version. */
