@@ -284,7 +284,8 @@ static void rocx_ib_identify_attr_clamp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_qp, INT_MAX);
 	KUNIT_EXPECT_EQ(test, attr.max_qp_wr, INT_MAX);
 	KUNIT_EXPECT_EQ(test, attr.max_send_sge, INT_MAX);
-	KUNIT_EXPECT_EQ(test, attr.max_cqe, INT_MAX);
+	/* A CQ ring is at most 2^16 entries (CREATE_CQ's log_depth 16). */
+	KUNIT_EXPECT_EQ(test, attr.max_cqe, 65536);
 	KUNIT_EXPECT_EQ(test, attr.max_pd, INT_MAX);
 	KUNIT_EXPECT_EQ(test, attr.max_res_rd_atom, INT_MAX);
 	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 0);
@@ -292,6 +293,23 @@ static void rocx_ib_identify_attr_clamp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.page_size_cap, 0x3ff000ULL);
 	KUNIT_EXPECT_EQ(test, attr.max_mr_size,
 			(u64)(ROCX_PBL_MAX_PAGES - 1) * SZ_4K);
+}
+
+/* CQ rings are powers of two: max_cqe is the largest one the device takes. */
+static void rocx_ib_identify_attr_max_cqe_test(struct kunit *test)
+{
+	struct rocx_identify id = {};
+	struct ib_device_attr attr = {};
+
+	id.max_cqe = cpu_to_le32(50000);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_cqe, 32768);
+	id.max_cqe = cpu_to_le32(4096);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_cqe, 4096);
+	id.max_cqe = cpu_to_le32(1);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_cqe, 1);
 }
 
 /* Where the device's own limits are the smaller ones, they stand. */
@@ -359,6 +377,7 @@ static struct kunit_case rocx_ib_attr_cases[] = {
 	KUNIT_CASE(rocx_ib_identify_attr_test),
 	KUNIT_CASE(rocx_ib_identify_attr_clamp_test),
 	KUNIT_CASE(rocx_ib_identify_attr_mr_size_test),
+	KUNIT_CASE(rocx_ib_identify_attr_max_cqe_test),
 	KUNIT_CASE(rocx_ib_identify_attr_zero_test),
 	KUNIT_CASE_PARAM(rocx_ib_verbs_errno_test, rocx_ib_errno_gen_params),
 	{}

@@ -5,6 +5,7 @@
 #include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #include <linux/limits.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
@@ -115,6 +116,7 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 	unsigned long pgsz = rocx_ib_pgsz_bitmap(le64_to_cpu(id->page_size_cap));
 	u32 fw = le32_to_cpu(id->fw_version);
 	u64 res_rd_atom, pbl_reach;
+	u32 max_cqe;
 
 	attr->fw_ver = (u64)(fw >> 16) << 32 | ((fw >> 8) & 0xff) << 16 |
 		       (fw & 0xff);
@@ -134,7 +136,13 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 	attr->max_recv_sge = attr->max_send_sge;
 	attr->max_sge_rd = attr->max_send_sge;
 	attr->max_cq = rocx_ib_limit(id->max_cq);
-	attr->max_cqe = rocx_ib_limit(id->max_cqe);
+	/*
+	 * A CQ ring is a power of two of at most 2^16 entries that the device
+	 * must take whole (rocx_ib_cq_check()): more is never possible.
+	 */
+	max_cqe = min_t(u32, le32_to_cpu(id->max_cqe),
+			BIT(ROCX_IB_CQ_MAX_LOG_DEPTH));
+	attr->max_cqe = max_cqe ? rounddown_pow_of_two(max_cqe) : 0;
 	attr->max_mr = rocx_ib_limit(id->max_mr);
 	attr->max_pd = rocx_ib_limit(id->max_pd);
 	attr->max_qp_rd_atom = rocx_ib_limit(id->max_rd_atom);
