@@ -70,8 +70,8 @@ struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
 	struct rocx_cq *cq;
 	int err;
 
-	/* The device's limit is the kernel's to enforce; 2^16 is the contract's. */
-	if (cqe < 1 || cqe > (1 << 16)) {
+	/* 2^16 is the contract's bound, max_cqe the device's. */
+	if (cqe < 1 || cqe > (1 << 16) || (uint32_t)cqe > ctx->max_cqe) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -85,7 +85,9 @@ struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
 		return NULL;
 	cq->log_depth = ilog32(roundup_pow_of_two(cqe < 2 ? 2 : cqe)) - 1;
 	cq->db_batch = 1;
-	if (cq->log_depth >= 4 && cq->log_depth < 16) {
+	/* A ring twice the size only where the device takes one that big. */
+	if (cq->log_depth >= 4 && cq->log_depth < 16 &&
+	    2U << cq->log_depth <= ctx->max_cqe) {
 		cq->db_batch = 1U << (cq->log_depth - 1);
 		cq->log_depth++;
 	}
@@ -129,6 +131,26 @@ err_free:
 	free(cq);
 	errno = err;
 	return NULL;
+}
+
+/*
+ * Give the device every entry before ci, with @arm; CQ locked.  The device
+ * may overwrite those entries as soon as it sees the doorbell, so the loads
+ * of them must be complete before it: a load-to-MMIO-store ordering, which
+ * neither named barrier gives on every CPU alone.  udma_from_device_barrier()
+ * does on arm64 (dmb oshld orders earlier loads before later loads and
+ * stores, where the dmb oshst of udma_to_device_barrier() orders stores
+ * only), udma_to_device_barrier() does on POWER (sync; the lwsync of the
+ * other does not reach the caching-inhibited doorbell page).  x86 never
+ * performs a load after a later store.
+ */
+static void rocx_cq_db(struct rocx_cq *cq, uint64_t arm)
+{
+	udma_from_device_barrier();
+	udma_to_device_barrier();
+	/* Doorbells are little endian, as every register of the contract. */
+	mmio_write64_le(cq->db, htole64(rocx_db_value(cq->cqn, cq->ci, arm)));
+	cq->db_ci = cq->ci;
 }
 
 int rocx_destroy_cq(struct ibv_cq *ibcq)
@@ -280,16 +302,12 @@ int rocx_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 		if (rocx_cqe_to_wc(ctx, cqe, &wc[n]))
 			n++;
 	}
-	if (cq->ci != start && cq->ci - cq->db_ci >= cq->db_batch) {
-		/*
-		 * Hand the entries back, so that the device never finds the
-		 * ring full while the application has polled it empty.  Our
-		 * reads of them come first.
-		 */
-		udma_to_device_barrier();
-		mmio_write64(cq->db, rocx_db_value(cq->cqn, cq->ci, 0));
-		cq->db_ci = cq->ci;
-	}
+	/*
+	 * Hand the entries back, so that the device never finds the ring full
+	 * while the application has polled it empty.
+	 */
+	if (cq->ci != start && cq->ci - cq->db_ci >= cq->db_batch)
+		rocx_cq_db(cq, 0);
 	pthread_spin_unlock(&cq->lock);
 	return n;
 }
@@ -304,11 +322,8 @@ int rocx_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	 * and the arm.
 	 */
 	pthread_spin_lock(&cq->lock);
-	mmio_write64(cq->db,
-		     rocx_db_value(cq->cqn, cq->ci,
-				   solicited_only ? ROCX_DB_ARM_SOLICITED :
-						    ROCX_DB_ARM));
-	cq->db_ci = cq->ci;
+	/* The arm hands back the entries polled since the last doorbell too. */
+	rocx_cq_db(cq, solicited_only ? ROCX_DB_ARM_SOLICITED : ROCX_DB_ARM);
 	pthread_spin_unlock(&cq->lock);
 	return 0;
 }

@@ -482,7 +482,7 @@ int rocx_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (posted) {
 		/* The WQEs must be in memory before the device hears of them. */
 		udma_to_device_barrier();
-		mmio_write64(sq->db, rocx_db_value(qp->qpn, sq->pi, 0));
+		mmio_write64_le(sq->db, htole64(rocx_db_value(qp->qpn, sq->pi, 0)));
 	}
 	pthread_spin_unlock(&sq->lock);
 	return err;
@@ -527,7 +527,7 @@ int rocx_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 	if (posted) {
 		udma_to_device_barrier();
-		mmio_write64(rq->db, rocx_db_value(qp->qpn, rq->pi, 0));
+		mmio_write64_le(rq->db, htole64(rocx_db_value(qp->qpn, rq->pi, 0)));
 	}
 	pthread_spin_unlock(&rq->lock);
 	return err;

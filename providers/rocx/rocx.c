@@ -77,6 +77,7 @@ static struct verbs_context *rocx_alloc_context(struct ibv_device *ibdev,
 {
 	struct urocx_alloc_ucontext_resp resp = {};
 	struct urocx_alloc_ucontext cmd = {};
+	struct ibv_device_attr_ex attr;
 	struct rocx_context *ctx;
 	int err;
 
@@ -98,6 +99,15 @@ static struct verbs_context *rocx_alloc_context(struct ibv_device *ibdev,
 	ctx->dev_caps = resp.dev_caps;
 	ctx->max_inline = resp.max_inline;
 	ctx->max_sge = resp.max_sge;
+	/* CQ sizing needs the device's max_cqe, which every kernel reports. */
+	err = ibv_cmd_query_device_any(&ctx->ibvctx.context, NULL, &attr,
+				       sizeof(attr.orig_attr), NULL, NULL);
+	if (err) {
+		verbs_err(&ctx->ibvctx, "cannot query the device: %s\n",
+			  strerror(err));
+		goto err_free;
+	}
+	ctx->max_cqe = attr.orig_attr.max_cqe;
 	err = rocx_map_db(ctx, cmd_fd, &resp);
 	if (err)
 		goto err_free;

@@ -46,6 +46,7 @@ struct rocx_context {
 	uint32_t dev_caps;	/* ROCX_CAP_* */
 	uint32_t max_inline;
 	uint32_t max_sge;
+	uint32_t max_cqe;	/* query_device's, read once */
 	/*
 	 * qpn -> QP for poll_cq.  qp_table_mutex serialises changes, and
 	 * destroy_qp holds it from before the kernel frees the qpn until the
@@ -139,7 +140,10 @@ static inline struct rocx_qp *to_rocx_qp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct rocx_qp, vqp.qp);
 }
 
-/* A doorbell value: [23:0] queue id, [47:32] index, arm bits. */
+/*
+ * A doorbell value: [23:0] queue id, [47:32] index, arm bits; written with
+ * mmio_write64_le(db, htole64(value)).
+ */
 static inline uint64_t rocx_db_value(uint32_t qid, uint32_t index,
 				     uint64_t arm)
 {

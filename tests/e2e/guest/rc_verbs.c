@@ -1162,6 +1162,44 @@ static void test_srq_limits(struct dev *d)
 		ibv_destroy_srq(srq);
 }
 
+/*
+ * Every CQ size up to the max_cqe query_device reports is taken and holds
+ * what was asked for, whatever ring the provider makes of it.
+ */
+static void test_cq_sizes(struct dev *d)
+{
+	struct ibv_device_attr da;
+	int sizes[8], i, bad = 0;
+	struct ibv_cq *cq;
+
+	if (ibv_query_device(d->ctx, &da)) {
+		ok(false, "query_device: %s", strerror(errno));
+		return;
+	}
+	sizes[0] = 1;
+	sizes[1] = 2;
+	sizes[2] = 15;
+	sizes[3] = 16;
+	sizes[4] = 17;
+	sizes[5] = da.max_cqe / 2;
+	sizes[6] = da.max_cqe / 2 + 1;
+	sizes[7] = da.max_cqe;
+	for (i = 0; i < 8; i++) {
+		cq = ibv_create_cq(d->ctx, sizes[i], NULL, NULL, 0);
+		if (!cq || cq->cqe < sizes[i]) {
+			diag("create_cq of %d: %s", sizes[i],
+			     cq ? "fewer entries" : strerror(errno));
+			bad++;
+		}
+		if (cq)
+			ibv_destroy_cq(cq);
+	}
+	ok(!bad, "create_cq of 1 to max_cqe (%d) entries", da.max_cqe);
+	ok(want_errno(ibv_create_cq(d->ctx, da.max_cqe + 1, NULL, NULL, 0),
+		      EINVAL, "create_cq max_cqe + 1"),
+	   "create_cq: max_cqe + 1 entries is EINVAL");
+}
+
 static void run_ctrl(struct dev *d)
 {
 	struct ibv_qp_init_attr init = {
@@ -1195,6 +1233,7 @@ static void run_ctrl(struct dev *d)
 	if (!mr)
 		return;
 	test_srq_limits(d);
+	test_cq_sizes(d);
 	ok(mr->lkey == mr->rkey, "MR lkey == rkey (%#x)", mr->lkey);
 	ok(want_errno(ibv_reg_mr(d->pd, buf, MIB, IBV_ACCESS_REMOTE_WRITE),
 		      EINVAL, "reg_mr remote write only"),
