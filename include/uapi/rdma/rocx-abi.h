@@ -2,9 +2,34 @@
 /*
  * rocx uverbs ABI: what rocx_ib.ko and the rdma-core provider exchange.
  *
- * Every response starts with comp_mask: the kernel sets a bit for each
- * optional field it filled, and the provider only reads fields whose bit
- * is set, so an older provider runs on a newer kernel and the reverse.
+ * A provider and a kernel of different ages work together under these
+ * rules (ABI version 1 throughout):
+ *
+ *  - Structures only grow, at the end.  A field keeps its offset and its
+ *    meaning once defined.
+ *  - Every request and every response has a comp_mask.  In a request it
+ *    names the optional fields and behaviours the provider asks for; the
+ *    kernel refuses a bit it does not know (EOPNOTSUPP).  In a response it
+ *    names the optional fields the kernel filled; the provider zeroes its
+ *    response buffer and reads only fields of the first layout and those
+ *    the bits name.
+ *  - The kernel takes a request that holds at least the fields of the
+ *    first layout (a shorter one is EINVAL), reads fields the provider
+ *    did not send as zero, and takes a longer one only if the part it
+ *    does not know is zero (EOPNOTSUPP otherwise).
+ *  - The kernel writes no more of a response than the provider has room
+ *    for.
+ *  - A provider sets a request bit only if the context response offers
+ *    it (ROCX_UCONTEXT_RESP_REQ_COMP); a kernel without that field takes
+ *    none.
+ *
+ * Later objects fit in without changing what is here: an SRQ gets a
+ * request and a response of its own, and a QP on an SRQ sends
+ * rq_log_depth 0, as a QP without a receive queue does now; a UD QP uses
+ * the same create_qp request (the QP type is in the core command), and an
+ * address handle a response of its own carrying what the provider needs
+ * to build the address vector of a UD WQE; an extended CQ (other CQE
+ * formats) asks with a create_cq comp_mask bit and an appended field.
  */
 #ifndef ROCX_ABI_USER_H
 #define ROCX_ABI_USER_H
@@ -15,7 +40,7 @@
 
 /* Provider capabilities, sent in rocx_alloc_ucontext_req.comp_mask. */
 enum rocx_ucontext_req_comp {
-	ROCX_UCONTEXT_REQ_RSVD = 0,
+	ROCX_UCONTEXT_REQ_RSVD = 0,	/* none defined yet */
 };
 
 struct rocx_alloc_ucontext_req {
@@ -23,7 +48,8 @@ struct rocx_alloc_ucontext_req {
 };
 
 enum rocx_ucontext_resp_comp {
-	ROCX_UCONTEXT_RESP_DB = 1 << 0,	/* db_* fields valid */
+	ROCX_UCONTEXT_RESP_DB = 1 << 0,		/* db_* fields valid */
+	ROCX_UCONTEXT_RESP_REQ_COMP = 1 << 1,	/* *_req_comp fields valid */
 };
 
 struct rocx_alloc_ucontext_resp {
@@ -36,11 +62,14 @@ struct rocx_alloc_ucontext_resp {
 	__u32 max_inline;
 	__u32 max_sge;
 	__u32 reserved;
+	/* Request comp_mask bits this kernel takes (ROCX_UCONTEXT_RESP_REQ_COMP). */
+	__u32 cq_req_comp;	/* enum rocx_create_cq_req_comp */
+	__u32 qp_req_comp;	/* enum rocx_create_qp_req_comp */
 };
 
 struct rocx_alloc_pd_resp {
 	__u32 pdn;
-	__u32 reserved;
+	__u32 comp_mask;	/* no optional fields yet */
 };
 
 /*
@@ -48,35 +77,46 @@ struct rocx_alloc_pd_resp {
  * (include/rocx/rocx_verbs.h), page aligned, and the kernel pins it.  The
  * provider polls it and rings the CQ doorbell of its own page.
  */
+enum rocx_create_cq_req_comp {
+	ROCX_CREATE_CQ_REQ_RSVD = 0,	/* none defined yet */
+};
+
 struct rocx_create_cq_req {
 	__aligned_u64 buf_addr;	/* user address of the ring */
 	__u32 log_depth;
-	__u32 reserved;
+	__u32 comp_mask;	/* enum rocx_create_cq_req_comp */
 };
 
 struct rocx_create_cq_resp {
 	__u32 cqn;
-	__u32 reserved;
+	__u32 comp_mask;	/* no optional fields yet */
 };
 
 /*
  * QP: one page-aligned buffer holding the SQ (2^sq_log_depth WQEs of
  * 2^sq_wqe_shift bytes) followed by the RQ (2^rq_log_depth WQEs of
- * 2^rq_wqe_shift bytes, none with an SRQ).  The provider sizes them from
- * the QP's capabilities; the kernel checks them against the device's.
+ * 2^rq_wqe_shift bytes; rq_log_depth 0: none).  The provider sizes them
+ * from the QP's capabilities; the kernel checks them against the
+ * device's.
  */
+enum rocx_create_qp_req_comp {
+	ROCX_CREATE_QP_REQ_RSVD = 0,	/* none defined yet */
+};
+
 struct rocx_create_qp_req {
 	__aligned_u64 buf_addr;
 	__u8 sq_log_depth;
 	__u8 rq_log_depth;
 	__u8 sq_wqe_shift;
 	__u8 rq_wqe_shift;
-	__u32 reserved;
+	__u32 comp_mask;	/* enum rocx_create_qp_req_comp */
 };
 
 struct rocx_create_qp_resp {
 	__u32 qpn;
 	__u32 max_inline;	/* inline bytes one send WQE carries */
+	__u32 comp_mask;	/* no optional fields yet */
+	__u32 reserved;
 };
 
 #endif /* ROCX_ABI_USER_H */

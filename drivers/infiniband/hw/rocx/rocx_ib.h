@@ -50,6 +50,15 @@
 #define ROCX_IB_RQ_MIN_WQE_SHIFT	4
 #define ROCX_IB_RQ_MAX_WQE_SHIFT	9
 
+/*
+ * The first layout of each request, which every provider sends (requests
+ * only grow), and the request comp_mask bits this kernel takes.
+ */
+#define ROCX_IB_CQ_REQ_MIN	offsetofend(struct rocx_create_cq_req, comp_mask)
+#define ROCX_IB_QP_REQ_MIN	offsetofend(struct rocx_create_qp_req, comp_mask)
+#define ROCX_IB_CQ_REQ_COMP	0U
+#define ROCX_IB_QP_REQ_COMP	0U
+
 #define ROCX_IB_PSN_MASK		GENMASK(23, 0)
 #define ROCX_IB_QPN_MASK		GENMASK(23, 0)
 #define ROCX_IB_FLOW_LABEL_MASK		GENMASK(19, 0)
@@ -275,7 +284,9 @@ int rocx_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void rocx_ib_mmap_free(struct rdma_user_mmap_entry *rdma);
 int rocx_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int rocx_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len);
+int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
+		     size_t min_len);
+int rocx_ib_udata_out(struct ib_udata *udata, void *resp, size_t len);
 int rocx_ib_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
 		  struct rocx_aq_cqe *cqe);
 int rocx_ib_exec(struct rocx_ib_dev *dev, union rocx_aq_verbs_cmd *cmd,
@@ -371,6 +382,9 @@ void rocx_ib_qp_caps(const struct rocx_identify *id,
 		     const struct rocx_create_qp_req *req,
 		     struct ib_qp_cap *cap);
 size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req);
+void rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
+			   const struct rocx_ib_ucontext *uc,
+			   struct rocx_alloc_ucontext_resp *resp);
 #endif
 
 #endif /* _ROCX_IB_H_ */

@@ -22,7 +22,8 @@
  * @cqe: entries the application asked for
  * @req: the provider's request
  *
- * Return: 0, or -EINVAL for a ring the device cannot or should not take.
+ * Return: 0, -EOPNOTSUPP for request bits this kernel does not know, or
+ * -EINVAL for a ring the device cannot or should not take.
  */
 VISIBLE_IF_KUNIT int rocx_ib_cq_check(const struct rocx_identify *id,
 				      int cqe,
@@ -30,7 +31,9 @@ VISIBLE_IF_KUNIT int rocx_ib_cq_check(const struct rocx_identify *id,
 {
 	u32 max_cqe = le32_to_cpu(id->max_cqe);
 
-	if (req->reserved || req->log_depth < ROCX_IB_CQ_MIN_LOG_DEPTH ||
+	if (req->comp_mask & ~ROCX_IB_CQ_REQ_COMP)
+		return -EOPNOTSUPP;
+	if (req->log_depth < ROCX_IB_CQ_MIN_LOG_DEPTH ||
 	    req->log_depth > ROCX_IB_CQ_MAX_LOG_DEPTH)
 		return -EINVAL;
 	if (cqe < 1 || cqe > BIT(req->log_depth) ||
@@ -72,7 +75,7 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EOPNOTSUPP;
 	if (!dev->ceq.created)
 		return -EOPNOTSUPP;
-	err = rocx_ib_udata_in(udata, &req, sizeof(req));
+	err = rocx_ib_udata_in(udata, &req, sizeof(req), ROCX_IB_CQ_REQ_MIN);
 	if (err)
 		return err;
 	err = rocx_ib_cq_check(dev->id, attr->cqe, &req);
@@ -116,7 +119,7 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 
 	resp.cqn = cq->cqn;
-	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_erase;
 	return 0;

@@ -103,7 +103,7 @@ struct ib_mr *rocx_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	int err;
 
 	/* No driver-specific request is defined: accept only zeros. */
-	err = rocx_ib_udata_in(udata, NULL, 0);
+	err = rocx_ib_udata_in(udata, NULL, 0, 0);
 	if (err)
 		return ERR_PTR(err);
 	err = rocx_ib_mr_access(access_flags, &access);

@@ -410,7 +410,7 @@ struct rocx_ib_cq_case {
 	int cqe;
 	u64 buf_addr;
 	u32 log_depth;
-	u32 reserved;
+	u32 comp_mask;
 	int err;
 };
 
@@ -425,7 +425,9 @@ static const struct rocx_ib_cq_case rocx_ib_cq_cases[] = {
 	{ "negative_cqe", -1, 0x10000, 4, 0, -EINVAL },
 	{ "unaligned", 16, 0x10040, 4, 0, -EINVAL },
 	{ "null", 16, 0, 4, 0, -EINVAL },
-	{ "reserved", 16, 0x10000, 4, 1, -EINVAL },
+	/* A newer provider asking for something this kernel does not have. */
+	{ "unknown_comp_mask", 16, 0x10000, 4, 1, -EOPNOTSUPP },
+	{ "comp_mask_high_bit", 16, 0x10000, 4, 0x80000000, -EOPNOTSUPP },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rocx_ib_cq, rocx_ib_cq_cases, desc);
@@ -436,7 +438,7 @@ static void rocx_ib_cq_check_test(struct kunit *test)
 	struct rocx_create_cq_req req = {
 		.buf_addr = c->buf_addr,
 		.log_depth = c->log_depth,
-		.reserved = c->reserved,
+		.comp_mask = c->comp_mask,
 	};
 	struct rocx_identify id;
 
@@ -788,8 +790,8 @@ static void rocx_ib_qp_check_buf_test(struct kunit *test)
 	req.buf_addr = 0;
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_check(&id, &cap, &req), -EINVAL);
 	req.buf_addr = 0x100000;
-	req.reserved = 1;
-	KUNIT_EXPECT_EQ(test, rocx_ib_qp_check(&id, &cap, &req), -EINVAL);
+	req.comp_mask = 1;
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_check(&id, &cap, &req), -EOPNOTSUPP);
 }
 
 /* The capabilities reported back are what the queues really hold. */

@@ -272,8 +272,9 @@ static int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah,
  * @cap: capabilities the application asked for
  * @req: the queue layout the provider chose for them
  *
- * Return: 0, or -EINVAL when the request exceeds the device or its queues
- * cannot hold what @cap asks.
+ * Return: 0, -EOPNOTSUPP for request bits this kernel does not know, or
+ * -EINVAL when the request exceeds the device or its queues cannot hold
+ * what @cap asks.
  */
 VISIBLE_IF_KUNIT int rocx_ib_qp_check(const struct rocx_identify *id,
 				      const struct ib_qp_cap *cap,
@@ -282,7 +283,9 @@ VISIBLE_IF_KUNIT int rocx_ib_qp_check(const struct rocx_identify *id,
 	u32 max_wr = le32_to_cpu(id->max_qp_wr);
 	u32 max_sge = le32_to_cpu(id->max_sge);
 
-	if (req->reserved || !req->buf_addr || !PAGE_ALIGNED(req->buf_addr))
+	if (req->comp_mask & ~ROCX_IB_QP_REQ_COMP)
+		return -EOPNOTSUPP;
+	if (!req->buf_addr || !PAGE_ALIGNED(req->buf_addr))
 		return -EINVAL;
 	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
 	    cap->max_send_sge > max_sge || cap->max_recv_sge > max_sge ||
@@ -395,7 +398,7 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags ||
 	    init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
-	err = rocx_ib_udata_in(udata, &req, sizeof(req));
+	err = rocx_ib_udata_in(udata, &req, sizeof(req), ROCX_IB_QP_REQ_MIN);
 	if (err)
 		return err;
 	err = rocx_ib_qp_check(dev->id, &init->cap, &req);
@@ -458,7 +461,7 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	resp.qpn = ibqp->qp_num;
 	resp.max_inline = qp->cap.max_inline_data;
-	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_erase;
 	return 0;
@@ -538,7 +541,7 @@ int rocx_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	int err;
 
 	if (udata) {
-		err = rocx_ib_udata_in(udata, NULL, 0);
+		err = rocx_ib_udata_in(udata, NULL, 0, 0);
 		if (err)
 			return err;
 	}

@@ -203,24 +203,49 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_destroy_outcome);
 /**
  * rocx_ib_udata_in() - copy the provider's request
  * @udata: the driver part of the command
- * @req: where the request goes
- * @len: its size; 0 for a verb that defines no request
+ * @req: where the request goes; zeroed first
+ * @len: its size in this kernel; 0 for a verb that defines no request
+ * @min_len: the size of its first layout, which every provider sends
  *
- * Every field of a request is required, so a shorter one is refused; a
- * newer provider's longer request is accepted only if the fields this
- * driver does not know are zero.
+ * Requests only grow (rocx-abi.h).  An older provider's shorter request
+ * is taken as long as it holds the first layout, and the fields it did not
+ * send read as zero; a newer provider's longer one is taken only if the
+ * part this kernel does not know is zero.
  *
- * Return: 0, -EINVAL, -EOPNOTSUPP or -EFAULT.
+ * Return: 0, -EINVAL (shorter than the first layout), -EOPNOTSUPP (an
+ * unknown part not zero) or -EFAULT.
  */
-int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len)
+int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
+		     size_t min_len)
 {
-	if (udata->inlen < len)
+	if (len)
+		memset(req, 0, len);
+	if (udata->inlen < min_len)
 		return -EINVAL;
 	if (udata->inlen > len &&
 	    !ib_is_udata_cleared(udata, len, udata->inlen - len))
 		return -EOPNOTSUPP;
-	return len ? ib_copy_from_udata(req, udata, len) : 0;
+	return len ? ib_copy_from_udata(req, udata, min(len, udata->inlen)) : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_udata_in);
+
+/**
+ * rocx_ib_udata_out() - copy a response, as much of it as there is room for
+ * @udata: the driver part of the command
+ * @resp: the response
+ * @len: its size in this kernel
+ *
+ * An older provider has room for less and reads only what it knows; a
+ * newer one gets this kernel's response, and the rest of its buffer,
+ * which it zeroed, tells it that the fields there were not filled.
+ *
+ * Return: 0 or -EFAULT.
+ */
+int rocx_ib_udata_out(struct ib_udata *udata, void *resp, size_t len)
+{
+	return ib_copy_to_udata(udata, resp, min(len, udata->outlen));
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_udata_out);
 
 /**
  * rocx_ib_admin() - run an object command (contexts, PDs, contract 1.1)
@@ -369,6 +394,29 @@ static void rocx_ib_dealloc_uctx(struct rocx_ib_dev *dev, u32 uctx)
 			   uctx, err);
 }
 
+/**
+ * rocx_ib_ucontext_resp() - the response to alloc_ucontext
+ * @dev: device
+ * @uc: the new context, its doorbell page's mmap entry inserted
+ * @resp: zeroed response to fill
+ */
+VISIBLE_IF_KUNIT void
+rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
+		      const struct rocx_ib_ucontext *uc,
+		      struct rocx_alloc_ucontext_resp *resp)
+{
+	resp->comp_mask = ROCX_UCONTEXT_RESP_DB | ROCX_UCONTEXT_RESP_REQ_COMP;
+	resp->db_mmap_key = rdma_user_mmap_get_offset(uc->db_entry);
+	resp->db_page_size = ROCX_DB_PAGE_SIZE;
+	resp->uctx = uc->uctx;
+	resp->dev_caps = le32_to_cpu(dev->id->caps);
+	resp->max_inline = le32_to_cpu(dev->id->max_inline);
+	resp->max_sge = le32_to_cpu(dev->id->max_sge);
+	resp->cq_req_comp = ROCX_IB_CQ_REQ_COMP;
+	resp->qp_req_comp = ROCX_IB_QP_REQ_COMP;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_ucontext_resp);
+
 int rocx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct rocx_ib_ucontext *uc = to_rocx_ib_ucontext(ibuc);
@@ -387,12 +435,8 @@ int rocx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	if (PAGE_SIZE != ROCX_DB_PAGE_SIZE)
 		return -EOPNOTSUPP;
 
-	/* A newer provider may send more; we accept it only if it is zero. */
-	if (udata->inlen > sizeof(req) &&
-	    !ib_is_udata_cleared(udata, sizeof(req),
-				 udata->inlen - sizeof(req)))
-		return -EOPNOTSUPP;
-	err = ib_copy_from_udata(&req, udata, min(sizeof(req), udata->inlen));
+	/* The first providers sent no request at all. */
+	err = rocx_ib_udata_in(udata, &req, sizeof(req), 0);
 	if (err)
 		return err;
 	if (req.comp_mask & ~ROCX_IB_UCONTEXT_REQ_KNOWN) {
@@ -430,15 +474,8 @@ int rocx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	}
 	uc->db_entry = &entry->rdma;
 
-	resp.comp_mask = ROCX_UCONTEXT_RESP_DB;
-	resp.db_mmap_key = rdma_user_mmap_get_offset(uc->db_entry);
-	resp.db_page_size = ROCX_DB_PAGE_SIZE;
-	resp.uctx = uc->uctx;
-	resp.dev_caps = le32_to_cpu(dev->id->caps);
-	resp.max_inline = le32_to_cpu(dev->id->max_inline);
-	resp.max_sge = le32_to_cpu(dev->id->max_sge);
-	/* An older provider asks for less; it only reads what it knows. */
-	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	rocx_ib_ucontext_resp(dev, uc, &resp);
+	err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_remove_entry;
 	return 0;
@@ -530,6 +567,12 @@ int rocx_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct rocx_aq_cqe cqe;
 	int err;
 
+	/* No request is defined: a newer provider's must be all zero. */
+	if (udata) {
+		err = rocx_ib_udata_in(udata, NULL, 0, 0);
+		if (err)
+			return err;
+	}
 	pd->uctx = uc ? uc->uctx : 0;
 	err = rocx_ib_pd_cmd(dev, ROCX_AQ_OP_CREATE_PD, 0, pd->uctx, &cqe);
 	if (err)
@@ -538,8 +581,7 @@ int rocx_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	if (udata) {
 		resp.pdn = pd->pdn;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
 		if (err) {
 			rocx_ib_pd_cmd(dev, ROCX_AQ_OP_DESTROY_PD, pd->pdn,
 				       pd->uctx, NULL);
@@ -548,6 +590,7 @@ int rocx_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_alloc_pd);
 
 int rocx_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * KUnit tests for rocx_ib's verbs against a fake device: the order in
- * which a destroyed CQ or QP leaves the driver's table and the device, and
- * what a failed destroy leaves behind.
+ * which a destroyed CQ or QP leaves the driver's table and the device,
+ * what a failed destroy leaves behind, doorbell pages of user contexts,
+ * and requests and responses of providers older and newer than the
+ * driver (in the test's own user memory).
  *
  * rocx_ib_admin() is redirected (KUNIT_STATIC_STUB_REDIRECT) to a device
  * that hands a number out again as soon as it is free, as rocx does: the
@@ -12,8 +14,11 @@
  */
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/mman.h>
 #include <linux/module.h>
+#include <linux/uaccess.h>
 #include <linux/xarray.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "rocx_ib.h"
 #include "rocx.h"
@@ -28,6 +33,7 @@
  * @race_err: the result of that insert
  * @uctx: what ALLOC_UCTX answers
  * @uctx_live: user contexts allocated and not deallocated
+ * @pds_live: PDs created and not destroyed
  */
 struct rocx_ib_fake {
 	struct rocx_ib_dev *dev;
@@ -38,6 +44,7 @@ struct rocx_ib_fake {
 	int race_err;
 	u32 uctx;
 	int uctx_live;
+	int pds_live;
 };
 
 /* DESTROY_QP and DESTROY_CQ: the number is free again once they succeed. */
@@ -76,6 +83,14 @@ static int rocx_ib_fake_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
 	case ROCX_AQ_OP_DEALLOC_UCTX:
 		KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd->uctx.uctx), f->uctx);
 		f->uctx_live--;
+		return 0;
+	case ROCX_AQ_OP_CREATE_PD:
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd->pd.uctx), f->uctx);
+		f->pds_live++;
+		cqe->result = cpu_to_le32(3);
+		return 0;
+	case ROCX_AQ_OP_DESTROY_PD:
+		f->pds_live--;
 		return 0;
 	default:
 		KUNIT_FAIL(test, "unexpected admin opcode %u", op);
@@ -360,7 +375,297 @@ static struct kunit_suite rocx_ib_uctx_suite = {
 	.test_cases = rocx_ib_uctx_test_cases,
 };
 
-kunit_test_suites(&rocx_ib_destroy_suite, &rocx_ib_uctx_suite);
+/* ---------------- rocx_ib_udata ---------------- */
+
+#define ROCX_IB_TEST_UBUF	256
+
+/* A page of this test's own user memory, every byte @fill. */
+static u8 __user *rocx_ib_user_buf(struct kunit *test, u8 fill)
+{
+	unsigned long addr;
+	u8 *k;
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, !addr || IS_ERR_VALUE(addr),
+			       "no user memory: %ld", (long)addr);
+	k = kunit_kmalloc(test, ROCX_IB_TEST_UBUF, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	memset(k, fill, ROCX_IB_TEST_UBUF);
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)addr, k,
+					   ROCX_IB_TEST_UBUF), 0);
+	return (u8 __user *)addr;
+}
+
+/*
+ * A request as some kernel defines it: a first layout of 12 bytes, and a
+ * field added later.
+ */
+struct rocx_ib_test_req {
+	u64 a;
+	u32 b;		/* end of the first layout */
+	u32 c;
+	u64 d;
+};
+
+#define ROCX_IB_TEST_REQ_MIN	offsetofend(struct rocx_ib_test_req, b)
+
+struct rocx_ib_req_case {
+	const char *desc;
+	size_t inlen;	/* what the provider sends */
+	int tail;	/* offset of a non-zero byte past the request, or -1 */
+	int err;
+};
+
+static const struct rocx_ib_req_case rocx_ib_req_cases[] = {
+	/* An older provider: the later fields read as zero. */
+	{ "first_layout", ROCX_IB_TEST_REQ_MIN, -1, 0 },
+	{ "this_layout", sizeof(struct rocx_ib_test_req), -1, 0 },
+	/* A newer provider: what this kernel does not know must be zero. */
+	{ "newer_zero", sizeof(struct rocx_ib_test_req) + 40, -1, 0 },
+	{ "newer_set", sizeof(struct rocx_ib_test_req) + 40,
+	  sizeof(struct rocx_ib_test_req) + 17, -EOPNOTSUPP },
+	{ "newer_set_last", sizeof(struct rocx_ib_test_req) + 40,
+	  sizeof(struct rocx_ib_test_req) + 39, -EOPNOTSUPP },
+	{ "short", ROCX_IB_TEST_REQ_MIN - 1, -1, -EINVAL },
+	{ "none", 0, -1, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_req, rocx_ib_req_cases, desc);
+
+static void rocx_ib_udata_in_test(struct kunit *test)
+{
+	const struct rocx_ib_req_case *c = test->param_value;
+	struct rocx_ib_test_req sent = {
+		.a = 0x1122334455667788ULL, .b = 0x99aabbcc,
+		.c = 0xddeeff00, .d = 0x0123456789abcdefULL,
+	};
+	u8 __user *ubuf = rocx_ib_user_buf(test, 0);
+	struct ib_udata udata = { .inbuf = ubuf, .inlen = c->inlen };
+	struct rocx_ib_test_req req;
+	u8 one = 1;
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(ubuf, &sent, sizeof(sent)), 0);
+	if (c->tail >= 0)
+		KUNIT_ASSERT_EQ(test, copy_to_user(ubuf + c->tail, &one, 1), 0);
+
+	KUNIT_ASSERT_EQ(test, rocx_ib_udata_in(&udata, &req, sizeof(req),
+					       ROCX_IB_TEST_REQ_MIN), c->err);
+	if (c->err)
+		return;
+	KUNIT_EXPECT_EQ(test, req.a, sent.a);
+	KUNIT_EXPECT_EQ(test, req.b, sent.b);
+	/* Past what the provider sent, nothing of its buffer is read. */
+	KUNIT_EXPECT_EQ(test, req.c, c->inlen > 12 ? sent.c : 0);
+	KUNIT_EXPECT_EQ(test, req.d, c->inlen > 16 ? sent.d : 0);
+}
+
+/* A verb without a request (reg_mr, modify_qp, alloc_pd). */
+static void rocx_ib_udata_in_none_test(struct kunit *test)
+{
+	u8 __user *ubuf = rocx_ib_user_buf(test, 0);
+	struct ib_udata udata = { .inbuf = ubuf };
+	u8 one = 1;
+
+	KUNIT_EXPECT_EQ(test, rocx_ib_udata_in(&udata, NULL, 0, 0), 0);
+	udata.inlen = 16;
+	KUNIT_EXPECT_EQ(test, rocx_ib_udata_in(&udata, NULL, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, copy_to_user(ubuf + 15, &one, 1), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_udata_in(&udata, NULL, 0, 0),
+			-EOPNOTSUPP);
+}
+
+/* The create_cq and create_qp requests of the first providers. */
+static void rocx_ib_udata_in_old_objects_test(struct kunit *test)
+{
+	struct rocx_create_cq_req cq_old = { .buf_addr = 0x10000,
+					     .log_depth = 4 };
+	struct rocx_create_qp_req qp_old = { .buf_addr = 0x20000,
+					     .sq_log_depth = 1,
+					     .sq_wqe_shift = 7 };
+	u8 __user *ubuf = rocx_ib_user_buf(test, 0);
+	struct ib_udata udata = { .inbuf = ubuf };
+	struct rocx_create_cq_req cq;
+	struct rocx_create_qp_req qp;
+
+	/* 16 bytes each, the reserved word where comp_mask is now. */
+	KUNIT_EXPECT_EQ(test, ROCX_IB_CQ_REQ_MIN, 16);
+	KUNIT_EXPECT_EQ(test, ROCX_IB_QP_REQ_MIN, 16);
+
+	udata.inlen = 16;
+	KUNIT_ASSERT_EQ(test, copy_to_user(ubuf, &cq_old, 16), 0);
+	KUNIT_ASSERT_EQ(test, rocx_ib_udata_in(&udata, &cq, sizeof(cq),
+					       ROCX_IB_CQ_REQ_MIN), 0);
+	KUNIT_EXPECT_EQ(test, cq.buf_addr, 0x10000);
+	KUNIT_EXPECT_EQ(test, cq.log_depth, 4);
+	KUNIT_EXPECT_EQ(test, cq.comp_mask, 0);
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(ubuf, &qp_old, 16), 0);
+	KUNIT_ASSERT_EQ(test, rocx_ib_udata_in(&udata, &qp, sizeof(qp),
+					       ROCX_IB_QP_REQ_MIN), 0);
+	KUNIT_EXPECT_EQ(test, qp.buf_addr, 0x20000);
+	KUNIT_EXPECT_EQ(test, qp.sq_wqe_shift, 7);
+	KUNIT_EXPECT_EQ(test, qp.comp_mask, 0);
+
+	/* Shorter than that was never a valid request. */
+	udata.inlen = 12;
+	KUNIT_EXPECT_EQ(test, rocx_ib_udata_in(&udata, &cq, sizeof(cq),
+					       ROCX_IB_CQ_REQ_MIN), -EINVAL);
+}
+
+struct rocx_ib_resp_case {
+	const char *desc;
+	size_t outlen;	/* room in the provider's buffer */
+	size_t written;
+};
+
+/* A 48-byte response (alloc_ucontext's). */
+static const struct rocx_ib_resp_case rocx_ib_resp_cases[] = {
+	{ "older_provider", 40, 40 },
+	{ "same", 48, 48 },
+	{ "newer_provider", 64, 48 },
+	{ "no_room", 0, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_resp, rocx_ib_resp_cases, desc);
+
+static void rocx_ib_udata_out_test(struct kunit *test)
+{
+	const struct rocx_ib_resp_case *c = test->param_value;
+	u8 __user *ubuf = rocx_ib_user_buf(test, 0xee);
+	struct ib_udata udata = { .outbuf = ubuf, .outlen = c->outlen };
+	u8 resp[48], got[ROCX_IB_TEST_UBUF];
+	size_t i;
+
+	KUNIT_ASSERT_EQ(test, sizeof(struct rocx_alloc_ucontext_resp),
+			sizeof(resp));
+	for (i = 0; i < sizeof(resp); i++)
+		resp[i] = i + 1;
+	KUNIT_ASSERT_EQ(test, rocx_ib_udata_out(&udata, resp, sizeof(resp)),
+			0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, ubuf, sizeof(got)), 0);
+	for (i = 0; i < sizeof(got); i++) {
+		u8 want = i < c->written ? i + 1 : 0xee;
+
+		if (got[i] != want) {
+			KUNIT_FAIL(test, "byte %zu of the provider's buffer is %#x, want %#x",
+				   i, got[i], want);
+			break;
+		}
+	}
+}
+
+/*
+ * What alloc_ucontext answers: the doorbell page and the request bits it
+ * takes, each under its comp_mask bit.  An older provider's 40 bytes end
+ * before the request bits; it knows neither them nor their comp_mask bit.
+ */
+static void rocx_ib_ucontext_resp_test(struct kunit *test)
+{
+	struct rocx_identify id = {};
+	struct rocx_ib_dev *dev = kunit_kzalloc(test, sizeof(*dev),
+						GFP_KERNEL);
+	struct rdma_user_mmap_entry db = { .start_pgoff = 5 };
+	struct rocx_ib_ucontext uc = { .uctx = 7, .db_entry = &db };
+	struct rocx_alloc_ucontext_resp resp = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	id.caps = cpu_to_le32(0x2f);
+	id.max_inline = cpu_to_le32(256);
+	id.max_sge = cpu_to_le32(8);
+	dev->id = &id;
+
+	rocx_ib_ucontext_resp(dev, &uc, &resp);
+	KUNIT_EXPECT_EQ(test, resp.comp_mask, (u64)(ROCX_UCONTEXT_RESP_DB |
+						    ROCX_UCONTEXT_RESP_REQ_COMP));
+	KUNIT_EXPECT_EQ(test, resp.db_mmap_key, 5ULL << PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, resp.db_page_size, ROCX_DB_PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, resp.uctx, 7);
+	KUNIT_EXPECT_EQ(test, resp.dev_caps, 0x2f);
+	KUNIT_EXPECT_EQ(test, resp.max_inline, 256);
+	KUNIT_EXPECT_EQ(test, resp.max_sge, 8);
+	KUNIT_EXPECT_EQ(test, resp.reserved, 0);
+	KUNIT_EXPECT_EQ(test, resp.cq_req_comp, ROCX_IB_CQ_REQ_COMP);
+	KUNIT_EXPECT_EQ(test, resp.qp_req_comp, ROCX_IB_QP_REQ_COMP);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rocx_alloc_ucontext_resp,
+				       cq_req_comp), 40);
+}
+
+/* The first QP response was 8 bytes; comp_mask comes after them. */
+static void rocx_ib_qp_resp_layout_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, offsetof(struct rocx_create_qp_resp, comp_mask),
+			8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rocx_create_cq_resp, comp_mask),
+			4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rocx_alloc_pd_resp, comp_mask),
+			4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rocx_create_cq_req, comp_mask),
+			12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct rocx_create_qp_req, comp_mask),
+			12);
+}
+
+/*
+ * alloc_pd defines no request and answers the pdn and a comp_mask; a
+ * newer provider's request is taken only if all of it is zero.
+ */
+static void rocx_ib_alloc_pd_udata_test(struct kunit *test)
+{
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct uverbs_attr_bundle *attrs = kunit_kzalloc(test, sizeof(*attrs),
+							 GFP_KERNEL);
+	struct rocx_ib_ucontext *uc = kunit_kzalloc(test, sizeof(*uc),
+						    GFP_KERNEL);
+	struct rocx_ib_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+	u8 __user *in = rocx_ib_user_buf(test, 0);
+	u8 __user *out = rocx_ib_user_buf(test, 0xee);
+	struct rocx_alloc_pd_resp resp;
+	u8 one = 1;
+
+	KUNIT_ASSERT_NOT_NULL(test, attrs);
+	KUNIT_ASSERT_NOT_NULL(test, uc);
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	f->uctx = 4;
+	uc->uctx = 4;
+	uc->ibuc.device = &f->dev->ibdev;
+	pd->ibpd.device = &f->dev->ibdev;
+	attrs->context = &uc->ibuc;
+	attrs->driver_udata = (struct ib_udata){
+		.inbuf = in, .inlen = 8, .outbuf = out, .outlen = sizeof(resp),
+	};
+
+	KUNIT_ASSERT_EQ(test, rocx_ib_alloc_pd(&pd->ibpd, &attrs->driver_udata),
+			0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(&resp, out, sizeof(resp)), 0);
+	KUNIT_EXPECT_EQ(test, resp.pdn, 3);
+	KUNIT_EXPECT_EQ(test, resp.comp_mask, 0);
+	KUNIT_EXPECT_EQ(test, f->pds_live, 1);
+
+	KUNIT_ASSERT_EQ(test, copy_to_user(in + 7, &one, 1), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_alloc_pd(&pd->ibpd, &attrs->driver_udata),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, f->pds_live, 1);
+}
+
+static struct kunit_case rocx_ib_udata_test_cases[] = {
+	KUNIT_CASE_PARAM(rocx_ib_udata_in_test, rocx_ib_req_gen_params),
+	KUNIT_CASE(rocx_ib_udata_in_none_test),
+	KUNIT_CASE(rocx_ib_udata_in_old_objects_test),
+	KUNIT_CASE_PARAM(rocx_ib_udata_out_test, rocx_ib_resp_gen_params),
+	KUNIT_CASE(rocx_ib_ucontext_resp_test),
+	KUNIT_CASE(rocx_ib_qp_resp_layout_test),
+	KUNIT_CASE(rocx_ib_alloc_pd_udata_test),
+	{}
+};
+
+static struct kunit_suite rocx_ib_udata_suite = {
+	.name = "rocx_ib_udata",
+	.test_cases = rocx_ib_udata_test_cases,
+};
+
+kunit_test_suites(&rocx_ib_destroy_suite, &rocx_ib_uctx_suite,
+		  &rocx_ib_udata_suite);
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests for rocx_ib's verbs against a fake device");
