@@ -40,7 +40,12 @@ static inline struct rocx_cqe *rocx_cq_ready(struct rocx_cq *cq, uint32_t ci)
 {
 	struct rocx_cqe *cqe = rocx_cq_entry(cq, ci);
 
-	if ((*(volatile uint8_t *)&cqe->flags & ROCX_CQE_PHASE) !=
+	/*
+	 * A relaxed atomic load, so the compiler reads the device's byte on
+	 * every poll instead of reusing an earlier value.
+	 */
+	if ((atomic_load_explicit((_Atomic(uint8_t) *)&cqe->flags,
+				  memory_order_relaxed) & ROCX_CQE_PHASE) !=
 	    rocx_cq_phase(cq, ci))
 		return NULL;
 	/* The phase bit is written last: read the rest after seeing it. */
