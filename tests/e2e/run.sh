@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # End-to-end suite: boots groups of guests (once per group, not per test)
-# on the rocx fabric and counts the "ok"/"not ok" lines their scripts print.
-# Prints "e2e: N passed, N failed" last.
+# on the rocx fabric and counts the "ok"/"not ok" lines their scripts print
+# (a "# SKIP" or "# TODO" line as a skip: host/lib.sh).  Prints
+# "e2e: N passed, N failed, N skipped" last.
 #
 #   tests/e2e/run.sh [GROUP...]     default: every groups/*.sh
 #
@@ -16,10 +17,10 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 out=$repo/build/e2e
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 . tests/e2e/host/lib.sh
 
-make -s -C tests/e2e || { echo "e2e: 0 passed, 1 failed"; exit 1; }
+make -s -C tests/e2e || { echo "e2e: 0 passed, 1 failed, 0 skipped"; exit 1; }
 
 groups=("$@")
 if [ ${#groups[@]} -eq 0 ]; then
@@ -38,5 +39,5 @@ for g in "${groups[@]}"; do
 	run_group "$g"
 done
 
-echo "e2e: $passed passed, $failed failed"
+echo "e2e: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

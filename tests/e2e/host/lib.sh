@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2154 # out, passed, failed: run.sh's
+# shellcheck shell=bash disable=SC2154 # out, passed, failed, skipped: run.sh's
 #
 # The e2e harness on the host, sourced by tests/e2e/run.sh: how a group is
 # declared, booted and counted.  A group file, groups/NAME.sh, is sourced
@@ -17,8 +17,15 @@
 #                          runs tests/e2e/guest/SCRIPT with NAME=VALUE in its
 #                          environment; declared order is guest order
 #   checks() { ...; }      host checks once the guests are done, each
-#                          `host_check NAME CMD...`; $out/NAME holds the
-#                          run's output (guest<N>/log, qemu.log, ...)
+#                          `host_check NAME CMD...` or `host_tap CMD...`;
+#                          $out/NAME holds the run's output (guest<N>/log,
+#                          qemu.log, ...)
+#
+# Results are TAP-style lines, "ok - NAME" or "not ok - NAME", from the
+# guests' logs and the host's checks.  A directive counts as TAP says:
+# "ok - NAME # SKIP why" is a skip, "not ok - NAME # TODO why" a known
+# failure that fails nothing (counted with the skips); everything else is
+# a pass or a failure.
 
 rg=scripts/run/run-guests.sh
 
@@ -37,21 +44,31 @@ guest() {
 	esac
 }
 
+# tally FILE - add FILE's TAP lines to the counts; sets tally_failed to
+# the number of FILE's failures alone.
+tally() {
+	local p s
+
+	s=$(grep -cE '^ok .*# SKIP|^not ok .*# TODO' "$1" 2>/dev/null)
+	p=$(grep -E '^ok ' "$1" 2>/dev/null | grep -cv '# SKIP')
+	tally_failed=$(grep -E '^not ok ' "$1" 2>/dev/null | grep -cv '# TODO')
+	passed=$((passed + ${p:-0})) failed=$((failed + ${tally_failed:-0}))
+	skipped=$((skipped + ${s:-0}))
+}
+
 # count GROUP - add up the TAP lines of every guest of a finished group.
 count() {
-	local g=$1 rc=$2 d p f
+	local g=$1 rc=$2 d
 
 	for d in "$out/$g"/guest*; do
 		[ -d "$d" ] || continue
-		p=$(grep -c '^ok ' "$d/log" 2>/dev/null)
-		f=$(grep -c '^not ok ' "$d/log" 2>/dev/null)
 		grep -E '^(not )?ok ' "$d/log" 2>/dev/null | sed "s|^|$g/$(basename "$d"): |"
-		if [ "$(cat "$d/rc" 2>/dev/null)" != 0 ] && [ "${f:-0}" -eq 0 ]; then
+		tally "$d/log"
+		if [ "$(cat "$d/rc" 2>/dev/null)" != 0 ] && [ "${tally_failed:-0}" -eq 0 ]; then
 			echo "$g/$(basename "$d"): not ok - guest ended with rc=$(cat "$d/rc" 2>/dev/null || echo none)"
 			tail -n 30 "$d/console.log" 2>/dev/null | sed 's/^/#   /'
-			f=1
+			failed=$((failed + 1))
 		fi
-		passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
 	done
 	if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 		echo "$g: not ok - run-guests exited $rc"
@@ -71,6 +88,24 @@ host_check() {
 		echo "not ok - $name"
 		failed=$((failed + 1))
 	fi
+}
+
+# host_tap CMD... - a host check that prints TAP lines of its own, one per
+# case it checks (and comments); each line counts as a guest's would.  CMD
+# failing without a "not ok" line counts as one failure.
+host_tap() {
+	local log rc
+
+	log=$(mktemp)
+	"$@" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	tally "$log"
+	if [ "$rc" -ne 0 ] && [ "${tally_failed:-0}" -eq 0 ]; then
+		echo "not ok - $* exited $rc"
+		failed=$((failed + 1))
+	fi
+	rm -f "$log"
 }
 
 # capture_checks GROUP - check the RoCE v2 frames GROUP's guests exchanged
