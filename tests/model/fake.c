@@ -37,6 +37,9 @@ static int fake_dma_read(void *opaque, uint64_t addr, void *buf, size_t len)
     FakeDev *f = opaque;
 
     f->dma_reads++;
+    if (f->on_dma) {
+        f->on_dma(f, addr, len, false);
+    }
     if (!fake_range_ok(f, addr, len, false)) {
         return -1;
     }
@@ -50,6 +53,9 @@ static int fake_dma_write(void *opaque, uint64_t addr, const void *buf,
     FakeDev *f = opaque;
 
     f->dma_writes++;
+    if (f->on_dma) {
+        f->on_dma(f, addr, len, true);
+    }
     if (!fake_range_ok(f, addr, len, true)) {
         return -1;
     }

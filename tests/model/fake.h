@@ -30,6 +30,12 @@ struct FakeDev {
     bool fault_writes_only;     /* reads of the window still succeed */
     uint64_t dma_reads;
     uint64_t dma_writes;
+    /*
+     * Called before every DMA the core asks for: where a test makes
+     * something happen in the middle of the engine, as another device
+     * the DMA reaches could.
+     */
+    void (*on_dma)(FakeDev *f, uint64_t addr, size_t len, bool write);
 
     unsigned irqs[ROCX_MSIX_VECTORS];
     unsigned irqs_total;

@@ -693,6 +693,116 @@ static void t_rel_read_gap(void)
     CHECK(A->f->core.rdma.stats.retransmits >= 1);
 }
 
+/* The BTH of a RoCE v2 IPv4 frame as the tests' devices send them. */
+static uint8_t *rel_bth(uint8_t *buf)
+{
+    return buf + ETH_HLEN + ROCX_IPV4_HLEN + ROCX_UDP_HLEN;
+}
+
+static bool rel_is_nak(const uint8_t *buf, size_t len)
+{
+    uint8_t *bth = rel_bth((uint8_t *)buf);
+
+    return len >= ETH_HLEN + ROCX_IPV4_HLEN + ROCX_UDP_HLEN + ROCX_BTH_LEN +
+                  ROCX_AETH_LEN &&
+           rocx_bth_opcode(bth) == ROCX_OP_ACK &&
+           (rocx_aeth_syndrome(bth, rocx_op_flags(ROCX_OP_ACK)) &
+            ROCX_AETH_KIND_MASK) == ROCX_AETH_NAK;
+}
+
+/*
+ * A frame delivered from inside A's engine, as QEMU's net layer can
+ * (another device that the engine's DMA reaches sends it, or a backend
+ * answers at once): nest_buf waits for A's next payload read, held_buf
+ * is what the receive refused, for A's rx_resume to deliver.
+ */
+static uint8_t nest_buf[ROCX_MAX_FRAME], held_buf[ROCX_MAX_FRAME];
+static size_t nest_len, held_len;
+static unsigned nested, nest_refused;
+
+static bool nest_naks(TDev *from, uint8_t *buf, size_t *len)
+{
+    if (from == B && !nest_len && !nested && rel_is_nak(buf, *len)) {
+        memcpy(nest_buf, buf, *len);
+        nest_len = *len;
+        return false;
+    }
+    return true;
+}
+
+static void nest_on_dma(FakeDev *f, uint64_t addr, size_t len, bool write)
+{
+    ssize_t r;
+
+    if (!nest_len || write || !f->core.in_engine) {
+        return;
+    }
+    nested++;
+    len = nest_len;
+    nest_len = 0;
+    r = rocx_core_receive(&f->core, nest_buf, len);
+    if (r == 0) {
+        /* Refused: QEMU queues it and waits for qemu_flush_queued_packets. */
+        nest_refused++;
+        memcpy(held_buf, nest_buf, len);
+        held_len = len;
+    } else {
+        CHECK_EQ(r, len);
+    }
+}
+
+static void nest_resume(FakeDev *f)
+{
+    size_t len = held_len;
+
+    if (len) {
+        held_len = 0;
+        CHECK_EQ(rocx_core_receive(&f->core, held_buf, len), len);
+    }
+}
+
+/*
+ * A NAK that arrives while the requester's engine is reading the payload
+ * of a later packet (issue 7, item 17).  Received there, it moved the send
+ * position back under rocx_req_run(), which then stepped past the PSN
+ * the NAK asked for: the responder never saw it again and, with no ACK
+ * timeout, the WRITE never completed.  The receive path must refuse a
+ * frame while the engine runs and take it once the engine is done.
+ */
+static void t_rel_nested_receive(void)
+{
+    TRel r;
+    TConn conn;
+    struct rocx_sge s;
+    struct rocx_cqe e;
+    const uint32_t len = 300 * 256;
+
+    nest_len = held_len = 0;
+    nested = nest_refused = 0;
+    t_conn_default(&conn);
+    conn.mtu = 1;
+    conn.timeout = 0;                       /* no timer to paper over it */
+    rel_setup(&r, len, &conn);
+    t_fill(t_ptr(A, r.abuf, len), len, 17);
+    wire.drop_nth = 2;                      /* so B NAKs a sequence error */
+    wire.filter = nest_naks;
+    A->f->on_dma = nest_on_dma;
+    A->f->on_rx_resume = nest_resume;
+    s = t_sge(&r.amr, 0, len);
+    t_post_send(&r.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &s, 1,
+                r.bmr.iova, r.bmr.key, 0);
+    t_ring_sq(&r.qa);
+    t_settle(10 * SEC);
+    CHECK_EQ(nested, 1);
+    CHECK_EQ(nest_refused, 1);
+    CHECK_EQ(A->f->core.rdma.stats.naks_rcvd, 1);
+    CHECK(t_poll(&r.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK(!memcmp(t_ptr(A, r.abuf, len), t_ptr(B, r.bbuf, len), len));
+    CHECK_EQ(qp_state(&r.qa), ROCX_QPS_RTS);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 const TCase t_cases_rel[] = {
     T_CASE(rel_drop_each_frame),
     T_CASE(rel_lossy_big),
@@ -706,5 +816,6 @@ const TCase t_cases_rel[] = {
     T_CASE(rel_duplicates),
     T_CASE(rel_sequence_nak),
     T_CASE(rel_read_gap),
+    T_CASE(rel_nested_receive),
 };
 const unsigned t_ncases_rel = ARRAY_SIZE(t_cases_rel);

@@ -142,6 +142,11 @@ void rocx_core_process(RocxCore *c)
 
     if (c->rx_stalled && !rocx_rx_refuses(c)) {
         c->rx_stalled = false;
+        c->rx_deferred = true;
+    }
+    /* Frames held for a buffer, or refused while the engine ran. */
+    if (c->rx_deferred) {
+        c->rx_deferred = false;
         c->ops->rx_resume(c->opaque);
     }
     /* Work asked for while the engine ran (rocx_schedule()) or left over. */

@@ -272,10 +272,13 @@ typedef struct RocxCore {
     /*
      * rocx_core_process() is running (frames may share a bundle), or an
      * SQ doorbell that will run it; resched: work was asked for meanwhile.
+     * rx_deferred: a frame arrived while the engine ran and was refused
+     * (rocx_core_receive()); the engine asks for it again when it leaves.
      */
     bool in_engine;
     bool in_doorbell;
     bool resched;
+    bool rx_deferred;
 
     /*
      * RDMA objects and the transport engine (rocx-rdma.h).  Holds heap
@@ -333,7 +336,11 @@ void rocx_core_timer(RocxCore *c);
 
 /*
  * Receive path: receive() returns len when the frame was consumed or
- * dropped, 0 when it must wait for a buffer (the glue then queues it).
+ * dropped, 0 when it must wait (the glue then queues it until
+ * ops->rx_resume()): for a buffer, or for the engine, which the receive
+ * path never enters (QEMU's net layer can deliver from inside it, when
+ * the engine's own DMA or sending makes another device or a backend send
+ * at once).
  */
 bool rocx_core_can_receive(RocxCore *c);
 ssize_t rocx_core_receive(RocxCore *c, const uint8_t *buf, size_t len);

@@ -220,8 +220,17 @@ static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *dst)
 
 ssize_t rocx_core_receive(RocxCore *c, const uint8_t *buf, size_t len)
 {
-    ssize_t ret = rocx_fabric_receive(c, buf, len);
+    ssize_t ret;
 
+    /*
+     * Nested in the engine, whose QP and job state are mid-update: held
+     * until rocx_core_process() is done and asks for it again.
+     */
+    if (c->in_engine) {
+        c->rx_deferred = true;
+        return 0;
+    }
+    ret = rocx_fabric_receive(c, buf, len);
     return ret >= 0 ? ret : rocx_rx_frame(c, buf, len);
 }
 
