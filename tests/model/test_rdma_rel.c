@@ -803,6 +803,128 @@ static void t_rel_nested_receive(void)
     CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
 }
 
+/* Drop the first frame of each of these opcodes, once, either way. */
+static uint8_t drop_ops[4];
+static unsigned ndrop_ops;
+
+static bool drop_first_of(TDev *from, uint8_t *buf, size_t *len)
+{
+    uint8_t op = rocx_bth_opcode(rel_bth(buf));
+    unsigned i;
+
+    for (i = 0; i < ndrop_ops; i++) {
+        if (drop_ops[i] == op) {
+            drop_ops[i] = drop_ops[--ndrop_ops];
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * A NAK for a request behind a READ whose response was lost (issue 7,
+ * item 11).  The NAK acknowledges the READ's PSN, so the response is
+ * missing: an implied NAK, which goes back to the READ at once.  The
+ * completer ignored that and then the NAK too (its PSN is not the oldest
+ * unacknowledged one), so only the ACK timeout recovered, and with
+ * timeout 0 nothing did.  A fatal NAK there ends the QP at once, its
+ * status on the READ, the oldest WQE: the responder is in ERR, and a
+ * retry can only run out.
+ */
+static void t_rel_nak_behind_read(void)
+{
+    TRel r;
+    TConn conn;
+    struct rocx_sge rd, wr, rv;
+    struct rocx_cqe e;
+
+    /* A sequence-error NAK: the WRITE's first packet was lost too. */
+    t_conn_default(&conn);
+    conn.mtu = 1;
+    conn.timeout = 0;
+    rel_setup(&r, 4 * T_PAGE, &conn);
+    t_fill(t_ptr(A, r.abuf, 4 * T_PAGE), 4 * T_PAGE, 5);
+    t_fill(t_ptr(B, r.bbuf + 2 * T_PAGE, 100), 100, 6);
+    ndrop_ops = 0;
+    drop_ops[ndrop_ops++] = ROCX_OP_READ_RESP_ONLY;
+    drop_ops[ndrop_ops++] = ROCX_OP_WRITE_FIRST;
+    wire.filter = drop_first_of;
+    rd = t_sge(&r.amr, 2 * T_PAGE, 100);
+    wr = t_sge(&r.amr, 0, 3 * 256);
+    t_post_send(&r.qa, ROCX_WQE_RDMA_READ, ROCX_WQE_SIGNALED, &rd, 1,
+                r.bmr.iova + 2 * T_PAGE, r.bmr.key, 0);
+    t_post_send(&r.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &wr, 1,
+                r.bmr.iova, r.bmr.key, 0);
+    t_ring_sq(&r.qa);
+    t_settle(10 * SEC);
+    CHECK_EQ(wire.dropped, 2);
+    CHECK_EQ(B->f->core.rdma.stats.naks_sent, 1);
+    CHECK(t_poll(&r.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(le16toh(e.wqe_idx), 0);
+    CHECK(t_poll(&r.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(le16toh(e.wqe_idx), 1);
+    CHECK(!memcmp(t_ptr(A, r.abuf + 2 * T_PAGE, 100),
+                  t_ptr(B, r.bbuf + 2 * T_PAGE, 100), 100));
+    CHECK(!memcmp(t_ptr(A, r.abuf, 3 * 256), t_ptr(B, r.bbuf, 3 * 256),
+                  3 * 256));
+    CHECK_EQ(A->f->core.rdma.stats.retransmits, 1);
+
+    /* An RNR NAK for a SEND behind it: the READ completes meanwhile. */
+    t_teardown();
+    t_setup();
+    rel_setup(&r, 4 * T_PAGE, &conn);
+    t_fill(t_ptr(B, r.bbuf + 2 * T_PAGE, 100), 100, 7);
+    ndrop_ops = 0;
+    drop_ops[ndrop_ops++] = ROCX_OP_READ_RESP_ONLY;
+    wire.filter = drop_first_of;
+    rd = t_sge(&r.amr, 2 * T_PAGE, 100);
+    wr = t_sge(&r.amr, 0, 64);
+    t_post_send(&r.qa, ROCX_WQE_RDMA_READ, ROCX_WQE_SIGNALED, &rd, 1,
+                r.bmr.iova + 2 * T_PAGE, r.bmr.key, 0);
+    t_post_send(&r.qa, ROCX_WQE_SEND, ROCX_WQE_SIGNALED, &wr, 1, 0, 0, 0);
+    t_ring_sq(&r.qa);
+    t_settle(100 * MS);
+    CHECK(B->f->core.rdma.stats.rnr_naks_sent >= 2);
+    CHECK(t_poll(&r.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(le16toh(e.wqe_idx), 0);
+    CHECK(!memcmp(t_ptr(A, r.abuf + 2 * T_PAGE, 100),
+                  t_ptr(B, r.bbuf + 2 * T_PAGE, 100), 100));
+    CHECK(!t_poll(&r.acq, &e));
+    rv = t_sge(&r.bmr, 0, 64);
+    t_post_recv(&r.qb, &rv, 1);
+    t_ring_rq(&r.qb);
+    t_settle(SEC);
+    CHECK(t_poll(&r.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(le16toh(e.wqe_idx), 1);
+    CHECK(t_poll(&r.bcq, &e) && st(&e) == ROCX_WC_SUCCESS);
+
+    /* A remote access NAK for a WRITE behind it: the QP ends at once. */
+    t_teardown();
+    t_setup();
+    rel_setup(&r, 4 * T_PAGE, &conn);
+    ndrop_ops = 0;
+    drop_ops[ndrop_ops++] = ROCX_OP_READ_RESP_ONLY;
+    wire.filter = drop_first_of;
+    t_post_send(&r.qa, ROCX_WQE_RDMA_READ, ROCX_WQE_SIGNALED, &rd, 1,
+                r.bmr.iova + 2 * T_PAGE, r.bmr.key, 0);
+    t_post_send(&r.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &wr, 1,
+                r.bmr.iova, r.bmr.key ^ 0x100, 0);
+    t_ring_sq(&r.qa);
+    t_settle(10 * SEC);
+    CHECK(t_poll(&r.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_REM_ACCESS_ERR);
+    CHECK_EQ(le16toh(e.wqe_idx), 0);
+    CHECK(t_poll(&r.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_WR_FLUSH_ERR);
+    CHECK_EQ(qp_state(&r.qa), ROCX_QPS_ERR);
+    CHECK_EQ(qp_state(&r.qb), ROCX_QPS_ERR);
+    CHECK_EQ(A->f->core.rdma.stats.retransmits, 0);
+}
+
 const TCase t_cases_rel[] = {
     T_CASE(rel_drop_each_frame),
     T_CASE(rel_lossy_big),
@@ -817,5 +939,6 @@ const TCase t_cases_rel[] = {
     T_CASE(rel_sequence_nak),
     T_CASE(rel_read_gap),
     T_CASE(rel_nested_receive),
+    T_CASE(rel_nak_behind_read),
 };
 const unsigned t_ncases_rel = ARRAY_SIZE(t_cases_rel);

@@ -248,10 +248,23 @@ static void rocx_comp_nak(RocxCore *c, RocxQp *qp, const RocxPkt *p)
         [ROCX_AETH_NAK_OPERATION] = ROCX_VERR_NAK_OPERATION,
     };
     uint8_t code = p->syndrome & 0x1f;
+    bool answered;
 
     c->rdma.stats.naks_rcvd++;
-    rocx_comp_ack(c, qp, rocx_psn_add(p->psn, -1));
+    answered = rocx_comp_ack(c, qp, rocx_psn_add(p->psn, -1));
     if (qp->state != ROCX_QPS_RTS) {
+        return;
+    }
+    /*
+     * A READ before the NAKed PSN lost its responses.  A retryable NAK is
+     * then an implied NAK for the READ: go back to it now (the NAK comes
+     * again if it still holds), not after the ACK timeout, which may be
+     * infinite.  A fatal one is not retried: the responder is in ERR and
+     * drops whatever we resend, so the oldest WQE, the READ, takes its
+     * status below.
+     */
+    if (!answered && code == ROCX_AETH_NAK_PSN) {
+        rocx_comp_gap(c, qp);
         return;
     }
     switch (code) {
@@ -273,7 +286,11 @@ static void rocx_comp_nak(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 
 static void rocx_comp_rnr(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 {
-    rocx_comp_ack(c, qp, rocx_psn_add(p->psn, -1));
+    /* An implied NAK for a READ before it: see rocx_comp_nak(). */
+    if (!rocx_comp_ack(c, qp, rocx_psn_add(p->psn, -1))) {
+        rocx_comp_gap(c, qp);
+        return;
+    }
     if (qp->state != ROCX_QPS_RTS || p->psn != qp->req.psn_una) {
         return;
     }
