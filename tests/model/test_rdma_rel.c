@@ -308,6 +308,13 @@ static void t_rel_timeout_values(void)
     }
 }
 
+/*
+ * Requests the responder refuses: R_Key, range and MR-rights violations
+ * are remote access errors; an operation the QP's access flags do not
+ * enable is an invalid request (IBTA; rxe's check_op_valid()), zero
+ * length or not.  Either way the requester completes with the matching
+ * status and the responder's QP reports why with QP_ERROR.
+ */
 static void t_rel_remote_access(void)
 {
     static const struct {
@@ -318,24 +325,45 @@ static void t_rel_remote_access(void)
         bool bad_key;
         uint32_t mr_access;
         uint32_t qp_access;
-        uint8_t verr;
+        uint8_t status;         /* the requester's completion */
+        uint8_t nak_verr;       /* ... its vendor_err */
+        uint8_t verr;           /* the responder's QP_ERROR reason */
     } v[] = {
         { "bad rkey", ROCX_WQE_RDMA_WRITE, 0, 100, true, 0xf, 0x7,
-          ROCX_VERR_BAD_LKEY },
+          ROCX_WC_REM_ACCESS_ERR, ROCX_VERR_NAK_ACCESS, ROCX_VERR_BAD_LKEY },
         { "write past end", ROCX_WQE_RDMA_WRITE, 4000, 200, false, 0xf, 0x7,
+          ROCX_WC_REM_ACCESS_ERR, ROCX_VERR_NAK_ACCESS,
           ROCX_VERR_LKEY_BOUNDS },
         { "read before start", ROCX_WQE_RDMA_READ, -1, 10, false, 0xf, 0x7,
+          ROCX_WC_REM_ACCESS_ERR, ROCX_VERR_NAK_ACCESS,
           ROCX_VERR_LKEY_BOUNDS },
         { "MR not writable", ROCX_WQE_RDMA_WRITE_IMM, 0, 10, false,
           ROCX_ACCESS_REMOTE_READ | ROCX_ACCESS_LOCAL_WRITE, 0x7,
+          ROCX_WC_REM_ACCESS_ERR, ROCX_VERR_NAK_ACCESS,
           ROCX_VERR_LKEY_ACCESS },
         { "MR not readable", ROCX_WQE_RDMA_READ, 0, 5000, false,
           ROCX_ACCESS_REMOTE_WRITE | ROCX_ACCESS_LOCAL_WRITE, 0x7,
+          ROCX_WC_REM_ACCESS_ERR, ROCX_VERR_NAK_ACCESS,
           ROCX_VERR_LKEY_ACCESS },
         { "QP not writable", ROCX_WQE_RDMA_WRITE, 0, 10, false, 0xf,
-          ROCX_ACCESS_REMOTE_READ, ROCX_VERR_LKEY_ACCESS },
+          ROCX_ACCESS_REMOTE_READ, ROCX_WC_REM_INV_REQ_ERR,
+          ROCX_VERR_NAK_INVALID, ROCX_VERR_NAK_INVALID },
+        { "QP not writable, WRITE with immediate",
+          ROCX_WQE_RDMA_WRITE_IMM, 0, 10, false, 0xf,
+          ROCX_ACCESS_REMOTE_READ, ROCX_WC_REM_INV_REQ_ERR,
+          ROCX_VERR_NAK_INVALID, ROCX_VERR_NAK_INVALID },
+        { "QP not writable, zero length", ROCX_WQE_RDMA_WRITE, 0, 0, false,
+          0xf, ROCX_ACCESS_REMOTE_READ, ROCX_WC_REM_INV_REQ_ERR,
+          ROCX_VERR_NAK_INVALID, ROCX_VERR_NAK_INVALID },
         { "QP not readable", ROCX_WQE_RDMA_READ, 0, 10, false, 0xf,
-          ROCX_ACCESS_REMOTE_WRITE, ROCX_VERR_LKEY_ACCESS },
+          ROCX_ACCESS_REMOTE_WRITE, ROCX_WC_REM_INV_REQ_ERR,
+          ROCX_VERR_NAK_INVALID, ROCX_VERR_NAK_INVALID },
+        { "QP not readable, zero length", ROCX_WQE_RDMA_READ, 0, 0, false,
+          0xf, ROCX_ACCESS_REMOTE_WRITE, ROCX_WC_REM_INV_REQ_ERR,
+          ROCX_VERR_NAK_INVALID, ROCX_VERR_NAK_INVALID },
+        { "QP not readable, bad rkey too", ROCX_WQE_RDMA_READ, 0, 10, true,
+          0xf, ROCX_ACCESS_REMOTE_WRITE, ROCX_WC_REM_INV_REQ_ERR,
+          ROCX_VERR_NAK_INVALID, ROCX_VERR_NAK_INVALID },
     };
     unsigned i;
 
@@ -368,10 +396,10 @@ static void t_rel_remote_access(void)
         t_post_send(&r.qa, ROCX_WQE_SEND, ROCX_WQE_SIGNALED, &s, 1, 0, 0, 0);
         t_ring_sq(&r.qa);
         t_settle(10 * SEC);
-        /* Requester: REM_ACCESS_ERR, the rest flushed, QP in ERR. */
+        /* Requester: the NAK's status, the rest flushed, QP in ERR. */
         CHECK(t_poll(&r.acq, &e));
-        CHECK_EQ(st(&e), ROCX_WC_REM_ACCESS_ERR);
-        CHECK_EQ(e.vendor_err, ROCX_VERR_NAK_ACCESS);
+        CHECK_EQ(st(&e), v[i].status);
+        CHECK_EQ(e.vendor_err, v[i].nak_verr);
         CHECK_EQ(le16toh(e.wqe_idx), 0);
         CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_WR_FLUSH_ERR);
         CHECK_EQ(qp_state(&r.qa), ROCX_QPS_ERR);

@@ -562,6 +562,70 @@ static void t_wire_protocol_errors(void)
     }
 }
 
+/*
+ * An atomic request (which this device does not execute) is an invalid
+ * request whatever the QP's access flags say: NAKed, not dropped.
+ */
+static void t_wire_atomic_refused(void)
+{
+    unsigned i;
+
+    for (i = 0; i < 2; i++) {
+        TW w;
+        uint8_t f[ROCX_MAX_FRAME];
+        uint8_t *bth = f + 42, *ae = bth + ROCX_BTH_LEN;
+        struct rocx_qp_attr a;
+        struct rocx_eqe *ev;
+        struct rocx_cqe e;
+        const size_t len = 42 + ROCX_BTH_LEN + ROCX_ATOMETH_LEN +
+                           ROCX_ICRC_LEN;
+        unsigned qp_err = 0;
+
+        t_teardown();
+        t_setup();
+        good_len = 0;
+        w_setup(&w, ROCX_NET_ROCE_V2_IPV4, 0, ROCX_VLAN_NONE);
+        if (i) {
+            memset(&a, 0, sizeof(a));
+            a.valid = htole32(ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_ACCESS);
+            a.state = ROCX_QPS_RTS;
+            a.access = htole32(ROCX_ACCESS_LOCAL_WRITE |
+                               ROCX_ACCESS_REMOTE_WRITE |
+                               ROCX_ACCESS_REMOTE_READ |
+                               ROCX_ACCESS_REMOTE_ATOMIC);
+            CHECK_EQ(t_modify(&w.qb, &a), ROCX_AQ_STS_OK);
+        }
+        wire.filter = capture;
+        w_send_write(&w, 40);
+        t_pump();
+        /* The WRITE's headers, made a COMPARE_SWAP at the same PSN. */
+        memcpy(f, good, 42 + ROCX_BTH_LEN);
+        bth[0] = ROCX_OP_CMP_SWAP;
+        bth[1] &= ~ROCX_BTH_PAD_MASK;
+        stq_be_p(ae + ROCX_ATOMETH_VA, w.bmr.iova);
+        stl_be_p(ae + ROCX_ATOMETH_RKEY, w.bmr.key);
+        stq_be_p(ae + ROCX_ATOMETH_SWAP_ADD, 1);
+        stq_be_p(ae + ROCX_ATOMETH_COMPARE, 0);
+        stw_be_p(f + 14 + 2, len - 14);
+        stw_be_p(f + 34 + 4, len - 34);
+        refresh(f, len);
+        memset(t_ptr(B, w.bbuf, 8), 0, 8);
+        t_inject(B, f, len);
+        t_pump();
+        CHECK_EQ(t_stat(B, ROCX_STAT_ROCE_RX_DROPPED), 0);
+        CHECK_EQ(B->f->core.rdma.stats.naks_sent, 1);
+        CHECK_EQ(B->f->core.rdma.qp[0]->state, ROCX_QPS_ERR);
+        CHECK_EQ(ldq_le_p(t_ptr(B, w.bbuf, 8)), 0);
+        while ((ev = t_eq_next(B, 0))) {
+            qp_err += le16toh(ev->type) == ROCX_EQE_QP_ERROR &&
+                      le64toh(ev->info) == ROCX_VERR_NAK_INVALID;
+        }
+        CHECK_EQ(qp_err, 1);
+        CHECK(t_poll(&w.acq, &e));
+        CHECK_EQ(le32toh(e.src_qp_status) >> 24, ROCX_WC_REM_INV_REQ_ERR);
+    }
+}
+
 /* Random bytes at every position of a valid frame: never accepted twice. */
 static void t_wire_fuzz_positions(void)
 {
@@ -623,6 +687,7 @@ const TCase t_cases_wire[] = {
     T_CASE(wire_crc32_lengths),
     T_CASE(wire_malformed),
     T_CASE(wire_protocol_errors),
+    T_CASE(wire_atomic_refused),
     T_CASE(wire_fuzz_positions),
     T_CASE(wire_link_down),
 };

@@ -308,16 +308,18 @@ static void ep_info(const struct ep *e, struct ep_info *info)
 	memcpy(info->gid, e->d->gid.raw, 16);
 }
 
-/* RESET -> INIT -> RTR -> RTS towards @r. */
+/* What a QP lets its peer do unless a check asks for less. */
+#define EP_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
+
+/* RESET -> INIT -> RTR -> RTS towards @r; @access: the QP's access flags. */
 static int ep_connect(struct ep *e, const struct ep_info *r, uint8_t timeout,
-		      uint8_t retry_cnt)
+		      uint8_t retry_cnt, unsigned int access)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.pkey_index = 0,
 		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+		.qp_access_flags = access,
 	};
 	int err;
 
@@ -437,7 +439,7 @@ static int post_send(struct ep *e, uint64_t wr_id, enum ibv_wr_opcode op,
 /* ---- The peer: in this process (-L) or over TCP (-C/-S) ---- */
 
 enum peer_op {
-	PEER_CONNECT = 1,	/* new QP; arg: timeout, retry_cnt */
+	PEER_CONNECT = 1,	/* new QP: timeout, retry_cnt, access */
 	PEER_FILL,		/* off, len, seed */
 	PEER_CHECK,		/* off, len, seed */
 	PEER_RECV,		/* post count receives of len at off + i * len */
@@ -456,6 +458,8 @@ struct peer_req {
 	uint64_t len;
 	uint32_t flags;		/* WAIT_RECV: expected wc_flags; CONNECT: timeout */
 	uint32_t opcode;	/* WAIT_RECV: expected opcode; CONNECT: retry */
+	uint32_t access;	/* CONNECT: the new QP's access flags */
+	uint32_t pad;
 	struct ep_info info;	/* CONNECT: the active side's */
 };
 
@@ -541,7 +545,8 @@ static int peer_do(struct dev *d, struct ep *e, const struct peer_req *q,
 		if (r->status)
 			break;
 		ep_info(e, &r->info);
-		r->status = ep_connect(e, &q->info, q->flags, q->opcode);
+		r->status = ep_connect(e, &q->info, q->flags, q->opcode,
+				       q->access);
 		break;
 	case PEER_FILL:
 		fill(e->buf + q->off, q->len, q->seed);
@@ -641,13 +646,17 @@ static int peer_async(struct peer *p, enum ibv_event_type type)
 
 /*
  * Fresh QPs on both sides, connected; @r gets the peer's info.  Our send
- * CQ holds @cq_depth entries.
+ * CQ holds @cq_depth entries; the peer's QP has access flags
+ * @peer_access.
  */
-static int connect_pair_cq(struct peer *p, struct ep *e, struct ep_info *r,
-			   uint8_t timeout, uint8_t retry_cnt, int cq_depth)
+static int connect_pair_access(struct peer *p, struct ep *e,
+			       struct ep_info *r, uint8_t timeout,
+			       uint8_t retry_cnt, int cq_depth,
+			       unsigned int peer_access)
 {
 	struct peer_req q = {
 		.op = PEER_CONNECT, .flags = timeout, .opcode = retry_cnt,
+		.access = peer_access,
 	};
 	struct peer_resp resp;
 	int err;
@@ -661,7 +670,14 @@ static int connect_pair_cq(struct peer *p, struct ep *e, struct ep_info *r,
 	if (err)
 		return err;
 	*r = resp.info;
-	return ep_connect(e, r, timeout, retry_cnt);
+	return ep_connect(e, r, timeout, retry_cnt, EP_ACCESS);
+}
+
+static int connect_pair_cq(struct peer *p, struct ep *e, struct ep_info *r,
+			   uint8_t timeout, uint8_t retry_cnt, int cq_depth)
+{
+	return connect_pair_access(p, e, r, timeout, retry_cnt, cq_depth,
+				   EP_ACCESS);
 }
 
 static int connect_pair(struct peer *p, struct ep *e, struct ep_info *r,
@@ -872,6 +888,37 @@ static void test_bad_rkey(struct peer *p, struct ep *e)
 	ok(pass, "READ beyond the remote region completes with REM_ACCESS_ERR");
 }
 
+/*
+ * A READ or WRITE to a QP whose access flags do not enable it is an
+ * invalid request, not a remote access error: the R_Key and the region
+ * are fine.
+ */
+static void test_not_enabled(struct peer *p, struct ep *e)
+{
+	struct ep_info r;
+	bool pass;
+
+	pass = !connect_pair_access(p, e, &r, 14, 7, CQ_DEPTH,
+				    IBV_ACCESS_REMOTE_WRITE);
+	pass = pass && !post_send(e, 8, IBV_WR_RDMA_READ, 0, 4096,
+				  be64toh(r.addr), ntohl(r.rkey), 0,
+				  IBV_SEND_SIGNALED) &&
+	       send_done(e, 8, IBV_WC_RDMA_READ, IBV_WC_REM_INV_REQ_ERR);
+	ok(pass, "READ to a QP without remote read completes with REM_INV_REQ_ERR");
+	ok(!peer_async(p, IBV_EVENT_QP_REQ_ERR),
+	   "the peer's QP reports IBV_EVENT_QP_REQ_ERR");
+
+	pass = !connect_pair_access(p, e, &r, 14, 7, CQ_DEPTH,
+				    IBV_ACCESS_REMOTE_READ);
+	pass = pass && !post_send(e, 9, IBV_WR_RDMA_WRITE, 0, 4096,
+				  be64toh(r.addr), ntohl(r.rkey), 0,
+				  IBV_SEND_SIGNALED) &&
+	       send_done(e, 9, IBV_WC_RDMA_WRITE, IBV_WC_REM_INV_REQ_ERR);
+	ok(pass, "WRITE to a QP without remote write completes with REM_INV_REQ_ERR");
+	ok(!peer_async(p, IBV_EVENT_QP_REQ_ERR),
+	   "the peer's QP reports IBV_EVENT_QP_REQ_ERR");
+}
+
 /* Moving to ERR flushes everything outstanding, and what comes after. */
 static void test_flush(struct peer *p, struct ep *e)
 {
@@ -1027,6 +1074,7 @@ static void run_data(struct peer *p)
 	test_sq_full(&e, &r);
 	test_event(p, &e, &r);
 	test_bad_rkey(p, &e);
+	test_not_enabled(p, &e);
 	test_flush(p, &e);
 	test_retry_exceeded(p, &e);
 	test_cq_overflow(p, &e);

@@ -194,15 +194,38 @@ static void rocx_resp_send(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     }
 }
 
-/* Check a remote access: the MR's rights and the QP's. */
+/*
+ * Check a remote access through an R_Key: key, PD, range and the MR's
+ * rights (a remote access error if one fails).  The QP's own rights are
+ * rocx_resp_op_enabled()'s.
+ */
 static uint8_t rocx_resp_rkey(RocxCore *c, RocxQp *qp, uint32_t rkey,
                               uint64_t va, uint64_t len, uint32_t access,
                               RocxMr **mr)
 {
-    if ((qp->access & access) != access) {
-        return ROCX_VERR_LKEY_ACCESS;
-    }
     return rocx_mr_check(c, rkey, qp->pdn, va, len, access, mr);
+}
+
+/*
+ * Whether the QP takes the request's operation at all.  An RDMA WRITE,
+ * READ or atomic the QP's access flags do not enable is an invalid
+ * request, not a remote access error (IBTA: a request the QP is not
+ * configured for is an unsupported operation, class C; rxe's
+ * check_op_valid() likewise): access errors are for what an R_Key
+ * reaches.  This device has no atomics, so they are never enabled.
+ */
+static bool rocx_resp_op_enabled(const RocxQp *qp, uint32_t opf)
+{
+    if (opf & ROCX_OPF_ATOMETH) {
+        return false;
+    }
+    if (opf & ROCX_OPF_WRITE) {
+        return qp->access & ROCX_ACCESS_REMOTE_WRITE;
+    }
+    if (opf & ROCX_OPF_READ) {
+        return qp->access & ROCX_ACCESS_REMOTE_READ;
+    }
+    return true;
 }
 
 static void rocx_resp_write(RocxCore *c, RocxQp *qp, const RocxPkt *p)
@@ -214,8 +237,7 @@ static void rocx_resp_write(RocxCore *c, RocxQp *qp, const RocxPkt *p)
         /* IB: a zero-length WRITE checks no R_Key (but the QP's rights). */
         verr = p->dmalen ? rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
                                           ROCX_ACCESS_REMOTE_WRITE, NULL) :
-               (qp->access & ROCX_ACCESS_REMOTE_WRITE) ? ROCX_VERR_NONE :
-               ROCX_VERR_LKEY_ACCESS;
+               ROCX_VERR_NONE;
         if (verr) {
             rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
             return;
@@ -295,8 +317,7 @@ static void rocx_resp_read(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     /* IB: a zero-length READ checks no R_Key (but the QP's rights). */
     verr = p->dmalen ? rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
                                       ROCX_ACCESS_REMOTE_READ, NULL) :
-           (qp->access & ROCX_ACCESS_REMOTE_READ) ? ROCX_VERR_NONE :
-           ROCX_VERR_LKEY_ACCESS;
+           ROCX_VERR_NONE;
     if (verr) {
         rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
         return;
@@ -381,7 +402,7 @@ void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     }
     if (!seq_ok || p->paylen > qp->mtu ||
         ((opf & ROCX_OPF_PAYLOAD) && !(opf & ROCX_OPF_LAST) &&
-         p->paylen != qp->mtu)) {
+         p->paylen != qp->mtu) || !rocx_resp_op_enabled(qp, opf)) {
         rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID, ROCX_VERR_NAK_INVALID,
                         false);
         return;

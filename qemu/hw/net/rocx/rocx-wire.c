@@ -62,9 +62,13 @@ static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
         [ROCX_OP_READ_RESP_ONLY]    = RR | F | L | ROCX_OPF_AETH,
         [ROCX_OP_ACK]               = V | ROCX_OPF_AETH,
         /*
-         * Atomics (AtomicETH, ATOMIC_ACK with AETH and AtomicAckETH) and
-         * SEND with invalidate (IETH) come with contract 1.2.
+         * Atomic requests are parsed so that the responder can refuse
+         * them as IB asks (NAK invalid request) rather than drop them;
+         * executing them, ATOMIC_ACK (AETH, AtomicAckETH) and SEND with
+         * invalidate (IETH) come with contract 1.2.
          */
+        [ROCX_OP_CMP_SWAP]          = RQ | F | L | ROCX_OPF_ATOMETH,
+        [ROCX_OP_FETCH_ADD]         = RQ | F | L | ROCX_OPF_ATOMETH,
     },
     /*
      * UC: SEND and WRITE as RC has them, no READ, no ACK.
