@@ -953,6 +953,179 @@ static void t_rel_nak_behind_read(void)
     CHECK_EQ(A->f->core.rdma.stats.retransmits, 0);
 }
 
+/* A's READ requests, kept instead of delivered, to hand to B by hand. */
+static uint8_t rd_req[6][ROCX_MAX_FRAME];
+static size_t rd_req_len[6];
+static unsigned nrd_req;
+static bool rd_hold;                    /* keep them from B as well */
+
+static bool keep_reads(TDev *from, uint8_t *buf, size_t *len)
+{
+    if (from == A && rocx_bth_opcode(rel_bth(buf)) == ROCX_OP_READ_REQ &&
+        nrd_req < ARRAY_SIZE(rd_req)) {
+        memcpy(rd_req[nrd_req], buf, *len);
+        rd_req_len[nrd_req++] = *len;
+        return !rd_hold;
+    }
+    return true;
+}
+
+/* Fix a captured frame's IPv4 checksum and ICRC after a change. */
+static void rel_refresh(uint8_t *f, size_t len)
+{
+    uint8_t *ip = f + ETH_HLEN, *bth = rel_bth(f);
+
+    stw_be_p(ip + 10, 0);
+    stw_be_p(ip + 10, net_raw_checksum(ip, ROCX_IPV4_HLEN));
+    rocx_icrc_put(f + len - ROCX_ICRC_LEN,
+                  rocx_icrc(ROCX_NET_ROCE_V2_IPV4, ip, bth,
+                            f + len - ROCX_ICRC_LEN));
+}
+
+static unsigned qp_errors(TDev *d, uint32_t qpn, uint64_t info)
+{
+    struct rocx_eqe *ev;
+    unsigned n = 0;
+
+    while ((ev = t_eq_next(d, 0))) {
+        n += le16toh(ev->type) == ROCX_EQE_QP_ERROR &&
+             le32toh(ev->data) == qpn && le64toh(ev->info) == info;
+    }
+    return n;
+}
+
+static void post_read(TRel *r, uint64_t off, uint32_t len)
+{
+    struct rocx_sge s = t_sge(&r->amr, off, len);
+
+    t_post_send(&r->qa, ROCX_WQE_RDMA_READ, ROCX_WQE_SIGNALED, &s, 1,
+                r->bmr.iova + off, r->bmr.key, 0);
+}
+
+/*
+ * Duplicate READ requests (issue 7, item 14).  One is answered again only
+ * if it asks for the rest of one of the responder's last
+ * max_dest_rd_atomic READs from its PSN (its "responder resources"), and
+ * its R_Key is checked again like a new one's; others are dropped.  The
+ * READs queued behind it are answered as well, not forgotten.
+ */
+static void t_rel_dup_read(void)
+{
+    TRel r;
+    TConn conn;
+    struct rocx_cqe e;
+    uint8_t f[ROCX_MAX_FRAME];
+    size_t len;
+    unsigned sent, i;
+
+    t_conn_default(&conn);
+    conn.mtu = 1;
+    conn.timeout = 0;                   /* what is lost stays lost */
+
+    /* Longer than the READ it repeats: dropped, not answered. */
+    nrd_req = 0;
+    rd_hold = false;
+    rel_setup(&r, 16 * T_PAGE, &conn);
+    t_fill(t_ptr(B, r.bbuf, 16 * T_PAGE), 16 * T_PAGE, 8);
+    wire.filter = keep_reads;
+    post_read(&r, 0, 100);
+    t_ring_sq(&r.qa);
+    t_pump();
+    CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_SUCCESS);
+    CHECK_EQ(nrd_req, 1);
+    len = rd_req_len[0];
+    memcpy(f, rd_req[0], len);
+    stl_be_p(rel_bth(f) + ROCX_BTH_LEN + ROCX_RETH_DMALEN, 4000);
+    rel_refresh(f, len);
+    sent = B->f->nframes;
+    t_inject(B, f, len);
+    t_pump();
+    CHECK_EQ(B->f->nframes, sent);
+    CHECK_EQ(t_stat(B, ROCX_STAT_ROCE_RX_DROPPED), 1);
+    /* As it was: answered again, once. */
+    t_inject(B, rd_req[0], len);
+    t_pump();
+    CHECK_EQ(B->f->nframes, sent + 1);
+    CHECK_EQ(qp_state(&r.qb), ROCX_QPS_RTS);
+    CHECK(!t_poll(&r.acq, &e));
+
+    /* Its MR is gone: NAK remote access error, not silence. */
+    CHECK_EQ(t_dereg_mr(B, r.bmr.key), ROCX_AQ_STS_OK);
+    t_inject(B, rd_req[0], len);
+    t_pump();
+    CHECK_EQ(B->f->core.rdma.stats.naks_sent, 1);
+    CHECK_EQ(qp_state(&r.qb), ROCX_QPS_ERR);
+    CHECK_EQ(qp_errors(B, r.qb.qpn, ROCX_VERR_BAD_LKEY), 1);
+
+    /*
+     * A stale duplicate arriving behind two newer READs: all three are
+     * answered, and A completes both new ones.
+     */
+    t_teardown();
+    t_setup();
+    nrd_req = 0;
+    rd_hold = false;
+    rel_setup(&r, 16 * T_PAGE, &conn);
+    t_fill(t_ptr(B, r.bbuf, 16 * T_PAGE), 16 * T_PAGE, 9);
+    wire.filter = keep_reads;
+    post_read(&r, 0, 100);
+    t_ring_sq(&r.qa);
+    t_pump();
+    CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_SUCCESS);
+    rd_hold = true;
+    post_read(&r, T_PAGE, 1000);
+    post_read(&r, 2 * T_PAGE, 1000);
+    t_ring_sq(&r.qa);
+    t_pump();
+    CHECK_EQ(nrd_req, 3);
+    t_inject(B, rd_req[1], rd_req_len[1]);
+    t_inject(B, rd_req[2], rd_req_len[2]);
+    t_inject(B, rd_req[0], rd_req_len[0]);
+    t_pump();
+    for (i = 0; i < 2; i++) {
+        CHECK(t_poll(&r.acq, &e));
+        CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+        CHECK_EQ(le16toh(e.wqe_idx), i + 1);
+    }
+    for (i = 0; i < 3; i++) {
+        CHECK(!memcmp(t_ptr(A, r.abuf + i * T_PAGE, i ? 1000 : 100),
+                      t_ptr(B, r.bbuf + i * T_PAGE, i ? 1000 : 100),
+                      i ? 1000 : 100));
+    }
+    CHECK_EQ(qp_state(&r.qa), ROCX_QPS_RTS);
+    CHECK_EQ(qp_state(&r.qb), ROCX_QPS_RTS);
+
+    /*
+     * Outside the window: after max_dest_rd_atomic (4) newer READs the
+     * first is no longer held, and a duplicate of it is dropped.
+     */
+    t_teardown();
+    t_setup();
+    nrd_req = 0;
+    rd_hold = false;
+    rel_setup(&r, 16 * T_PAGE, &conn);
+    wire.filter = keep_reads;
+    for (i = 0; i < 5; i++) {
+        post_read(&r, i * T_PAGE, 300);
+    }
+    t_ring_sq(&r.qa);
+    t_pump();
+    for (i = 0; i < 5; i++) {
+        CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_SUCCESS);
+    }
+    CHECK_EQ(nrd_req, 5);
+    sent = B->f->nframes;
+    t_inject(B, rd_req[1], rd_req_len[1]);
+    t_pump();
+    CHECK_EQ(B->f->nframes, sent + 2);          /* 300 bytes, MTU 256 */
+    t_inject(B, rd_req[0], rd_req_len[0]);
+    t_pump();
+    CHECK_EQ(B->f->nframes, sent + 2);
+    CHECK_EQ(t_stat(B, ROCX_STAT_ROCE_RX_DROPPED), 1);
+    CHECK_EQ(qp_state(&r.qb), ROCX_QPS_RTS);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 const TCase t_cases_rel[] = {
     T_CASE(rel_drop_each_frame),
     T_CASE(rel_lossy_big),
@@ -968,5 +1141,6 @@ const TCase t_cases_rel[] = {
     T_CASE(rel_read_gap),
     T_CASE(rel_nested_receive),
     T_CASE(rel_nak_behind_read),
+    T_CASE(rel_dup_read),
 };
 const unsigned t_ncases_rel = ARRAY_SIZE(t_cases_rel);

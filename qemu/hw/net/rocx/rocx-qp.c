@@ -246,7 +246,7 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome)
     qp->state = ROCX_QPS_ERR;
     qp->flushing = true;
     rocx_qp_stop_timers(qp);
-    qp->resp.rd_count = 0;
+    qp->resp.rd_count = qp->resp.rd_busy = 0;
     qp->resp.op = ROCX_RESP_IDLE;
     qp->resp.rwqe_valid = false;
     if (!qp->nak_final) {

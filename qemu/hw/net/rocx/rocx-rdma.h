@@ -159,13 +159,24 @@ typedef struct RocxSqSlot {
     uint32_t npkts;             /* PSNs the message uses */
 } RocxSqSlot;
 
-/* An RDMA READ the responder is answering. */
+/*
+ * An RDMA READ the responder accepted: one of its last max_dest_rd_atomic
+ * READs (its "responder resources"), which a duplicate request may ask
+ * for again from any of its PSNs, and the responses still to send.
+ */
 typedef struct RocxReadJob {
-    uint32_t psn;               /* of the next response packet */
-    uint64_t va;                /* of its first byte */
+    /* The request as accepted. */
+    uint32_t first_psn;         /* of its first response */
+    uint32_t npkts;             /* PSNs its responses take */
+    uint64_t va0;
     uint32_t rkey;
-    uint32_t left;              /* bytes still to send */
-    bool first;                 /* next packet is the first of the job */
+    uint32_t len;
+    /* Responses to send, while busy: from psn on, left bytes from va. */
+    bool busy;
+    bool first;                 /* the next one starts a run: FIRST, ONLY */
+    uint32_t psn;
+    uint64_t va;
+    uint32_t left;
 } RocxReadJob;
 
 enum RocxRespOp {
@@ -261,8 +272,9 @@ typedef struct RocxQp {
         uint32_t ack_psn;
         bool nak_sent;          /* no more NAKs until epsn arrives */
         uint32_t since_ack;
-        uint8_t rd_head;
+        /* READs held, oldest first; rd_busy of them have responses due. */
         uint8_t rd_count;
+        uint8_t rd_busy;
         RocxReadJob rd[ROCX_CORE_MAX_RD_ATOM];
     } resp;
 } RocxQp;

@@ -4,9 +4,11 @@
  * Executes the requests that arrive in PSN order: SENDs into receive
  * WQEs, RDMA WRITEs into memory regions (with immediate: consuming a
  * receive), RDMA READs by queueing responses.  A duplicate is
- * acknowledged again (a READ is executed again from its PSN); a gap gets
- * one sequence-error NAK; a request it cannot execute gets a NAK and
- * moves the QP to ERR; a SEND with no receive posted gets an RNR NAK.
+ * acknowledged again; a duplicate READ is executed again from its PSN if
+ * it repeats one of the last max_dest_rd_atomic READs (the responder
+ * resources), and dropped otherwise.  A gap gets one sequence-error NAK;
+ * a request it cannot execute gets a NAK and moves the QP to ERR; a SEND
+ * with no receive posted gets an RNR NAK.
  *
  * Nothing is sent from the receive path: it records what to answer and
  * schedules the QP, and rocx_resp_run() sends READ responses first and
@@ -29,7 +31,7 @@ void rocx_resp_reset(RocxQp *qp)
 
 bool rocx_resp_ready(RocxQp *qp)
 {
-    return qp->resp.rd_count || qp->resp.ack != ROCX_ACK_NONE;
+    return qp->resp.rd_busy || qp->resp.ack != ROCX_ACK_NONE;
 }
 
 static void rocx_resp_ack(RocxCore *c, RocxQp *qp, uint8_t kind,
@@ -291,22 +293,52 @@ static uint32_t rocx_resp_npkts(RocxQp *qp, uint32_t len)
     return len ? DIV_ROUND_UP(len, qp->mtu) : 1;
 }
 
-/* Queue the responses to a READ; false if the queue is full. */
+/* (Re)start a job's responses at psn: len bytes from va. */
+static void rocx_resp_read_start(RocxQp *qp, RocxReadJob *j, uint32_t psn,
+                                 uint64_t va, uint32_t len)
+{
+    if (!j->busy) {
+        j->busy = true;
+        qp->resp.rd_busy++;
+    }
+    j->first = true;
+    j->psn = psn;
+    j->va = va;
+    j->left = len;
+}
+
+/*
+ * Hold a new READ and queue its responses; false if max_dest_rd_atomic
+ * READs are being answered already.  The oldest READ whose responses are
+ * all sent makes room: the window is the last max_dest_rd_atomic READs,
+ * in PSN order.
+ */
 static bool rocx_resp_read_queue(RocxQp *qp, const RocxPkt *p)
 {
+    unsigned max = MAX(qp->max_dest_rd_atomic, 1), i;
     RocxReadJob *j;
 
-    if (qp->resp.rd_count >= MAX(qp->max_dest_rd_atomic, 1)) {
+    if (qp->resp.rd_busy >= max) {
         return false;
     }
-    j = &qp->resp.rd[(qp->resp.rd_head + qp->resp.rd_count) %
-                     ROCX_CORE_MAX_RD_ATOM];
-    j->psn = p->psn;
-    j->va = p->va;
+    if (qp->resp.rd_count >= max) {
+        /* rd_busy < max <= rd_count: one of them is idle. */
+        i = 0;
+        while (i + 1 < qp->resp.rd_count && qp->resp.rd[i].busy) {
+            i++;
+        }
+        memmove(&qp->resp.rd[i], &qp->resp.rd[i + 1],
+                (qp->resp.rd_count - i - 1) * sizeof(qp->resp.rd[0]));
+        qp->resp.rd_count--;
+    }
+    j = &qp->resp.rd[qp->resp.rd_count++];
+    memset(j, 0, sizeof(*j));
+    j->first_psn = p->psn;
+    j->npkts = rocx_resp_npkts(qp, p->dmalen);
+    j->va0 = p->va;
     j->rkey = p->rkey;
-    j->left = p->dmalen;
-    j->first = true;
-    qp->resp.rd_count++;
+    j->len = p->dmalen;
+    rocx_resp_read_start(qp, j, p->psn, p->va, p->dmalen);
     return true;
 }
 
@@ -336,26 +368,67 @@ static void rocx_resp_read(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     rocx_qp_schedule(c, qp);
 }
 
-/* A READ we answered before: answer again from its PSN on. */
+/*
+ * The held READ a duplicate request repeats: its PSN is one of the READ's,
+ * and it asks for the rest of it from there (same R_Key, the address and
+ * length that PSN stands for), as a requester resuming a READ does.
+ */
+static RocxReadJob *rocx_resp_dup_job(RocxQp *qp, const RocxPkt *p)
+{
+    unsigned i;
+
+    for (i = 0; i < qp->resp.rd_count; i++) {
+        RocxReadJob *j = &qp->resp.rd[i];
+        uint32_t n = (p->psn - j->first_psn) & ROCX_PSN_MASK;
+        uint64_t off = (uint64_t)n * qp->mtu;
+
+        if (n >= j->npkts ||
+            rocx_psn_diff(rocx_psn_add(j->first_psn, j->npkts),
+                          qp->resp.epsn) > 0) {
+            continue;   /* not this one's, or held since before a wrap */
+        }
+        if (p->rkey != j->rkey || p->va != j->va0 + off ||
+            p->dmalen != j->len - off) {
+            return NULL;
+        }
+        return j;
+    }
+    return NULL;
+}
+
+/*
+ * A READ we answered (or are answering): answer again from its PSN on.
+ * Only a held READ is answered again; its responses go out before those
+ * of later READs still queued, which stay queued.
+ */
 static void rocx_resp_dup_read(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 {
-    if (p->dmalen && rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
-                                    ROCX_ACCESS_REMOTE_READ, NULL)) {
+    RocxReadJob *j = rocx_resp_dup_job(qp, p);
+    uint8_t verr;
+
+    if (!j) {
+        /* Outside the responder resources, or not a repeat of ours. */
+        rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
         return;
     }
-    /* Responses from that PSN on are being asked for again. */
-    while (qp->resp.rd_count) {
-        RocxReadJob *j = &qp->resp.rd[(qp->resp.rd_head + qp->resp.rd_count -
-                                       1) % ROCX_CORE_MAX_RD_ATOM];
-
-        if (rocx_psn_diff(j->psn, p->psn) < 0) {
-            break;
-        }
-        qp->resp.rd_count--;
+    /* Checked as a new READ is: the QP's rights and the MR may be gone. */
+    if (!rocx_resp_op_enabled(qp, p->opf)) {
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID, ROCX_VERR_NAK_INVALID,
+                        false);
+        return;
     }
-    if (rocx_resp_read_queue(qp, p)) {
-        rocx_qp_schedule(c, qp);
+    verr = p->dmalen ? rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
+                                      ROCX_ACCESS_REMOTE_READ, NULL) :
+           ROCX_VERR_NONE;
+    if (verr) {
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
+        return;
     }
+    /* Responses still due from an earlier PSN cover it already. */
+    if (!j->busy || rocx_psn_diff(p->psn, j->psn) < 0) {
+        rocx_resp_read_start(qp, j, p->psn, p->va, p->dmalen);
+    }
+    rocx_qp_schedule(c, qp);
 }
 
 void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
@@ -432,21 +505,30 @@ void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     }
 }
 
-/* Send one response packet of the READ at the head of the queue. */
+/*
+ * Send one response packet of the oldest READ with responses due (a READ
+ * asked for again goes before later ones, keeping PSN order).
+ */
 static void rocx_resp_read_pkt(RocxCore *c, RocxQp *qp)
 {
-    RocxReadJob *j = &qp->resp.rd[qp->resp.rd_head];
-    uint32_t len = MIN(j->left, qp->mtu);
-    bool last = j->left <= qp->mtu;
+    RocxReadJob *j = qp->resp.rd;
+    uint32_t len;
+    bool last;
     RocxTx tx = {
-        .psn = j->psn,
-        .paylen = len,
         .syndrome = ROCX_AETH_ACK | ROCX_AETH_CREDITS_NONE,
         .msn = qp->resp.msn,
     };
     RocxMr *mr;
     uint8_t verr;
 
+    /* rd_busy says one is. */
+    while (!j->busy && j + 1 < qp->resp.rd + qp->resp.rd_count) {
+        j++;
+    }
+    len = MIN(j->left, qp->mtu);
+    last = j->left <= qp->mtu;
+    tx.psn = j->psn;
+    tx.paylen = len;
     tx.opcode = j->first && last ? ROCX_OP_READ_RESP_ONLY :
                 j->first ? ROCX_OP_READ_RESP_FIRST :
                 last ? ROCX_OP_READ_RESP_LAST : ROCX_OP_READ_RESP_MIDDLE;
@@ -471,9 +553,10 @@ static void rocx_resp_read_pkt(RocxCore *c, RocxQp *qp)
     j->left -= len;
     j->first = false;
     if (last) {
-        qp->resp.rd_head = (qp->resp.rd_head + 1) % ROCX_CORE_MAX_RD_ATOM;
-        qp->resp.rd_count--;
+        j->busy = false;
+        qp->resp.rd_busy--;
     }
+    /* Last: a looped-back response may end this QP. */
     rocx_wire_send(c, qp, &tx);
 }
 
@@ -507,12 +590,12 @@ unsigned rocx_resp_run(RocxCore *c, RocxQp *qp, unsigned budget)
         return sent;
     }
     /* READ responses first: an ACK after them must not overtake them. */
-    while (qp->resp.rd_count && sent < budget &&
+    while (qp->resp.rd_busy && sent < budget &&
            qp->state != ROCX_QPS_ERR) {
         rocx_resp_read_pkt(c, qp);
         sent++;
     }
-    if (!qp->resp.rd_count && qp->resp.ack != ROCX_ACK_NONE &&
+    if (!qp->resp.rd_busy && qp->resp.ack != ROCX_ACK_NONE &&
         sent < budget) {
         rocx_resp_ack_pkt(c, qp);
         sent++;
