@@ -106,6 +106,23 @@ static void rocx_comp_progress(RocxCore *c, RocxQp *qp)
 }
 
 /*
+ * Whether an acknowledged psn reaches packet n of the WQE starting at
+ * first, given that it is at most one before first (every WQE before
+ * that one is complete, so psn acknowledges at least their last PSN).
+ * A WQE may take 2^23 PSNs (IB's largest message at MTU 256), too many
+ * for a signed distance from its start.  The offset from first is exact:
+ * psn is never as far as 2^24 - 1 past first (the WQE's PSNs and the
+ * window of later ones in flight), so only the PSN before first gives
+ * that offset.
+ */
+static bool rocx_comp_reached(uint32_t psn, uint32_t first, uint32_t n)
+{
+    uint32_t off = rocx_psn_off(psn, first);
+
+    return off != ROCX_PSN_MASK && off >= n;
+}
+
+/*
  * Everything up to and including psn is acknowledged.  Returns false for
  * an implied NAK: psn covers READ responses that never arrived.
  */
@@ -118,8 +135,11 @@ static bool rocx_comp_ack(RocxCore *c, RocxQp *qp, uint32_t psn)
         RocxSqSlot *s = rocx_comp_slot(qp, qp->req.ci);
 
         if (s->opcode == ROCX_WQE_RDMA_READ) {
-            /* Its data comes in responses; an ACK does not complete it. */
-            implied = rocx_psn_diff(psn, s->first_psn) >= 0 &&
+            /*
+             * Its data comes in responses; an ACK does not complete it,
+             * and one that covers its unanswered PSNs is an implied NAK.
+             */
+            implied = rocx_comp_reached(psn, s->first_psn, 0) &&
                       rocx_psn_diff(psn, qp->req.psn_una) >= 0;
             if (implied && rocx_psn_diff(s->first_psn,
                                          qp->req.psn_una) > 0) {
@@ -127,7 +147,7 @@ static bool rocx_comp_ack(RocxCore *c, RocxQp *qp, uint32_t psn)
             }
             break;
         }
-        if (rocx_psn_diff(psn, s->first_psn) < (int32_t)s->npkts - 1) {
+        if (!rocx_comp_reached(psn, s->first_psn, s->npkts - 1)) {
             break;
         }
         rocx_comp_oldest(c, qp, ROCX_WC_SUCCESS, ROCX_VERR_NONE);
@@ -188,7 +208,7 @@ static void rocx_comp_read_resp(RocxCore *c, RocxQp *qp, const RocxPkt *p)
         goto drop;
     }
     s = rocx_comp_slot(qp, qp->req.ci);
-    n = rocx_psn_diff(psn, s->first_psn);
+    n = rocx_psn_off(psn, s->first_psn);
     if (s->opcode != ROCX_WQE_RDMA_READ || n >= s->npkts) {
         goto drop;
     }
@@ -197,9 +217,12 @@ static void rocx_comp_read_resp(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     want = MIN(qp->mtu, s->length - off);
     /*
      * A READ asked for again from the middle is answered FIRST (or ONLY)
-     * from there, so FIRST may come anywhere; LAST only at the end.
+     * from there, so FIRST may come anywhere; LAST only where a request
+     * ends: at the end, or of a part of a long READ.
      */
-    if (!!(p->opf & ROCX_OPF_LAST) != last || p->paylen != want) {
+    if (!!(p->opf & ROCX_OPF_LAST) != (n + 1 == rocx_read_req_end(n,
+                                                                 s->npkts)) ||
+        p->paylen != want) {
         rocx_comp_error(c, qp, ROCX_WC_BAD_RESP_ERR, ROCX_VERR_NONE);
         return;
     }

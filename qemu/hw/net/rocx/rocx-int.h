@@ -55,10 +55,34 @@ static inline uint32_t rocx_psn_add(uint32_t psn, uint32_t n)
     return (psn + n) & ROCX_PSN_MASK;
 }
 
-/* a - b as a signed distance in the 24-bit PSN space. */
+/*
+ * a - b as a signed distance in the 24-bit PSN space: right for PSNs less
+ * than 2^23 apart, which every two PSNs of the window in flight are.
+ */
 static inline int32_t rocx_psn_diff(uint32_t a, uint32_t b)
 {
     return (int32_t)(((a - b) & ROCX_PSN_MASK) << 8) >> 8;
+}
+
+/*
+ * How many PSNs psn is past first, when it is not before it: a packet's
+ * place in its message.  A message of IB's largest size at MTU 256 takes
+ * 2^23 PSNs, so its end is no signed distance from its start.
+ */
+static inline uint32_t rocx_psn_off(uint32_t psn, uint32_t first)
+{
+    return (psn - first) & ROCX_PSN_MASK;
+}
+
+/*
+ * A READ of more than ROCX_READ_MAX_PKTS responses (IB's largest at MTU
+ * 256 has 2^23) is asked for in parts of that many, one READ request
+ * each, so that no request moves the next PSN by half the PSN space.
+ * The request that asks for response n of a READ of npkts ends here.
+ */
+static inline uint32_t rocx_read_req_end(uint32_t n, uint32_t npkts)
+{
+    return MIN(npkts, (n / ROCX_READ_MAX_PKTS + 1) * ROCX_READ_MAX_PKTS);
 }
 
 /* ---- Core services (rocx-core.c) ---- */

@@ -59,6 +59,12 @@
 /* Requester: send WQEs in flight and unacknowledged PSNs per QP. */
 #define ROCX_REQ_MAX_WQES           32
 #define ROCX_REQ_WINDOW             512
+/*
+ * Responses one READ request asks for at most (rocx_read_req_end()); a
+ * READ of more is asked for in parts, each when the one before it is
+ * answered, so PSNs in flight stay within 2^22 + ROCX_REQ_WINDOW.
+ */
+#define ROCX_READ_MAX_PKTS          (1u << 22)
 /* AckReq every this many packets of a long message; responder likewise. */
 #define ROCX_ACK_INTERVAL           16
 /*

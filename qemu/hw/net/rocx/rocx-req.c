@@ -4,7 +4,8 @@
  * Fetches send WQEs from the SQ (checking each one: its index, opcode,
  * SGEs or inline data, every local key), cuts messages into packets of
  * the path MTU, numbers them with PSNs and sends them, within a window of
- * ROCX_REQ_WINDOW unacknowledged PSNs and ROCX_REQ_MAX_WQES WQEs.  After
+ * ROCX_REQ_WINDOW unacknowledged PSNs and ROCX_REQ_MAX_WQES WQEs (a READ
+ * asks for at most ROCX_READ_MAX_PKTS responses per request).  After
  * a loss the completer moves the send position back to the oldest
  * unacknowledged PSN (go-back-N); the WQE is fetched again from the SQ,
  * where it stays until its completion is written.
@@ -171,11 +172,16 @@ static uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s,
     uint8_t err;
 
     if (s->opcode == ROCX_WQE_RDMA_READ) {
-        /* One request for the rest of the message (all of it at first). */
+        /*
+         * One request for the rest of the message (all of it at first),
+         * or of its part of ROCX_READ_MAX_PKTS responses.
+         */
+        uint64_t end = (uint64_t)rocx_read_req_end(n, s->npkts) * qp->mtu;
+
         tx.opcode = ROCX_OP_READ_REQ;
         tx.va = w->raddr + off;
         tx.rkey = w->rkey;
-        tx.dmalen = s->length - off;
+        tx.dmalen = MIN(end, s->length) - off;
         rocx_wire_send(c, qp, &tx);
         return ROCX_VERR_NONE;
     }
@@ -285,7 +291,16 @@ bool rocx_req_ready(RocxQp *qp)
     }
     /* Resending what is in flight never waits for a completion. */
     if (qp->req.cur != qp->req.next) {
-        return true;
+        RocxSqSlot *s = rocx_req_slot(qp, qp->req.cur);
+
+        /*
+         * The next part of a long READ waits until the part before it is
+         * answered: the responder takes it as a READ of its own, and PSNs
+         * in flight stay within 2^22 of each other.
+         */
+        return s->opcode != ROCX_WQE_RDMA_READ ||
+               qp->req.cur_psn == s->first_psn ||
+               qp->req.cur_psn == qp->req.psn_una;
     }
     return !qp->req.blocked && qp->req.next != qp->sq_pi &&
            (uint16_t)(qp->req.next - qp->req.ci) < ROCX_REQ_MAX_WQES;
@@ -318,7 +333,7 @@ unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
                 break;
             }
         }
-        n = rocx_psn_diff(qp->req.cur_psn, s->first_psn);
+        n = rocx_psn_off(qp->req.cur_psn, s->first_psn);
         err = rocx_req_send_pkt(c, qp, s, n);
         if (err) {
             /* An MR went away under a message in flight. */
@@ -334,11 +349,12 @@ unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
             rocx_req_timer_start(c, qp);
         }
         if (s->opcode == ROCX_WQE_RDMA_READ) {
-            qp->req.cur_psn = rocx_psn_add(s->first_psn, s->npkts);
+            qp->req.cur_psn = rocx_psn_add(s->first_psn,
+                                           rocx_read_req_end(n, s->npkts));
         } else {
             qp->req.cur_psn = rocx_psn_add(qp->req.cur_psn, 1);
         }
-        if (rocx_psn_diff(qp->req.cur_psn, s->first_psn) >= (int32_t)s->npkts) {
+        if (rocx_psn_off(qp->req.cur_psn, s->first_psn) >= s->npkts) {
             qp->req.cur++;
         }
         if (rocx_psn_diff(qp->req.cur_psn, qp->req.psn_next) > 0) {
@@ -357,11 +373,12 @@ void rocx_req_seek(RocxQp *qp)
 {
     uint16_t idx;
 
+    /* The first WQE that ends after it (ends are in the window). */
     for (idx = qp->req.ci; idx != qp->req.next; idx++) {
         RocxSqSlot *s = rocx_req_slot(qp, idx);
 
-        if (rocx_psn_diff(qp->req.psn_una, s->first_psn) <
-            (int32_t)s->npkts) {
+        if (rocx_psn_diff(qp->req.psn_una,
+                          rocx_psn_add(s->first_psn, s->npkts)) < 0) {
             break;
         }
     }
