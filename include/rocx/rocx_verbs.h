@@ -165,6 +165,7 @@ enum rocx_vendor_err {
 	ROCX_VERR_NAK_OPERATION		= 9,	/* peer NAKed: remote operation error */
 	ROCX_VERR_TIMEOUT		= 10,	/* local ACK timeout, retries used up */
 	ROCX_VERR_RNR			= 11,	/* RNR NAKs, retries used up */
+	ROCX_VERR_PATH_MTU		= 12,	/* port MTU now below the path MTU */
 };
 
 /* ======================= Queue pairs ======================= */
@@ -263,6 +264,18 @@ struct rocx_av {
 	__u8 traffic_class;	/* DSCP [7:2], ECN [1:0] */
 	__u8 net_type;		/* enum rocx_net_type */
 };
+
+/*
+ * Path MTU n (1..5) is 128 << n bytes of payload per packet.  Around it a
+ * RoCE packet carries at most ROCX_ROCE_MTU_OVERHEAD bytes of headers
+ * inside the port's L3 MTU: IPv6 or the GRH 40, UDP 8, BTH 12, XRCETH 4,
+ * AtomicETH 28 (the most any opcode adds), ICRC 4; the Ethernet header and
+ * a VLAN tag are outside the MTU.  A path MTU fits a port of MTU m when
+ * ROCX_PATH_MTU_BYTES(n) + ROCX_ROCE_MTU_OVERHEAD <= m: the IB MTUs up to
+ * the port's active MTU, as ib_core's iboe_get_mtu() computes it.
+ */
+#define ROCX_PATH_MTU_BYTES(n)		(128u << (n))
+#define ROCX_ROCE_MTU_OVERHEAD		96
 
 struct rocx_qp_attr {
 	__le32 valid;		/* ROCX_QP_ATTR_* (MODIFY_QP) */

@@ -158,9 +158,11 @@ static void setup(uint8_t mtu)
         c.create_eq.log_depth = 4;
         aq(&c);
     }
+    /* A port MTU every path MTU fits in (MODIFY_QP checks). */
     c = cmd(ROCX_AQ_OP_SET_PORT);
-    c.set_port.valid = htole32(ROCX_PORT_SET_ADMIN);
+    c.set_port.valid = htole32(ROCX_PORT_SET_ADMIN | ROCX_PORT_SET_MTU);
     c.set_port.admin_up = 1;
+    c.set_port.mtu = htole16(ROCX_MAX_MTU);
     aq(&c);
     c = cmd(ROCX_AQ_OP_SET_GID);
     c.set_gid.type = ROCX_GID_TYPE_ROCE_V2;

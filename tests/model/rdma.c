@@ -122,6 +122,15 @@ void t_db(TDev *d, unsigned page, unsigned reg, uint32_t qid, uint16_t idx,
                        qid | (uint64_t)idx << 32 | flags, 8);
 }
 
+unsigned t_set_port_mtu(TDev *d, uint16_t mtu)
+{
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_SET_PORT);
+
+    c.set_port.valid = htole32(ROCX_PORT_SET_MTU);
+    c.set_port.mtu = htole16(mtu);
+    return t_aq(d, &c, NULL);
+}
+
 struct rocx_eqe *t_eq_next(TDev *d, unsigned eqn)
 {
     uint32_t ci = d->eq_ci[eqn];
@@ -185,6 +194,8 @@ static TDev *t_dev_new(unsigned id)
         c.create_eq.vector = i;
         CHECK_EQ(t_aq(d, &c, NULL), ROCX_AQ_STS_OK);
     }
+    /* A port MTU every path MTU fits in (the device checks them). */
+    t_set_port_mtu(d, ROCX_MAX_MTU);
     c = t_cmd(ROCX_AQ_OP_SET_PORT);
     c.set_port.valid = htole32(ROCX_PORT_SET_ADMIN);
     c.set_port.admin_up = 1;

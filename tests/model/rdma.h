@@ -69,6 +69,8 @@ unsigned t_aq(TDev *d, union rocx_aq_cmd *c, uint32_t *result);
 union rocx_aq_cmd t_cmd(uint16_t op);
 void t_db(TDev *d, unsigned page, unsigned reg, uint32_t qid, uint16_t idx,
           uint64_t flags);
+/* SET_PORT with only an MTU; returns the status. */
+unsigned t_set_port_mtu(TDev *d, uint16_t mtu);
 /* Next event of EQ eqn, or NULL; consumes it. */
 struct rocx_eqe *t_eq_next(TDev *d, unsigned eqn);
 

@@ -792,6 +792,135 @@ static void t_reset_frees_objects(void)
     }
 }
 
+/*
+ * Path MTU against the port's MTU (issue 7, item 13): a path MTU p fits a
+ * port of MTU m (L3 bytes) if p + ROCX_ROCE_MTU_OVERHEAD <= m, the RoCE
+ * headers around p bytes of payload at most: ib_core's active MTU for m.
+ * MODIFY_QP refuses one that does not fit (INVALID); a SET_PORT that
+ * lowers the MTU below a live QP's path MTU moves it to ERR at once with
+ * QP_ERROR(PATH_MTU) and flushes it; other QPs keep going.
+ */
+static unsigned qp_rtr(TQp *qp, TQp *peer, uint8_t path_mtu)
+{
+    struct rocx_qp_attr a;
+
+    memset(&a, 0, sizeof(a));
+    a.valid = htole32(ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_AV |
+                      ROCX_QP_ATTR_PATH_MTU | ROCX_QP_ATTR_DEST_QPN |
+                      ROCX_QP_ATTR_RQ_PSN);
+    a.state = ROCX_QPS_RTR;
+    t_av(qp->d, peer->d, ROCX_NET_ROCE_V2_IPV4, &a.av);
+    a.path_mtu = path_mtu;
+    a.dest_qpn = htole32(peer->qpn);
+    return t_modify(qp, &a);
+}
+
+static uint8_t qp_state_of(TQp *qp)
+{
+    struct rocx_qp_attr a;
+
+    CHECK_EQ(t_query(qp, &a), ROCX_AQ_STS_OK);
+    return a.state;
+}
+
+static void t_qp_path_mtu(void)
+{
+    static const struct {
+        uint16_t port;
+        uint8_t largest;        /* largest path MTU it takes, 0: none */
+    } v[] = {
+        { ROCX_MIN_MTU, 0 }, { 351, 0 }, { 352, 1 }, { 607, 1 },
+        { 608, 2 }, { 1119, 2 }, { 1120, 3 }, { 1500, 3 }, { 2143, 3 },
+        { 2144, 4 }, { 4191, 4 }, { 4192, 5 }, { ROCX_MAX_MTU, 5 },
+    };
+    TCq cq, bcq;
+    TQp qp, peer, q[3];
+    TConn conn;
+    struct rocx_sge s = { 0 };
+    struct rocx_cqe e;
+    struct rocx_eqe *ev;
+    unsigned i, m, errs = 0;
+
+    CHECK_EQ(ROCX_ROCE_MTU_OVERHEAD, 96);
+    CHECK_EQ(t_create_cq(A, &cq, 6, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(B, &bcq, 6, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(A, &qp, &cq, &cq, 4, 4, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(B, &peer, &bcq, &bcq, 4, 4, 0), ROCX_AQ_STS_OK);
+    for (i = 0; i < ARRAY_SIZE(v); i++) {
+        CHECK_EQ(t_set_port_mtu(A, v[i].port), ROCX_AQ_STS_OK);
+        for (m = 1; m <= 5; m++) {
+            unsigned want = m <= v[i].largest ? ROCX_AQ_STS_OK :
+                            ROCX_AQ_STS_INVALID;
+
+            CHECK_EQ(t_to_state(&qp, ROCX_QPS_RESET), ROCX_AQ_STS_OK);
+            CHECK_EQ(t_to_state(&qp, ROCX_QPS_INIT), ROCX_AQ_STS_OK);
+            CHECK_EQ(qp_rtr(&qp, &peer, m), want);
+            CHECK_EQ(qp_state_of(&qp),
+                     want ? ROCX_QPS_INIT : ROCX_QPS_RTR);
+            if (case_failures) {
+                fprintf(stderr, "    (port MTU %u, path MTU %u)\n",
+                        v[i].port, 128u << m);
+                return;
+            }
+        }
+    }
+    CHECK_EQ(A->f->gerrs, 0);
+
+    /*
+     * Live QPs at path MTU 4096 (RTS, with work posted; RTR) and 2048
+     * (RTS), one in INIT: the port goes to 4191.
+     */
+    t_teardown();
+    t_setup();
+    CHECK_EQ(t_create_cq(A, &cq, 6, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(B, &bcq, 6, 0, 1), ROCX_AQ_STS_OK);
+    for (i = 0; i < 3; i++) {
+        TQp b;
+
+        CHECK_EQ(t_create_qp(A, &q[i], &cq, &cq, 4, 4, 0), ROCX_AQ_STS_OK);
+        CHECK_EQ(t_create_qp(B, &b, &bcq, &bcq, 4, 4, 0), ROCX_AQ_STS_OK);
+        t_conn_default(&conn);
+        conn.mtu = i == 1 ? 4 : 5;
+        if (i < 2) {
+            t_connect(&q[i], &b, &conn);
+        } else {
+            CHECK_EQ(t_to_state(&q[i], ROCX_QPS_INIT), ROCX_AQ_STS_OK);
+            CHECK_EQ(qp_rtr(&q[i], &b, 5), ROCX_AQ_STS_OK);
+        }
+    }
+    CHECK_EQ(t_create_qp(A, &qp, &cq, &cq, 4, 4, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_to_state(&qp, ROCX_QPS_INIT), ROCX_AQ_STS_OK);
+    t_post_recv(&q[0], &s, 1);
+    t_ring_rq(&q[0]);
+    /* Exactly 4096 + 96: still fits. */
+    CHECK_EQ(t_set_port_mtu(A, 4192), ROCX_AQ_STS_OK);
+    t_pump();
+    CHECK(!t_eq_next(A, 0));
+    CHECK_EQ(t_set_port_mtu(A, 4191), ROCX_AQ_STS_OK);
+    t_pump();
+    while ((ev = t_eq_next(A, 0))) {
+        CHECK_EQ(le16toh(ev->type), ROCX_EQE_QP_ERROR);
+        CHECK_EQ(le64toh(ev->info), ROCX_VERR_PATH_MTU);
+        CHECK(le32toh(ev->data) == q[0].qpn || le32toh(ev->data) == q[2].qpn);
+        errs++;
+    }
+    CHECK_EQ(errs, 2);
+    CHECK_EQ(qp_state_of(&q[0]), ROCX_QPS_ERR);
+    CHECK_EQ(qp_state_of(&q[1]), ROCX_QPS_RTS);
+    CHECK_EQ(qp_state_of(&q[2]), ROCX_QPS_ERR);
+    CHECK_EQ(qp_state_of(&qp), ROCX_QPS_INIT);
+    /* The receive posted to the QP that failed is flushed. */
+    CHECK(t_poll(&cq, &e));
+    CHECK_EQ(le32toh(e.src_qp_status) >> 24, ROCX_WC_WR_FLUSH_ERR);
+    CHECK(!t_poll(&cq, &e));
+    /* A higher MTU later brings nothing back, and changes nothing. */
+    CHECK_EQ(t_set_port_mtu(A, ROCX_MAX_MTU), ROCX_AQ_STS_OK);
+    t_pump();
+    CHECK(!t_eq_next(A, 0));
+    CHECK_EQ(qp_state_of(&q[0]), ROCX_QPS_ERR);
+    CHECK_EQ(qp_state_of(&q[1]), ROCX_QPS_RTS);
+}
+
 const TCase t_cases_obj[] = {
     T_CASE(mr_keys),
     T_CASE(mr_levels_and_limits),
@@ -802,6 +931,7 @@ const TCase t_cases_obj[] = {
     T_CASE(cq_overflow),
     T_CASE(qp_create_errors),
     T_CASE(qp_state_machine),
+    T_CASE(qp_path_mtu),
     T_CASE(qp_flush),
     T_CASE(qp_destroy_stops_dma),
     T_CASE(reset_frees_objects),

@@ -10,7 +10,8 @@
 # from several threads and processes while traffic runs, and checks that
 # a QP given a just-freed qpn gets all its completions.  ibv_rc_pingpong runs at path MTU 1024 and 4096 (netdev MTU
 # 9000) with messages of 1 B, 4 KiB and 1 MiB, with --chk and once with
-# --events.  Last, rocx_ib is removed while a process holds QPs, CQs and
+# --events.  Then the netdev MTU drops under QPs at path MTU 4096, which
+# must fail.  Last, rocx_ib is removed while a process holds QPs, CQs and
 # MRs.
 #
 # --chk (-c) in ibverbs-utils 44: the client zeroes the first byte of
@@ -226,6 +227,33 @@ if [ "$ROCX_NGUESTS" -eq 2 ]; then
 	pp_pair 1b-4096 19031 1 200 4096
 	pp_pair 4k-4096 19032 4096 200 4096
 	pp_pair 1m-4096 19033 1048576 10 4096
+fi
+
+# QPs at path MTU 4096 while the netdev MTU drops to 1500, too small for
+# it: the device ends them (QP_FATAL), and refuses a new one that path MTU.
+# (Started directly, so that $! is its PID; its TAP lines count.)
+if [ "$me" -eq 0 ]; then
+	LD_LIBRARY_PATH=$ROCX_RDMA/lib "$verbs" -d "$ibdev" -M -m 4096 \
+		>/tmp/mtu.log 2>&1 &
+	mtu_pid=$!
+	if t "QPs at path MTU 4096" \
+		wait_for 60 grep -q '^# mtu holding' /tmp/mtu.log; then
+		t "netdev MTU 1500 under them" ip link set "$dev" mtu 1500
+		kill -USR1 "$mtu_pid"
+	else
+		kill "$mtu_pid" 2>/dev/null
+	fi
+	wait "$mtu_pid"
+	rc=$?
+	cat /tmp/mtu.log
+	if [ "$rc" -ne 0 ]; then
+		ROCX_FAILED=$((ROCX_FAILED + 1))
+		grep -q '^not ok' /tmp/mtu.log ||
+			t_not_ok "verbs: mtu exited $rc without a failed check"
+	fi
+	t "rocx_ib logged the path MTU failure" sh -c \
+		"dmesg | grep -q 'path MTU no longer fits'"
+	set_mtu 9000
 fi
 
 # A process holds connected QPs, CQs and MRs while rocx_ib goes away:

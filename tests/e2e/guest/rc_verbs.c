@@ -13,6 +13,11 @@
  *   rocx_verbs_test -H              hold connected QPs, CQs and MRs until
  *                                   SIGUSR1, then use and release them
  *                                   (the device may be gone by then)
+ *   rocx_verbs_test -M -m MTU       two QPs of one device at path MTU MTU
+ *                                   until SIGUSR1, sent once the netdev
+ *                                   MTU is too small for it: both must
+ *                                   have failed, and a new QP must refuse
+ *                                   that path MTU
  * Options: -d DEV (default: the first rocx device), -g GID_INDEX (default:
  * the first RoCE v2 IPv4 GID), -p PORT (TCP port, default 18600), -m MTU
  * (256..4096, default 1024), -t SECONDS (completion timeout, default 30).
@@ -1422,6 +1427,102 @@ static void run_hold(struct peer *p)
 	ok(true, "hold: objects used and released after SIGUSR1");
 }
 
+/* ---- Path MTU and the port's MTU ---- */
+
+/* Wait for IBV_EVENT_QP_FATAL of both QPs, passing over port events. */
+static bool wait_fatal2(struct dev *d, struct ibv_qp *a, struct ibv_qp *b)
+{
+	struct pollfd pfd = { .fd = d->ctx->async_fd, .events = POLLIN };
+	uint64_t end = now_ms() + timeout_s * 1000ull;
+	struct ibv_async_event ev;
+	bool got_a = false, got_b = false, bad = false;
+	int64_t left;
+
+	while (!(got_a && got_b) && !bad && (left = end - now_ms()) > 0) {
+		if (poll(&pfd, 1, left) != 1 || ibv_get_async_event(d->ctx, &ev))
+			continue;
+		switch (ev.event_type) {
+		case IBV_EVENT_PORT_ACTIVE:
+		case IBV_EVENT_PORT_ERR:
+		case IBV_EVENT_GID_CHANGE:
+			break;
+		case IBV_EVENT_QP_FATAL:
+			got_a |= ev.element.qp == a;
+			got_b |= ev.element.qp == b;
+			break;
+		default:
+			diag("async event %s, want QP_FATAL",
+			     ibv_event_type_str(ev.event_type));
+			bad = true;
+		}
+		ibv_ack_async_event(&ev);
+	}
+	return got_a && got_b;
+}
+
+static int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	return ibv_query_qp(qp, &a, IBV_QP_STATE, &init) ? -1 : (int)a.qp_state;
+}
+
+/*
+ * Two QPs connected at the path MTU -m asks for; once the script has made
+ * the netdev MTU too small for it (SIGUSR1), the device has moved both to
+ * ERR, and the path MTU is refused for a new QP while 1024 is not.
+ */
+static void run_mtu(struct peer *p)
+{
+	struct ep_info r, self;
+	struct ep e = {}, n = {};
+	enum ibv_mtu mtu = p->d->mtu;
+	sigset_t set;
+	int sig, err;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	err = connect_pair(p, &e, &r, 14, 7);
+	ok(!err, "mtu: two QPs at path MTU %d (%s)", 128 << mtu,
+	   err ? strerror(err) : "ok");
+	if (err)
+		return;
+	test_write(p, &e, &r, 64 * 1024, 90);
+	printf("# mtu holding\n");
+	fflush(stdout);
+	sig = sigtimedwait(&set, NULL,
+			   &(struct timespec){ .tv_sec = 10 * timeout_s });
+	ok(sig == SIGUSR1, "mtu: SIGUSR1 arrived");
+	ok(wait_fatal2(p->d, e.qp, p->e.qp),
+	   "mtu: both QPs report IBV_EVENT_QP_FATAL");
+	ok(qp_state(e.qp) == IBV_QPS_ERR && qp_state(p->e.qp) == IBV_QPS_ERR,
+	   "mtu: both QPs are in ERR (%d, %d)", qp_state(e.qp),
+	   qp_state(p->e.qp));
+
+	err = ep_create(p->d, &n, CQ_DEPTH);
+	if (!err) {
+		ep_info(&n, &self);
+		err = ep_connect(&n, &self, 14, 7, EP_ACCESS);
+	}
+	ok(err == EINVAL, "mtu: a new QP at path MTU %d is EINVAL (%s)",
+	   128 << mtu, strerror(err));
+	p->d->mtu = IBV_MTU_1024;
+	ep_destroy(&n);
+	err = ep_create(p->d, &n, CQ_DEPTH);
+	if (!err) {
+		ep_info(&n, &self);
+		err = ep_connect(&n, &self, 14, 7, EP_ACCESS);
+	}
+	ok(!err, "mtu: a new QP at path MTU 1024 connects (%s)",
+	   err ? strerror(err) : "ok");
+	p->d->mtu = mtu;
+	ep_destroy(&n);
+	ep_destroy(&e);
+	ep_destroy(&p->e);
+}
+
 /* ---- Main ---- */
 
 static int tcp_listen(int port)
@@ -1522,12 +1623,13 @@ int main(int argc, char **argv)
 	struct peer_req quit = { .op = PEER_QUIT };
 	struct dev d = {};
 
-	while ((opt = getopt(argc, argv, "cLSHXC:d:g:p:m:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "cLSHMXC:d:g:p:m:t:")) != -1) {
 		switch (opt) {
 		case 'c':
 		case 'L':
 		case 'S':
 		case 'H':
+		case 'M':
 			mode = opt;
 			break;
 		case 'C':
@@ -1558,7 +1660,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!mode) {
-		fprintf(stderr, "usage: %s -c|-L|-S|-H|-C HOST [-X] [-d DEV] [-g GID] [-p PORT] [-m MTU] [-t SEC]\n",
+		fprintf(stderr, "usage: %s -c|-L|-S|-H|-M|-C HOST [-X] [-d DEV] [-g GID] [-p PORT] [-m MTU] [-t SEC]\n",
 			argv[0]);
 		return 2;
 	}
@@ -1583,6 +1685,8 @@ int main(int argc, char **argv)
 			serve(&d, tcp_listen(port));
 		} else if (mode == 'H') {
 			run_hold(&p);
+		} else if (mode == 'M') {
+			run_mtu(&p);
 		} else {
 			if (mode == 'C')
 				p.fd = tcp_connect(host, port);

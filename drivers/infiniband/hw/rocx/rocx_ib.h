@@ -368,6 +368,7 @@ int rocx_ib_cq_check(const struct rocx_identify *id, int cqe,
 int rocx_ib_qp_attr_mask(int ib_mask, u32 *valid);
 int rocx_ib_path_mtu(enum ib_mtu mtu);
 enum ib_mtu rocx_ib_mtu_of_path(u8 path_mtu);
+bool rocx_ib_path_mtu_fits(enum ib_mtu path_mtu, unsigned int netdev_mtu);
 int rocx_ib_net_type(enum rdma_network_type type);
 enum ib_qp_state rocx_ib_qp_state_of(u8 state);
 enum ib_event_type rocx_ib_qp_event_type(u64 info);

@@ -617,7 +617,48 @@ static void rocx_ib_qp_event_type_test(struct kunit *test)
 			IB_EVENT_QP_FATAL);
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(ROCX_VERR_DMA),
 			IB_EVENT_QP_FATAL);
+	/* The port's MTU fell below the QP's path MTU. */
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(ROCX_VERR_PATH_MTU),
+			IB_EVENT_QP_FATAL);
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_event_type(~0ULL), IB_EVENT_QP_FATAL);
+}
+
+/*
+ * A path MTU fits a netdev MTU when its packets do, RoCE headers
+ * included: exactly the IB MTUs up to the active MTU query_port reports.
+ */
+static void rocx_ib_path_mtu_fits_test(struct kunit *test)
+{
+	static const struct {
+		unsigned int netdev_mtu;
+		enum ib_mtu largest;
+	} b[] = {
+		{ 68, 0 }, { 351, 0 }, { 352, IB_MTU_256 },
+		{ 1119, IB_MTU_512 }, { 1120, IB_MTU_1024 },
+		{ 1500, IB_MTU_1024 }, { 4191, IB_MTU_2048 },
+		{ 4192, IB_MTU_4096 }, { 9000, IB_MTU_4096 },
+	};
+	enum ib_mtu m;
+	unsigned int i, n;
+	bool active;
+
+	for (i = 0; i < ARRAY_SIZE(b); i++)
+		for (m = IB_MTU_256; m <= IB_MTU_4096; m++)
+			KUNIT_EXPECT_EQ_MSG(test,
+					    rocx_ib_path_mtu_fits(m, b[i].netdev_mtu),
+					    m <= b[i].largest, "netdev MTU %u, %d",
+					    b[i].netdev_mtu, ib_mtu_enum_to_int(m));
+	/* The device's rule is ib_core's active MTU, at every netdev MTU. */
+	for (n = 0; n <= 9100; n++) {
+		for (m = IB_MTU_256; m <= IB_MTU_4096; m++) {
+			active = m <= rocx_ib_mtu_from_netdev(n);
+			if (rocx_ib_path_mtu_fits(m, n) != active)
+				KUNIT_FAIL(test, "netdev MTU %u, IB MTU %d", n,
+					   ib_mtu_enum_to_int(m));
+		}
+	}
+	KUNIT_EXPECT_FALSE(test, rocx_ib_path_mtu_fits(0, 9000));
+	KUNIT_EXPECT_FALSE(test, rocx_ib_path_mtu_fits(IB_MTU_4096 + 1, 9000));
 }
 
 /* MODIFY_QP for INIT->RTR and RTR->RTS, byte for byte. */
@@ -833,6 +874,7 @@ static void rocx_ib_qp_caps_test(struct kunit *test)
 static struct kunit_case rocx_ib_qp_test_cases[] = {
 	KUNIT_CASE_PARAM(rocx_ib_qp_attr_mask_test, rocx_ib_mask_gen_params),
 	KUNIT_CASE_PARAM(rocx_ib_path_mtu_test, rocx_ib_mtu_map_gen_params),
+	KUNIT_CASE(rocx_ib_path_mtu_fits_test),
 	KUNIT_CASE(rocx_ib_mtu_of_path_bad_test),
 	KUNIT_CASE_PARAM(rocx_ib_net_type_test, rocx_ib_net_gen_params),
 	KUNIT_CASE(rocx_ib_qp_state_test),

@@ -503,14 +503,43 @@ static int rocx_ib_qp_attr_cmd(struct rocx_ib_dev *dev, u16 op, u32 qpn,
 	return rocx_ib_exec(dev, &cmd, NULL);
 }
 
+/**
+ * rocx_ib_path_mtu_fits() - whether a path MTU fits the port's MTU
+ * @path_mtu: the QP's path MTU
+ * @netdev_mtu: the port's netdev MTU (L3 bytes)
+ *
+ * The device refuses a path MTU whose packets, RoCE headers included, do
+ * not fit the port's MTU (ROCX_ROCE_MTU_OVERHEAD, the same headers
+ * iboe_get_mtu() allows for): that is, one above the port's active MTU.
+ *
+ * Return: true if it fits.
+ */
+VISIBLE_IF_KUNIT bool rocx_ib_path_mtu_fits(enum ib_mtu path_mtu,
+					    unsigned int netdev_mtu)
+{
+	int bytes = ib_mtu_enum_to_int(path_mtu);
+
+	return bytes > 0 && bytes + ROCX_ROCE_MTU_OVERHEAD <= netdev_mtu;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_path_mtu_fits);
+
 /* Range checks ib_modify_qp_is_ok() leaves to the driver. */
 static int rocx_ib_modify_qp_check(struct rocx_ib_dev *dev,
 				   const struct ib_qp_attr *attr, int mask)
 {
 	u32 max_rd = le32_to_cpu(dev->id->max_rd_atom);
+	unsigned int mtu = READ_ONCE(dev->netdev->mtu);
 
 	if ((mask & IB_QP_PORT) && attr->port_num != ROCX_IB_PORT)
 		return -EINVAL;
+	/* The device checks it too, against the MTU it was last given. */
+	if ((mask & IB_QP_PATH_MTU) &&
+	    !rocx_ib_path_mtu_fits(attr->path_mtu, mtu)) {
+		ibdev_dbg(&dev->ibdev,
+			  "path MTU %d does not fit the port's MTU %u\n",
+			  ib_mtu_enum_to_int(attr->path_mtu), mtu);
+		return -EINVAL;
+	}
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) && attr->max_rd_atomic > max_rd)
@@ -714,6 +743,7 @@ VISIBLE_IF_KUNIT enum ib_event_type rocx_ib_qp_event_type(u64 info)
 	case ROCX_VERR_LKEY_BOUNDS:
 	case ROCX_VERR_LKEY_ACCESS:
 		return IB_EVENT_QP_ACCESS_ERR;
+	case ROCX_VERR_PATH_MTU:	/* no work request was at fault */
 	default:
 		return IB_EVENT_QP_FATAL;
 	}
@@ -741,6 +771,13 @@ void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn, u64 info)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
 	xa_unlock(&dev->qp_xa);
-	ibdev_dbg(&dev->ibdev, "QP %u entered the error state (reason %llu)%s\n",
-		  qpn, info, qp ? "" : " (no such QP)");
+	/* The one reason an administrator causes, and may not expect. */
+	if (info == ROCX_VERR_PATH_MTU)
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "QP %u: its path MTU no longer fits the port's MTU; moved to the error state\n",
+				       qpn);
+	else
+		ibdev_dbg(&dev->ibdev,
+			  "QP %u entered the error state (reason %llu)%s\n",
+			  qpn, info, qp ? "" : " (no such QP)");
 }

@@ -191,6 +191,7 @@ static void rocx_cmd_set_port(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
     if (valid & ROCX_PORT_SET_MTU) {
         c->port.mtu = mtu;
+        rocx_qp_port_mtu(c);
     }
     if (valid & ROCX_PORT_SET_MAC) {
         memcpy(c->port.mac, sp->mac, sizeof(c->port.mac));

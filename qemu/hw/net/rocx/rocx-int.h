@@ -317,6 +317,8 @@ void rocx_qp_schedule(RocxCore *c, RocxQp *qp);
 void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome);
 /* Every QP using the CQ goes to ERR (CQ overflow). */
 void rocx_qp_error_cq(RocxCore *c, uint32_t cqn);
+/* The port MTU changed: QPs whose path MTU no longer fits go to ERR. */
+void rocx_qp_port_mtu(RocxCore *c);
 /* (Re)arm the device timer for a deadline some QP just set. */
 void rocx_timer_note(RocxCore *c, int64_t deadline);
 int64_t rocx_now(RocxCore *c);

@@ -272,6 +272,31 @@ void rocx_qp_error_cq(RocxCore *c, uint32_t cqn)
     }
 }
 
+/* Whether packets of path MTU n fit the port's MTU, headers included. */
+static bool rocx_path_mtu_fits(RocxCore *c, uint8_t path_mtu)
+{
+    return ROCX_PATH_MTU_BYTES(path_mtu) + ROCX_ROCE_MTU_OVERHEAD <=
+           c->port.mtu;
+}
+
+void rocx_qp_port_mtu(RocxCore *c)
+{
+    unsigned i;
+
+    for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
+        RocxQp *qp = c->rdma.qp[i];
+
+        /*
+         * Its packets would be dropped by every real network: end it now
+         * rather than by retries nobody answers.
+         */
+        if (qp && (qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) &&
+            !rocx_path_mtu_fits(c, qp->path_mtu)) {
+            rocx_qp_error(c, qp, true, ROCX_VERR_PATH_MTU);
+        }
+    }
+}
+
 /* Back to RESET: queues empty, indices 0, transport state forgotten. */
 static void rocx_qp_to_reset(RocxQp *qp)
 {
@@ -558,7 +583,8 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
          (ldl_le_p(&a.access) & ~known_access)) ||
         ((valid & ROCX_QP_ATTR_PKEY_INDEX) && lduw_le_p(&a.pkey_index)) ||
         ((valid & ROCX_QP_ATTR_PATH_MTU) &&
-         (a.path_mtu < 1 || a.path_mtu > 5)) ||
+         (a.path_mtu < 1 || a.path_mtu > 5 ||
+          !rocx_path_mtu_fits(c, a.path_mtu))) ||
         ((valid & ROCX_QP_ATTR_TIMEOUT) && a.timeout > 31) ||
         ((valid & ROCX_QP_ATTR_RETRY_CNT) && a.retry_cnt > 7) ||
         ((valid & ROCX_QP_ATTR_RNR_RETRY) && a.rnr_retry > 7) ||
