@@ -239,6 +239,11 @@ enum rocx_eqe_type {
 	ROCX_EQE_CQ_ERROR	= 4,	/* data: cqn, info: syndrome */
 	ROCX_EQE_GUEST_ERROR	= 5,	/* data: ROCX_REG_LAST_GUEST_ERR value */
 	ROCX_EQE_FATAL		= 6,	/* device needs a reset */
+	/* Contract 1.2; each only from a device with its caps2 bit. */
+	ROCX_EQE_SRQ_LIMIT	= 7,	/* data: srqn */
+	ROCX_EQE_QP_LAST_WQE	= 8,	/* data: qpn (SRQ-attached QP in ERR) */
+	ROCX_EQE_SRQ_ERROR	= 9,	/* data: srqn */
+	ROCX_EQE_EQ_OVERFLOW	= 10,	/* data: eqn, info: events lost */
 };
 
 struct rocx_eqe {
@@ -309,8 +314,41 @@ struct rocx_identify {
 	__le32 max_rd_atom;
 	__le64 max_mr_size;
 	__le64 page_size_cap;	/* supported MR page sizes, bit n = 2^n */
-	__u8 rsvd[160];
+	__le64 caps2;		/* ROCX_CAP2_*: the parts of 1.2 implemented */
+	__u8 rsvd[152];
 };
+
+/*
+ * IDENTIFY.caps2 (contract 1.2): a driver uses a part of 1.2 only when
+ * its bit is set; a 1.1 device leaves the word zero.  Bit numbers follow
+ * the list in rocx-device.rst, "IDENTIFY added".
+ */
+#define ROCX_CAP2_UD			ROCX_BIT_ULL(0)
+#define ROCX_CAP2_UC			ROCX_BIT_ULL(1)
+#define ROCX_CAP2_GSI			ROCX_BIT_ULL(2)
+#define ROCX_CAP2_SRQ			ROCX_BIT_ULL(3)
+#define ROCX_CAP2_SRQ_RESIZE		ROCX_BIT_ULL(4)
+#define ROCX_CAP2_XRC			ROCX_BIT_ULL(5)
+#define ROCX_CAP2_ATOMIC		ROCX_BIT_ULL(6)
+#define ROCX_CAP2_MW			ROCX_BIT_ULL(7)
+#define ROCX_CAP2_FAST_REG		ROCX_BIT_ULL(8)
+#define ROCX_CAP2_MCAST			ROCX_BIT_ULL(9)
+#define ROCX_CAP2_CQE64			ROCX_BIT_ULL(10)
+#define ROCX_CAP2_CLOCK			ROCX_BIT_ULL(11)
+#define ROCX_CAP2_QPN_ROTATE		ROCX_BIT_ULL(12)
+#define ROCX_CAP2_PFC			ROCX_BIT_ULL(13)
+#define ROCX_CAP2_ETS			ROCX_BIT_ULL(14)
+#define ROCX_CAP2_ECN			ROCX_BIT_ULL(15)
+#define ROCX_CAP2_DCQCN			ROCX_BIT_ULL(16)
+/* Lost events are reported by ROCX_EQE_EQ_OVERFLOW (rocx-device.rst). */
+#define ROCX_CAP2_EQ_OVERFLOW_EVENT	ROCX_BIT_ULL(17)
+
+/*
+ * Port and device events (LINK_CHANGE, GUEST_ERROR, FATAL) a 1.2 device
+ * queues for EQ 0 beside one QP_ERROR per QP and one CQ_ERROR per CQ;
+ * EQ 0 needs max_qp + max_cq + max_srq + this many entries.
+ */
+#define ROCX_EQ0_PORT_EVENTS		16
 
 /* ======================= Counters ======================= */
 
@@ -361,5 +399,7 @@ ROCX_ASSERT_SIZE(struct rocx_eqe, 16);
 ROCX_ASSERT_SIZE(struct rocx_eth_tx_desc, 16);
 ROCX_ASSERT_SIZE(struct rocx_eth_rx_desc, 16);
 ROCX_ASSERT_SIZE(struct rocx_identify, 256);
+static_assert(__builtin_offsetof(struct rocx_identify, caps2) == 96,
+	      "caps2 is at byte 96 of IDENTIFY");
 
 #endif /* _ROCX_IF_H_ */
