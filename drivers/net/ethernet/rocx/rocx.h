@@ -32,6 +32,14 @@ enum rocx_vector {
 enum rocx_state_bit {
 	ROCX_ST_GONE,		/* all-ones reads: never touch the device again */
 	ROCX_ST_AQ_UP,		/* admin queue accepts commands */
+	/*
+	 * The device was reset under the driver (or is about to be): it
+	 * holds no queue or object, so no doorbell or command may reach it
+	 * until rocx_reset_restore() brings it up again.
+	 */
+	ROCX_ST_RESET,
+	ROCX_ST_LIVE,		/* probed and not being removed: resets may run */
+	ROCX_ST_RESET_QUEUED,	/* rocx_core.reset_work is queued */
 };
 
 /* Admin queue depth: one command outstanding needs few slots. */
@@ -54,6 +62,8 @@ enum rocx_state_bit {
  *	completion of command @pi - 1 sits at the same ring position
  * @cmd_id: last command id handed out
  * @irq_mode: completions are signalled on vector 0 (else polled)
+ * @poll_only: stay polled (aq_poll, or an interrupt was lost once), also
+ *	when the queue is started again after a reset
  * @done: completed by the vector-0 handler; the waiter re-checks the ring
  */
 struct rocx_aq {
@@ -66,6 +76,7 @@ struct rocx_aq {
 	u16 pi;
 	u16 cmd_id;
 	bool irq_mode;
+	bool poll_only;
 	struct completion done;
 };
 
@@ -77,7 +88,8 @@ struct rocx_aq {
  * @ci: free-running consumer index; only @work touches it once the EQ
  *	exists, and create/destroy run while @work cannot
  * @work: drains the ring in process context, then re-arms the EQ
- * @created: the device holds the EQ (CREATE_EQ succeeded)
+ * @created: the device holds the EQ (CREATE_EQ succeeded); cleared once
+ *	@work is stopped for a destroy or a reset
  */
 struct rocx_eq {
 	struct rocx_eqe *ring;
@@ -113,6 +125,11 @@ struct rocx_eq {
  *	that unregistering waits for a running one
  * @ev_ops: RDMA driver's event callbacks, or NULL
  * @ev_priv: their argument
+ * @reset_lock: serialises the reset path (rocx_reset.c): quiescing,
+ *	resetting and restoring the function; protects @quiesced
+ * @quiesced: the function is stopped for a reset and not restored yet
+ * @reset_work: resets a function found broken (admin timeout, FATAL)
+ * @resets: function resets done since probe
  */
 struct rocx_core {
 	struct pci_dev *pdev;
@@ -135,6 +152,10 @@ struct rocx_core {
 	struct mutex ev_lock;	/* ev_ops, ev_priv; held across callbacks */
 	const struct rocx_event_ops *ev_ops;
 	void *ev_priv;
+	struct mutex reset_lock;	/* the reset path; quiesced */
+	bool quiesced;
+	struct work_struct reset_work;
+	atomic64_t resets;
 };
 
 static inline struct device *rocx_dev(struct rocx_core *core)
@@ -145,6 +166,15 @@ static inline struct device *rocx_dev(struct rocx_core *core)
 static inline bool rocx_gone(struct rocx_core *core)
 {
 	return test_bit(ROCX_ST_GONE, &core->state);
+}
+
+/*
+ * Nothing may be sent to the device: it is gone, or it was reset and has
+ * not been brought up again.
+ */
+static inline bool rocx_dev_off(struct rocx_core *core)
+{
+	return rocx_gone(core) || test_bit(ROCX_ST_RESET, &core->state);
 }
 
 #define ROCX_TEST_IRQ_NONE	(-1)
@@ -256,7 +286,12 @@ struct rocx_sw_stats {
  * @napi: polls both rings of vector 1
  * @tx: transmit ring; valid while @rings_up
  * @rx: receive ring; valid while @rings_up
- * @rings_up: the device holds the rings (rtnl)
+ * @rings_up: the device holds the rings (rtnl); NAPI is enabled exactly
+ *	while they are up, except inside rocx_netdev_quiesce()/restore()
+ * @quiesced: rocx_netdev_quiesce() stopped NAPI with the rings still up
+ *	(rtnl); ndo_stop then must not disable it again
+ * @reset_restart: the rings were up when the function was quiesced for a
+ *	reset, so its restore brings them up again (rtnl)
  * @tx_ring_size: configured TX entries (rtnl)
  * @rx_ring_size: configured RX entries (rtnl)
  * @irq: Linux IRQ of vector 1
@@ -279,6 +314,8 @@ struct rocx_ndev {
 	struct rocx_tx_ring tx;
 	struct rocx_rx_ring rx;
 	bool rings_up;
+	bool quiesced;
+	bool reset_restart;
 	u32 tx_ring_size;
 	u32 rx_ring_size;
 	int irq;
@@ -308,6 +345,7 @@ void rocx_intr_mask(struct rocx_core *core, unsigned int vector, bool mask);
 /* rocx_aq.c: admin queue */
 int rocx_aq_init(struct rocx_core *core);
 int rocx_aq_enable_irq(struct rocx_core *core);
+int rocx_aq_restart(struct rocx_core *core);
 void rocx_aq_stop(struct rocx_core *core);
 void rocx_aq_free(struct rocx_core *core);
 void rocx_aq_irq(struct rocx_core *core);
@@ -327,6 +365,8 @@ int rocx_aq_get_stats(struct rocx_core *core, u64 *stats, unsigned int n);
 /* rocx_eq.c: EQ 0 and vector 0 */
 int rocx_eq_create(struct rocx_core *core);
 void rocx_eq_destroy(struct rocx_core *core);
+void rocx_eq_quiesce(struct rocx_core *core);
+void rocx_eq_forget(struct rocx_core *core);
 irqreturn_t rocx_admin_irq_handler(int irq, void *data);
 
 /* rocx_netdev.c */
@@ -337,6 +377,9 @@ int rocx_netdev_reconfig(struct rocx_ndev *nd, u32 tx_size, u32 rx_size,
 			 unsigned int mtu);
 bool rocx_netdev_quiesce(struct rocx_ndev *nd);
 void rocx_netdev_restore(struct rocx_ndev *nd);
+void rocx_netdev_reset_quiesce(struct rocx_core *core);
+void rocx_netdev_reset_forget(struct rocx_core *core);
+void rocx_netdev_reset_restore(struct rocx_core *core);
 
 /* rocx_txrx.c */
 int rocx_rings_alloc(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
@@ -351,6 +394,12 @@ irqreturn_t rocx_eth_irq_handler(int irq, void *data);
 
 /* rocx_ethtool.c */
 void rocx_set_ethtool_ops(struct net_device *netdev);
+
+/* rocx_reset.c: the one quiesce, reset and restore path */
+void rocx_reset_init(struct rocx_core *core);
+void rocx_reset_fatal(struct rocx_core *core, const char *why);
+void rocx_reset_schedule(struct rocx_core *core, const char *why);
+void rocx_reset_cancel(struct rocx_core *core);
 
 /* rocx_aux.c */
 int rocx_aux_create(struct rocx_core *core);

@@ -52,8 +52,17 @@ struct rocx_event_ops {
  *
  * Sleeps.  Serialised with every other admin command of the device.
  *
- * Return: 0, the errno for a failed status (see rocx-device.rst),
- * -ETIMEDOUT, or -ENODEV once the device is gone or being removed.
+ * A command that gets no completion within ROCX_AQ_TIMEOUT_MS resets the
+ * device before this returns (its outcome is unknown, so the device may
+ * still be using what it names); rocx_core then resets the function and
+ * unbinds and rebinds the RDMA driver (Documentation/driver-rocx.rst,
+ * "Reset and recovery").
+ *
+ * Return: 0, the errno for a failed status (see rocx-device.rst), or
+ * -ENODEV: the device is gone, being removed or was reset, and so holds
+ * no object and touches no memory any command gave it; the caller may
+ * release that memory (a destroy that fails with -ENODEV has nothing
+ * left to destroy).
  */
 int rocx_admin_exec(struct rocx_core *core, union rocx_aq_cmd *cmd,
 		    struct rocx_aq_cqe *cqe);

@@ -8,6 +8,13 @@
  * once vector 0 has a handler it is restarted with IRQ_EN and the waiter
  * sleeps on a completion signalled from that handler.  Either way the
  * waiter decides by the completion's phase bit, never by the interrupt.
+ *
+ * A command that times out has an unknown outcome: the device may still
+ * run it and touch the memory it names, which the caller frees when the
+ * command fails.  So a timeout is a fatal error of the device: it is
+ * reset (rocx_reset_fatal()) before the command returns, and then fails
+ * with -ENODEV like every command until the reset path has brought the
+ * function up again.
  */
 #include <kunit/visibility.h>
 #include <linux/delay.h>
@@ -255,6 +262,7 @@ int rocx_aq_enable_irq(struct rocx_core *core)
 	int err;
 
 	if (aq_poll) {
+		aq->poll_only = true;
 		dev_info(rocx_dev(core), "admin queue polled (aq_poll=1)\n");
 		return 0;
 	}
@@ -263,7 +271,38 @@ int rocx_aq_enable_irq(struct rocx_core *core)
 	if (err && !rocx_gone(core)) {
 		dev_warn(rocx_dev(core), "admin queue interrupt mode failed (%d), staying polled\n",
 			 err);
+		aq->poll_only = true;
 		err = rocx_aq_hw_start(core, false);
+	}
+	mutex_unlock(&aq->lock);
+	return err;
+}
+
+/**
+ * rocx_aq_restart() - start the queue again after a reset of the device
+ * @core: device, reset, with its admin rings and vector 0 handler
+ *
+ * Interrupt mode unless the queue was polled before.  On success
+ * commands are accepted again.
+ *
+ * Return: 0 or an errno (the queue is then left stopped).
+ */
+int rocx_aq_restart(struct rocx_core *core)
+{
+	struct rocx_aq *aq = &core->aq;
+	int err;
+
+	mutex_lock(&aq->lock);
+	err = rocx_aq_hw_start(core, !aq->poll_only);
+	if (err && !aq->poll_only && !rocx_gone(core)) {
+		dev_warn(rocx_dev(core), "admin queue interrupt mode failed (%d), staying polled\n",
+			 err);
+		aq->poll_only = true;
+		err = rocx_aq_hw_start(core, false);
+	}
+	if (!err) {
+		clear_bit(ROCX_ST_RESET, &core->state);
+		set_bit(ROCX_ST_AQ_UP, &core->state);
 	}
 	mutex_unlock(&aq->lock);
 	return err;
@@ -335,9 +374,11 @@ static int rocx_aq_wait(struct rocx_core *core, u16 index)
 }
 
 /*
- * The command at @index got no completion in time: say why, then leave the
- * queue usable.  Return 0 when the completion is there after all (lost
- * interrupt; the queue falls back to polling), else an errno.
+ * The command at @index got no completion in time: say why.  Return 0
+ * when the completion is there after all (lost interrupt; the queue falls
+ * back to polling for good).  Otherwise the device may still execute the
+ * command, so it is reset before the caller frees what the command names,
+ * and the command fails with -ENODEV.
  */
 static int rocx_aq_timeout(struct rocx_core *core,
 			   const union rocx_aq_cmd *cmd, u16 index)
@@ -360,32 +401,31 @@ static int rocx_aq_timeout(struct rocx_core *core,
 			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
 			ROCX_VEC_ADMIN);
 		WRITE_ONCE(aq->irq_mode, false);
+		aq->poll_only = true;
 		return 0;
 	case ROCX_AQ_DIAG_QUEUE_ERROR:
-		dev_err(dev, "admin %s (id %u): queue stopped on a ring DMA fault (AQ_STATUS %#x, LAST_GUEST_ERR %#x); restarting it\n",
+		dev_err(dev, "admin %s (id %u): queue stopped on a ring DMA fault (AQ_STATUS %#x, LAST_GUEST_ERR %#x)\n",
 			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
 			status, rocx_rd32(core, ROCX_REG_LAST_GUEST_ERR));
 		break;
 	case ROCX_AQ_DIAG_DISABLED:
-		dev_err(dev, "admin %s (id %u): queue found disabled (AQ_STATUS %#x); restarting it\n",
+		dev_err(dev, "admin %s (id %u): queue found disabled (AQ_STATUS %#x)\n",
 			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
 			status);
 		break;
 	case ROCX_AQ_DIAG_NO_COMPLETION:
-		dev_err(dev, "admin %s (id %u): device consumed the command (AQ_HEAD %u) but wrote no completion in %u ms; restarting the queue\n",
+		dev_err(dev, "admin %s (id %u): device consumed the command (AQ_HEAD %u) but wrote no completion in %u ms\n",
 			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
 			head & 0xffff, ROCX_AQ_TIMEOUT_MS);
 		break;
 	case ROCX_AQ_DIAG_NOT_FETCHED:
-		dev_err(dev, "admin %s (id %u): device never fetched the command (AQ_HEAD %u, producer %u, AQ_STATUS %#x) in %u ms; restarting the queue\n",
+		dev_err(dev, "admin %s (id %u): device never fetched the command (AQ_HEAD %u, producer %u, AQ_STATUS %#x) in %u ms\n",
 			rocx_aq_op_name(opcode), le16_to_cpu(cmd->hdr.cmd_id),
 			head & 0xffff, aq->pi, status, ROCX_AQ_TIMEOUT_MS);
 		break;
 	}
-	/* A late completion must not be taken for the next command's. */
-	if (rocx_aq_hw_start(core, aq->irq_mode))
-		clear_bit(ROCX_ST_AQ_UP, &core->state);
-	return -ETIMEDOUT;
+	rocx_reset_fatal(core, "admin command timed out");
+	return -ENODEV;
 }
 
 int rocx_admin_exec(struct rocx_core *core, union rocx_aq_cmd *cmd,
@@ -420,12 +460,12 @@ int rocx_admin_exec(struct rocx_core *core, union rocx_aq_cmd *cmd,
 	dma_rmb();
 	comp = *rocx_aq_cqe_of(aq, index);
 	if (le16_to_cpu(comp.cmd_id) != aq->cmd_id) {
-		dev_err(rocx_dev(core), "admin %s: completion carries id %u, expected %u; restarting the queue\n",
+		dev_err(rocx_dev(core), "admin %s: completion carries id %u, expected %u\n",
 			rocx_aq_op_name(opcode), le16_to_cpu(comp.cmd_id),
 			aq->cmd_id);
-		if (rocx_aq_hw_start(core, aq->irq_mode))
-			clear_bit(ROCX_ST_AQ_UP, &core->state);
-		err = -EIO;
+		/* Which command did it run?  Not one to trust any more. */
+		rocx_reset_fatal(core, "admin completion for another command");
+		err = -ENODEV;
 		goto out;
 	}
 	if (cqe)

@@ -16,6 +16,7 @@
 #include <linux/errno.h>
 #include <linux/etherdevice.h>
 #include <linux/kthread.h>
+#include <linux/pci.h>
 #include <linux/rtnetlink.h>
 #include <linux/string.h>
 
@@ -525,8 +526,35 @@ static struct kunit_suite rocx_ethtool_suite = {
 struct rocx_fake {
 	struct rocx_core core;
 	struct pci_dev pdev;
+	struct pci_bus bus;
+	u16 command;		/* PCI_COMMAND, through rocx_fake_pci_ops */
 	u32 regs[ROCX_BAR_REGS_SIZE / 4];
 	u64 db[ROCX_DB_PAGE_SIZE / 8];
+};
+
+/* Config space: PCI_COMMAND is kept, the rest reads 0. */
+static int rocx_fake_cfg_read(struct pci_bus *bus, unsigned int devfn,
+			      int where, int size, u32 *val)
+{
+	struct rocx_fake *f = container_of(bus, struct rocx_fake, bus);
+
+	*val = where == PCI_COMMAND ? READ_ONCE(f->command) : 0;
+	return PCIBIOS_SUCCESSFUL;
+}
+
+static int rocx_fake_cfg_write(struct pci_bus *bus, unsigned int devfn,
+			       int where, int size, u32 val)
+{
+	struct rocx_fake *f = container_of(bus, struct rocx_fake, bus);
+
+	if (where == PCI_COMMAND)
+		WRITE_ONCE(f->command, val);
+	return PCIBIOS_SUCCESSFUL;
+}
+
+static struct pci_ops rocx_fake_pci_ops = {
+	.read = rocx_fake_cfg_read,
+	.write = rocx_fake_cfg_write,
 };
 
 static struct rocx_fake *rocx_fake_new(struct kunit *test, u8 fill)
@@ -539,6 +567,9 @@ static struct rocx_fake *rocx_fake_new(struct kunit *test, u8 fill)
 	/* Lets dma_alloc_coherent() hand out plain memory for rings. */
 	f->pdev.dev.coherent_dma_mask = DMA_BIT_MASK(64);
 	f->pdev.dev.dma_mask = &f->pdev.dev.coherent_dma_mask;
+	f->bus.ops = &rocx_fake_pci_ops;
+	f->pdev.bus = &f->bus;
+	f->command = PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
 	f->core.pdev = &f->pdev;
 	f->core.regs = (void __iomem __force *)f->regs;
 	f->core.db = (void __iomem __force *)f->db;
@@ -687,6 +718,9 @@ struct rocx_fake_dev {
 	u32 eq_pi;		/* EQ 0 entries written */
 	bool eq_alive;		/* EQ 0 exists in the device */
 	bool event_at_destroy;	/* write an event just before DESTROY_EQ */
+	bool stall;		/* consume commands, complete none */
+	unsigned int resets;	/* DEV_CTRL.RESET requests seen */
+	bool master_at_reset;	/* bus mastering was on at one of them */
 	unsigned int db_writes;	/* EQ doorbells while EQ 0 existed */
 	unsigned int late_db;	/* EQ doorbells without an EQ 0 */
 	atomic_t events;	/* QP_ERROR events the driver passed on */
@@ -751,16 +785,45 @@ static void rocx_fake_exec(struct rocx_fake_dev *fd)
 	rocx_admin_irq_handler(0, core);
 }
 
+/* DEV_CTRL.RESET: everything back to power-on, the admin queue too. */
+static void rocx_fake_watch_reset(struct rocx_fake_dev *fd)
+{
+	u32 *regs = fd->f->regs;
+
+	if (!(READ_ONCE(regs[ROCX_REG_DEV_CTRL / 4]) & ROCX_DEV_CTRL_RESET))
+		return;
+	if (READ_ONCE(fd->f->command) & PCI_COMMAND_MASTER)
+		fd->master_at_reset = true;
+	fd->ci = 0;
+	WRITE_ONCE(fd->eq_alive, false);
+	WRITE_ONCE(regs[ROCX_REG_AQ_DB / 4], 0);
+	WRITE_ONCE(regs[ROCX_REG_AQ_HEAD / 4], 0);
+	WRITE_ONCE(regs[ROCX_REG_AQ_STATUS / 4], 0);
+	WRITE_ONCE(regs[ROCX_REG_DEV_STATUS / 4], ROCX_DEV_STATUS_READY);
+	WRITE_ONCE(fd->resets, fd->resets + 1);
+	/* Last: the driver polls it for the end of the reset. */
+	wmb();
+	WRITE_ONCE(regs[ROCX_REG_DEV_CTRL / 4], 0);
+}
+
 static int rocx_fake_dev_thread(void *data)
 {
 	struct rocx_fake_dev *fd = data;
 
 	while (!kthread_should_stop()) {
 		rocx_fake_watch_db(fd);
+		rocx_fake_watch_reset(fd);
 		if ((u16)READ_ONCE(fd->f->regs[ROCX_REG_AQ_DB / 4]) != fd->ci) {
 			/* The command is in memory before the doorbell. */
 			rmb();
-			rocx_fake_exec(fd);
+			if (READ_ONCE(fd->stall)) {
+				/* Fetched, and then nothing: a hung device. */
+				fd->ci++;
+				WRITE_ONCE(fd->f->regs[ROCX_REG_AQ_HEAD / 4],
+					   fd->ci);
+			} else {
+				rocx_fake_exec(fd);
+			}
 			continue;
 		}
 		usleep_range(20, 50);
@@ -868,6 +931,70 @@ static struct kunit_case rocx_eq_test_cases[] = {
 static struct kunit_suite rocx_eq_suite = {
 	.name = "rocx_eq",
 	.test_cases = rocx_eq_test_cases,
+};
+
+/* ======================= rocx_reset ======================= */
+
+/*
+ * A command the device fetches and never completes has an unknown
+ * outcome.  When rocx_admin_exec() gives up on it, the device must
+ * already have been stopped (bus mastering off, then DEV_CTRL.RESET), so
+ * that the caller may free what the command named; afterwards commands
+ * fail at once and no doorbell reaches the device that forgot its queues.
+ */
+static void rocx_reset_timeout_test(struct kunit *test)
+{
+	struct rocx_fake_dev *fd = rocx_fake_dev_start(test);
+	struct rocx_core *core = &fd->f->core;
+	union rocx_aq_cmd cmd = {};
+	unsigned int resets;
+	unsigned long t0;
+	bool master;
+	int err;
+
+	WRITE_ONCE(fd->stall, true);
+	cmd.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_GET_STATS);
+	t0 = jiffies;
+	err = rocx_admin_exec(core, &cmd, NULL);
+	/* Looked at before anything else runs: as the command returns. */
+	resets = READ_ONCE(fd->resets);
+	master = READ_ONCE(fd->f->command) & PCI_COMMAND_MASTER;
+	KUNIT_EXPECT_EQ(test, err, -ENODEV);
+	KUNIT_EXPECT_GE(test, jiffies - t0,
+			msecs_to_jiffies(ROCX_AQ_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ_MSG(test, resets, 1U,
+			    "resets when the timed-out command returned");
+	KUNIT_EXPECT_FALSE_MSG(test, master, "bus mastering on after it");
+	KUNIT_EXPECT_FALSE_MSG(test, fd->master_at_reset,
+			       "bus mastering still on at the reset");
+	KUNIT_EXPECT_TRUE(test, test_bit(ROCX_ST_RESET, &core->state));
+	KUNIT_EXPECT_FALSE(test, test_bit(ROCX_ST_AQ_UP, &core->state));
+
+	/* The next command fails at once, however healthy the device. */
+	WRITE_ONCE(fd->stall, false);
+	t0 = jiffies;
+	cmd.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_NOP);
+	KUNIT_EXPECT_EQ(test, rocx_admin_exec(core, &cmd, NULL), -ENODEV);
+	KUNIT_EXPECT_LT(test, jiffies - t0, (unsigned long)HZ / 10);
+
+	/* A kernel doorbell would name a queue the device forgot. */
+	rocx_kernel_db(core, ROCX_DB_EQ, rocx_db_value(0, 1, true, false));
+	msleep(20);
+	kunit_release_action(test, rocx_fake_dev_stop, fd);
+	KUNIT_EXPECT_EQ_MSG(test, fd->db_writes + fd->late_db, 0U,
+			    "doorbells that reached the reset device");
+	KUNIT_EXPECT_EQ(test, fd->resets, 1U);
+	rocx_register_events(core, NULL, NULL);
+}
+
+static struct kunit_case rocx_reset_test_cases[] = {
+	KUNIT_CASE_SLOW(rocx_reset_timeout_test),
+	{}
+};
+
+static struct kunit_suite rocx_reset_suite = {
+	.name = "rocx_reset",
+	.test_cases = rocx_reset_test_cases,
 };
 
 /* ======================= rocx_selftest ======================= */
@@ -1095,7 +1222,7 @@ static struct kunit_suite rocx_selftest_suite = {
 
 kunit_test_suites(&rocx_ring_suite, &rocx_db_suite, &rocx_aq_suite,
 		  &rocx_ethtool_suite, &rocx_dev_suite, &rocx_eq_suite,
-		  &rocx_selftest_suite);
+		  &rocx_reset_suite, &rocx_selftest_suite);
 
 MODULE_DESCRIPTION("KUnit tests for rocx_core");
 MODULE_LICENSE("Dual BSD/GPL");

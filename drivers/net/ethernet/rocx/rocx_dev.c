@@ -79,11 +79,13 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_wr32);
  * @val: value, see rocx_db_value()
  *
  * writeq() orders the preceding writes to coherent memory (descriptors)
- * before the doorbell, so callers need no extra barrier.
+ * before the doorbell, so callers need no extra barrier.  Nothing is
+ * written to a device that is gone or was reset: the queue the doorbell
+ * names no longer exists there (rocx_dev_off()).
  */
 void rocx_db_ring(struct rocx_core *core, u32 offset, u64 val)
 {
-	if (!rocx_gone(core))
+	if (!rocx_dev_off(core))
 		writeq(val, core->db + offset);
 }
 

@@ -69,8 +69,9 @@ static void rocx_eq_handle(struct rocx_core *core, const struct rocx_eqe *eqe)
 				     (unsigned long)ROCX_FIELD_GET(ROCX_LAST_ERR_INFO_MASK, data));
 		break;
 	case ROCX_EQE_FATAL:
-		dev_err(rocx_dev(core), "device reports a fatal error (info %#llx); it needs a reset\n",
+		dev_err(rocx_dev(core), "device reports a fatal error (info %#llx)\n",
 			le64_to_cpu(eqe->info));
+		rocx_reset_schedule(core, "the device reported a fatal error");
 		break;
 	case ROCX_EQE_COMPLETION:
 	case ROCX_EQE_QP_ERROR:
@@ -185,8 +186,33 @@ int rocx_eq_create(struct rocx_core *core)
 void rocx_eq_destroy(struct rocx_core *core)
 {
 	struct rocx_eq *eq = &core->eq;
-	size_t size = (1U << eq->log_depth) * sizeof(*eq->ring);
 	int err;
+
+	if (!eq->created)
+		return;
+	rocx_eq_quiesce(core);
+	err = rocx_aq_destroy_eq(core, 0);
+	/* -ENODEV: gone or reset, the device has let go of it anyway. */
+	if (err && err != -ENODEV) {
+		dev_err(rocx_dev(core), "DESTROY_EQ 0 failed (%d); leaking its ring\n",
+			err);
+		eq->ring = NULL;
+		return;
+	}
+	rocx_eq_poll(core, false);
+	rocx_eq_forget(core);
+}
+
+/**
+ * rocx_eq_quiesce() - stop handling EQ 0, leaving it in the device
+ * @core: device
+ *
+ * For a destroy, or for a reset that is about to make the device forget
+ * the EQ.  Entries not handled yet stay in the ring.
+ */
+void rocx_eq_quiesce(struct rocx_core *core)
+{
+	struct rocx_eq *eq = &core->eq;
 
 	if (!eq->created)
 		return;
@@ -195,13 +221,19 @@ void rocx_eq_destroy(struct rocx_core *core)
 	synchronize_irq(pci_irq_vector(core->pdev, ROCX_VEC_ADMIN));
 	/* ...and the work, requeueing itself or not, is idle. */
 	cancel_work_sync(&eq->work);
-	err = rocx_aq_destroy_eq(core, 0);
-	if (err && !rocx_gone(core)) {
-		dev_err(rocx_dev(core), "DESTROY_EQ 0 failed (%d); leaking its ring\n",
-			err);
+}
+
+/**
+ * rocx_eq_forget() - free EQ 0's ring once the device no longer has it
+ * @core: device that destroyed EQ 0, was reset or is gone; EQ 0 quiesced
+ */
+void rocx_eq_forget(struct rocx_core *core)
+{
+	struct rocx_eq *eq = &core->eq;
+
+	if (!eq->ring)
 		return;
-	}
-	rocx_eq_poll(core, false);
-	dma_free_coherent(rocx_dev(core), size, eq->ring, eq->dma);
+	dma_free_coherent(rocx_dev(core), (1U << eq->log_depth) * sizeof(*eq->ring),
+			  eq->ring, eq->dma);
 	eq->ring = NULL;
 }

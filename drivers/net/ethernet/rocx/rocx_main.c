@@ -130,6 +130,7 @@ static int rocx_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	init_completion(&core->test_irq);
 	core->test_irq_vec = ROCX_TEST_IRQ_NONE;
 	mutex_init(&core->ev_lock);
+	rocx_reset_init(core);
 	pci_set_drvdata(pdev, core);
 
 	err = pcim_enable_device(pdev);
@@ -184,6 +185,8 @@ static int rocx_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		dev_err(dev, "auxiliary device for RDMA: %d\n", err);
 		goto err_destroy_netdev;
 	}
+	/* From now on a broken function is reset (rocx_reset.c). */
+	set_bit(ROCX_ST_LIVE, &core->state);
 	return 0;
 
 err_destroy_netdev:
@@ -208,6 +211,11 @@ static void rocx_remove(struct pci_dev *pdev)
 {
 	struct rocx_core *core = pci_get_drvdata(pdev);
 
+	/*
+	 * Waits for a reset in progress.  Every step below copes with a
+	 * function a reset left down.
+	 */
+	rocx_reset_cancel(core);
 	rocx_aux_destroy(core);
 	rocx_netdev_destroy(core);
 	rocx_eq_destroy(core);
@@ -225,6 +233,8 @@ static void rocx_shutdown(struct pci_dev *pdev)
 {
 	struct rocx_core *core = pci_get_drvdata(pdev);
 
+	/* A reset work must not bring the device up again behind us. */
+	rocx_reset_cancel(core);
 	/*
 	 * No DMA into memory the next kernel (kexec) may own.  Bus mastering
 	 * goes too; the managed enable stays balanced for devres.

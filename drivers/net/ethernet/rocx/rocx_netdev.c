@@ -6,6 +6,10 @@
  * creates them in the device through the admin queue and sets the port
  * administratively up; ndo_stop undoes it in reverse.  Everything here runs
  * under rtnl except the two work items, which take it when they need it.
+ *
+ * A reset of the function (rocx_reset.c) keeps the netdev registered: it
+ * is detached while the function is down, its rings are freed once the
+ * device is reset, and new ones are made when it comes back.
  */
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
@@ -34,7 +38,7 @@ static u8 rocx_rx_mode_of(const struct net_device *netdev)
 static int rocx_rings_up(struct rocx_ndev *nd)
 {
 	struct rocx_core *core = nd->core;
-	int err;
+	int err, err_tx;
 
 	nd->tx.head = 0;
 	nd->tx.tail = 0;
@@ -55,13 +59,15 @@ static int rocx_rings_up(struct rocx_ndev *nd)
 	}
 	rocx_rx_refill(nd, GFP_KERNEL);
 	napi_enable(&nd->napi);
+	nd->quiesced = false;
 	rocx_intr_mask(core, ROCX_VEC_ETH, false);
 	nd->rings_up = true;
 	return 0;
 
 err_destroy_tx:
-	if (rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_TX, ROCX_ETH_QID) &&
-	    !rocx_gone(core)) {
+	err_tx = rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_TX, ROCX_ETH_QID);
+	/* -ENODEV: the device was reset or is gone and holds no ring. */
+	if (err_tx && err_tx != -ENODEV) {
 		netdev_err(nd->netdev, "DESTROY_ETH_RING TX failed; leaking the rings\n");
 		return err;
 	}
@@ -80,11 +86,15 @@ static void rocx_rings_down(struct rocx_ndev *nd)
 		return;
 	nd->rings_up = false;
 	rocx_intr_mask(core, ROCX_VEC_ETH, true);
-	napi_disable(&nd->napi);
+	/* Stopped already if the function is being reset meanwhile. */
+	if (!nd->quiesced)
+		napi_disable(&nd->napi);
+	nd->quiesced = false;
 	err_tx = rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_TX, ROCX_ETH_QID);
 	err_rx = rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_RX, ROCX_ETH_QID);
 	netdev_tx_reset_queue(netdev_get_tx_queue(nd->netdev, 0));
-	if ((err_tx || err_rx) && !rocx_gone(core)) {
+	/* -ENODEV: the device was reset or is gone and holds no ring. */
+	if ((err_tx && err_tx != -ENODEV) || (err_rx && err_rx != -ENODEV)) {
 		/* The device may still write there: never free it. */
 		netdev_err(nd->netdev, "DESTROY_ETH_RING failed (TX %d, RX %d); leaking the rings\n",
 			   err_tx, err_rx);
@@ -131,6 +141,21 @@ void rocx_netdev_link_change(struct rocx_core *core, u32 link_status)
 	rtnl_unlock();
 }
 
+/* The whole port configuration, administratively up. */
+static int rocx_port_up(struct rocx_ndev *nd)
+{
+	struct net_device *netdev = nd->netdev;
+	int err;
+
+	err = rocx_aq_set_port(nd->core, ROCX_PORT_SET_MTU | ROCX_PORT_SET_MAC |
+			       ROCX_PORT_SET_ADMIN | ROCX_PORT_SET_RX_MODE,
+			       netdev->mtu, netdev->dev_addr, true,
+			       rocx_rx_mode_of(netdev));
+	if (err)
+		netdev_err(netdev, "SET_PORT (admin up) failed: %d\n", err);
+	return err;
+}
+
 static int rocx_open(struct net_device *netdev)
 {
 	struct rocx_ndev *nd = netdev_priv(netdev);
@@ -152,14 +177,9 @@ static int rocx_open(struct net_device *netdev)
 	err = rocx_rings_up(nd);
 	if (err)
 		goto err_free_irq;
-	err = rocx_aq_set_port(core, ROCX_PORT_SET_MTU | ROCX_PORT_SET_MAC |
-			       ROCX_PORT_SET_ADMIN | ROCX_PORT_SET_RX_MODE,
-			       netdev->mtu, netdev->dev_addr, true,
-			       rocx_rx_mode_of(netdev));
-	if (err) {
-		netdev_err(netdev, "SET_PORT (admin up) failed: %d\n", err);
+	err = rocx_port_up(nd);
+	if (err)
 		goto err_rings_down;
-	}
 	netif_tx_start_all_queues(netdev);
 	rocx_update_carrier(nd, rocx_rd32(core, ROCX_REG_LINK_STATUS));
 	return 0;
@@ -185,7 +205,7 @@ static int rocx_stop(struct net_device *netdev)
 	netif_tx_disable(netdev);
 	netif_carrier_off(netdev);
 	err = rocx_aq_set_port(core, ROCX_PORT_SET_ADMIN, 0, NULL, false, 0);
-	if (err && !rocx_gone(core))
+	if (err && err != -ENODEV)
 		netdev_warn(netdev, "SET_PORT (admin down) failed: %d\n", err);
 	rocx_rings_down(nd);
 	free_irq(nd->irq, nd);
@@ -213,7 +233,9 @@ int rocx_netdev_reconfig(struct rocx_ndev *nd, u32 tx_size, u32 rx_size,
 	int err;
 
 	ASSERT_RTNL();
-	if (!netif_running(netdev) || rocx_gone(nd->core)) {
+	/* Detached: the function is being reset; its restore uses these. */
+	if (!netif_running(netdev) || rocx_gone(nd->core) ||
+	    !netif_device_present(netdev)) {
 		nd->tx_ring_size = tx_size;
 		nd->rx_ring_size = rx_size;
 		return 0;
@@ -265,6 +287,7 @@ bool rocx_netdev_quiesce(struct rocx_ndev *nd)
 	rocx_intr_mask(nd->core, ROCX_VEC_ETH, true);
 	/* Waits for a running poll; the handler's napi_schedule() is void. */
 	napi_disable(&nd->napi);
+	nd->quiesced = true;
 	return true;
 }
 
@@ -276,6 +299,7 @@ void rocx_netdev_restore(struct rocx_ndev *nd)
 {
 	ASSERT_RTNL();
 	napi_enable(&nd->napi);
+	nd->quiesced = false;
 	/*
 	 * Completions that came while NAPI was off latched PENDING, but
 	 * those a poll left behind when it was told to stop did not: one
@@ -285,6 +309,114 @@ void rocx_netdev_restore(struct rocx_ndev *nd)
 	napi_schedule(&nd->napi);
 	local_bh_enable();
 	netif_device_attach(nd->netdev);
+}
+
+/**
+ * rocx_netdev_reset_quiesce() - stop the netdev for a reset of the function
+ * @core: device
+ *
+ * The data path stops as for the offline self-test (rocx_netdev_quiesce())
+ * and the netdev is detached until rocx_netdev_reset_restore(): no xmit,
+ * open, ethtool request or TX watchdog meanwhile, while rtnl is free for
+ * the rest of the system.  The rings stay allocated, since the device
+ * may write them until it is reset; rocx_netdev_reset_forget() frees
+ * them after that.  Calling it again before the restore does nothing.
+ */
+void rocx_netdev_reset_quiesce(struct rocx_core *core)
+{
+	struct net_device *netdev = core->netdev;
+	struct rocx_ndev *nd;
+
+	if (!netdev)
+		return;
+	nd = netdev_priv(netdev);
+	rtnl_lock();
+	if (netif_device_present(netdev)) {
+		nd->reset_restart = rocx_netdev_quiesce(nd);
+		/* rocx_netdev_quiesce() leaves a netdev without rings be. */
+		netif_device_detach(netdev);
+		netif_carrier_off(netdev);
+	}
+	rtnl_unlock();
+	/*
+	 * Their admin commands could only fail now; the restore applies the
+	 * RX mode, and a reconfiguration of a detached netdev waits for it.
+	 */
+	cancel_work_sync(&nd->rx_mode_work);
+	cancel_work_sync(&nd->reset_work);
+}
+
+/**
+ * rocx_netdev_reset_forget() - free the rings of a device that was reset
+ * @core: device, reset (it no longer writes the rings); netdev quiesced
+ */
+void rocx_netdev_reset_forget(struct rocx_core *core)
+{
+	struct net_device *netdev = core->netdev;
+	struct rocx_ndev *nd;
+
+	if (!netdev)
+		return;
+	nd = netdev_priv(netdev);
+	rtnl_lock();
+	if (nd->rings_up) {
+		/* NAPI has been off since the quiesce. */
+		nd->rings_up = false;
+		nd->quiesced = false;
+		rocx_rings_free(nd, &nd->tx, &nd->rx);
+		netdev_tx_reset_queue(netdev_get_tx_queue(netdev, 0));
+	}
+	rtnl_unlock();
+}
+
+/**
+ * rocx_netdev_reset_restore() - bring the netdev back after a reset
+ * @core: device with a working admin queue and EQ 0
+ *
+ * An interface that was up gets new rings and its port configuration
+ * (MTU, MAC, RX mode, admin up) again; the netdev is attached.  If that
+ * fails it stays detached, without traffic, until the next reset.
+ */
+void rocx_netdev_reset_restore(struct rocx_core *core)
+{
+	struct net_device *netdev = core->netdev;
+	struct rocx_ndev *nd;
+	int err;
+
+	if (!netdev)
+		return;
+	nd = netdev_priv(netdev);
+	rtnl_lock();
+	if (netif_device_present(netdev))
+		goto out;
+	if (nd->reset_restart && netif_running(netdev)) {
+		err = rocx_rings_alloc(nd, &nd->tx, &nd->rx, nd->tx_ring_size,
+				       nd->rx_ring_size,
+				       rocx_rx_buf_size(netdev->mtu));
+		if (err)
+			goto fail;
+		/* Frees the rings if it fails. */
+		err = rocx_rings_up(nd);
+		if (err)
+			goto fail;
+		err = rocx_port_up(nd);
+		if (err) {
+			rocx_rings_down(nd);
+			goto fail;
+		}
+	}
+	nd->reset_restart = false;
+	/* Wakes the queue of a running interface. */
+	netif_device_attach(netdev);
+	if (netif_running(netdev))
+		rocx_update_carrier(nd, rocx_rd32(core, ROCX_REG_LINK_STATUS));
+out:
+	rtnl_unlock();
+	return;
+fail:
+	netdev_err(netdev, "could not bring the rings back after the reset (%d); no traffic until the next reset\n",
+		   err);
+	rtnl_unlock();
 }
 
 static int rocx_change_mtu(struct net_device *netdev, int new_mtu)
@@ -351,7 +483,8 @@ static void rocx_rx_mode_work(struct work_struct *work)
 
 	err = rocx_aq_set_port(nd->core, ROCX_PORT_SET_RX_MODE, 0, NULL,
 			       false, mode);
-	if (err && !rocx_gone(nd->core))
+	/* -ENODEV: a reset is on its way; its restore sends the mode. */
+	if (err && err != -ENODEV)
 		netdev_warn(nd->netdev, "SET_PORT (RX mode %#x) failed: %d\n",
 			    mode, err);
 }
@@ -398,7 +531,8 @@ static void rocx_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 
 	atomic64_inc(&nd->tx_timeouts);
 	status = rocx_rd32(nd->core, ROCX_REG_DEV_STATUS);
-	if (rocx_gone(nd->core))
+	/* Gone, or reset: the function's reset makes new rings anyway. */
+	if (rocx_dev_off(nd->core))
 		return;
 	netdev_err(netdev, "TX timeout on queue %u: head %u tail %u, descriptor status %#x, DEV_STATUS %#x, INTR_CTRL(1) %#x; re-creating the rings\n",
 		   txqueue, READ_ONCE(tx->head), tail,
