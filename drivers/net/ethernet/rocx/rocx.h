@@ -396,6 +396,7 @@ irqreturn_t rocx_eth_irq_handler(int irq, void *data);
 void rocx_set_ethtool_ops(struct net_device *netdev);
 
 /* rocx_reset.c: the one quiesce, reset and restore path */
+extern const struct pci_error_handlers rocx_err_handlers;
 void rocx_reset_init(struct rocx_core *core);
 void rocx_reset_fatal(struct rocx_core *core, const char *why);
 void rocx_reset_schedule(struct rocx_core *core, const char *why);

@@ -185,6 +185,8 @@ static int rocx_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		dev_err(dev, "auxiliary device for RDMA: %d\n", err);
 		goto err_destroy_netdev;
 	}
+	/* What AER's slot reset restores. */
+	pci_save_state(pdev);
 	/* From now on a broken function is reset (rocx_reset.c). */
 	set_bit(ROCX_ST_LIVE, &core->state);
 	return 0;
@@ -249,6 +251,7 @@ static struct pci_driver rocx_pci_driver = {
 	.probe		= rocx_probe,
 	.remove		= rocx_remove,
 	.shutdown	= rocx_shutdown,
+	.err_handler	= &rocx_err_handlers,
 };
 module_pci_driver(rocx_pci_driver);
 

@@ -11,6 +11,10 @@
  *   the command and before its caller frees anything
  *   (rocx_reset_fatal()); rocx_reset_work() does the rest;
  * - the device reported FATAL on EQ 0: rocx_reset_work();
+ * - a reset of the PCI function from outside (sysfs "reset", a bus reset
+ *   by the bridge, a VMM): the PCI core calls reset_prepare() and
+ *   reset_done() around it;
+ * - an AER error: error_detected(), slot_reset(), resume().
  *
  * Each runs rocx_reset_quiesce() and rocx_reset_restore():
  *
@@ -28,7 +32,8 @@
  *             mastering off, DEV_CTRL.RESET.  From here the device does no
  *             DMA, no doorbell reaches it and every command fails with
  *             -ENODEV.  (A device not trusted any more gets this first,
- *             before step 1.)
+ *             before step 1; a frozen one not at all: the platform stops
+ *             it and resets the slot.)
  *          5. What the device was writing is freed: the Ethernet rings,
  *             EQ 0.
  * restore  Reset again (the bring-up order), bus mastering on, admin
@@ -49,6 +54,7 @@
 enum rocx_reset_mode {
 	ROCX_RESET_ORDERLY,	/* device healthy: destroy, then reset */
 	ROCX_RESET_FATAL,	/* device not trusted: reset, then free */
+	ROCX_RESET_FROZEN,	/* no register access; the platform resets */
 };
 
 /*
@@ -113,7 +119,12 @@ static void rocx_reset_quiesce(struct rocx_core *core,
 	core->quiesced = true;
 	if (mode != ROCX_RESET_ORDERLY) {
 		mutex_lock(&core->aq.lock);
-		rocx_reset_hw_locked(core);
+		if (mode == ROCX_RESET_FATAL) {
+			rocx_reset_hw_locked(core);
+		} else {
+			set_bit(ROCX_ST_RESET, &core->state);
+			clear_bit(ROCX_ST_AQ_UP, &core->state);
+		}
 		mutex_unlock(&core->aq.lock);
 	}
 	/* rocx_ib's remove; its destroys run or fail fast with -ENODEV. */
@@ -230,3 +241,80 @@ void rocx_reset_cancel(struct rocx_core *core)
 	cancel_work_sync(&core->reset_work);
 	clear_bit(ROCX_ST_RESET_QUEUED, &core->state);
 }
+
+/* ---- PCI: resets and errors the PCI core tells us about ---- */
+
+/*
+ * Called with the device lock held, so not during probe or remove.  The
+ * function is quiesced and reset here, as a healthy device can destroy
+ * its objects first; reset_done() restores it after the PCI core's reset.
+ */
+static void rocx_pci_reset_prepare(struct pci_dev *pdev)
+{
+	struct rocx_core *core = pci_get_drvdata(pdev);
+
+	/* A reset the work was about to do is this one. */
+	cancel_work_sync(&core->reset_work);
+	mutex_lock(&core->reset_lock);
+	dev_info(rocx_dev(core), "PCI reset of the function: stopping it\n");
+	rocx_reset_quiesce(core, ROCX_RESET_ORDERLY);
+	mutex_unlock(&core->reset_lock);
+}
+
+static void rocx_pci_reset_done(struct pci_dev *pdev)
+{
+	struct rocx_core *core = pci_get_drvdata(pdev);
+
+	mutex_lock(&core->reset_lock);
+	rocx_reset_restore(core);
+	mutex_unlock(&core->reset_lock);
+}
+
+static pci_ers_result_t rocx_pci_error_detected(struct pci_dev *pdev,
+						pci_channel_state_t state)
+{
+	struct rocx_core *core = pci_get_drvdata(pdev);
+
+	dev_err(rocx_dev(core), "PCI error (channel state %d)\n", state);
+	if (state == pci_channel_io_perm_failure) {
+		/* Remove follows; it must not wait for the device. */
+		rocx_set_gone(core);
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	cancel_work_sync(&core->reset_work);
+	mutex_lock(&core->reset_lock);
+	rocx_reset_quiesce(core, state == pci_channel_io_frozen ?
+			   ROCX_RESET_FROZEN : ROCX_RESET_FATAL);
+	mutex_unlock(&core->reset_lock);
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t rocx_pci_slot_reset(struct pci_dev *pdev)
+{
+	struct rocx_core *core = pci_get_drvdata(pdev);
+
+	pci_restore_state(pdev);
+	pci_save_state(pdev);
+	if (readl(core->regs + ROCX_REG_ID) != ROCX_ID_MAGIC) {
+		dev_err(rocx_dev(core), "device did not come back from the slot reset\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static void rocx_pci_resume(struct pci_dev *pdev)
+{
+	struct rocx_core *core = pci_get_drvdata(pdev);
+
+	mutex_lock(&core->reset_lock);
+	rocx_reset_restore(core);
+	mutex_unlock(&core->reset_lock);
+}
+
+const struct pci_error_handlers rocx_err_handlers = {
+	.error_detected	= rocx_pci_error_detected,
+	.slot_reset	= rocx_pci_slot_reset,
+	.resume		= rocx_pci_resume,
+	.reset_prepare	= rocx_pci_reset_prepare,
+	.reset_done	= rocx_pci_reset_done,
+};
