@@ -44,8 +44,6 @@ enum rocx_state_bit {
 
 /* Admin queue depth: one command outstanding needs few slots. */
 #define ROCX_AQ_LOG_DEPTH	4
-/* EQ 0 carries only asynchronous events: link, guest errors, fatal. */
-#define ROCX_EQ0_LOG_DEPTH	6
 
 /**
  * struct rocx_aq - admin queue
@@ -84,12 +82,14 @@ struct rocx_aq {
  * struct rocx_eq - event queue 0 (asynchronous events)
  * @ring: 2^@log_depth entries written by the device
  * @dma: its bus address
- * @log_depth: log2 of the depth
+ * @log_depth: log2 of the depth, from IDENTIFY (rocx_eq0_log_depth()):
+ *	room for an event per QP, CQ and SRQ, and the port's
  * @ci: free-running consumer index; only @work touches it once the EQ
  *	exists, and create/destroy run while @work cannot
  * @work: drains the ring in process context, then re-arms the EQ
  * @created: the device holds the EQ (CREATE_EQ succeeded); cleared once
  *	@work is stopped for a destroy or a reset
+ * @lost: events the device reported lost (EQ_OVERFLOW), written by @work
  */
 struct rocx_eq {
 	struct rocx_eqe *ring;
@@ -98,6 +98,7 @@ struct rocx_eq {
 	u32 ci;
 	struct work_struct work;
 	bool created;
+	atomic64_t lost;
 };
 
 /**
@@ -175,6 +176,12 @@ static inline bool rocx_gone(struct rocx_core *core)
 static inline bool rocx_dev_off(struct rocx_core *core)
 {
 	return rocx_gone(core) || test_bit(ROCX_ST_RESET, &core->state);
+}
+
+/* IDENTIFY.caps2 (contract 1.2); 0 from a 1.1 device. */
+static inline u64 rocx_caps2(struct rocx_core *core)
+{
+	return core->ident ? le64_to_cpu(core->ident->caps2) : 0;
 }
 
 #define ROCX_TEST_IRQ_NONE	(-1)
@@ -368,6 +375,9 @@ void rocx_eq_destroy(struct rocx_core *core);
 void rocx_eq_quiesce(struct rocx_core *core);
 void rocx_eq_forget(struct rocx_core *core);
 irqreturn_t rocx_admin_irq_handler(int irq, void *data);
+#if IS_ENABLED(CONFIG_KUNIT)
+u8 rocx_eq0_log_depth(const struct rocx_identify *id);
+#endif
 
 /* rocx_netdev.c */
 int rocx_netdev_create(struct rocx_core *core);

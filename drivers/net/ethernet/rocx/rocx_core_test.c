@@ -869,6 +869,9 @@ static struct rocx_fake_dev *rocx_fake_dev_start(struct kunit *test)
 			       GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, aq->sq);
 	KUNIT_ASSERT_NOT_NULL(test, aq->cq);
+	/* A device without RDMA: EQ 0 gets the smallest ring. */
+	f->core.ident = kunit_kzalloc(test, sizeof(*f->core.ident), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->core.ident);
 	set_bit(ROCX_ST_AQ_UP, &f->core.state);
 	rocx_register_events(&f->core, &rocx_fake_event_ops, fd);
 
@@ -923,8 +926,42 @@ static void rocx_eq_destroy_event_test(struct kunit *test)
 	rocx_register_events(core, NULL, NULL);
 }
 
+struct rocx_eq0_case {
+	const char *name;
+	u32 max_qp, max_cq, max_srq;
+	u8 log_depth;
+};
+
+/* Room for max_qp + max_cq + max_srq + 16 events (rocx-device.rst). */
+static const struct rocx_eq0_case rocx_eq0_cases[] = {
+	{ "no_rdma", 0, 0, 0, 4 },		/* 16: the contract's minimum */
+	{ "exact_power_of_two", 24, 24, 0, 6 },	/* 64 */
+	{ "one_more", 24, 24, 1, 7 },		/* 65 -> 128 */
+	{ "model", 1024, 1024, 256, 12 },	/* 2320 -> 4096 */
+	{ "clamped", 0xffffffff, 0xffffffff, 0xffffffff, 16 },
+};
+
+static void rocx_eq0_case_desc(const struct rocx_eq0_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->name);
+}
+
+KUNIT_ARRAY_PARAM(rocx_eq0, rocx_eq0_cases, rocx_eq0_case_desc);
+
+static void rocx_eq0_log_depth_test(struct kunit *test)
+{
+	const struct rocx_eq0_case *c = test->param_value;
+	struct rocx_identify id = {};
+
+	id.max_qp = cpu_to_le32(c->max_qp);
+	id.max_cq = cpu_to_le32(c->max_cq);
+	id.max_srq = cpu_to_le32(c->max_srq);
+	KUNIT_EXPECT_EQ(test, rocx_eq0_log_depth(&id), c->log_depth);
+}
+
 static struct kunit_case rocx_eq_test_cases[] = {
 	KUNIT_CASE(rocx_eq_destroy_event_test),
+	KUNIT_CASE_PARAM(rocx_eq0_log_depth_test, rocx_eq0_gen_params),
 	{}
 };
 

@@ -7,8 +7,10 @@
  * are handled in process context because link changes take rtnl and the
  * RDMA driver's callback may sleep.
  */
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
+#include <linux/log2.h>
 
 #include "rocx.h"
 #include "rocx_ring.h"
@@ -54,6 +56,19 @@ irqreturn_t rocx_admin_irq_handler(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/*
+ * The device lost @n events for EQ @eqn (EQ_OVERFLOW).  Whatever they
+ * said, the link state is the part rocx_core keeps: read it again.
+ * rocx_ib hears of the loss too and re-reads its own state.
+ */
+static void rocx_eq_lost(struct rocx_core *core, u32 eqn, u64 n)
+{
+	atomic64_add(n, &core->eq.lost);
+	dev_warn_ratelimited(rocx_dev(core), "EQ %u lost %llu events; reading the link state again\n",
+			     eqn, n);
+	rocx_netdev_link_change(core, rocx_rd32(core, ROCX_REG_LINK_STATUS));
+}
+
 static void rocx_eq_handle(struct rocx_core *core, const struct rocx_eqe *eqe)
 {
 	u32 data = le32_to_cpu(eqe->data);
@@ -77,6 +92,12 @@ static void rocx_eq_handle(struct rocx_core *core, const struct rocx_eqe *eqe)
 	case ROCX_EQE_QP_ERROR:
 	case ROCX_EQE_CQ_ERROR:
 		break;
+	case ROCX_EQE_EQ_OVERFLOW:
+		if (rocx_caps2(core) & ROCX_CAP2_EQ_OVERFLOW_EVENT) {
+			rocx_eq_lost(core, data, le64_to_cpu(eqe->info));
+			break;
+		}
+		fallthrough;	/* not a type a 1.1 device sends */
 	default:
 		dev_warn_ratelimited(rocx_dev(core), "unknown event type %u on EQ 0\n",
 				     le16_to_cpu(eqe->type));
@@ -84,6 +105,28 @@ static void rocx_eq_handle(struct rocx_core *core, const struct rocx_eqe *eqe)
 	}
 	rocx_events_dispatch(core, eqe);
 }
+
+/**
+ * rocx_eq0_log_depth() - size of EQ 0 for a device
+ * @id: its identify block
+ *
+ * The device holds back at most one QP_ERROR per QP, one CQ_ERROR per CQ
+ * (SRQ events alike) and ROCX_EQ0_PORT_EVENTS port and device events
+ * (rocx-device.rst, "Events added"): an EQ 0 of that many entries is
+ * never full while its work item keeps up.
+ *
+ * Return: log2 of the depth, within the contract's limits.
+ */
+VISIBLE_IF_KUNIT u8 rocx_eq0_log_depth(const struct rocx_identify *id)
+{
+	u64 n = (u64)le32_to_cpu(id->max_qp) + le32_to_cpu(id->max_cq) +
+		le32_to_cpu(id->max_srq) + ROCX_EQ0_PORT_EVENTS;
+
+	if (n >= BIT_ULL(ROCX_EQ_MAX_LOG_DEPTH))
+		return ROCX_EQ_MAX_LOG_DEPTH;
+	return max_t(u8, order_base_2(n), ROCX_EQ_MIN_LOG_DEPTH);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_eq0_log_depth);
 
 static bool rocx_eqe_ready(struct rocx_eq *eq)
 {
@@ -151,7 +194,7 @@ int rocx_eq_create(struct rocx_core *core)
 	size_t size;
 	int err;
 
-	eq->log_depth = ROCX_EQ0_LOG_DEPTH;
+	eq->log_depth = rocx_eq0_log_depth(core->ident);
 	size = (1U << eq->log_depth) * sizeof(*eq->ring);
 	eq->ring = dma_alloc_coherent(dev, size, &eq->dma, GFP_KERNEL);
 	if (!eq->ring)

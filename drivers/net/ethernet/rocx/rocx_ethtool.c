@@ -56,6 +56,7 @@ enum rocx_sw_stat {
 	ROCX_SW_RX_DROPPED,
 	ROCX_SW_RX_TRUNCATED,
 	ROCX_SW_FUNCTION_RESETS,
+	ROCX_SW_EQ_LOST_EVENTS,
 	ROCX_SW_NUM
 };
 
@@ -72,6 +73,7 @@ static const char * const rocx_sw_stat_names[] = {
 	[ROCX_SW_RX_DROPPED] = "sw_rx_dropped",
 	[ROCX_SW_RX_TRUNCATED] = "sw_rx_truncated",
 	[ROCX_SW_FUNCTION_RESETS] = "sw_function_resets",
+	[ROCX_SW_EQ_LOST_EVENTS] = "sw_eq_lost_events",
 };
 
 static_assert(ARRAY_SIZE(rocx_sw_stat_names) == ROCX_SW_NUM);
@@ -344,6 +346,7 @@ static void rocx_read_sw_stats(struct rocx_ndev *nd, u64 *data)
 		data[ROCX_SW_RX_TRUNCATED] = u64_stats_read(&st->truncated);
 	} while (u64_stats_fetch_retry(&st->syncp, start));
 	data[ROCX_SW_FUNCTION_RESETS] = atomic64_read(&nd->core->resets);
+	data[ROCX_SW_EQ_LOST_EVENTS] = atomic64_read(&nd->core->eq.lost);
 }
 
 static void rocx_get_ethtool_stats(struct net_device *netdev,
