@@ -31,6 +31,27 @@ static u8 rocx_ib_eq_phase(const struct rocx_ib_eq *eq, u32 ci)
 	return ((ci >> eq->log_depth) & 1) ^ 1;
 }
 
+/*
+ * The device lost @n completion events.  Which CQs they were for is
+ * unknown, so every CQ's handler runs: a consumer woken for nothing polls
+ * an empty CQ and arms it again, one never woken would wait for ever.
+ */
+static void rocx_ib_ceq_lost(struct rocx_ib_dev *dev, u64 n)
+{
+	struct rocx_ib_cq *cq;
+	unsigned long cqn;
+
+	ibdev_warn_ratelimited(&dev->ibdev,
+			       "completion EQ lost %llu events; waking every CQ\n",
+			       n);
+	/* Held across the calls, as in rocx_ib_cq_comp(). */
+	xa_lock(&dev->cq_xa);
+	xa_for_each(&dev->cq_xa, cqn, cq)
+		if (cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	xa_unlock(&dev->cq_xa);
+}
+
 static irqreturn_t rocx_ib_ceq_irq(int irq, void *data)
 {
 	struct rocx_ib_eq *eq = data;
@@ -53,6 +74,10 @@ static irqreturn_t rocx_ib_ceq_irq(int irq, void *data)
 		dma_rmb();
 		if (le16_to_cpu(eqe->type) == ROCX_EQE_COMPLETION)
 			rocx_ib_cq_comp(dev, le32_to_cpu(eqe->data));
+		else if (le16_to_cpu(eqe->type) == ROCX_EQE_EQ_OVERFLOW &&
+			 (le64_to_cpu(dev->id->caps2) &
+			  ROCX_CAP2_EQ_OVERFLOW_EVENT))
+			rocx_ib_ceq_lost(dev, le64_to_cpu(eqe->info));
 		else
 			ibdev_warn_ratelimited(&dev->ibdev,
 					       "event type %u on the completion EQ\n",

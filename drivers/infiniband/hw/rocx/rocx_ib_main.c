@@ -69,8 +69,23 @@ static void rocx_ib_event(void *priv, const struct rocx_eqe *eqe)
 		rocx_ib_port_report(dev, le32_to_cpu(eqe->data));
 		break;
 	case ROCX_EQE_FATAL:
-		ibdev_err(&dev->ibdev, "device reported a fatal error\n");
-		rocx_ib_dispatch(dev, IB_EVENT_DEVICE_FATAL);
+		/*
+		 * rocx_core resets the function, which unbinds us: ib_core
+		 * then disassociates the user contexts, whose last event is
+		 * IB_EVENT_DEVICE_FATAL.  Sending one now as well would end
+		 * their event stream early (and twice).
+		 */
+		ibdev_err(&dev->ibdev, "device reported a fatal error; rocx_core resets it\n");
+		break;
+	case ROCX_EQE_EQ_OVERFLOW:
+		/*
+		 * rocx_core passes it on only from a device that reports lost
+		 * events (ROCX_CAP2_EQ_OVERFLOW_EVENT).  A lost LINK_CHANGE
+		 * would leave ib_core's port state stale: read it again.
+		 * Lost QP and CQ errors are not recovered: the objects'
+		 * outstanding work still completes in error.
+		 */
+		rocx_ib_port_report(dev, rocx_link_up(dev->core) ? ROCX_LINK_UP : 0);
 		break;
 	case ROCX_EQE_QP_ERROR:
 		rocx_ib_qp_event(dev, le32_to_cpu(eqe->data),
