@@ -21,9 +21,12 @@
 #define ROCX_PCI_REVISION		0x01
 #define ROCX_PCI_CLASS_ETHERNET		0x0200
 
-/* Contract version the device implements, read from ROCX_REG_VERSION. */
+/*
+ * Contract version the device implements, read from ROCX_REG_VERSION.
+ * 1.2 promises only the parts whose IDENTIFY.caps2 bit is set.
+ */
 #define ROCX_VERSION_MAJOR		1
-#define ROCX_VERSION_MINOR		1
+#define ROCX_VERSION_MINOR		2
 
 /* BARs: registers, doorbell pages, MSI-X table and PBA. */
 #define ROCX_BAR_REGS			0

@@ -9,6 +9,8 @@
  */
 #include <endian.h>
 #include "fake.h"
+/* rocx_eq_post(): events for EQs other than 0 without RDMA objects. */
+#include "rocx-int.h"
 
 /* Guest memory layout used by every case (offsets from FAKE_MEM_BASE). */
 #define GPA(off)        (FAKE_MEM_BASE + (uint64_t)(off))
@@ -324,7 +326,7 @@ static void bring_up(void)
 static void t_identity_registers(void)
 {
     CHECK_EQ(rd(ROCX_REG_ID), 0x58434f52);
-    CHECK_EQ(rd(ROCX_REG_VERSION), 0x00010001);
+    CHECK_EQ(rd(ROCX_REG_VERSION), 0x00010002);
     CHECK_EQ(rd(ROCX_REG_CAPS), ROCX_CAP_ETH | ROCX_CAP_RDMA |
              ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2 | ROCX_CAP_SELFTEST);
     CHECK_EQ(rd(ROCX_REG_FW_VERSION), ROCX_CORE_FW_VERSION);
@@ -768,7 +770,7 @@ static void t_op_identify(void)
     c.identify.addr = htole64(GPA(BUF_OFF));
     c.identify.len = htole32(256);
     CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_OK);
-    CHECK_EQ(le32toh(id->version), 0x00010001);
+    CHECK_EQ(le32toh(id->version), 0x00010002);
     CHECK_EQ(le32toh(id->caps), ROCX_CORE_CAPS);
     CHECK_EQ(le32toh(id->fw_version), ROCX_CORE_FW_VERSION);
     CHECK(!memcmp(id->mac, fake_mac, 6));
@@ -793,8 +795,10 @@ static void t_op_identify(void)
     CHECK_EQ(le32toh(id->max_rd_atom), 16);
     CHECK_EQ(le64toh(id->max_mr_size), 1ULL << 40);
     CHECK_EQ(le64toh(id->page_size_cap), (1ULL << 12) | (1ULL << 21));
+    /* Contract 1.2: the parts implemented, at byte 96. */
+    CHECK_EQ(le64toh(id->caps2), ROCX_CAP2_EQ_OVERFLOW_EVENT);
     CHECK_EQ(id->rsvd[0], 0);
-    CHECK_EQ(id->rsvd[159], 0);
+    CHECK_EQ(id->rsvd[151], 0);
     CHECK_EQ(((uint8_t *)id)[256], 0xcc);   /* nothing past 256 bytes */
 
     c.identify.len = htole32(255);
@@ -1185,11 +1189,19 @@ static void t_eq_overflow(void)
     CHECK(!F->scheduled);
     CHECK_EQ(le16toh(eqe(0, 4, 0)->type), ROCX_EQE_GUEST_ERROR);
     CHECK_EQ(eqe(0, 4, 0)->flags, ROCX_EQE_PHASE);  /* not overwritten */
-    /* After consuming, events flow again. */
+    /*
+     * After consuming, events flow again, behind an EQ_OVERFLOW that
+     * counts the one lost (contract 1.2).
+     */
     db(0, ROCX_DB_EQ, 0, 16, true);
     wr(ROCX_REG_ID, 0);
     fake_run(F);
+    CHECK_EQ(le16toh(eqe(0, 4, 16)->type), ROCX_EQE_EQ_OVERFLOW);
     CHECK_EQ(eqe(0, 4, 16)->flags, 0);
+    CHECK_EQ(le32toh(eqe(0, 4, 16)->data), 0);
+    CHECK_EQ(le64toh(eqe(0, 4, 16)->info), 1);
+    CHECK_EQ(le16toh(eqe(0, 4, 17)->type), ROCX_EQE_GUEST_ERROR);
+    CHECK_EQ(eqe(0, 4, 17)->flags, 0);
     CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), 1);
 
     /* An EQ in memory the device cannot write: reported once, then quiet. */
@@ -1217,18 +1229,98 @@ static void t_eq_overflow(void)
     fake_run(F);
     CHECK_EQ(le16toh(eqe(0, 4, 0)->type), ROCX_EQE_GUEST_ERROR);
 
-    /* The async event queue itself never grows without bound. */
+    /*
+     * The async event queue itself never grows without bound; what it
+     * cannot hold, and what EQ 0 then cannot, is counted and reported.
+     */
     admin_up();
     fake_run(F);
+    db(0, ROCX_DB_EQ, 0, F->core.eq[0].pi, false);     /* EQ 0 empty */
     gerrs = counter(ROCX_STAT_EQ_OVERFLOWS);
-    for (i = 0; i < 1000; i++) {
+    for (i = 0; i < 3000; i++) {
         fake_set_carrier(F, i & 1);
     }
     CHECK_EQ(F->core.evq_count, ROCX_CORE_EVQ_LEN);
-    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), gerrs + 1000 - ROCX_CORE_EVQ_LEN);
-    CHECK_EQ(counter(ROCX_STAT_LINK_CHANGES), 1 + 1000);
+    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), gerrs + 3000 - ROCX_CORE_EVQ_LEN);
+    CHECK_EQ(counter(ROCX_STAT_LINK_CHANGES), 1 + 3000);
+    i = F->core.eq[0].pi;
     fake_run(F);
     CHECK_EQ(F->core.evq_count, 0);
+    /* The marker for the queue's losses, then 15 events; the rest lost. */
+    CHECK_EQ(le16toh(eqe(0, 4, i)->type), ROCX_EQE_EQ_OVERFLOW);
+    CHECK_EQ(le64toh(eqe(0, 4, i)->info), 3000 - ROCX_CORE_EVQ_LEN);
+    CHECK_EQ(le16toh(eqe(0, 4, i + 1)->type), ROCX_EQE_LINK_CHANGE);
+    CHECK_EQ(le16toh(eqe(0, 4, i + 15)->type), ROCX_EQE_LINK_CHANGE);
+    CHECK_EQ(F->core.eq[0].pi, i + 16);
+    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), gerrs + 3000 - 15);
+    /* Consumed: the rest of the count comes at once, not at an event. */
+    db(0, ROCX_DB_EQ, 0, i + 16, false);
+    fake_run(F);
+    CHECK_EQ(le16toh(eqe(0, 4, i + 16)->type), ROCX_EQE_EQ_OVERFLOW);
+    CHECK_EQ(le64toh(eqe(0, 4, i + 16)->info), ROCX_CORE_EVQ_LEN - 15);
+    CHECK_EQ(F->core.eq[0].lost, 0);
+}
+
+/*
+ * EQ_OVERFLOW (contract 1.2) on an EQ other than 0, at the edges: a
+ * marker waits for room, takes the last free slot and then loses the
+ * event that brought it, and signals an armed EQ like any entry.
+ */
+static void t_eq_overflow_report(void)
+{
+    uint32_t i;
+
+    aq_enable(4);
+    CHECK_EQ(create_eq(0, 4, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(create_eq(3, 4, 3), ROCX_AQ_STS_OK);
+    for (i = 0; i < 16; i++) {
+        rocx_eq_post(&F->core, 3, ROCX_EQE_COMPLETION, i, 0);
+    }
+    CHECK_EQ(F->irqs[3], 1);                /* armed once, at the first */
+    rocx_eq_post(&F->core, 3, ROCX_EQE_COMPLETION, 16, 0);
+    rocx_eq_post(&F->core, 3, ROCX_EQE_COMPLETION, 17, 0);
+    CHECK_EQ(F->gerrs, gerr_mark + 2);      /* one guest error each */
+    CHECK_EQ(F->last_gerr_code, ROCX_GERR_EQ_OVERFLOW);
+    CHECK_EQ(F->core.eq[3].lost, 2);
+    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), 2);
+    fake_run(F);                /* the GUEST_ERROR events go to EQ 0 */
+    gerr_mark = F->gerrs;
+    CHECK_EQ(F->core.eq[3].pi, 16);         /* no room: no marker yet */
+
+    /* One slot free: the next event brings the marker there and is lost. */
+    db(0, ROCX_DB_EQ, 3, 1, false);
+    rocx_eq_post(&F->core, 3, ROCX_EQE_COMPLETION, 18, 0);
+    CHECK_EQ(F->core.eq[3].pi, 17);
+    CHECK_EQ(le16toh(eqe(3, 4, 16)->type), ROCX_EQE_EQ_OVERFLOW);
+    CHECK_EQ(le32toh(eqe(3, 4, 16)->data), 3);
+    CHECK_EQ(le64toh(eqe(3, 4, 16)->info), 2);
+    CHECK_EQ(F->core.eq[3].lost, 1);
+    CHECK_EQ(counter(ROCX_STAT_EQ_OVERFLOWS), 3);
+    fake_run(F);
+    gerr_mark = F->gerrs;
+
+    /* Consumed and armed: the marker for the last loss signals. */
+    db(0, ROCX_DB_EQ, 3, 17, true);
+    fake_run(F);
+    CHECK_EQ(F->core.eq[3].pi, 18);
+    CHECK_EQ(le16toh(eqe(3, 4, 17)->type), ROCX_EQE_EQ_OVERFLOW);
+    CHECK_EQ(le64toh(eqe(3, 4, 17)->info), 1);
+    CHECK_EQ(F->core.eq[3].lost, 0);
+    CHECK_EQ(F->irqs[3], 2);
+    /* And then events without markers. */
+    db(0, ROCX_DB_EQ, 3, 18, true);
+    rocx_eq_post(&F->core, 3, ROCX_EQE_COMPLETION, 19, 0);
+    CHECK_EQ(le16toh(eqe(3, 4, 18)->type), ROCX_EQE_COMPLETION);
+    CHECK_EQ(le32toh(eqe(3, 4, 18)->data), 19);
+    /* Destroying the EQ forgets the count. */
+    F->core.eq[3].lost = 5;
+    CHECK_EQ(aq_exec(&(union rocx_aq_cmd){
+        .destroy_eq.hdr.opcode = htole16(ROCX_AQ_OP_DESTROY_EQ),
+        .destroy_eq.eqn = htole16(3) }, NULL, NULL), ROCX_AQ_STS_OK);
+    CHECK_EQ(create_eq(3, 4, 3), ROCX_AQ_STS_OK);
+    rocx_eq_post(&F->core, 3, ROCX_EQE_COMPLETION, 20, 0);
+    CHECK_EQ(le16toh(eqe(3, 4, 0)->type), ROCX_EQE_COMPLETION);
+    CHECK_NO_GERR();
 }
 
 static void t_intr_ctrl(void)
@@ -1909,6 +2001,7 @@ static const TestCase cases[] = {
     CASE(op_unsupported),
     CASE(eq_events),
     CASE(eq_overflow),
+    CASE(eq_overflow_report),
     CASE(intr_ctrl),
     CASE(tx_exact_bytes),
     CASE(tx_errors),

@@ -428,6 +428,84 @@ static void t_cq_overflow(void)
     CHECK(!t_poll(&l.scq, &e));
 }
 
+/*
+ * A CQ overflow with many QPs on it posts a QP_ERROR for every QP and a
+ * CQ_ERROR: all of them reach an EQ 0 of the size contract 1.2 gives a
+ * driver (max_qp + max_cq + max_srq + 16, here 4096 entries), none is
+ * lost, and no EQ_OVERFLOW is needed.
+ */
+static void t_eq0_event_storm(void)
+{
+    enum { NQP = 300, EQ_LD = 12 };
+    static TQp qp[NQP];
+    static bool seen[NQP];
+    uint64_t eq = t_alloc(A, 16u << EQ_LD, T_PAGE);
+    uint64_t overflows = t_stat(A, ROCX_STAT_EQ_OVERFLOWS);
+    unsigned i, j, qp_err = 0, cq_err = 0, other = 0;
+    union rocx_aq_cmd c;
+    struct rocx_sge r;
+    TCq cq;
+    TMr mr;
+
+    c = t_cmd(ROCX_AQ_OP_DESTROY_EQ);
+    c.destroy_eq.eqn = htole16(0);
+    CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_OK);
+    c = t_cmd(ROCX_AQ_OP_CREATE_EQ);
+    c.create_eq.base = htole64(T_GPA(eq));
+    c.create_eq.eqn = htole16(0);
+    c.create_eq.log_depth = EQ_LD;
+    CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_OK);
+
+    CHECK_EQ(t_create_cq(A, &cq, 1, 0, 1), ROCX_AQ_STS_OK);  /* 2 CQEs */
+    memset(seen, 0, sizeof(seen));
+    for (i = 0; i < NQP; i++) {
+        CHECK_EQ(t_create_qp(A, &qp[i], &cq, &cq, 1, i ? 0 : 2, 0),
+                 ROCX_AQ_STS_OK);
+        CHECK_EQ(t_to_state(&qp[i], ROCX_QPS_INIT), ROCX_AQ_STS_OK);
+    }
+    CHECK_EQ(t_reg_mr(A, &mr, t_alloc(A, T_PAGE, T_PAGE), T_PAGE,
+                      ROCX_ACCESS_LOCAL_WRITE), ROCX_AQ_STS_OK);
+    /* Three receives flushed into a CQ of two: it overflows. */
+    r = t_sge(&mr, 0, 64);
+    for (i = 0; i < 3; i++) {
+        t_post_recv(&qp[0], &r, 1);
+    }
+    t_ring_rq(&qp[0]);
+    CHECK_EQ(t_to_state(&qp[0], ROCX_QPS_ERR), ROCX_AQ_STS_OK);
+    t_pump();
+
+    for (i = 0; i < (1u << EQ_LD); i++) {
+        struct rocx_eqe *e = t_ptr(A, eq + i * 16, 16);
+        uint32_t data = le32toh(e->data);
+
+        if (!(e->flags & ROCX_EQE_PHASE)) {
+            break;
+        }
+        switch (le16toh(e->type)) {
+        case ROCX_EQE_QP_ERROR:
+            for (j = 1; j < NQP && qp[j].qpn != data; j++) {
+            }
+            CHECK(j < NQP && !seen[j]);
+            if (j < NQP) {
+                seen[j] = true;
+            }
+            qp_err++;
+            break;
+        case ROCX_EQE_CQ_ERROR:
+            CHECK_EQ(data, cq.cqn);
+            cq_err++;
+            break;
+        default:
+            other++;
+            break;
+        }
+    }
+    CHECK_EQ(cq_err, 1);
+    CHECK_EQ(qp_err, NQP - 1);      /* qp[0] went to ERR by modify */
+    CHECK_EQ(other, 0);             /* no EQ_OVERFLOW among them */
+    CHECK_EQ(t_stat(A, ROCX_STAT_EQ_OVERFLOWS), overflows);
+}
+
 static void t_qp_create_errors(void)
 {
     TCq cq, ucq;
@@ -929,6 +1007,7 @@ const TCase t_cases_obj[] = {
     T_CASE(cq_arming),
     T_CASE(cq_doorbell_errors),
     T_CASE(cq_overflow),
+    T_CASE(eq0_event_storm),
     T_CASE(qp_create_errors),
     T_CASE(qp_state_machine),
     T_CASE(qp_path_mtu),

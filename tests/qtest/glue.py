@@ -367,7 +367,7 @@ def t_admin_queue(q):
     st, _, _ = aq.run(0x01, struct.pack('<QI', BUF, 256))
     check(st == 0, 'IDENTIFY')
     ident = q.memread(BUF, 32)
-    check(struct.unpack('<I', ident[0:4])[0] == 0x00010001, 'version 1.1')
+    check(struct.unpack('<I', ident[0:4])[0] == 0x00010002, 'version 1.2')
     check(ident[12:18] == MAC, 'identify MAC')
     st, res, res64 = aq.run(0x03)
     check(st == 0 and res64 == 1500 and res & 2, 'QUERY_PORT')

@@ -164,6 +164,7 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
     stl_le_p(&id.max_rd_atom, ROCX_CORE_MAX_RD_ATOM);
     stq_le_p(&id.max_mr_size, ROCX_CORE_MAX_MR_SIZE);
     stq_le_p(&id.page_size_cap, ROCX_CORE_PAGE_SIZE_CAP);
+    stq_le_p(&id.caps2, ROCX_CORE_CAPS2);
     if (rocx_dma_write(c, addr, &id, sizeof(id))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }

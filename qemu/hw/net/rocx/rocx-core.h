@@ -63,6 +63,8 @@
 #define ROCX_CORE_CAPS              (ROCX_CAP_ETH | ROCX_CAP_RDMA | \
                                      ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2 | \
                                      ROCX_CAP_SELFTEST)
+/* Parts of contract 1.2 this model implements (IDENTIFY.caps2). */
+#define ROCX_CORE_CAPS2             ROCX_CAP2_EQ_OVERFLOW_EVENT
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
 #define ROCX_CORE_DEFAULT_MTU       1500
 #define ROCX_CORE_DEFAULT_SPEED     100         /* Gb/s */
@@ -75,8 +77,16 @@
  */
 #define ROCX_CORE_AQ_BUDGET         32
 #define ROCX_CORE_TX_BUDGET         256
-/* Asynchronous events waiting for the engine to write them to EQ 0. */
-#define ROCX_CORE_EVQ_LEN           16
+/*
+ * Asynchronous events waiting for the engine to write them to EQ 0: one
+ * QP_ERROR per QP (a QP has at most one queued), one CQ_ERROR per CQ (a
+ * CQ fails once), SRQ events alike, and the port's (rocx-device.rst,
+ * "Events added").  An event that finds it full is counted as lost to
+ * EQ 0, which reports the loss with EQ_OVERFLOW.
+ */
+#define ROCX_CORE_EVQ_LEN           (ROCX_CORE_MAX_QP + ROCX_CORE_MAX_CQ + \
+                                     ROCX_CORE_MAX_SRQ + ROCX_EQ0_PORT_EVENTS)
+
 
 /*
  * Fabric bundles (rocx-fabric.c, format in rocx/rocx_fabric.h): once the
@@ -172,6 +182,11 @@ typedef struct RocxEq {
     /* MMIO: consumer index (widened from 16 bits) and ARM from doorbells. */
     uint32_t ci;
     bool arm_req;
+    /*
+     * Engine: events lost since the last EQ_OVERFLOW entry, written
+     * ahead of the next entry there is room for.
+     */
+    uint32_t lost;
 } RocxEq;
 
 typedef struct RocxGid {
@@ -241,6 +256,7 @@ typedef struct RocxCore {
         uint16_t head;          /* engine: commands consumed (AQ_HEAD) */
         uint16_t pi;            /* MMIO: producer latched from AQ_DB */
     } aq;
+
 
     /* Port, engine-owned (SET_PORT, link changes). */
     struct {

@@ -4,7 +4,9 @@
  * An EQ is a ring in guest memory that the device writes events to, with
  * a phase bit; it signals its MSI-X vector once per arm.  EQ 0 takes the
  * asynchronous events (link changes, CQ and QP errors, guest errors),
- * which either side queues in a small FIFO that the engine drains.  Every
+ * which either side queues in a FIFO with room for one event per object
+ * (ROCX_CORE_EVQ_LEN) that the engine drains.  An EQ counts the events it
+ * loses and reports them with an EQ_OVERFLOW entry (contract 1.2).  Every
  * vector has an INTR_CTRL register: a masked vector latches PENDING and
  * fires when unmasked.  A guest error is counted here and reported in
  * registers, through the glue's log and as a GUEST_ERROR event.
@@ -28,8 +30,9 @@ bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info)
         return false;
     }
     if (c->evq_count == ROCX_CORE_EVQ_LEN) {
-        /* The engine has not run for a while; the event is lost. */
+        /* Sized for one per object: a port event flood.  EQ 0 says so. */
         rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        c->eq[0].lost++;
         return false;
     }
     ev = &c->evq[(c->evq_head + c->evq_count) % ROCX_CORE_EVQ_LEN];
@@ -125,34 +128,14 @@ void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val)
 
 /* ---- Event queues ---- */
 
-void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
-                  uint64_t info)
+/* Write one entry to a valid EQ with room; false if its ring faulted. */
+static bool rocx_eq_write(RocxCore *c, unsigned eqn, uint16_t type,
+                          uint32_t data, uint64_t info)
 {
     RocxEq *eq = &c->eq[eqn];
     uint32_t depth = 1u << eq->log_depth;
     struct rocx_eqe e;
     uint64_t addr;
-
-    if (!eq->valid) {
-        return;
-    }
-    if (eq->broken) {
-        /* Its DMA failure was reported already; the event is lost. */
-        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
-        return;
-    }
-    if (eq->pi - eq->ci >= depth) {
-        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
-        /* An EQ 0 overflow cannot be reported through EQ 0. */
-        if (eqn == 0) {
-            rocx_gerr_quiet(c, ROCX_GERR_EQ_OVERFLOW, eqn,
-                            "EQ %u full, event %u lost", eqn, type);
-        } else {
-            rocx_gerr(c, ROCX_GERR_EQ_OVERFLOW, eqn,
-                      "EQ %u full, event %u lost", eqn, type);
-        }
-        return;
-    }
 
     memset(&e, 0, sizeof(e));
     stw_le_p(&e.type, type);
@@ -171,16 +154,78 @@ void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
             rocx_gerr(c, ROCX_GERR_DMA, eqn,
                       "EQ %u: DMA write to 0x%" PRIx64 " failed", eqn, addr);
         }
-        return;
+        return false;
     }
     eq->pi++;
     if (eq->armed) {
         eq->armed = false;
         rocx_signal(c, eq->vector);
     }
+    return true;
 }
 
-/* Apply ARM requests latched by EQ doorbells. */
+static bool rocx_eq_full(const RocxEq *eq)
+{
+    return eq->pi - eq->ci >= (1u << eq->log_depth);
+}
+
+/*
+ * Events were lost: the next entry there is room for says how many, so
+ * that every entry after a loss comes after the EQ_OVERFLOW counting it.
+ * False if the marker could not be written (the ring is full or faulted).
+ */
+static bool rocx_eq_report_lost(RocxCore *c, unsigned eqn)
+{
+    RocxEq *eq = &c->eq[eqn];
+
+    if (!eq->lost) {
+        return true;
+    }
+    if (rocx_eq_full(eq) ||
+        !rocx_eq_write(c, eqn, ROCX_EQE_EQ_OVERFLOW, eqn, eq->lost)) {
+        return false;
+    }
+    eq->lost = 0;
+    return true;
+}
+
+void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
+                  uint64_t info)
+{
+    RocxEq *eq = &c->eq[eqn];
+
+    if (!eq->valid) {
+        return;
+    }
+    if (eq->broken) {
+        /* Its DMA failure was reported already; the event is lost. */
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        return;
+    }
+    if (!rocx_eq_report_lost(c, eqn) && eq->broken) {
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        return;
+    }
+    if (rocx_eq_full(eq)) {
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        eq->lost++;
+        /* EQ_OVERFLOW tells the driver; EQ 0's own via EQ 0 could loop. */
+        if (eqn == 0) {
+            rocx_gerr_quiet(c, ROCX_GERR_EQ_OVERFLOW, eqn,
+                            "EQ %u full, event %u lost", eqn, type);
+        } else {
+            rocx_gerr(c, ROCX_GERR_EQ_OVERFLOW, eqn,
+                      "EQ %u full, event %u lost", eqn, type);
+        }
+        return;
+    }
+    rocx_eq_write(c, eqn, type, data, info);
+}
+
+/*
+ * Apply ARM requests latched by EQ doorbells; report lost events as soon
+ * as the consumer has made room, not only when the next event comes.
+ */
 void rocx_eq_arm(RocxCore *c)
 {
     unsigned i;
@@ -188,7 +233,13 @@ void rocx_eq_arm(RocxCore *c)
     for (i = 0; i < ROCX_CORE_MAX_EQ; i++) {
         RocxEq *eq = &c->eq[i];
 
-        if (!eq->valid || !eq->arm_req) {
+        if (!eq->valid) {
+            continue;
+        }
+        if (eq->lost && !eq->broken) {
+            rocx_eq_report_lost(c, i);
+        }
+        if (!eq->arm_req) {
             continue;
         }
         eq->arm_req = false;
@@ -216,6 +267,12 @@ bool rocx_evq_drain(RocxCore *c)
             /* Carries the latest error, however many were coalesced. */
             c->evq_gerr_queued = false;
             ev.data = c->regs.last_guest_err;
+        } else if (ev.type == ROCX_EQE_QP_ERROR) {
+            RocxQp *qp = rocx_qp_get(c, ev.data);
+
+            if (qp) {
+                qp->evq_pending = false;
+            }
         }
         rocx_eq_post(c, 0, ev.type, ev.data, ev.info);
     }
@@ -248,6 +305,9 @@ void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid, uint16_t idx,
     eq->ci += delta;
     if (arm) {
         eq->arm_req = true;
+    }
+    /* The engine writes the overflow report now that there is room. */
+    if (arm || (eq->lost && delta)) {
         rocx_schedule(c);
     }
 }
@@ -297,8 +357,15 @@ void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
     memset(&c->eq[eqn], 0, sizeof(c->eq[eqn]));
     if (eqn == 0) {
+        unsigned i;
+
         /* Queued async events had nowhere else to go. */
         c->evq_count = 0;
         c->evq_gerr_queued = false;
+        for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
+            if (c->rdma.qp[i]) {
+                c->rdma.qp[i]->evq_pending = false;
+            }
+        }
     }
 }

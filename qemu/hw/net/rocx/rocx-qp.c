@@ -252,9 +252,13 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome)
     if (!qp->nak_final) {
         qp->resp.ack = ROCX_ACK_NONE;
     }
-    if (event) {
-        /* Nothing else tells the consumer: no CQE reports this error. */
-        rocx_evq_push(c, ROCX_EQE_QP_ERROR, qp->qpn, syndrome);
+    /*
+     * Nothing else tells the consumer: no CQE reports this error.  One
+     * queued per QP, which is what the event FIFO has room for.
+     */
+    if (event && !qp->evq_pending) {
+        qp->evq_pending = rocx_evq_push(c, ROCX_EQE_QP_ERROR, qp->qpn,
+                                        syndrome);
     }
     rocx_qp_schedule(c, qp);
 }

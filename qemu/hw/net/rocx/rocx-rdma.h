@@ -236,6 +236,8 @@ typedef struct RocxQp {
     /* Engine: flush of a QP in ERR; an error NAK still to go out. */
     bool flushing;
     bool nak_final;
+    /* Engine: a QP_ERROR of this QP waits in the event FIFO (evq). */
+    bool evq_pending;
 
     /* Requester and completer (send queue). */
     struct {
