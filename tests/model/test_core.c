@@ -1323,6 +1323,58 @@ static void t_eq_overflow_report(void)
     CHECK_NO_GERR();
 }
 
+/*
+ * x-aq-stall: the command is fetched (AQ_HEAD moves past it) and then
+ * neither executed nor completed; nothing after it runs, a queue
+ * restart does not help, and only a reset ends it and turns the knob off.
+ */
+static void t_aq_stall(void)
+{
+    union rocx_aq_cmd c;
+    unsigned slot;
+
+    aq_enable(3);
+    CHECK(!rocx_core_set_aq_stall(&F->core, -2));
+    CHECK(!rocx_core_set_aq_stall(&F->core, ROCX_CORE_AQ_STALL_ANY + 1));
+    CHECK(rocx_core_aq_stall(&F->core) == ROCX_CORE_AQ_STALL_OFF);
+    CHECK(rocx_core_set_aq_stall(&F->core, ROCX_AQ_OP_CREATE_PD));
+    CHECK_EQ(rocx_core_aq_stall(&F->core), ROCX_AQ_OP_CREATE_PD);
+    /* Other opcodes run. */
+    CHECK_EQ(aq_op(ROCX_AQ_OP_NOP), ROCX_AQ_STS_OK);
+    c = cmd_new(ROCX_AQ_OP_CREATE_PD);
+    slot = aq_put(&c);
+    c = cmd_new(ROCX_AQ_OP_NOP);
+    aq_put(&c);
+    aq_kick();
+    CHECK_EQ(rd(ROCX_REG_AQ_HEAD), 2);
+    CHECK_EQ(aq_cqe(slot)->flags, 0);       /* no completion */
+    CHECK_EQ(aq_cqe(slot + 1)->flags, 0);
+    CHECK(!F->core.pd_owner[0]);            /* not executed */
+    CHECK_EQ(counter(ROCX_STAT_AQ_COMMANDS), 1);
+    CHECK(!F->scheduled);
+    /* A restart of the queue does not revive it. */
+    aq_enable(3);
+    CHECK_EQ(rocx_core_aq_stall(&F->core), ROCX_AQ_OP_CREATE_PD);
+    c = cmd_new(ROCX_AQ_OP_NOP);
+    aq_put(&c);
+    aq_kick();
+    CHECK_EQ(rd(ROCX_REG_AQ_HEAD), 0);
+    CHECK_EQ(aq_cqe(0)->flags, 0);
+    /* A reset does, and disarms the knob. */
+    wr(ROCX_REG_DEV_CTRL, ROCX_DEV_CTRL_RESET);
+    CHECK(rocx_core_aq_stall(&F->core) == ROCX_CORE_AQ_STALL_OFF);
+    aq_enable(3);
+    CHECK_EQ(aq_op(ROCX_AQ_OP_CREATE_PD), ROCX_AQ_STS_OK);
+    /* "Any": the very next command. */
+    CHECK(rocx_core_set_aq_stall(&F->core, ROCX_CORE_AQ_STALL_ANY));
+    c = cmd_new(ROCX_AQ_OP_NOP);
+    slot = aq_put(&c);
+    aq_kick();
+    CHECK_EQ(rd(ROCX_REG_AQ_HEAD), 2);
+    CHECK_EQ(aq_cqe(slot)->flags, 0);
+    CHECK_NO_GERR();
+}
+
 static void t_intr_ctrl(void)
 {
     bring_up();
@@ -2002,6 +2054,7 @@ static const TestCase cases[] = {
     CASE(eq_events),
     CASE(eq_overflow),
     CASE(eq_overflow_report),
+    CASE(aq_stall),
     CASE(intr_ctrl),
     CASE(tx_exact_bytes),
     CASE(tx_errors),

@@ -76,7 +76,8 @@ class Qemu:
                                                       self.sock_test),
                 # Bundles only where a case asks: the others talk to the
                 # device frame by frame, as on any Ethernet.
-                '-device', 'rocx,netdev=n0,addr=%02x.0,mac=%s,bundle=%s' %
+                '-device', 'rocx,id=nic,netdev=n0,addr=%02x.0,mac=%s,'
+                'bundle=%s' %
                 (SLOT, ':'.join('%02x' % b for b in MAC),
                  'on' if bundle else 'off')]
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE,
@@ -607,6 +608,38 @@ def t_fabric_bundle(q):
 t_fabric_bundle.bundle = True
 
 
+def t_aq_stall(q):
+    """x-aq-stall through QMP's qom-set: the next command of the opcode
+    is fetched and never completed; DEV_CTRL.RESET ends the stall and
+    turns the knob off."""
+    path = '/machine/peripheral/nic'
+    enable(q)
+    aq = Aq(q)
+    r = q.qmp_cmd('qom-get', path=path, property='x-aq-stall')
+    check(r.get('return') == -1, 'off by default: %s' % r)
+    r = q.qmp_cmd('qom-set', path=path, property='x-aq-stall', value=70000)
+    check('error' in r, 'out of range refused: %s' % r)
+    r = q.qmp_cmd('qom-set', path=path, property='x-aq-stall', value=0x03)
+    check('return' in r, 'qom-set x-aq-stall QUERY_PORT: %s' % r)
+    check(aq.run(0x00)[0] == 0, 'NOP still runs')
+    slot = aq.pi % 16
+    q.memwrite(SQ + 64 * slot, struct.pack('<HHI', 0x03, 0x200, 0).ljust(
+        64, b'\0'))
+    aq.pi += 1
+    q.setreg(R_AQ_DB, aq.pi)
+    q.wait(lambda: q.reg(R_AQ_HEAD) == aq.pi, 'QUERY_PORT fetched')
+    time.sleep(0.2)
+    check(q.memread(CQ + 16 * slot, 16) == bytes(16), 'and never completed')
+    check(q.qmp_cmd('qom-get', path=path,
+                    property='x-aq-stall').get('return') == 3, 'knob armed')
+    q.setreg(0x010, 1)          # DEV_CTRL.RESET
+    check(q.qmp_cmd('qom-get', path=path,
+                    property='x-aq-stall').get('return') == -1,
+          'reset turns the knob off')
+    aq = Aq(q)
+    check(aq.run(0x03)[0] == 0, 'QUERY_PORT runs after the reset')
+
+
 def t_system_reset(q):
     bring_up(q)
     q.setreg(R_SCRATCH, 0x55)
@@ -622,7 +655,7 @@ def t_system_reset(q):
 CASES = [t_pci_identity, t_bars_64bit, t_registers_and_access_sizes,
          t_msix_test_irq, t_test_dma, t_admin_queue, t_tx, t_rx_and_hold,
          t_set_link, t_roce_send_retransmit, t_migration_blocked,
-         t_system_reset, t_fabric_bundle]
+         t_system_reset, t_fabric_bundle, t_aq_stall]
 
 
 def main():

@@ -403,12 +403,47 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
 /* ---- Command loop ---- */
 
 /* Execute up to a budget of commands; returns true if some remain. */
+/* Fault injection: whether the command with this opcode hangs the queue. */
+static bool rocx_aq_stall_here(RocxCore *c, uint16_t opcode)
+{
+    uint32_t at = c->fault.stall_at;
+
+    if (!at || (at != ROCX_CORE_AQ_STALL_ANY + 1 && at != opcode + 1u)) {
+        return false;
+    }
+    c->fault.stalled = true;
+    if (c->ops->aq_stalled) {
+        c->ops->aq_stalled(c->opaque, opcode);
+    }
+    return true;
+}
+
+bool rocx_core_set_aq_stall(RocxCore *c, int32_t opcode)
+{
+    if (opcode == ROCX_CORE_AQ_STALL_OFF) {
+        c->fault.stall_at = 0;
+        return true;
+    }
+    if (opcode < 0 || opcode > ROCX_CORE_AQ_STALL_ANY) {
+        return false;
+    }
+    c->fault.stall_at = opcode + 1;
+    return true;
+}
+
+int32_t rocx_core_aq_stall(RocxCore *c)
+{
+    return c->fault.stall_at ? (int32_t)c->fault.stall_at - 1 :
+                               ROCX_CORE_AQ_STALL_OFF;
+}
+
 bool rocx_aq_process(RocxCore *c)
 {
     uint32_t mask = (1u << c->aq.log_depth) - 1;
     unsigned done = 0;
 
-    while (c->aq.enabled && !c->aq.error && c->aq.head != c->aq.pi) {
+    while (c->aq.enabled && !c->aq.error && !c->fault.stalled &&
+           c->aq.head != c->aq.pi) {
         unsigned slot = c->aq.head & mask;
         union rocx_aq_cmd cmd;
         struct rocx_aq_cqe cqe;
@@ -423,6 +458,11 @@ bool rocx_aq_process(RocxCore *c)
             c->aq.error = true;
             rocx_gerr(c, ROCX_GERR_DMA, ROCX_REG_AQ_SQ_BASE_LO,
                       "AQ: reading command at 0x%" PRIx64 " failed", addr);
+            break;
+        }
+        if (rocx_aq_stall_here(c, lduw_le_p(&cmd.hdr.opcode))) {
+            /* Fetched, never completed: the driver sees AQ_HEAD move. */
+            c->aq.head++;
             break;
         }
         rocx_aq_execute(c, &cmd, &res);
@@ -458,5 +498,6 @@ bool rocx_aq_process(RocxCore *c)
         rocx_signal(c, ROCX_FIELD_GET(ROCX_AQ_CTRL_VECTOR_MASK,
                                       c->regs.aq_ctrl));
     }
-    return c->aq.enabled && !c->aq.error && c->aq.head != c->aq.pi;
+    return c->aq.enabled && !c->aq.error && !c->fault.stalled &&
+           c->aq.head != c->aq.pi;
 }

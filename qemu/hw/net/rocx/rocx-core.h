@@ -87,6 +87,13 @@
 #define ROCX_CORE_EVQ_LEN           (ROCX_CORE_MAX_QP + ROCX_CORE_MAX_CQ + \
                                      ROCX_CORE_MAX_SRQ + ROCX_EQ0_PORT_EVENTS)
 
+/*
+ * Fault injection for tests of the driver's recovery
+ * (rocx_core_set_aq_stall()): stall the admin queue at the next command of
+ * one opcode, or at the next command whatever its opcode.
+ */
+#define ROCX_CORE_AQ_STALL_OFF      (-1)
+#define ROCX_CORE_AQ_STALL_ANY      0x10000
 
 /*
  * Fabric bundles (rocx-fabric.c, format in rocx/rocx_fabric.h): once the
@@ -147,6 +154,8 @@ typedef struct RocxCoreOps {
     /* Optional: an admin command completed (for tracing). */
     void (*aq_done)(void *opaque, unsigned opcode, unsigned cmd_id,
                     unsigned status);
+    /* Optional: fault injection stalled the queue at this command. */
+    void (*aq_stalled)(void *opaque, unsigned opcode);
     /*
      * The transport's one timer.  now_ns() is the clock deadlines are
      * given in; timer_arm() (re)arms the timer to call rocx_core_timer()
@@ -257,6 +266,14 @@ typedef struct RocxCore {
         uint16_t pi;            /* MMIO: producer latched from AQ_DB */
     } aq;
 
+    /*
+     * Fault injection (rocx_core_set_aq_stall()), off after every reset:
+     * the glue sets stall_at, the engine stalls the queue there.
+     */
+    struct {
+        uint32_t stall_at;      /* 0 off, else opcode + 1 or ANY + 1 */
+        bool stalled;           /* engine: the queue executes nothing */
+    } fault;
 
     /* Port, engine-owned (SET_PORT, link changes). */
     struct {
@@ -325,6 +342,18 @@ void rocx_core_set_bundles(RocxCore *c, bool on);
 void rocx_core_set_direct_doorbells(RocxCore *c, bool on);
 /* Power-on reset: like DEV_CTRL.RESET, and the counters are cleared too. */
 void rocx_core_reset(RocxCore *c);
+/*
+ * Fault injection: the next admin command with this opcode (0..0xffff),
+ * or the next command at all (ROCX_CORE_AQ_STALL_ANY), is fetched (AQ_HEAD
+ * moves past it) and then neither executed nor completed, and the queue
+ * executes nothing after it: a device hung in a command.  Only a reset
+ * (DEV_CTRL.RESET or of the PCI function) ends the stall, and it turns the
+ * knob off (ROCX_CORE_AQ_STALL_OFF) as well.  Returns false for a value
+ * out of range.
+ */
+bool rocx_core_set_aq_stall(RocxCore *c, int32_t opcode);
+/* What rocx_core_set_aq_stall() armed, or ROCX_CORE_AQ_STALL_OFF. */
+int32_t rocx_core_aq_stall(RocxCore *c);
 /* Release what the core allocated; it must be initialised again to run. */
 void rocx_core_fini(RocxCore *c);
 

@@ -38,6 +38,17 @@
  *   has it: it exists to compare the two paths and may go when the
  *   engine gets a thread of its own.
  *
+ * - x-aq-stall=<n> (fault injection; run time only)
+ *   Set with "qom-set <device-path> x-aq-stall <n>" in the monitor once
+ *   the device exists.  -1: off (the default).  0..65535: the next admin
+ *   command with that opcode is fetched (AQ_HEAD moves past it) and then
+ *   neither executed nor completed, and the queue runs nothing after it,
+ *   like a device hung in a command.  65536: the same for the next
+ *   command whatever its opcode.  Only a reset (DEV_CTRL.RESET or of the
+ *   PCI function) ends the stall, and it turns the knob off again, so
+ *   qom-get reads -1 once the driver has recovered.  For tests of the
+ *   driver's timeout handling.
+ *
  * Carrier follows the backend's link state: "set_link <netdev-id> off|on"
  * in the monitor takes the port's CARRIER down and up, and every change of
  * LINK_STATUS.UP posts a LINK_CHANGE event to EQ 0.
@@ -60,6 +71,7 @@
 #include "qemu/module.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/msix.h"
 #include "hw/qdev-properties.h"
@@ -193,6 +205,11 @@ static void rocx_op_aq_done(void *opaque, unsigned opcode, unsigned cmd_id,
     trace_rocx_aq_cmd(opcode, cmd_id, status);
 }
 
+static void rocx_op_aq_stalled(void *opaque, unsigned opcode)
+{
+    trace_rocx_aq_stalled(opcode);
+}
+
 static int64_t rocx_op_now_ns(void *opaque)
 {
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
@@ -222,6 +239,7 @@ static const RocxCoreOps rocx_core_ops = {
     .carrier = rocx_op_carrier,
     .guest_error = rocx_op_guest_error,
     .aq_done = rocx_op_aq_done,
+    .aq_stalled = rocx_op_aq_stalled,
     .now_ns = rocx_op_now_ns,
     .timer_arm = rocx_op_timer_arm,
     .timer_cancel = rocx_op_timer_cancel,
@@ -457,6 +475,35 @@ static const Property rocx_properties[] = {
     DEFINE_PROP_BOOL("x-direct-doorbell", RocxState, direct_db, true),
 };
 
+static void rocx_get_aq_stall(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    int32_t value = rocx_core_aq_stall(&ROCX(obj)->core);
+
+    visit_type_int32(v, name, &value, errp);
+}
+
+static void rocx_set_aq_stall(Object *obj, Visitor *v, const char *name,
+                              void *opaque, Error **errp)
+{
+    int32_t value;
+
+    if (!visit_type_int32(v, name, &value, errp)) {
+        return;
+    }
+    /* The core exists from realize on, and a reset at start clears it. */
+    if (!DEVICE(obj)->realized) {
+        error_setg(errp, "rocx: %s is set at run time, with qom-set", name);
+        return;
+    }
+    if (!rocx_core_set_aq_stall(&ROCX(obj)->core, value)) {
+        error_setg(errp, "rocx: %s must be -1 (off), an admin opcode "
+                   "0..65535 or 65536 (any command)", name);
+        return;
+    }
+    trace_rocx_aq_stall_set(value);
+}
+
 static void rocx_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
@@ -476,6 +523,12 @@ static void rocx_class_init(ObjectClass *klass, void *data)
     dc->desc = "rocx RoCE network adapter";
     dc->vmsd = &rocx_vmstate;
     device_class_set_props(dc, rocx_properties);
+    object_class_property_add(klass, "x-aq-stall", "int32",
+                              rocx_get_aq_stall, rocx_set_aq_stall,
+                              NULL, NULL);
+    object_class_property_set_description(klass, "x-aq-stall",
+        "Fault injection: hang the admin queue at the next command of this "
+        "opcode (65536: any), until a reset; -1: off");
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
