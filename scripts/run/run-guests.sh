@@ -15,12 +15,16 @@
 #                     virtio (virtio-net-pci), rocx, or any -device model;
 #                     P=V are extra device properties, e.g. nic=rocx:foo=1
 #   mem=MIB           guest memory (default 1024)
+#   rootport=1        put each NIC behind a pcie-root-port of its own (rp<K>,
+#                     hot-pluggable, with a bus reset), for device_del and
+#                     device_add through the monitor and for resets of the
+#                     function; q35 only
 #   env=NAME=VALUE    extra kernel command-line word, which reaches the
 #                     script's environment (no spaces or commas; no dots in
 #                     NAME, or the kernel takes it for a module parameter)
 # Guest N's NIC K gets MAC 52:54:00:00:KK:NN (hex, so guest 1's first NIC is
-# 52:54:00:00:00:01) and the next switch port, in the order NICs are
-# declared.  Guests configure addresses themselves; ROCX_IP is meant for
+# 52:54:00:00:00:01), device id nic<K>, netdev n<K> and the next switch
+# port, in the order NICs are declared.  Guests configure addresses themselves; ROCX_IP is meant for
 # the first NIC.
 #
 # Options:
@@ -136,13 +140,17 @@ nguests=${#specs[@]}
 port=0
 declare -a g_cmd launched
 for ((i = 0; i < nguests; i++)); do
-	cmd='' mem=1024 env_words='' nic=0 nic_args=()
+	cmd='' mem=1024 env_words='' nic=0 nic_args=() rootport=0
 	IFS=, read -ra words <<<"${specs[$i]}"
+	for w in "${words[@]}"; do
+		[ "$w" = rootport=1 ] && rootport=1
+	done
 	for w in "${words[@]}"; do
 		case $w in
 		cmd=*) cmd=${w#cmd=} ;;
 		mem=*) mem=${w#mem=} ;;
 		env=*) env_words="$env_words ${w#env=}" ;;
+		rootport=1) ;;
 		nic=*)
 			spec=${w#nic=}
 			model=${spec%%:*}
@@ -154,7 +162,11 @@ for ((i = 0; i < nguests; i++)); do
 			*) dev=$model ;;
 			esac
 			nic_args+=(-netdev "dgram,id=n$nic,local.type=unix,local.path=$run/g$port.sock,remote.type=unix,remote.path=$run/sw$port.sock")
-			nic_args+=(-device "$dev,netdev=n$nic,mac=$mac$props")
+			if [ "$rootport" = 1 ]; then
+				nic_args+=(-device "pcie-root-port,id=rp$nic,chassis=$((nic + 1)),slot=$((nic + 1))")
+				props=",bus=rp$nic$props"
+			fi
+			nic_args+=(-device "$dev,id=nic$nic,netdev=n$nic,mac=$mac$props")
 			nic=$((nic + 1))
 			port=$((port + 1))
 			;;
