@@ -15,7 +15,9 @@
 #   guest NIC SCRIPT [NAME=VALUE]...
 #                          add a guest with one NIC (rocx or virtio) that
 #                          runs tests/e2e/guest/SCRIPT with NAME=VALUE in its
-#                          environment; declared order is guest order
+#                          environment; declared order is guest order.  NIC
+#                          may carry more run-guests SPEC words after
+#                          commas (rocx,rootport=1)
 #   checks() { ...; }      host checks once the guests are done, each
 #                          `host_check NAME CMD...` or `host_tap CMD...`;
 #                          $out/NAME holds the run's output (guest<N>/log,
