@@ -11,6 +11,8 @@
 #include "qemu/bswap.h"
 
 #define MIB             (1u << 20)
+/* The least max_len the model takes: a bundle of two of its largest frames. */
+#define FAB_PEER_MIN  ROCX_FAB_MIN_MAX(ROCX_MAX_FRAME)
 
 static const uint8_t fab_dst[6] = ROCX_FAB_DST_MAC;
 static const uint8_t fab_switch[6] = ROCX_FAB_SWITCH_MAC;
@@ -41,13 +43,20 @@ static bool is_fab(const uint8_t *b, size_t len, uint8_t type)
            b[ROCX_FAB_OFF_TYPE] == type;
 }
 
-/* What rocx-switch answers to a HELLO. */
-static void fab_ack(TDev *d, uint32_t max)
+/* A HELLO_ACK from src offering max. */
+static void fab_ack_from(TDev *d, const uint8_t *src, uint32_t max)
 {
     uint8_t b[ROCX_FAB_CTRL_LEN] = { 0 };
 
     fab_hdr(b, ROCX_FAB_HELLO_ACK, 0, max);
+    memcpy(b + ROCX_FAB_OFF_SRC, src, 6);
     t_inject(d, b, sizeof(b));
+}
+
+/* What rocx-switch answers to a HELLO. */
+static void fab_ack(TDev *d, uint32_t max)
+{
+    fab_ack_from(d, fab_switch, max);
 }
 
 /* Append a frame to a bundle being built at b (header already there). */
@@ -244,6 +253,74 @@ static void t_fabric_hello(void)
     CHECK_EQ(f->nframes, n0 + 1);
 }
 
+/*
+ * A HELLO_ACK counts only as the switch's first answer to a HELLO: not
+ * before any HELLO went out, not from another source, not a second time
+ * (a later one cannot shrink the bundles the switch takes), and one that
+ * arrives while the engine is sending takes effect after that run, so
+ * that no run sends some frames alone and the rest in a bundle.
+ */
+static void t_fabric_hello_ack(void)
+{
+    FakeDev *f = A->f;
+    RocxFabric *fab = &f->core.fabric;
+
+    /* Bundles offered, but the link is down: no HELLO went out. */
+    rocx_core_set_bundles(&f->core, true);
+    fake_set_carrier(f, false);
+    fab_ack(A, ROCX_FAB_BUNDLE_MAX);
+    CHECK(!fab->tx_ok);
+    CHECK_EQ(fab->stats.rx_errors, 1);
+    /* Up, but the engine has not said HELLO yet. */
+    fake_set_carrier(f, true);
+    fab_ack(A, ROCX_FAB_BUNDLE_MAX);
+    CHECK(!fab->tx_ok);
+    CHECK_EQ(fab->stats.rx_errors, 2);
+    fake_run(f);
+    CHECK_EQ(fab->stats.hellos, 1);
+    /* Another guest on the fabric answering in the switch's place. */
+    fab_ack_from(A, B->mac, ROCX_FAB_BUNDLE_MAX);
+    CHECK(!fab->tx_ok);
+    CHECK_EQ(fab->stats.rx_errors, 3);
+    /* The switch's answer. */
+    fab_ack(A, ROCX_FAB_BUNDLE_MAX);
+    CHECK(fab->tx_ok);
+    CHECK_EQ(fab->tx_max, ROCX_FAB_BUNDLE_MAX);
+    CHECK_EQ(fab->stats.rx_errors, 3);
+    /* A second answer changes nothing. */
+    fab_ack(A, FAB_PEER_MIN);
+    CHECK(fab->tx_ok);
+    CHECK_EQ(fab->tx_max, ROCX_FAB_BUNDLE_MAX);
+    CHECK_EQ(fab->stats.rx_errors, 4);
+}
+
+/*
+ * f_on_send, and a HELLO_ACK to the sender right after its first frame,
+ * delivered from inside its send as QEMU's net layer can; if the device
+ * refuses it there, QEMU queues it until the device's rx_resume.
+ */
+static bool f_ack_pending, f_ack_held;
+static uint8_t f_ack[ROCX_FAB_CTRL_LEN];
+
+static void f_ack_resume(FakeDev *f)
+{
+    if (f_ack_held &&
+        rocx_core_receive(&f->core, f_ack, sizeof(f_ack)) == sizeof(f_ack)) {
+        f_ack_held = false;
+    }
+}
+
+static void f_on_send_ack(FakeDev *f, const uint8_t *buf, size_t len)
+{
+    f_on_send(f, buf, len);
+    if (f_ack_pending) {
+        f_ack_pending = false;
+        memset(f_ack, 0, sizeof(f_ack));
+        fab_hdr(f_ack, ROCX_FAB_HELLO_ACK, 0, ROCX_FAB_BUNDLE_MAX);
+        f_ack_held = !rocx_core_receive(&f->core, f_ack, sizeof(f_ack));
+    }
+}
+
 typedef struct FPair {
     TCq acq, bcq;
     TQp qa, qb;
@@ -340,6 +417,61 @@ static void fabric_xfer(unsigned drop_permille)
     } else {
         CHECK_EQ(A->f->core.rdma.stats.retransmits, 0);
     }
+}
+
+/*
+ * The switch's answer arrives (QEMU's net layer delivering it) while the
+ * engine sends the packets of a WRITE: that run's packets all go alone,
+ * the next run's in one bundle.
+ */
+static void t_fabric_hello_ack_mid_run(void)
+{
+    FPair p;
+    struct rocx_sge as;
+    struct rocx_cqe e;
+    unsigned sent;
+
+    f_pair(&p, MIB);
+    /* B takes bundles: a device that offers none would not split them. */
+    fab_on(B);
+    fake_run(B->f);
+    fab_ack(B, ROCX_FAB_BUNDLE_MAX);
+    fab_on(A);
+    fake_run(A->f);
+    CHECK_EQ(A->f->core.fabric.stats.hellos, 1);
+    f_wire_init();
+    A->f->on_send = f_on_send_ack;
+    A->f->on_rx_resume = f_ack_resume;
+    f_ack_pending = true;
+    f_ack_held = false;
+    as = t_sge(&p.amr, 0, 8 * 1024);
+    t_fill(t_ptr(A, p.amr.off, 8 * 1024), 8 * 1024, 5);
+    t_post_send(&p.qa, ROCX_WQE_RDMA_WRITE, 0, &as, 1, p.bmr.iova,
+                p.bmr.key, 0);
+    t_ring_sq(&p.qa);
+    fake_run(A->f);
+    /* Eight packets of 1 KiB, each its own datagram. */
+    CHECK_EQ(f_sent, 8);
+    CHECK_EQ(f_bundles, 0);
+    CHECK(A->f->core.fabric.tx_ok);
+    CHECK(!f_ack_held);
+    /* The next run bundles. */
+    sent = f_sent;
+    as = t_sge(&p.amr, 0, 8 * 1024);
+    t_post_send(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &as, 1,
+                p.bmr.iova + 8 * 1024, p.bmr.key, 0);
+    t_ring_sq(&p.qa);
+    fake_run(A->f);
+    CHECK_EQ(f_sent, sent + 1);
+    CHECK_EQ(f_bundles, 1);
+    CHECK_EQ(f_bundled, 8);
+    f_settle(1000LL * 1000 * 1000);
+    CHECK(t_poll(&p.acq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK(!memcmp(t_ptr(B, p.bmr.off, 16 * 1024),
+                  t_ptr(A, p.amr.off, 8 * 1024), 8 * 1024));
+    CHECK(!memcmp(t_ptr(B, p.bmr.off + 8 * 1024, 8 * 1024),
+                  t_ptr(A, p.amr.off, 8 * 1024), 8 * 1024));
 }
 
 static void t_fabric_xfer(void)
@@ -540,6 +672,8 @@ static void t_direct_doorbell(void)
 
 const TCase t_cases_fabric[] = {
     T_CASE(fabric_hello),
+    T_CASE(fabric_hello_ack),
+    T_CASE(fabric_hello_ack_mid_run),
     T_CASE(fabric_xfer),
     T_CASE(fabric_xfer_loss),
     T_CASE(fabric_rx_hold),
