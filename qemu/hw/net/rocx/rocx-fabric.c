@@ -14,9 +14,14 @@
  * Negotiation: at every link-up the device sends HELLO (and again, at most
  * twice, a second apart while unanswered); rocx-switch answers HELLO_ACK,
  * which enables bundles until the next reset or link-down.  Any other
- * peer ignores the HELLO and frames stay single.  The format, on the link
- * only, is the device contract's: include/rocx/rocx_fabric.h, specified in
- * Documentation/rocx-device.rst, "Fabric bundles".
+ * peer ignores the HELLO and frames stay single.  Only the first
+ * HELLO_ACK after a HELLO counts, and only from the switch's MAC: another
+ * guest cannot turn bundles on for a peer that does not split them, nor
+ * shrink them once agreed.  No answer is taken while the engine sends
+ * (receive() refuses frames inside it), so a run's frames are all single
+ * or all bundled.  The format, on the link only, is the device contract's:
+ * include/rocx/rocx_fabric.h, specified in Documentation/rocx-device.rst,
+ * "Fabric bundles".
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -34,6 +39,7 @@
 QEMU_BUILD_BUG_ON(ROCX_FAB_BUNDLE_MAX < ROCX_FAB_PEER_MIN);
 
 static const uint8_t rocx_fab_dst[6] = ROCX_FAB_DST_MAC;
+static const uint8_t rocx_fab_switch[6] = ROCX_FAB_SWITCH_MAC;
 
 void rocx_core_set_bundles(RocxCore *c, bool on)
 {
@@ -196,11 +202,24 @@ static ssize_t rocx_fabric_bundle(RocxCore *c, const uint8_t *buf, size_t len)
     return len;
 }
 
-ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len)
+/* The switch's answer to our HELLO, or a frame to count and ignore. */
+static void rocx_fabric_hello_ack(RocxCore *c, const uint8_t *buf)
 {
     RocxFabric *f = &c->fabric;
-    uint32_t max;
+    uint32_t max = ldl_be_p(buf + ROCX_FAB_OFF_MAX_LEN);
 
+    if (memcmp(buf + ROCX_FAB_OFF_SRC, rocx_fab_switch,
+               sizeof(rocx_fab_switch)) ||
+        !f->hellos || f->tx_ok || max < ROCX_FAB_PEER_MIN) {
+        f->stats.rx_errors++;
+        return;
+    }
+    f->tx_ok = true;
+    f->tx_max = MIN(max, ROCX_FAB_BUNDLE_MAX);
+}
+
+ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len)
+{
     if (!c->bundles || len < ROCX_FAB_HLEN ||
         memcmp(buf + ROCX_FAB_OFF_DST, rocx_fab_dst, sizeof(rocx_fab_dst)) ||
         lduw_be_p(buf + ROCX_FAB_OFF_ETHERTYPE) != ROCX_FAB_ETHERTYPE ||
@@ -209,13 +228,7 @@ ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len)
     }
     switch (buf[ROCX_FAB_OFF_TYPE]) {
     case ROCX_FAB_HELLO_ACK:
-        max = ldl_be_p(buf + ROCX_FAB_OFF_MAX_LEN);
-        if (max < ROCX_FAB_PEER_MIN) {
-            f->stats.rx_errors++;
-            break;
-        }
-        f->tx_ok = true;
-        f->tx_max = MIN(max, ROCX_FAB_BUNDLE_MAX);
+        rocx_fabric_hello_ack(c, buf);
         break;
     case ROCX_FAB_BUNDLE:
         return rocx_fabric_bundle(c, buf, len);
