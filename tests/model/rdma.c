@@ -761,6 +761,7 @@ int main(int argc, char **argv)
         { t_cases_rel, t_ncases_rel },
         { t_cases_wire, t_ncases_wire },
         { t_cases_fabric, t_ncases_fabric },
+        { t_cases_time, t_ncases_time },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

@@ -199,5 +199,7 @@ extern const TCase t_cases_wire[];
 extern const unsigned t_ncases_wire;
 extern const TCase t_cases_fabric[];
 extern const unsigned t_ncases_fabric;
+extern const TCase t_cases_time[];
+extern const unsigned t_ncases_time;
 
 #endif /* ROCX_TEST_RDMA_H */

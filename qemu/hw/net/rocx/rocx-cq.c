@@ -174,6 +174,7 @@ void rocx_cq_arm_process(RocxCore *c)
         RocxCq *cq = &c->rdma.cq[i];
         uint8_t arm;
 
+        c->rdma.stats.cq_arm_visits++;
         if (!cq->valid || !cq->arm_req) {
             continue;
         }

@@ -70,9 +70,11 @@ static void rocx_rdma_timers(RocxCore *c)
     int64_t next = INT64_MAX;
     unsigned i;
 
+    c->rdma.stats.timer_runs++;
     for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
         RocxQp *qp = c->rdma.qp[i];
 
+        c->rdma.stats.timer_visits++;
         if (!qp || qp->state != ROCX_QPS_RTS) {
             continue;
         }

@@ -296,6 +296,10 @@ typedef struct RocxRdmaStats {
     uint64_t rnr_naks_sent;
     uint64_t dup_requests;
     uint64_t loopback;
+    /* What the timer and arm passes cost: passes, objects looked at. */
+    uint64_t timer_runs;
+    uint64_t timer_visits;
+    uint64_t cq_arm_visits;
 } RocxRdmaStats;
 
 typedef struct RocxRdma {
