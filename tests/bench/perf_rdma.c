@@ -8,6 +8,9 @@
  *   make -C tests/bench perf            # all workloads
  *   make -C tests/bench perf ARGS=write # one
  *
+ * timer_rnr and cq_arm show what waiting costs beside many idle objects
+ * (one timer expiry, one CQ arm request) rather than per packet.
+ *
  * The cost covers both devices: requester (WQE fetch, DMA read, headers,
  * ICRC), responder (parse, ICRC check, placement DMA, ACKs) and completer.
  * The fake DMA is a memcpy, so QEMU's address-space lookups come on top.
@@ -120,6 +123,88 @@ static void run(const char *name, uint8_t op, uint32_t len, bool inl,
     t_teardown();
 }
 
+/*
+ * What waiting costs among many objects.  timer_rnr: busy QPs on A send
+ * to QPs on B that answer RNR NAKs (no receive WQEs), their waits
+ * staggered so that the clock, moved on in steps, ends a few of them at
+ * each step, as a peer NAKing many QPs does; prints the CPU time per
+ * step (expiry, retry, NAK, next wait) and the QPs the timer passes
+ * looked at.  cq_arm: one CQ armed beside idle ones, per arm request.
+ */
+static void run_timers(unsigned busy, unsigned rounds)
+{
+    static TQp qa[ROCX_CORE_MAX_QP], qb[ROCX_CORE_MAX_QP];
+    const int64_t wait = 1280 * 1000, step = wait / busy;
+    PerfPair p;
+    TConn conn;
+    struct rocx_sge sge;
+    uint64_t naks, visits;
+    unsigned i;
+    double t0, t;
+
+    t_setup();
+    memset(&p, 0, sizeof(p));
+    CHECK_EQ(t_create_cq(A, &p.acq, 12, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(B, &p.bcq, 12, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_reg_mr(A, &p.amr, t_alloc(A, 4 * KIB, 4 * KIB), 4 * KIB,
+                      all_access), ROCX_AQ_STS_OK);
+    t_conn_default(&conn);
+    conn.min_rnr_timer = 14;            /* 1.28 ms */
+    sge = t_sge(&p.amr, 0, 64);
+    for (i = 0; i < busy; i++) {
+        CHECK_EQ(t_create_qp(A, &qa[i], &p.acq, &p.acq, 2, 2, 0),
+                 ROCX_AQ_STS_OK);
+        CHECK_EQ(t_create_qp(B, &qb[i], &p.bcq, &p.bcq, 2, 2, 0),
+                 ROCX_AQ_STS_OK);
+        t_connect(&qa[i], &qb[i], &conn);
+        t_post_send(&qa[i], ROCX_WQE_SEND, ROCX_WQE_SIGNALED, &sge, 1, 0, 0,
+                    0);
+        t_ring_sq(&qa[i]);
+        t_pump();
+        fake_advance(A->f, step);
+        fake_advance(B->f, step);
+    }
+    t_pump();
+    naks = B->f->core.rdma.stats.rnr_naks_sent;
+    visits = A->f->core.rdma.stats.timer_visits;
+    t0 = cpu_ns();
+    for (i = 0; i < rounds; i++) {
+        fake_advance(A->f, step);
+        fake_advance(B->f, step);
+        t_pump();
+    }
+    t = cpu_ns() - t0;
+    naks = B->f->core.rdma.stats.rnr_naks_sent - naks;
+    visits = A->f->core.rdma.stats.timer_visits - visits;
+    CHECK(naks >= rounds / 2);
+    printf("%-12s %4u QPs waiting: %8.0f ns per RNR wait ended, "
+           "%6.1f QPs looked at per wait\n", "timer_rnr", busy,
+           t / naks, (double)visits / naks);
+    t_teardown();
+}
+
+static void run_cq_arm(unsigned ncq, unsigned rounds)
+{
+    static TCq cq[ROCX_CORE_MAX_CQ];
+    unsigned i;
+    double t0, t;
+
+    t_setup();
+    for (i = 0; i < ncq; i++) {
+        CHECK_EQ(t_create_cq(A, &cq[i], 1, 0, 1), ROCX_AQ_STS_OK);
+    }
+    t0 = cpu_ns();
+    for (i = 0; i < rounds; i++) {
+        t_cq_arm(&cq[ncq / 2], ROCX_DB_ARM);
+        fake_run(A->f);
+    }
+    t = cpu_ns() - t0;
+    printf("%-12s %4u CQs: %8.0f ns per arm doorbell and engine run "
+           "(%lu CQs looked at)\n", "cq_arm", ncq, t / rounds,
+           (unsigned long)A->f->core.rdma.stats.cq_arm_visits);
+    t_teardown();
+}
+
 static bool want(int argc, char **argv, const char *name)
 {
     int i;
@@ -149,6 +234,14 @@ int main(int argc, char **argv)
     }
     if (want(argc, argv, "write_lat")) {
         run("write_lat", ROCX_WQE_RDMA_WRITE, 2, true, 1, 20000);
+    }
+    if (want(argc, argv, "timer_rnr")) {
+        run_timers(1, 4000);
+        run_timers(500, 4000);
+    }
+    if (want(argc, argv, "cq_arm")) {
+        run_cq_arm(1, 100000);
+        run_cq_arm(1000, 100000);
     }
     return case_failures ? 1 : 0;
 }

@@ -153,7 +153,7 @@ static int64_t fake_now_ns(void *opaque)
     return f->now;
 }
 
-static void fake_timer_arm(void *opaque, int64_t deadline_ns)
+static void fake_timer_mod(void *opaque, int64_t deadline_ns)
 {
     FakeDev *f = opaque;
 
@@ -180,7 +180,7 @@ static const RocxCoreOps fake_ops = {
     .guest_error = fake_guest_error,
     .aq_done = fake_aq_done,
     .now_ns = fake_now_ns,
-    .timer_arm = fake_timer_arm,
+    .timer_mod = fake_timer_mod,
     .timer_cancel = fake_timer_cancel,
 };
 

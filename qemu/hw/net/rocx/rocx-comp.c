@@ -328,7 +328,7 @@ static void rocx_comp_rnr(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     qp->req.rnr_wait = true;
     qp->req.deadline = 0;
     qp->req.rnr_deadline = rocx_now(c) + rocx_rnr_ns(p->syndrome);
-    rocx_timer_note(c, qp->req.rnr_deadline);
+    rocx_timer_note(c, qp);
 }
 
 void rocx_comp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)

@@ -1,5 +1,6 @@
 /*
- * rocx device model core: init, reset, link state and the engine loop.
+ * rocx device model core: init, reset, link state, time (one heap of
+ * every deadline and one host wake-up for it) and the engine loop.
  *
  * Implements Documentation/rocx-device.rst, contract 1.1, against the ops
  * in rocx-core.h; the device's blocks each have a file of their own (the
@@ -50,6 +51,7 @@ void rocx_link_update(RocxCore *c)
     rocx_evq_push(c, ROCX_EQE_LINK_CHANGE, st, 0);
     /* Bundles are agreed per link-up: the peer may be another one now. */
     rocx_fabric_flush(c);
+    rocx_fabric_hello_stop(c);
     c->fabric.tx_ok = false;
     c->fabric.hellos = 0;
     c->fabric.hello_due = up && c->bundles;
@@ -67,6 +69,193 @@ void rocx_core_link_changed(RocxCore *c)
     rocx_link_update(c);
 }
 
+/* ---- Time ---- */
+
+/*
+ * One min-heap of every deadline in the device, and one host wake-up for
+ * its root: setting, moving or dropping a deadline is O(log n), and a
+ * wake-up costs the deadlines that are due, however many objects wait.
+ */
+
+int64_t rocx_now(RocxCore *c)
+{
+    return c->ops->now_ns(c->opaque);
+}
+
+static void rocx_heap_put(RocxTimers *tm, unsigned i, RocxTimer *t)
+{
+    tm->heap[i] = t;
+    t->pos = i + 1;
+}
+
+static void rocx_heap_up(RocxTimers *tm, unsigned i)
+{
+    RocxTimer *t = tm->heap[i];
+
+    while (i) {
+        unsigned parent = (i - 1) / 2;
+
+        if (tm->heap[parent]->deadline <= t->deadline) {
+            break;
+        }
+        rocx_heap_put(tm, i, tm->heap[parent]);
+        i = parent;
+    }
+    rocx_heap_put(tm, i, t);
+}
+
+static void rocx_heap_down(RocxTimers *tm, unsigned i)
+{
+    RocxTimer *t = tm->heap[i];
+
+    for (;;) {
+        unsigned child = 2 * i + 1;
+
+        if (child >= tm->count) {
+            break;
+        }
+        if (child + 1 < tm->count &&
+            tm->heap[child + 1]->deadline < tm->heap[child]->deadline) {
+            child++;
+        }
+        if (t->deadline <= tm->heap[child]->deadline) {
+            break;
+        }
+        rocx_heap_put(tm, i, tm->heap[child]);
+        i = child;
+    }
+    rocx_heap_put(tm, i, t);
+}
+
+/* The host's wake-up follows the heap's root. */
+static void rocx_timer_host(RocxCore *c)
+{
+    RocxTimers *tm = &c->timers;
+    int64_t d;
+
+    /* Due already: the engine run that handles it sets the next. */
+    if (tm->due) {
+        return;
+    }
+    if (!tm->count) {
+        if (tm->host_armed) {
+            tm->host_armed = false;
+            c->ops->timer_cancel(c->opaque);
+        }
+        return;
+    }
+    d = tm->heap[0]->deadline;
+    if (!tm->host_armed || tm->host_deadline != d) {
+        tm->host_armed = true;
+        tm->host_deadline = d;
+        c->ops->timer_mod(c->opaque, d);
+    }
+}
+
+void rocx_timer_mod(RocxCore *c, RocxTimer *t, uint8_t kind,
+                    int64_t deadline)
+{
+    RocxTimers *tm = &c->timers;
+    int64_t old = t->deadline;
+
+    t->kind = kind;
+    t->deadline = deadline;
+    if (!t->pos) {
+        /* One RocxTimer per waiting object: the heap never fills. */
+        if (tm->count == ROCX_CORE_MAX_TIMERS) {
+            return;
+        }
+        rocx_heap_put(tm, tm->count++, t);
+        rocx_heap_up(tm, tm->count - 1);
+    } else if (deadline < old) {
+        rocx_heap_up(tm, t->pos - 1);
+    } else {
+        rocx_heap_down(tm, t->pos - 1);
+    }
+    rocx_timer_host(c);
+}
+
+void rocx_timer_del(RocxCore *c, RocxTimer *t)
+{
+    RocxTimers *tm = &c->timers;
+    unsigned i;
+
+    if (!t->pos) {
+        return;
+    }
+    i = t->pos - 1;
+    t->pos = 0;
+    if (i != --tm->count) {
+        /* The last entry fills the hole and moves whichever way it must. */
+        RocxTimer *last = tm->heap[tm->count];
+
+        rocx_heap_put(tm, i, last);
+        rocx_heap_up(tm, i);
+        rocx_heap_down(tm, last->pos - 1);
+    }
+    rocx_timer_host(c);
+}
+
+/*
+ * Only marks the work: what expired runs in rocx_core_process(), where
+ * the retransmissions' DMA is guarded against re-entry.
+ */
+void rocx_core_timer(RocxCore *c)
+{
+    c->timers.host_armed = false;
+    c->timers.due = true;
+    rocx_schedule(c);
+}
+
+bool rocx_timers_run(RocxCore *c)
+{
+    RocxTimers *tm = &c->timers;
+    unsigned budget = ROCX_CORE_TIMER_BUDGET;
+    int64_t now;
+
+    if (!tm->due) {
+        return false;
+    }
+    tm->due = false;
+    c->rdma.stats.timer_runs++;
+    now = rocx_now(c);
+    while (tm->count && tm->heap[0]->deadline <= now) {
+        RocxTimer *t = tm->heap[0];
+
+        if (!budget--) {
+            /* A hostile peer cannot hold the main loop: go on next call. */
+            tm->due = true;
+            return true;
+        }
+        c->rdma.stats.timer_visits++;
+        rocx_timer_del(c, t);
+        switch (t->kind) {
+        case ROCX_TIMER_QP:
+            rocx_qp_timer(c, container_of(t, RocxQp, timer), now);
+            break;
+        case ROCX_TIMER_FABRIC:
+            /* rocx_fabric_hello(), at the end of this run, sends it. */
+            break;
+        }
+    }
+    rocx_timer_host(c);
+    return false;
+}
+
+void rocx_timers_clear(RocxCore *c)
+{
+    RocxTimers *tm = &c->timers;
+
+    while (tm->count) {
+        tm->heap[--tm->count]->pos = 0;
+    }
+    tm->due = false;
+    if (tm->host_armed && c->ops) {
+        c->ops->timer_cancel(c->opaque);
+    }
+    tm->host_armed = false;
+}
+
 /* ---- Reset ---- */
 
 void rocx_reset_state(RocxCore *c)
@@ -74,8 +263,9 @@ void rocx_reset_state(RocxCore *c)
     bool was_up = c->port.link_up;
     bool was_stalled = c->rx_stalled;
 
-    /* RDMA objects own heap memory and the timer: release them first. */
+    /* RDMA objects own heap memory and deadlines: release them first. */
     rocx_rdma_reset(c);
+    rocx_timers_clear(c);
     memset(&c->regs, 0, sizeof(*c) - offsetof(RocxCore, regs));
     c->port.mtu = ROCX_CORE_DEFAULT_MTU;
     memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));
@@ -99,6 +289,7 @@ void rocx_core_reset(RocxCore *c)
 void rocx_core_fini(RocxCore *c)
 {
     rocx_rdma_reset(c);
+    rocx_timers_clear(c);
 }
 
 void rocx_core_set_direct_doorbells(RocxCore *c, bool on)
@@ -133,6 +324,7 @@ void rocx_core_process(RocxCore *c)
         more |= rocx_tx_process(c, i);
     }
     rocx_cq_arm_process(c);
+    more |= rocx_timers_run(c);
     more |= rocx_rdma_process(c);
     more |= rocx_evq_drain(c);
     rocx_eq_arm(c);

@@ -69,6 +69,29 @@
 #define ROCX_CORE_DEFAULT_MTU       1500
 #define ROCX_CORE_DEFAULT_SPEED     100         /* Gb/s */
 
+/*
+ * Time in the device (Documentation/rocx-device.rst, "Time in the
+ * device"): everything that waits (a QP's local ACK timeout and RNR wait,
+ * the fabric's HELLO retries) holds a RocxTimer with its deadline in one
+ * min-heap, and the core asks its host for a single wake-up, at the
+ * earliest deadline (ops->timer_mod).  No path scans every object.
+ */
+typedef enum RocxTimerKind {
+    ROCX_TIMER_QP,              /* RocxQp.timer: ACK timeout, RNR wait */
+    ROCX_TIMER_FABRIC,          /* RocxFabric.hello_timer: HELLO retry */
+} RocxTimerKind;
+
+typedef struct RocxTimer {
+    int64_t deadline;           /* ns on ops->now_ns()'s clock */
+    uint32_t pos;               /* index in the heap + 1; 0: not queued */
+    uint8_t kind;               /* RocxTimerKind */
+} RocxTimer;
+
+/* Every QP and the fabric may wait at the same time. */
+#define ROCX_CORE_MAX_TIMERS        (ROCX_CORE_MAX_QP + 1)
+/* Deadlines handled per rocx_core_process() call; more: another call. */
+#define ROCX_CORE_TIMER_BUDGET      256
+
 #include "rocx-rdma.h"
 
 /*
@@ -116,6 +139,7 @@ typedef struct RocxFabric {
     bool hello_due;             /* the link came up: say HELLO */
     uint8_t hellos;             /* sent since, unanswered */
     int64_t hello_ns;           /* when the last one went */
+    RocxTimer hello_timer;      /* the next one, while unanswered */
     bool tx_ok;                 /* the peer answered: bundles allowed */
     uint32_t tx_max;            /* bytes of a bundle the peer takes */
     uint32_t tx_len;            /* bytes in tx, header included; 0: none */
@@ -157,13 +181,14 @@ typedef struct RocxCoreOps {
     /* Optional: fault injection stalled the queue at this command. */
     void (*aq_stalled)(void *opaque, unsigned opcode);
     /*
-     * The transport's one timer.  now_ns() is the clock deadlines are
-     * given in; timer_arm() (re)arms the timer to call rocx_core_timer()
-     * at deadline_ns, replacing any earlier setting; timer_cancel() stops
-     * it.
+     * The device's one wake-up, for the earliest of its deadlines.
+     * now_ns() is the clock deadlines are given in, and the only clock
+     * the core reads; timer_mod() (re)arms the timer to call
+     * rocx_core_timer() at deadline_ns, replacing any earlier setting;
+     * timer_cancel() stops it.
      */
     int64_t (*now_ns)(void *opaque);
-    void (*timer_arm)(void *opaque, int64_t deadline_ns);
+    void (*timer_mod)(void *opaque, int64_t deadline_ns);
     void (*timer_cancel)(void *opaque);
 } RocxCoreOps;
 
@@ -205,6 +230,15 @@ typedef struct RocxGid {
     uint8_t mac[6];
     uint8_t gid[16];
 } RocxGid;
+
+/* The deadlines of the device and the host wake-up set for them. */
+typedef struct RocxTimers {
+    RocxTimer *heap[ROCX_CORE_MAX_TIMERS];  /* min-heap by deadline */
+    unsigned count;
+    bool host_armed;            /* ops->timer_mod() is set... */
+    int64_t host_deadline;      /* ...for this deadline */
+    bool due;                   /* it fired; the engine runs what expired */
+} RocxTimers;
 
 typedef struct RocxEvent {
     uint16_t type;
@@ -302,6 +336,9 @@ typedef struct RocxCore {
     /* Engine: a frame was turned away for lack of a posted buffer. */
     bool rx_stalled;
 
+    /* Engine: every deadline in the device (rocx-core.c, "Time"). */
+    RocxTimers timers;
+
     /*
      * rocx_core_process() is running (frames may share a bundle), or an
      * SQ doorbell that will run it; resched: work was asked for meanwhile.
@@ -376,7 +413,7 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
  */
 void rocx_core_process(RocxCore *c);
 
-/* The timer armed through ops->timer_arm() expired. */
+/* The wake-up set through ops->timer_mod() is due. */
 void rocx_core_timer(RocxCore *c);
 
 /*

@@ -4,7 +4,9 @@
  * A CQ is a ring of 32-byte CQEs in guest pages, written by the engine
  * with the admin queue's phase rule and consumed by its owner, who
  * returns entries and arms the CQ through the CQ doorbell of its doorbell
- * page.  An armed CQ posts one COMPLETION event to its EQ and disarms.  A
+ * page (the engine applies arm requests from a list of the CQs that
+ * have one).  An armed CQ posts one COMPLETION event to its EQ and
+ * disarms.  A
  * CQ that would overflow (or whose ring faults) stops for good: CQ_ERROR
  * goes to EQ 0 and every QP using it moves to ERR.
  *
@@ -106,6 +108,21 @@ bool rocx_uctx_has_cq(RocxCore *c, uint16_t uctx)
     return false;
 }
 
+/*
+ * MMIO side: the CQ has an arm request for the engine.  Each CQ is in the
+ * list at most once, so the list cannot fill.
+ */
+static void rocx_cq_arm_queue(RocxCore *c, uint32_t cqn)
+{
+    RocxRdma *r = &c->rdma;
+
+    if (!r->arm_queued[cqn]) {
+        r->arm_queued[cqn] = true;
+        r->arm_list[(r->arm_head + r->arm_count) % ROCX_CORE_CQ_SLOTS] = cqn;
+        r->arm_count++;
+    }
+}
+
 /* MMIO side: return entries, latch an arm request. */
 void rocx_db_cq(RocxCore *c, unsigned page, uint32_t cqn, uint16_t idx,
                 uint64_t val)
@@ -138,7 +155,7 @@ void rocx_db_cq(RocxCore *c, unsigned page, uint32_t cqn, uint16_t idx,
         /* ARM asks for more than ARM_SOLICITED, so it wins. */
         cq->arm_req = (val & ROCX_DB_ARM) ? ROCX_CQ_ARM_ANY
                                           : ROCX_CQ_ARM_SOLICITED;
-        c->rdma.cq_arm_pending = true;
+        rocx_cq_arm_queue(c, cqn);
         rocx_schedule(c);
     }
 }
@@ -161,20 +178,24 @@ static bool rocx_cq_pending_for(RocxCq *cq, uint8_t arm)
     return cq->sol_pi != cq->ci && cq->sol_pi - cq->ci <= cq->pi - cq->ci;
 }
 
-/* Engine: apply arm requests latched by CQ doorbells. */
+/*
+ * Engine: apply the arm requests latched by CQ doorbells, in the order
+ * they came, looking at those CQs only.  A CQ destroyed (or destroyed and
+ * created again) since its request has none: arm_req starts at 0.
+ */
 void rocx_cq_arm_process(RocxCore *c)
 {
-    unsigned i;
+    RocxRdma *r = &c->rdma;
 
-    if (!c->rdma.cq_arm_pending) {
-        return;
-    }
-    c->rdma.cq_arm_pending = false;
-    for (i = 1; i < ROCX_CORE_CQ_SLOTS; i++) {
-        RocxCq *cq = &c->rdma.cq[i];
+    while (r->arm_count) {
+        unsigned cqn = r->arm_list[r->arm_head];
+        RocxCq *cq = &r->cq[cqn];
         uint8_t arm;
 
-        c->rdma.stats.cq_arm_visits++;
+        r->arm_head = (r->arm_head + 1) % ROCX_CORE_CQ_SLOTS;
+        r->arm_count--;
+        r->arm_queued[cqn] = false;
+        r->stats.cq_arm_visits++;
         if (!cq->valid || !cq->arm_req) {
             continue;
         }

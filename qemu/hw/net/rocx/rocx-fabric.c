@@ -77,6 +77,13 @@ void rocx_fabric_hello(RocxCore *c)
     f->hellos++;
     f->hello_ns = now;
     f->stats.hellos++;
+    /* The next try needs a wake-up of its own: the device may be idle. */
+    if (f->hellos < ROCX_FAB_HELLO_TRIES) {
+        rocx_timer_mod(c, &f->hello_timer, ROCX_TIMER_FABRIC,
+                       now + ROCX_FAB_HELLO_NS);
+    } else {
+        rocx_timer_del(c, &f->hello_timer);
+    }
     memset(b, 0, sizeof(b));
     rocx_fab_header(c, b, ROCX_FAB_HELLO, 0);
     c->ops->send_frame(c->opaque, b, sizeof(b));
@@ -202,6 +209,11 @@ static ssize_t rocx_fabric_bundle(RocxCore *c, const uint8_t *buf, size_t len)
     return len;
 }
 
+void rocx_fabric_hello_stop(RocxCore *c)
+{
+    rocx_timer_del(c, &c->fabric.hello_timer);
+}
+
 /* The switch's answer to our HELLO, or a frame to count and ignore. */
 static void rocx_fabric_hello_ack(RocxCore *c, const uint8_t *buf)
 {
@@ -216,6 +228,7 @@ static void rocx_fabric_hello_ack(RocxCore *c, const uint8_t *buf)
     }
     f->tx_ok = true;
     f->tx_max = MIN(max, ROCX_FAB_BUNDLE_MAX);
+    rocx_fabric_hello_stop(c);
 }
 
 ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len)

@@ -4,7 +4,7 @@
  * The model's files, one per block of the device (Documentation/
  * qemu-rocx.rst maps each to its driver counterpart):
  *
- * rocx-core.c: init, reset, link state, the engine loop;
+ * rocx-core.c: init, reset, link state, the timer heap, the engine loop;
  * rocx-regs.c: register table and MMIO dispatch, doorbell decoding,
  *              self-test;
  * rocx-aq.c: admin queue ring and dispatch; IDENTIFY, SET_PORT,
@@ -19,7 +19,7 @@
  * rocx-mr.c: page lists, MR table, key checks, MR data access;
  * rocx-cq.c: CQs, CQEs, CQ arming and events;
  * rocx-qp.c: QP lifecycle, state machine, flush, doorbells, scheduling,
- *            timers;
+ *            QP deadlines;
  * rocx-req.c: requester (WQE fetch, segmentation, go-back-N);
  * rocx-resp.c: responder (PSN checks, data placement, ACK/NAK, READ
  *              responses);
@@ -131,6 +131,20 @@ static inline void rocx_schedule(RocxCore *c)
     }
     c->ops->schedule_work(c->opaque);
 }
+/* ---- Time (rocx-core.c) ---- */
+
+/* The device clock: ops->now_ns(), the only time the core reads. */
+int64_t rocx_now(RocxCore *c);
+/* Queue t for deadline (or move it there); the host's wake-up follows. */
+void rocx_timer_mod(RocxCore *c, RocxTimer *t, uint8_t kind,
+                    int64_t deadline);
+/* Take t out of the heap, if it is queued. */
+void rocx_timer_del(RocxCore *c, RocxTimer *t);
+/* Engine: handle the deadlines that passed; true if some are left. */
+bool rocx_timers_run(RocxCore *c);
+/* Forget every deadline and cancel the host's wake-up (reset, fini). */
+void rocx_timers_clear(RocxCore *c);
+
 /* DEV_CTRL.RESET: everything but the counters back to power-on state. */
 void rocx_reset_state(RocxCore *c);
 /* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
@@ -233,6 +247,8 @@ void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len);
 void rocx_fabric_flush(RocxCore *c);
 /* HELLO when the link came up (and twice more while unanswered). */
 void rocx_fabric_hello(RocxCore *c);
+/* Stop asking: answered, link down or reset. */
+void rocx_fabric_hello_stop(RocxCore *c);
 /* A fabric frame (HELLO_ACK, BUNDLE) from the peer, or not one: -1. */
 ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len);
 
@@ -319,9 +335,10 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome);
 void rocx_qp_error_cq(RocxCore *c, uint32_t cqn);
 /* The port MTU changed: QPs whose path MTU no longer fits go to ERR. */
 void rocx_qp_port_mtu(RocxCore *c);
-/* (Re)arm the device timer for a deadline some QP just set. */
-void rocx_timer_note(RocxCore *c, int64_t deadline);
-int64_t rocx_now(RocxCore *c);
+/* The QP's req.deadline or RNR wait changed: re-key it in the heap. */
+void rocx_timer_note(RocxCore *c, RocxQp *qp);
+/* Its deadline passed (rocx_timers_run()). */
+void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now);
 /* Engine: run QPs with work; true if some remains. */
 bool rocx_rdma_process(RocxCore *c);
 void rocx_rdma_reset(RocxCore *c);

@@ -215,7 +215,7 @@ static int64_t rocx_op_now_ns(void *opaque)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
-static void rocx_op_timer_arm(void *opaque, int64_t deadline_ns)
+static void rocx_op_timer_mod(void *opaque, int64_t deadline_ns)
 {
     RocxState *s = opaque;
 
@@ -241,7 +241,7 @@ static const RocxCoreOps rocx_core_ops = {
     .aq_done = rocx_op_aq_done,
     .aq_stalled = rocx_op_aq_stalled,
     .now_ns = rocx_op_now_ns,
-    .timer_arm = rocx_op_timer_arm,
+    .timer_mod = rocx_op_timer_mod,
     .timer_cancel = rocx_op_timer_cancel,
 };
 

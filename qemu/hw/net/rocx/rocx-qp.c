@@ -3,7 +3,7 @@
  *
  * Lifecycle (CREATE/MODIFY/QUERY/DESTROY_QP), the state machine, flushing
  * in ERR, the SQ and RQ doorbells, the engine's run queue of QPs with
- * work, and the transport timer.
+ * work, and a QP's deadlines in the device's timer heap (rocx-core.c).
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -37,61 +37,45 @@ static bool rocx_uctx_ok(RocxCore *c, uint32_t uctx, RocxAqResult *res)
 
 /* ---- Timer ---- */
 
-int64_t rocx_now(RocxCore *c)
+/* The earlier of a QP's deadlines (ACK timeout, RNR wait); 0: none. */
+static int64_t rocx_qp_deadline(const RocxQp *qp)
 {
-    return c->ops->now_ns(c->opaque);
+    int64_t d = 0;
+
+    if (qp->state != ROCX_QPS_RTS) {
+        return 0;
+    }
+    if (qp->req.deadline) {
+        d = qp->req.deadline;
+    }
+    if (qp->req.rnr_wait && (!d || qp->req.rnr_deadline < d)) {
+        d = qp->req.rnr_deadline;
+    }
+    return d;
 }
 
-void rocx_timer_note(RocxCore *c, int64_t deadline)
+void rocx_timer_note(RocxCore *c, RocxQp *qp)
 {
-    RocxRdma *r = &c->rdma;
+    int64_t d = rocx_qp_deadline(qp);
 
-    if (!r->timer_armed || deadline < r->timer_deadline) {
-        r->timer_armed = true;
-        r->timer_deadline = deadline;
-        c->ops->timer_arm(c->opaque, deadline);
+    if (d) {
+        rocx_timer_mod(c, &qp->timer, ROCX_TIMER_QP, d);
+    } else {
+        rocx_timer_del(c, &qp->timer);
     }
 }
 
 /*
- * The timer only marks the work: the scan and its retransmissions run in
- * rocx_core_process(), where DMA is guarded against re-entry.
+ * A deadline of the QP passed, or one that was cleared since it was
+ * queued.  If both had passed, the next is due at once and this runs
+ * again in the same pass.
  */
-void rocx_core_timer(RocxCore *c)
+void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now)
 {
-    c->rdma.timer_armed = false;
-    c->rdma.timer_due = true;
-    rocx_schedule(c);
-}
-
-static void rocx_rdma_timers(RocxCore *c)
-{
-    int64_t now = rocx_now(c);
-    int64_t next = INT64_MAX;
-    unsigned i;
-
-    c->rdma.stats.timer_runs++;
-    for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
-        RocxQp *qp = c->rdma.qp[i];
-
-        c->rdma.stats.timer_visits++;
-        if (!qp || qp->state != ROCX_QPS_RTS) {
-            continue;
-        }
+    if (qp->state == ROCX_QPS_RTS) {
         rocx_comp_timers(c, qp, now);
-        if (qp->state != ROCX_QPS_RTS) {
-            continue;
-        }
-        if (qp->req.deadline) {
-            next = MIN(next, qp->req.deadline);
-        }
-        if (qp->req.rnr_wait) {
-            next = MIN(next, qp->req.rnr_deadline);
-        }
     }
-    if (next != INT64_MAX) {
-        rocx_timer_note(c, next);
-    }
+    rocx_timer_note(c, qp);
 }
 
 /* ---- Scheduling ---- */
@@ -193,10 +177,6 @@ bool rocx_rdma_process(RocxCore *c)
     unsigned budget = ROCX_CORE_PKT_BUDGET;
     bool progress = true;
 
-    if (r->timer_due) {
-        r->timer_due = false;
-        rocx_rdma_timers(c);
-    }
     /*
      * Round robin: every QP queued at the start of a pass gets one turn of
      * at most ROCX_CORE_QP_BURST packets; QPs queued meanwhile wait for
@@ -233,11 +213,12 @@ bool rocx_rdma_process(RocxCore *c)
 
 /* ---- State changes ---- */
 
-static void rocx_qp_stop_timers(RocxQp *qp)
+static void rocx_qp_stop_timers(RocxCore *c, RocxQp *qp)
 {
     qp->req.deadline = 0;
     qp->req.rnr_wait = false;
     qp->req.rnr_deadline = 0;
+    rocx_timer_del(c, &qp->timer);
 }
 
 void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome)
@@ -247,7 +228,7 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome)
     }
     qp->state = ROCX_QPS_ERR;
     qp->flushing = true;
-    rocx_qp_stop_timers(qp);
+    rocx_qp_stop_timers(c, qp);
     qp->resp.rd_count = qp->resp.rd_busy = 0;
     qp->resp.op = ROCX_RESP_IDLE;
     qp->resp.rwqe_valid = false;
@@ -404,6 +385,7 @@ static void rocx_qp_free(RocxCore *c, RocxQp *qp)
 {
     RocxCq *cq;
 
+    rocx_timer_del(c, &qp->timer);
     cq = rocx_cq_get(c, qp->send_cqn);
     if (cq) {
         cq->users--;
@@ -430,7 +412,7 @@ void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     /*
      * The engine runs only between commands and holds no reference to a
      * QP across calls, so once it is unlinked no DMA can touch its
-     * memory; its timer deadline simply stops being looked at.
+     * memory; its deadline leaves the timer heap with it.
      */
     rocx_qp_free(c, qp);
 }
@@ -827,8 +809,4 @@ void rocx_rdma_reset(RocxCore *c)
     for (i = 1; i < ROCX_CORE_MR_SLOTS; i++) {
         rocx_pbl_free(c, &r->mr[i].pbl);
     }
-    if (r->timer_armed && c->ops) {
-        c->ops->timer_cancel(c->opaque);
-    }
-    r->timer_armed = false;
 }

@@ -229,6 +229,14 @@ typedef struct RocxQp {
     struct rocx_av av;
     RocxPath path;
 
+    /*
+     * Engine: in the device's timer heap while req.deadline or an RNR
+     * wait is pending, keyed by the earlier (rocx_timer_note()).  A
+     * deadline cleared without a note costs one wake-up that finds
+     * nothing due.
+     */
+    RocxTimer timer;
+
     /* MMIO: producer indices latched from the SQ and RQ doorbells. */
     uint16_t sq_pi;
     uint16_t rq_pi;
@@ -307,7 +315,16 @@ typedef struct RocxRdma {
     RocxCq cq[ROCX_CORE_CQ_SLOTS];
     RocxQp *qp[ROCX_CORE_QP_SLOTS];
     uint32_t pbl_entries;       /* page-list entries held, all objects */
-    bool cq_arm_pending;        /* MMIO: some CQ has an arm_req */
+
+    /*
+     * CQs with an arm request for the engine: a FIFO of CQ numbers, each
+     * at most once (arm_queued[] survives a CQ's destruction, as queued[]
+     * does for QPs).  The MMIO side pushes, the engine pops.
+     */
+    uint16_t arm_list[ROCX_CORE_CQ_SLOTS];
+    unsigned arm_head;
+    unsigned arm_count;
+    bool arm_queued[ROCX_CORE_CQ_SLOTS];
 
     /*
      * QPs with engine work: a FIFO of QP slots, each at most once
@@ -318,11 +335,6 @@ typedef struct RocxRdma {
     unsigned sched_head;
     unsigned sched_count;
     bool queued[ROCX_CORE_QP_SLOTS];
-
-    /* The one device timer, armed for the earliest QP deadline. */
-    bool timer_armed;
-    int64_t timer_deadline;
-    bool timer_due;             /* it fired; the engine scans deadlines */
 
     RocxRdmaStats stats;
 } RocxRdma;

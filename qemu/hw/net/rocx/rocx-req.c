@@ -44,7 +44,7 @@ void rocx_req_timer_start(RocxCore *c, RocxQp *qp)
 
     if (rto) {
         qp->req.deadline = rocx_now(c) + rto;
-        rocx_timer_note(c, qp->req.deadline);
+        rocx_timer_note(c, qp);
     }
 }
 
