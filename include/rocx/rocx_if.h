@@ -28,6 +28,8 @@ enum rocx_aq_opcode {
 	ROCX_AQ_OP_DEALLOC_UCTX		= 0x13,
 	ROCX_AQ_OP_CREATE_PD		= 0x14,
 	ROCX_AQ_OP_DESTROY_PD		= 0x15,
+	/* Contract 1.2: only with ROCX_CAP2_MCAST_FILTER. */
+	ROCX_AQ_OP_SET_MCAST_MACS	= 0x18,
 	/* RDMA transport objects (1.1); SRQs and MWs: later (UNSUPPORTED). */
 	ROCX_AQ_OP_REG_MR		= 0x20,
 	ROCX_AQ_OP_DEREG_MR		= 0x21,
@@ -99,6 +101,23 @@ struct rocx_aq_set_port {
 	__u8 admin_up;		/* 0 or 1 */
 	__u8 rx_mode;		/* ROCX_RX_MODE_* */
 	__u8 rsvd[42];
+};
+
+/*
+ * SET_MCAST_MACS (1.2, ROCX_CAP2_MCAST_FILTER): the Ethernet multicast
+ * filter becomes the count entries at addr; 0 empties it.  Until the
+ * first one after a reset every multicast frame is accepted, as in 1.1.
+ */
+struct rocx_aq_set_mcast_macs {
+	struct rocx_aq_hdr hdr;
+	__le64 addr;		/* DMA address of count struct rocx_mcast_mac */
+	__le32 count;		/* 0..IDENTIFY.max_mcast_macs */
+	__u8 rsvd[44];
+};
+
+struct rocx_mcast_mac {
+	__u8 mac[6];		/* a multicast address: bit 0 of mac[0] set */
+	__le16 rsvd;		/* 0 */
 };
 
 /* QUERY_PORT: result = ROCX_REG_LINK_STATUS value, result64 = MTU. */
@@ -212,6 +231,7 @@ union rocx_aq_cmd {
 	struct rocx_aq_del_gid del_gid;
 	struct rocx_aq_uctx uctx;
 	struct rocx_aq_pd pd;
+	struct rocx_aq_set_mcast_macs set_mcast_macs;
 	__u8 raw[ROCX_AQ_CMD_SIZE];
 };
 
@@ -314,8 +334,22 @@ struct rocx_identify {
 	__le32 max_rd_atom;
 	__le64 max_mr_size;
 	__le64 page_size_cap;	/* supported MR page sizes, bit n = 2^n */
+	/* Contract 1.2: each field means something only with its caps2 bit. */
 	__le64 caps2;		/* ROCX_CAP2_*: the parts of 1.2 implemented */
-	__u8 rsvd[152];
+	__le32 cqe_formats;	/* CQE64: bit n = CQE format n */
+	__le32 max_mw;		/* MW */
+	__le32 max_xrcd;	/* XRC */
+	__le32 max_srq_sge;	/* SRQ */
+	__le32 max_fast_reg_pages;	/* FAST_REG */
+	__le32 max_mcast_grp;	/* MCAST */
+	__le32 max_mcast_qp_attach;	/* MCAST */
+	__le32 max_mcast_macs;	/* MCAST_FILTER: SET_MCAST_MACS entries */
+	__u8 atomic_cap;	/* ATOMIC: 0 none, 1 HCA */
+	__u8 rsvd1[3];
+	__le32 clock_khz;	/* CLOCK */
+	__le32 rx_buf_total;	/* PFC: receive buffer bytes, all priorities */
+	__le32 max_speed;	/* ETS, DCQCN: Mb/s */
+	__u8 rsvd[104];
 };
 
 /*
@@ -342,6 +376,8 @@ struct rocx_identify {
 #define ROCX_CAP2_DCQCN			ROCX_BIT_ULL(16)
 /* Lost events are reported by ROCX_EQE_EQ_OVERFLOW (rocx-device.rst). */
 #define ROCX_CAP2_EQ_OVERFLOW_EVENT	ROCX_BIT_ULL(17)
+/* SET_MCAST_MACS and the Ethernet multicast filter (rocx-device.rst). */
+#define ROCX_CAP2_MCAST_FILTER		ROCX_BIT_ULL(18)
 
 /*
  * Port and device events (LINK_CHANGE, GUEST_ERROR, FATAL) a 1.2 device
@@ -361,7 +397,7 @@ enum rocx_stat {
 	ROCX_STAT_RX_BYTES,
 	ROCX_STAT_RX_BROADCAST,
 	ROCX_STAT_RX_MULTICAST,
-	ROCX_STAT_RX_DROPPED_FILTER,	/* not for our MAC */
+	ROCX_STAT_RX_DROPPED_FILTER,	/* not our MAC or groups, MAC control */
 	ROCX_STAT_RX_DROPPED_LINK_DOWN,
 	ROCX_STAT_RX_TRUNCATED,		/* frame larger than the buffer */
 	ROCX_STAT_RX_ERRORS,		/* DMA fault */
@@ -377,6 +413,8 @@ enum rocx_stat {
 	ROCX_STAT_ROCE_TX_PACKETS,
 	ROCX_STAT_ROCE_ICRC_ERRORS,
 	ROCX_STAT_ROCE_RX_DROPPED,
+	/* Contract 1.2. */
+	ROCX_STAT_RX_DISCARDS,		/* device's RX holding queue full */
 	ROCX_STAT_NUM
 };
 
@@ -399,7 +437,13 @@ ROCX_ASSERT_SIZE(struct rocx_eqe, 16);
 ROCX_ASSERT_SIZE(struct rocx_eth_tx_desc, 16);
 ROCX_ASSERT_SIZE(struct rocx_eth_rx_desc, 16);
 ROCX_ASSERT_SIZE(struct rocx_identify, 256);
+ROCX_ASSERT_SIZE(struct rocx_aq_set_mcast_macs, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_mcast_mac, 8);
 static_assert(__builtin_offsetof(struct rocx_identify, caps2) == 96,
 	      "caps2 is at byte 96 of IDENTIFY");
+static_assert(__builtin_offsetof(struct rocx_identify, max_mcast_macs) == 132,
+	      "max_mcast_macs is at byte 132 of IDENTIFY");
+static_assert(__builtin_offsetof(struct rocx_identify, max_speed) == 148,
+	      "max_speed is at byte 148 of IDENTIFY");
 
 #endif /* _ROCX_IF_H_ */

@@ -798,7 +798,7 @@ static void t_op_identify(void)
     /* Contract 1.2: the parts implemented, at byte 96. */
     CHECK_EQ(le64toh(id->caps2), ROCX_CAP2_EQ_OVERFLOW_EVENT);
     CHECK_EQ(id->rsvd[0], 0);
-    CHECK_EQ(id->rsvd[151], 0);
+    CHECK_EQ(id->rsvd[sizeof(id->rsvd) - 1], 0);
     CHECK_EQ(((uint8_t *)id)[256], 0xcc);   /* nothing past 256 bytes */
 
     c.identify.len = htole32(255);

@@ -39,6 +39,7 @@ static const char * const rocx_hw_stat_names[] = {
 	[ROCX_STAT_ROCE_TX_PACKETS] = "hw_roce_tx_packets",
 	[ROCX_STAT_ROCE_ICRC_ERRORS] = "hw_roce_icrc_errors",
 	[ROCX_STAT_ROCE_RX_DROPPED] = "hw_roce_rx_dropped",
+	[ROCX_STAT_RX_DISCARDS] = "hw_rx_discards",
 };
 
 static_assert(ARRAY_SIZE(rocx_hw_stat_names) == ROCX_STAT_NUM);
