@@ -149,6 +149,7 @@ struct rocx_eqe *t_eq_next(TDev *d, unsigned eqn)
 /* ---- Setup ---- */
 
 static void t_on_send(FakeDev *f, const uint8_t *buf, size_t len);
+static void t_on_rx_resume(FakeDev *f);
 
 static TDev *t_dev_new(unsigned id)
 {
@@ -160,7 +161,9 @@ static TDev *t_dev_new(unsigned id)
     d->f = fake_new();
     d->f->print_gerrs = verbose;
     d->f->on_send = t_on_send;
+    d->f->on_rx_resume = t_on_rx_resume;
     d->f->peer = d;
+    d->held_tail = &d->held;
     d->id = id;
     d->brk = T_BRK;
     d->eq_ld = T_EQ_LD;
@@ -227,15 +230,18 @@ void t_setup(void)
 }
 
 static void t_wire_flush(void);
+static void t_held_free(TDev *d);
 
 void t_teardown(void)
 {
     t_wire_flush();
     if (A) {
+        t_held_free(A);
         fake_free(A->f);
         free(A);
     }
     if (B) {
+        t_held_free(B);
         fake_free(B->f);
         free(B);
     }
@@ -657,6 +663,75 @@ static void t_on_send(FakeDev *f, const uint8_t *buf, size_t len)
     wq_count++;
 }
 
+typedef struct THeld {
+    struct THeld *next;
+    size_t len;
+    uint8_t buf[];
+} THeld;
+
+static void t_hold(TDev *d, const uint8_t *buf, size_t len)
+{
+    THeld *h = malloc(sizeof(*h) + len);
+
+    if (!h) {
+        abort();
+    }
+    h->next = NULL;
+    h->len = len;
+    memcpy(h->buf, buf, len);
+    *d->held_tail = h;
+    d->held_tail = &h->next;
+    d->nheld++;
+}
+
+/* QEMU's qemu_send_packet() towards the NIC: deliver, or queue. */
+static void t_deliver(TDev *d, const uint8_t *buf, size_t len)
+{
+    if (d->rx_blocked || d->held || !rocx_core_can_receive(&d->f->core)) {
+        t_hold(d, buf, len);
+        return;
+    }
+    if (!rocx_core_receive(&d->f->core, buf, len)) {
+        d->rx_blocked = true;
+        t_hold(d, buf, len);
+    }
+}
+
+/* qemu_flush_queued_packets(): the queued frames, until one is refused. */
+static void t_on_rx_resume(FakeDev *f)
+{
+    TDev *d = f->peer;
+
+    d->rx_blocked = false;
+    while (d->held) {
+        THeld *h = d->held;
+
+        if (!rocx_core_receive(&d->f->core, h->buf, h->len)) {
+            d->rx_blocked = true;
+            return;
+        }
+        d->held = h->next;
+        if (!d->held) {
+            d->held_tail = &d->held;
+        }
+        d->nheld--;
+        free(h);
+    }
+}
+
+static void t_held_free(TDev *d)
+{
+    while (d->held) {
+        THeld *h = d->held;
+
+        d->held = h->next;
+        free(h);
+    }
+    d->held_tail = &d->held;
+    d->nheld = 0;
+    d->rx_blocked = false;
+}
+
 static void t_wire_flush(void)
 {
     wq_head = wq_count = 0;
@@ -665,6 +740,23 @@ static void t_wire_flush(void)
 void t_inject(TDev *d, const uint8_t *buf, size_t len)
 {
     CHECK_EQ(rocx_core_receive(&d->f->core, buf, len), len);
+}
+
+void t_wire_push(TDev *d, const uint8_t *buf, size_t len)
+{
+    TFrame *fr;
+
+    if (!wq) {
+        wq = calloc(T_WIRE_SLOTS, sizeof(*wq));
+    }
+    if (wq_count == T_WIRE_SLOTS || len > sizeof(fr->buf)) {
+        fprintf(stderr, "t_wire_push: wire queue overflow\n");
+        abort();
+    }
+    fr = &wq[(wq_head + wq_count++) % T_WIRE_SLOTS];
+    fr->to = d;
+    fr->len = len;
+    memcpy(fr->buf, buf, len);
 }
 
 void t_pump(void)
@@ -691,7 +783,7 @@ void t_pump(void)
             wq_head = (wq_head + 1) % T_WIRE_SLOTS;
             wq_count--;
             wire.delivered++;
-            rocx_core_receive(&fr->to->f->core, fr->buf, fr->len);
+            t_deliver(fr->to, fr->buf, fr->len);
             moved = true;
         }
         if (!moved) {
@@ -762,6 +854,7 @@ int main(int argc, char **argv)
         { t_cases_wire, t_ncases_wire },
         { t_cases_fabric, t_ncases_fabric },
         { t_cases_time, t_ncases_time },
+        { t_cases_rx, t_ncases_rx },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

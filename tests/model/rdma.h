@@ -52,6 +52,14 @@ typedef struct TDev {
     uint8_t gid1[16];           /* GID 2: RoCE v1, fe80::<id+1> */
     unsigned eq_ld;
     uint32_t eq_ci[ROCX_CORE_MAX_EQ];
+    /*
+     * QEMU's net queue in front of the NIC: frames wait here, in order,
+     * while can_receive() says no or after receive() returned 0, until
+     * the device calls rx_resume.
+     */
+    bool rx_blocked;
+    struct THeld *held, **held_tail;
+    unsigned nheld;
 } TDev;
 
 extern TDev *A, *B;
@@ -176,6 +184,8 @@ void t_pump(void);
 void t_settle(int64_t max_ns);
 /* Deliver a hand-made frame to d (as from the wire). */
 void t_inject(TDev *d, const uint8_t *buf, size_t len);
+/* Put a frame on the wire towards d, behind those already on it. */
+void t_wire_push(TDev *d, const uint8_t *buf, size_t len);
 
 /* Pattern fill and check. */
 void t_fill(void *p, size_t len, uint32_t seed);
@@ -201,5 +211,7 @@ extern const TCase t_cases_fabric[];
 extern const unsigned t_ncases_fabric;
 extern const TCase t_cases_time[];
 extern const unsigned t_ncases_time;
+extern const TCase t_cases_rx[];
+extern const unsigned t_ncases_rx;
 
 #endif /* ROCX_TEST_RDMA_H */

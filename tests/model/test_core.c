@@ -9,6 +9,7 @@
  */
 #include <endian.h>
 #include "fake.h"
+#include "qemu/bswap.h"
 /* rocx_eq_post(): events for EQs other than 0 without RDMA objects. */
 #include "rocx-int.h"
 
@@ -1608,65 +1609,304 @@ static void t_rx_faults(void)
     CHECK_NO_GERR();
 }
 
-static unsigned held_frames;
-static uint8_t held[ROCX_MAX_FRAME];
-static size_t held_len;
-
-/* Plays QEMU's net queue: deliver the held frame when asked. */
-static void redeliver(FakeDev *f)
-{
-    while (held_frames && rocx_core_receive(&f->core, held, held_len)) {
-        held_frames--;
-    }
-}
-
+/*
+ * With no buffer posted, frames for the ring wait in the device: QEMU's
+ * queue never holds one (can_receive() stays true, receive() takes every
+ * frame), they go out in order as buffers are posted, and frames that
+ * come meanwhile queue behind them even if a buffer is free.  The link
+ * going down or the RX ring going away drops what waits; with no ring at
+ * all nothing waits.
+ */
 static void t_rx_no_buffer(void)
 {
+    uint8_t frame[200];
     size_t len;
+    unsigned i;
 
     bring_up();
-    F->on_rx_resume = redeliver;
-    len = make_frame(held, fake_mac, 80);
-    held_len = len;
-    CHECK(!rocx_core_can_receive(&F->core));
-    CHECK_EQ(rocx_core_receive(&F->core, held, len), 0);
-    held_frames = 1;
-    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 1);
+    for (i = 0; i < 3; i++) {
+        len = make_frame(frame, fake_mac, 80 + i);
+        CHECK(rocx_core_can_receive(&F->core));
+        CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    }
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 3);
     CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 0);
     fake_run(F);
     CHECK_EQ(F->rx_resumes, 0);
 
-    /* Posting buffers resumes reception from the engine, not MMIO. */
-    rx_pi = 0;
+    /* Two buffers: the first two frames, from the engine. */
     rx_post(6, 2);
-    CHECK_EQ(F->rx_resumes, 1);
-    CHECK_EQ(held_frames, 0);
-    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 1);
-    CHECK(!memcmp(rx_buf(0, 6), held, len));
-    CHECK(rocx_core_can_receive(&F->core));
-    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 1);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 2);
+    CHECK_EQ(le16toh(rx_desc(0, 6)->pkt_len), 80);
+    CHECK_EQ(le16toh(rx_desc(1, 6)->pkt_len), 81);
+    /* A buffer posted, but before the engine ran a fourth frame came. */
+    rx_desc(2, 6)->addr = htole64(GPA(FRAME_OFF + 2ULL * RXBUF_SIZE));
+    rx_pi++;
+    db(0, ROCX_DB_ETH_RX, 0, rx_pi, false);
+    len = make_frame(frame, fake_mac, 90);
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 2);
+    fake_run(F);
+    CHECK_EQ(le16toh(rx_desc(2, 6)->pkt_len), 82);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 3);
+    rx_post(6, 1);
+    CHECK_EQ(le16toh(rx_desc(3, 6)->pkt_len), 90);
+    CHECK(!memcmp(rx_buf(3, 6), frame, len));
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 4);
 
-    /* Stalled again, then the link goes down: held frames are dropped. */
-    CHECK_EQ(rocx_core_receive(&F->core, held, len), len);
-    CHECK(!rocx_core_can_receive(&F->core));
-    held_frames = 3;
-    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 2);
+    /* Waiting, then the link goes down: those frames are dropped. */
+    for (i = 0; i < 3; i++) {
+        CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    }
     fake_set_carrier(F, false);
     fake_run(F);
-    CHECK_EQ(F->rx_resumes, 2);
-    CHECK_EQ(held_frames, 0);
     CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_LINK_DOWN), 3);
-
-    /* Stalled, then the RX ring goes away: held frames are dropped. */
     fake_set_carrier(F, true);
-    CHECK(!rocx_core_can_receive(&F->core));
-    held_frames = 2;
+    rx_post(6, 4);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 4);
+    CHECK_EQ(le16toh(rx_desc(4, 6)->status), 0);
+
+    /* Four buffers for eight frames; then the RX ring goes away. */
+    for (i = 0; i < 8; i++) {
+        CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    }
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 8);
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 11);
     CHECK_EQ(destroy_ring(ROCX_ETH_RING_RX, 0), ROCX_AQ_STS_OK);
-    CHECK_EQ(F->rx_resumes, 3);
-    CHECK_EQ(held_frames, 0);
-    /* No RX ring at all: frames are dropped, not held. */
-    CHECK(rocx_core_can_receive(&F->core));
-    CHECK_EQ(rocx_core_receive(&F->core, held, len), len);
+    CHECK_EQ(create_ring(ROCX_ETH_RING_RX, 0, 6, 1, RXBUF_SIZE),
+             ROCX_AQ_STS_OK);
+    rx_pi = 0;
+    rx_post(6, 8);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 8);
+    /* No RX ring at all: frames are dropped at once. */
+    CHECK_EQ(destroy_ring(ROCX_ETH_RING_RX, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 12);
+    CHECK_EQ(counter(ROCX_STAT_RX_DISCARDS), 0);
+    CHECK_EQ(F->rx_resumes, 0);
+    CHECK_NO_GERR();
+}
+
+/*
+ * The device holds a bounded amount: a frame that finds the holding queue
+ * full is dropped and counted, the ones that waited are delivered in
+ * order, and posting buffers makes room again.
+ */
+static void t_rx_hold_bound(void)
+{
+    uint8_t frame[1000];
+    unsigned i, held, sent = 0;
+
+    bring_up();
+    for (i = 0; i < 400; i++) {
+        make_frame(frame, fake_mac, sizeof(frame));
+        stl_be_p(frame + 14, sent++);
+        CHECK_EQ(rocx_core_receive(&F->core, frame, sizeof(frame)),
+                 sizeof(frame));
+    }
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 400);
+    held = 400 - counter(ROCX_STAT_RX_DISCARDS);
+    /* 256 KiB, with a length per frame. */
+    CHECK(held < 400);
+    CHECK(held * (sizeof(frame) + 2) <= 256 * 1024);
+    CHECK((held + 1) * (sizeof(frame) + 2) > 256 * 1024);
+    /* Tail drop: the frames that waited are the first ones. */
+    rx_post(6, 64);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 64);
+    for (i = 0; i < 64; i++) {
+        CHECK_EQ(ldl_be_p(rx_buf(i, 6) + 14), i);
+        CHECK_EQ(le16toh(rx_desc(i, 6)->pkt_len), sizeof(frame));
+    }
+    /* Room for more again; a small frame fits where a large one did not. */
+    make_frame(frame, fake_mac, sizeof(frame));
+    stl_be_p(frame + 14, 7777);
+    CHECK_EQ(rocx_core_receive(&F->core, frame, sizeof(frame)),
+             sizeof(frame));
+    CHECK_EQ(counter(ROCX_STAT_RX_DISCARDS), 400 - held);
+    while (counter(ROCX_STAT_RX_PACKETS) < held + 1) {
+        uint64_t before = counter(ROCX_STAT_RX_PACKETS);
+
+        rx_post(6, 64);
+        if (counter(ROCX_STAT_RX_PACKETS) == before) {
+            CHECK(!"posted buffers took nothing");
+            break;
+        }
+    }
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), held + 1);
+    /* The newest frame, behind all that waited. */
+    CHECK_EQ(ldl_be_p(rx_buf(held, 6) + 14), 7777);
+    CHECK_NO_GERR();
+}
+
+/*
+ * MAC control frames (EtherType 0x8808) are the device's: never written
+ * to the ring, never waiting for a buffer, counted as filtered.
+ */
+static void t_rx_mac_control(void)
+{
+    static const uint8_t pause_dst[6] = { 0x01, 0x80, 0xc2, 0, 0, 0x01 };
+    uint8_t frame[60];
+    size_t len = make_frame(frame, pause_dst, sizeof(frame));
+
+    frame[12] = 0x88;
+    frame[13] = 0x08;
+    frame[14] = 0x01;           /* PFC: opcode 0x0101 */
+    frame[15] = 0x01;
+    bring_up();
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 0);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_FILTER), 1);
+    rx_post(6, 4);
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 0);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_FILTER), 2);
+    CHECK_EQ(le16toh(rx_desc(0, 6)->status), 0);
+    /* Even in promiscuous mode. */
+    CHECK_EQ(set_port(ROCX_PORT_SET_RX_MODE, 0, NULL, 0,
+                      ROCX_RX_MODE_PROMISC), ROCX_AQ_STS_OK);
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 0);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_FILTER), 3);
+    CHECK_NO_GERR();
+}
+
+/* SET_MCAST_MACS with n entries from macs; the list goes at BUF_OFF. */
+static unsigned set_mcast(const uint8_t (*macs)[6], unsigned n)
+{
+    union rocx_aq_cmd c = cmd_new(ROCX_AQ_OP_SET_MCAST_MACS);
+    struct rocx_mcast_mac *l = mem(BUF_OFF, 8 * 128);
+    unsigned i;
+
+    memset(l, 0, 8 * 128);
+    for (i = 0; i < n && i < 128; i++) {
+        memcpy(l[i].mac, macs[i], 6);
+    }
+    c.set_mcast_macs.addr = htole64(GPA(BUF_OFF));
+    c.set_mcast_macs.count = htole32(n);
+    return aq_exec(&c, NULL, NULL);
+}
+
+/* Whether a frame to dst reaches the ring (buffers are posted). */
+static bool rx_accepts(const uint8_t *dst)
+{
+    uint8_t frame[64];
+    uint64_t before = counter(ROCX_STAT_RX_PACKETS);
+    size_t len = make_frame(frame, dst, sizeof(frame));
+
+    if (rx_pi - (uint16_t)counter(ROCX_STAT_RX_PACKETS) < 4) {
+        rx_post(6, 8);
+    }
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    return counter(ROCX_STAT_RX_PACKETS) == before + 1;
+}
+
+/*
+ * The multicast filter: IDENTIFY announces it; off until the first
+ * SET_MCAST_MACS (every group accepted, as in 1.1), then exactly the
+ * listed groups, broadcast always, everything under ALLMULTI or PROMISC.
+ * Bad lists are refused whole and leave the filter as it was; an empty
+ * list drops every group; a reset turns the filter off again.
+ */
+static void t_mcast_filter(void)
+{
+    static const uint8_t g1[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 };
+    static const uint8_t g2[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x04 };
+    static const uint8_t nd[6] = { 0x33, 0x33, 0xff, 0x00, 0x00, 0x02 };
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    static const uint8_t other[6] = { 0x02, 0, 0, 0, 0, 0x99 };
+    static uint8_t many[65][6];
+    union rocx_aq_cmd c;
+    struct rocx_identify *id = mem(BUF_OFF, 256);
+    uint64_t mcast, filtered;
+    unsigned i;
+
+    bring_up();
+    c = cmd_new(ROCX_AQ_OP_IDENTIFY);
+    c.identify.addr = htole64(GPA(BUF_OFF));
+    c.identify.len = htole32(256);
+    CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_OK);
+    CHECK(le64toh(id->caps2) & ROCX_CAP2_MCAST_FILTER);
+    CHECK_EQ(le32toh(id->max_mcast_macs), 64);
+
+    /* Off: any group. */
+    CHECK(rx_accepts(g2));
+    CHECK(rx_accepts(nd));
+    /* On: the listed groups. */
+    {
+        const uint8_t l[2][6] = {
+            { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 },
+            { 0x33, 0x33, 0xff, 0x00, 0x00, 0x02 },
+        };
+
+        CHECK_EQ(set_mcast(l, 2), ROCX_AQ_STS_OK);
+    }
+    mcast = counter(ROCX_STAT_RX_MULTICAST);
+    filtered = counter(ROCX_STAT_RX_DROPPED_FILTER);
+    CHECK(rx_accepts(g1));
+    CHECK(rx_accepts(nd));
+    CHECK(!rx_accepts(g2));
+    CHECK(rx_accepts(bcast));
+    CHECK(rx_accepts(fake_mac));
+    CHECK(!rx_accepts(other));
+    CHECK_EQ(counter(ROCX_STAT_RX_MULTICAST), mcast + 2);
+    CHECK_EQ(counter(ROCX_STAT_RX_DROPPED_FILTER), filtered + 2);
+    /* A filtered group never waits for a buffer either. */
+    CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 0);
+    /* ALLMULTI and PROMISC take every group. */
+    CHECK_EQ(set_port(ROCX_PORT_SET_RX_MODE, 0, NULL, 0,
+                      ROCX_RX_MODE_ALLMULTI), ROCX_AQ_STS_OK);
+    CHECK(rx_accepts(g2));
+    CHECK(!rx_accepts(other));
+    CHECK_EQ(set_port(ROCX_PORT_SET_RX_MODE, 0, NULL, 0,
+                      ROCX_RX_MODE_PROMISC), ROCX_AQ_STS_OK);
+    CHECK(rx_accepts(g2));
+    CHECK(rx_accepts(other));
+    CHECK_EQ(set_port(ROCX_PORT_SET_RX_MODE, 0, NULL, 0, 0), ROCX_AQ_STS_OK);
+    CHECK(!rx_accepts(g2));
+
+    /* Refused whole, the filter as it was: too many, ... */
+    for (i = 0; i < 65; i++) {
+        memcpy(many[i], g2, 6);
+        many[i][5] = i;
+    }
+    CHECK_EQ(set_mcast(many, 65), ROCX_AQ_STS_INVALID);
+    /* ...a unicast entry, ... */
+    memcpy(many[3], other, 6);
+    CHECK_EQ(set_mcast(many, 8), ROCX_AQ_STS_INVALID);
+    /* ...reserved bytes set, ... */
+    memcpy(many[3], g2, 6);
+    CHECK_EQ(set_mcast(many, 8), ROCX_AQ_STS_OK);
+    CHECK(rx_accepts(many[3]));
+    CHECK(!rx_accepts(g1));
+    ((struct rocx_mcast_mac *)mem(BUF_OFF, 64))[5].rsvd = htole16(1);
+    c = cmd_new(ROCX_AQ_OP_SET_MCAST_MACS);
+    c.set_mcast_macs.addr = htole64(GPA(BUF_OFF));
+    c.set_mcast_macs.count = htole32(8);
+    CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_INVALID);
+    /* ...or a list the device cannot read. */
+    c.set_mcast_macs.addr = htole64(0x1000);
+    CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_DMA_ERROR);
+    CHECK_GERR(ROCX_GERR_DMA);
+    CHECK(rx_accepts(many[3]));
+    CHECK(rx_accepts(many[7]));
+    CHECK(!rx_accepts(many[8]));
+    /* A full list: its last entry counts. */
+    CHECK_EQ(set_mcast(many, 64), ROCX_AQ_STS_OK);
+    CHECK(rx_accepts(many[63]));
+    CHECK(!rx_accepts(g1));
+    /* Empty: no group, but broadcast; the address is not read. */
+    c.set_mcast_macs.addr = htole64(0x1000);
+    c.set_mcast_macs.count = htole32(0);
+    CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_OK);
+    CHECK(!rx_accepts(many[63]));
+    CHECK(rx_accepts(bcast));
+    CHECK_NO_GERR();
+
+    /* A reset turns the filter off. */
+    wr(ROCX_REG_DEV_CTRL, ROCX_DEV_CTRL_RESET);
+    rx_pi = 0;
+    bring_up();
+    CHECK(rx_accepts(g2));
     CHECK_NO_GERR();
 }
 
@@ -2062,6 +2302,9 @@ static const TestCase cases[] = {
     CASE(rx_posted_buffer),
     CASE(rx_faults),
     CASE(rx_no_buffer),
+    CASE(rx_hold_bound),
+    CASE(rx_mac_control),
+    CASE(mcast_filter),
     CASE(rx_trunc),
     CASE(rx_filter),
     CASE(rx_link_down),
@@ -2108,7 +2351,6 @@ int main(int argc, char **argv)
         aq_cmd_id = 0;
         tx_pi = 0;
         rx_pi = 0;
-        held_frames = 0;
         F = fake_new();
         F->print_gerrs = verbose;
         cases[i].fn();
