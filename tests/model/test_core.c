@@ -797,7 +797,8 @@ static void t_op_identify(void)
     CHECK_EQ(le64toh(id->max_mr_size), 1ULL << 40);
     CHECK_EQ(le64toh(id->page_size_cap), (1ULL << 12) | (1ULL << 21));
     /* Contract 1.2: the parts implemented, at byte 96. */
-    CHECK_EQ(le64toh(id->caps2), ROCX_CAP2_EQ_OVERFLOW_EVENT);
+    CHECK_EQ(le64toh(id->caps2),
+             ROCX_CAP2_EQ_OVERFLOW_EVENT | ROCX_CAP2_MCAST_FILTER);
     CHECK_EQ(id->rsvd[0], 0);
     CHECK_EQ(id->rsvd[sizeof(id->rsvd) - 1], 0);
     CHECK_EQ(((uint8_t *)id)[256], 0xcc);   /* nothing past 256 bytes */
@@ -1735,6 +1736,28 @@ static void t_rx_hold_bound(void)
     CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), held + 1);
     /* The newest frame, behind all that waited. */
     CHECK_EQ(ldl_be_p(rx_buf(held, 6) + 14), 7777);
+
+    /* One longer than any buffer waits too, and comes back TRUNC. */
+    {
+        static uint8_t big[ROCX_MAX_FRAME + 100];
+        RocxEthRing *r = &F->core.rx[0];
+        uint16_t idx;
+
+        /* Fill the buffers still posted: these two must wait. */
+        while (r->ci != r->pi) {
+            CHECK_EQ(rocx_core_receive(&F->core, frame, 60), 60);
+        }
+        idx = r->ci;
+        make_frame(big, fake_mac, sizeof(big));
+        CHECK_EQ(rocx_core_receive(&F->core, big, sizeof(big)), sizeof(big));
+        CHECK_EQ(rocx_core_receive(&F->core, frame, 100), 100);
+        rx_post(6, 2);
+        CHECK_EQ(le16toh(rx_desc(idx, 6)->status),
+                 ROCX_ETH_STS_DONE | ROCX_ETH_STS_TRUNC);
+        CHECK_EQ(le16toh(rx_desc(idx + 1, 6)->status), ROCX_ETH_STS_DONE);
+        CHECK_EQ(le16toh(rx_desc(idx + 1, 6)->pkt_len), 100);
+        CHECK_EQ(counter(ROCX_STAT_RX_TRUNCATED), 1);
+    }
     CHECK_NO_GERR();
 }
 

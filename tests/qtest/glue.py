@@ -407,7 +407,7 @@ def rx_post(q, first, n):
 def t_rx_and_hold(q):
     bring_up(q)
     frame = MAC + b'\x02\x00\x00\x00\x00\x07' + b'\x08\x00' + bytes(range(86))
-    # No buffer posted yet: QEMU's net layer holds the frame for us.
+    # No buffer posted yet: the frame waits in the device (not in QEMU).
     q.net.sendto(frame, q.sock_qemu)
     time.sleep(0.2)
     check(q.memread(RX + 12, 2) == b'\0\0', 'nothing written without buffers')

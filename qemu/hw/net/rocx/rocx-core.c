@@ -59,8 +59,8 @@ void rocx_link_update(RocxCore *c)
         rocx_schedule(c);
     }
     /* Frames waiting for a buffer are dropped now that the link is down. */
-    if (!up && c->rx_stalled) {
-        rocx_schedule(c);
+    if (!up) {
+        rocx_rx_hold_drop(c, true);
     }
 }
 
@@ -261,22 +261,17 @@ void rocx_timers_clear(RocxCore *c)
 void rocx_reset_state(RocxCore *c)
 {
     bool was_up = c->port.link_up;
-    bool was_stalled = c->rx_stalled;
 
     /* RDMA objects own heap memory and deadlines: release them first. */
     rocx_rdma_reset(c);
     rocx_timers_clear(c);
+    rocx_rx_hold_drop(c, false);
     memset(&c->regs, 0, sizeof(*c) - offsetof(RocxCore, regs));
     c->port.mtu = ROCX_CORE_DEFAULT_MTU;
     memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));
     /* Admin state is down, so the link is down; EQ 0 is gone. */
     if (was_up) {
         rocx_count(c, ROCX_STAT_LINK_CHANGES, 1);
-    }
-    /* Without an RX ring, frames the backend holds for us are dropped. */
-    if (was_stalled) {
-        c->rx_stalled = true;
-        rocx_schedule(c);
     }
 }
 
@@ -323,6 +318,7 @@ void rocx_core_process(RocxCore *c)
     for (i = 0; i < ROCX_CORE_MAX_ETH_RINGS; i++) {
         more |= rocx_tx_process(c, i);
     }
+    more |= rocx_rx_drain(c);
     rocx_cq_arm_process(c);
     more |= rocx_timers_run(c);
     more |= rocx_rdma_process(c);
@@ -332,11 +328,7 @@ void rocx_core_process(RocxCore *c)
     rocx_fabric_flush(c);
     c->in_engine = false;
 
-    if (c->rx_stalled && !rocx_rx_refuses(c)) {
-        c->rx_stalled = false;
-        c->rx_deferred = true;
-    }
-    /* Frames held for a buffer, or refused while the engine ran. */
+    /* Frames refused while the engine ran (rocx_core_receive()). */
     if (c->rx_deferred) {
         c->rx_deferred = false;
         c->ops->rx_resume(c->opaque);

@@ -64,7 +64,9 @@
                                      ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2 | \
                                      ROCX_CAP_SELFTEST)
 /* Parts of contract 1.2 this model implements (IDENTIFY.caps2). */
-#define ROCX_CORE_CAPS2             ROCX_CAP2_EQ_OVERFLOW_EVENT
+#define ROCX_CORE_CAPS2             (ROCX_CAP2_EQ_OVERFLOW_EVENT | \
+                                     ROCX_CAP2_MCAST_FILTER)
+#define ROCX_CORE_MAX_MCAST_MACS    64
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
 #define ROCX_CORE_DEFAULT_MTU       1500
 #define ROCX_CORE_DEFAULT_SPEED     100         /* Gb/s */
@@ -117,6 +119,13 @@ typedef struct RocxTimer {
  */
 #define ROCX_CORE_AQ_STALL_OFF      (-1)
 #define ROCX_CORE_AQ_STALL_ANY      0x10000
+/*
+ * Ethernet frames waiting in the device for RX buffers (rocx-eth.c), in
+ * bytes with a 2-byte length each, and how many an engine run moves to
+ * the ring.
+ */
+#define ROCX_CORE_RX_HOLD_BYTES     (256 * 1024)
+#define ROCX_CORE_RX_BUDGET         256
 
 /*
  * Fabric bundles (rocx-fabric.c, format in rocx/rocx_fabric.h): once the
@@ -144,11 +153,6 @@ typedef struct RocxFabric {
     uint32_t tx_max;            /* bytes of a bundle the peer takes */
     uint32_t tx_len;            /* bytes in tx, header included; 0: none */
     uint16_t tx_count;          /* frames in tx */
-    /* A bundle QEMU holds for us (RX ring full mid-way), to resume. */
-    uint32_t rx_hold_len;
-    uint32_t rx_hold_sum;       /* CRC of it: the same bundle comes back */
-    uint32_t rx_hold_off;
-    uint16_t rx_hold_idx;
     RocxFabricStats stats;
     uint8_t tx[ROCX_FAB_BUNDLE_MAX];
 } RocxFabric;
@@ -168,7 +172,10 @@ typedef struct RocxCoreOps {
     void (*send_frame)(void *opaque, const uint8_t *buf, size_t len);
     /* Call rocx_core_process() soon, from outside the current handler. */
     void (*schedule_work)(void *opaque);
-    /* Frames held back by can_receive()/receive() may be offered again. */
+    /*
+     * Frames held back by can_receive()/receive() may be offered again.
+     * (Today the core refuses none: Ethernet frames wait in the device.)
+     */
     void (*rx_resume)(void *opaque);
     /* Whether the backend has carrier (QEMU: set_link). */
     bool (*carrier)(void *opaque);
@@ -240,6 +247,20 @@ typedef struct RocxTimers {
     bool due;                   /* it fired; the engine runs what expired */
 } RocxTimers;
 
+/*
+ * Ethernet frames that found no RX buffer, oldest first: entries of a
+ * 2-byte length and the frame, each contiguous; one that does not fit
+ * before the end starts again at 0 (wrapped, data up to wrap_at).
+ */
+typedef struct RocxRxHold {
+    uint32_t head;              /* the oldest entry */
+    uint32_t tail;              /* where the next one goes */
+    uint32_t wrap_at;           /* wrapped: entries from head end here */
+    bool wrapped;
+    uint32_t count;             /* frames */
+    uint8_t buf[ROCX_CORE_RX_HOLD_BYTES];
+} RocxRxHold;
+
 typedef struct RocxEvent {
     uint16_t type;
     uint32_t data;
@@ -256,6 +277,12 @@ typedef struct RocxCore {
     bool bundles;
     /* Run the engine inside SQ doorbells (rocx_core_set_direct_doorbells). */
     bool direct_db;
+
+    /*
+     * Engine: Ethernet frames waiting for RX buffers.  Emptied (indices
+     * only) by a reset, so that it does not clear 256 KiB.
+     */
+    RocxRxHold rx_hold;
 
     /* Engine scratch buffers, reused for every frame and self-test. */
     uint8_t tx_buf[ROCX_MAX_FRAME];
@@ -316,6 +343,10 @@ typedef struct RocxCore {
         bool admin_up;
         uint8_t rx_mode;
         bool link_up;           /* last LINK_STATUS.UP reported */
+        /* SET_MCAST_MACS: off (every group) until the first one. */
+        bool mcast_on;
+        uint16_t mcast_count;
+        uint8_t mcast[ROCX_CORE_MAX_MCAST_MACS][6];
     } port;
 
     RocxEq eq[ROCX_CORE_MAX_EQ];
@@ -333,8 +364,6 @@ typedef struct RocxCore {
     unsigned evq_count;
     bool evq_gerr_queued;       /* one GUEST_ERROR event stands for many */
 
-    /* Engine: a frame was turned away for lack of a posted buffer. */
-    bool rx_stalled;
 
     /* Engine: every deadline in the device (rocx-core.c, "Time"). */
     RocxTimers timers;
@@ -418,11 +447,12 @@ void rocx_core_timer(RocxCore *c);
 
 /*
  * Receive path: receive() returns len when the frame was consumed or
- * dropped, 0 when it must wait (the glue then queues it until
- * ops->rx_resume()): for a buffer, or for the engine, which the receive
- * path never enters (QEMU's net layer can deliver from inside it, when
- * the engine's own DMA or sending makes another device or a backend send
- * at once).
+ * dropped, 0 when it must wait in the glue's queue until
+ * ops->rx_resume(): only while the engine runs, which the receive path
+ * never enters (QEMU's net layer can deliver from inside it, when the
+ * engine's own DMA or sending makes another device or a backend send at
+ * once).  An Ethernet frame that finds no RX buffer waits in the device
+ * instead, so that QEMU's queue never holds RoCE behind it.
  */
 bool rocx_core_can_receive(RocxCore *c);
 ssize_t rocx_core_receive(RocxCore *c, const uint8_t *buf, size_t len);

@@ -4,11 +4,15 @@
  * One TX and one RX ring of 16-byte descriptors, each with its vector; a
  * TX descriptor is one whole frame, an RX buffer takes one.  A received
  * datagram may be a fabric bundle (rocx-fabric.c splits it); every frame
- * is then classified: RoCE for one of the port's GIDs goes to the
- * transport (rocx-wire.c), anything else through the MAC filter (the
- * port's address, broadcast, every multicast group, or all in
- * promiscuous mode) into the RX ring, or waits in QEMU's queue while the
- * ring has no buffer.
+ * is then classified before anything waits: RoCE for one of the port's
+ * GIDs goes to the transport (rocx-wire.c) at once, MAC control frames
+ * are dropped, and anything else goes through the MAC filter (the port's
+ * address, broadcast, the multicast groups of SET_MCAST_MACS or all of
+ * them until the driver gives any, everything in promiscuous mode) into
+ * the RX ring.  A frame that finds no posted buffer waits in the
+ * device's holding queue, behind the others, up to ROCX_CORE_RX_HOLD_BYTES
+ * (beyond: dropped, RX_DISCARDS), and goes to the ring when buffers come;
+ * QEMU's own queue, which would hold RoCE behind it, never holds one.
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -100,9 +104,9 @@ void rocx_cmd_destroy_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     memset(r, 0, sizeof(*r));
-    /* Held frames are dropped from now on rather than waiting. */
-    if (c->rx_stalled) {
-        rocx_schedule(c);
+    /* Nothing would take the frames waiting for its buffers. */
+    if (cmd->destroy_eth_ring.type == ROCX_ETH_RING_RX) {
+        rocx_rx_hold_drop(c, false);
     }
 }
 
@@ -176,22 +180,31 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
 
 /* ---- Ethernet RX ---- */
 
-bool rocx_rx_refuses(RocxCore *c)
-{
-    RocxEthRing *r = &c->rx[0];
+/* MAC control (802.3x PAUSE, 802.1Qbb PFC): the device's own frames. */
+#define ROCX_ETH_P_MAC_CONTROL  0x8808
+/*
+ * Before each waiting frame in the holding queue: [13:0] its length
+ * (ROCX_MAX_FRAME fits), [15:14] its class, decided when it came.  A
+ * frame longer than any buffer takes (it will be returned TRUNC) waits as
+ * its length alone, ROCX_RX_HOLD_TOO_LONG.
+ */
+#define ROCX_RX_HOLD_HLEN       2
+#define ROCX_RX_HOLD_LEN_MASK   0x3fff
+#define ROCX_RX_HOLD_CLS_SHIFT  14
+#define ROCX_RX_HOLD_TOO_LONG   (ROCX_MAX_FRAME + 1)
 
-    return c->port.link_up && r->valid && r->ci == r->pi;
-}
+QEMU_BUILD_BUG_ON(ROCX_RX_HOLD_TOO_LONG > ROCX_RX_HOLD_LEN_MASK);
 
+/*
+ * No frame waits in QEMU's queue for a buffer: it holds a NIC's frames in
+ * one FIFO, so a frame refused there would hold up every frame behind
+ * it, RoCE included.  RoCE frames are taken by the transport at once;
+ * Ethernet frames that find no buffer wait in the device (rx_hold).  (A
+ * frame delivered from inside the engine is refused by receive(), for a
+ * moment: see rocx_core_receive().)
+ */
 bool rocx_core_can_receive(RocxCore *c)
 {
-    if (rocx_rx_refuses(c)) {
-        if (!c->rx_stalled) {
-            c->rx_stalled = true;
-            rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
-        }
-        return false;
-    }
     return true;
 }
 
@@ -202,14 +215,39 @@ typedef enum RocxRxClass {
     ROCX_RX_MULTICAST,
 } RocxRxClass;
 
-static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *dst)
+static bool rocx_mcast_listed(RocxCore *c, const uint8_t *dst)
 {
+    unsigned i;
+
+    for (i = 0; i < c->port.mcast_count; i++) {
+        if (!memcmp(c->port.mcast[i], dst, ETH_ALEN)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The MAC filter, for a frame of at least ETH_HLEN bytes. */
+static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *buf)
+{
+    const uint8_t *dst = buf;
+
+    if (lduw_be_p(buf + 12) == ROCX_ETH_P_MAC_CONTROL) {
+        /* A device without PFC acts on none; it never passes them on. */
+        return ROCX_RX_DROP;
+    }
     if (is_broadcast_ether_addr(dst)) {
         return ROCX_RX_BROADCAST;
     }
-    /* No multicast filter table: every group is accepted. */
     if (is_multicast_ether_addr(dst)) {
-        return ROCX_RX_MULTICAST;
+        /* Until the driver gives the device its groups: all of them. */
+        if (!c->port.mcast_on ||
+            (c->port.rx_mode & (ROCX_RX_MODE_ALLMULTI |
+                                ROCX_RX_MODE_PROMISC)) ||
+            rocx_mcast_listed(c, dst)) {
+            return ROCX_RX_MULTICAST;
+        }
+        return ROCX_RX_DROP;
     }
     if (!memcmp(dst, c->port.mac, ETH_ALEN) ||
         (c->port.rx_mode & ROCX_RX_MODE_PROMISC)) {
@@ -218,57 +256,47 @@ static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *dst)
     return ROCX_RX_DROP;
 }
 
-ssize_t rocx_core_receive(RocxCore *c, const uint8_t *buf, size_t len)
+void rocx_cmd_set_mcast_macs(RocxCore *c, const union rocx_aq_cmd *cmd,
+                             RocxAqResult *res)
 {
-    ssize_t ret;
+    const struct rocx_aq_set_mcast_macs *sm = &cmd->set_mcast_macs;
+    uint64_t addr = ldq_le_p(&sm->addr);
+    uint32_t n = ldl_le_p(&sm->count);
+    struct rocx_mcast_mac l[ROCX_CORE_MAX_MCAST_MACS];
+    unsigned i;
 
-    /*
-     * Nested in the engine, whose QP and job state are mid-update: held
-     * until rocx_core_process() is done and asks for it again.
-     */
-    if (c->in_engine) {
-        c->rx_deferred = true;
-        return 0;
+    if (n > ROCX_CORE_MAX_MCAST_MACS) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
     }
-    ret = rocx_fabric_receive(c, buf, len);
-    return ret >= 0 ? ret : rocx_rx_frame(c, buf, len);
+    if (n && rocx_dma_read(c, addr, l, n * sizeof(l[0]))) {
+        res->status = ROCX_AQ_STS_DMA_ERROR;
+        return;
+    }
+    /* The whole list is checked before the filter changes. */
+    for (i = 0; i < n; i++) {
+        if (!is_multicast_ether_addr(l[i].mac) || lduw_le_p(&l[i].rsvd)) {
+            res->status = ROCX_AQ_STS_INVALID;
+            return;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        memcpy(c->port.mcast[i], l[i].mac, ETH_ALEN);
+    }
+    c->port.mcast_count = n;
+    c->port.mcast_on = true;
 }
 
-ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
+/* Write a frame into the next posted buffer, which the caller saw. */
+static void rocx_rx_write(RocxCore *c, const uint8_t *buf, size_t len,
+                          RocxRxClass cls)
 {
     RocxEthRing *r = &c->rx[0];
-    RocxRxClass cls;
     uint64_t daddr, baddr;
     struct rocx_eth_rx_desc d;
     uint16_t sts = ROCX_ETH_STS_DONE;
     uint8_t tail[4];
     size_t room;
-
-    if (!c->port.link_up) {
-        rocx_count(c, ROCX_STAT_RX_DROPPED_LINK_DOWN, 1);
-        return len;
-    }
-    /* RoCE for one of our GIDs goes to the transport, not the ring. */
-    if (rocx_roce_receive(c, buf, len, false) == ROCX_RX_DONE) {
-        return len;
-    }
-    cls = len < ETH_HLEN ? ROCX_RX_DROP : rocx_rx_classify(c, buf);
-    if (cls == ROCX_RX_DROP) {
-        rocx_count(c, ROCX_STAT_RX_DROPPED_FILTER, 1);
-        return len;
-    }
-    if (!r->valid) {
-        /* No ring: nothing would ever free a buffer, so do not hold it. */
-        rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
-        return len;
-    }
-    if (r->ci == r->pi) {
-        if (!c->rx_stalled) {
-            c->rx_stalled = true;
-            rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
-        }
-        return 0;
-    }
 
     daddr = r->base + (uint64_t)(r->ci & ((1u << r->log_depth) - 1)) * 16;
     r->ci++;
@@ -276,7 +304,7 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
         rocx_count(c, ROCX_STAT_RX_ERRORS, 1);
         rocx_gerr(c, ROCX_GERR_DMA, 0,
                   "RX ring 0: descriptor at 0x%" PRIx64 " unreadable", daddr);
-        return len;
+        return;
     }
     baddr = ldq_le_p(&d.addr);
     room = MIN((size_t)r->buf_size, (size_t)ROCX_MAX_FRAME);
@@ -308,5 +336,167 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
                   "RX ring 0: status write to 0x%" PRIx64 " failed", daddr);
     }
     rocx_signal(c, r->vector);
+}
+
+/* ---- Frames waiting for a buffer ---- */
+
+/* Queue a frame behind those waiting; false if it does not fit. */
+static bool rocx_rx_hold_push(RocxCore *c, const uint8_t *buf, size_t len,
+                              RocxRxClass cls)
+{
+    RocxRxHold *h = &c->rx_hold;
+    uint32_t need, at;
+
+    if (len > ROCX_MAX_FRAME) {
+        len = ROCX_RX_HOLD_TOO_LONG;
+    }
+    need = ROCX_RX_HOLD_HLEN + (len > ROCX_MAX_FRAME ? 0 : len);
+
+    if (!h->count) {
+        h->head = h->tail = 0;
+        h->wrapped = false;
+    }
+    if (h->wrapped) {
+        /* Between the wrapped entries and the oldest. */
+        if (h->tail + need > h->head) {
+            return false;
+        }
+        at = h->tail;
+    } else if (h->tail + need <= sizeof(h->buf)) {
+        at = h->tail;
+    } else if (need <= h->head) {
+        /* No room before the end: start again at 0. */
+        h->wrap_at = h->tail;
+        h->wrapped = true;
+        at = 0;
+    } else {
+        return false;
+    }
+    stw_he_p(h->buf + at, len | cls << ROCX_RX_HOLD_CLS_SHIFT);
+    memcpy(h->buf + at + ROCX_RX_HOLD_HLEN, buf, need - ROCX_RX_HOLD_HLEN);
+    h->tail = at + need;
+    h->count++;
+    return true;
+}
+
+/* The oldest waiting frame. */
+static uint8_t *rocx_rx_hold_peek(RocxRxHold *h, size_t *len,
+                                  RocxRxClass *cls)
+{
+    uint16_t w = lduw_he_p(h->buf + h->head);
+
+    *len = w & ROCX_RX_HOLD_LEN_MASK;
+    *cls = w >> ROCX_RX_HOLD_CLS_SHIFT;
+    return h->buf + h->head + ROCX_RX_HOLD_HLEN;
+}
+
+static void rocx_rx_hold_pop(RocxRxHold *h)
+{
+    uint32_t len = lduw_he_p(h->buf + h->head) & ROCX_RX_HOLD_LEN_MASK;
+
+    h->head += ROCX_RX_HOLD_HLEN + (len > ROCX_MAX_FRAME ? 0 : len);
+    if (h->wrapped && h->head == h->wrap_at) {
+        h->head = 0;
+        h->wrapped = false;
+    }
+    if (!--h->count) {
+        h->head = h->tail = 0;
+        h->wrapped = false;
+    }
+}
+
+void rocx_rx_hold_drop(RocxCore *c, bool link_down)
+{
+    RocxRxHold *h = &c->rx_hold;
+
+    if (link_down) {
+        rocx_count(c, ROCX_STAT_RX_DROPPED_LINK_DOWN, h->count);
+    }
+    h->count = 0;
+    h->head = h->tail = 0;
+    h->wrapped = false;
+}
+
+bool rocx_rx_drain(RocxCore *c)
+{
+    RocxRxHold *h = &c->rx_hold;
+    RocxEthRing *r = &c->rx[0];
+    unsigned n = 0;
+
+    if (!h->count) {
+        return false;
+    }
+    if (!c->port.link_up) {
+        rocx_rx_hold_drop(c, true);
+        return false;
+    }
+    if (!r->valid) {
+        rocx_rx_hold_drop(c, false);
+        return false;
+    }
+    while (h->count && r->ci != r->pi && n < ROCX_CORE_RX_BUDGET) {
+        RocxRxClass cls;
+        size_t len;
+        uint8_t *f = rocx_rx_hold_peek(h, &len, &cls);
+
+        rocx_rx_write(c, f, len, cls);
+        rocx_rx_hold_pop(h);
+        n++;
+    }
+    return h->count && r->ci != r->pi;
+}
+
+/* ---- Receive ---- */
+
+ssize_t rocx_core_receive(RocxCore *c, const uint8_t *buf, size_t len)
+{
+    ssize_t ret;
+
+    /*
+     * Nested in the engine, whose QP and job state are mid-update: held
+     * until rocx_core_process() is done and asks for it again.
+     */
+    if (c->in_engine) {
+        c->rx_deferred = true;
+        return 0;
+    }
+    ret = rocx_fabric_receive(c, buf, len);
+    return ret >= 0 ? ret : rocx_rx_frame(c, buf, len);
+}
+
+ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
+{
+    RocxEthRing *r = &c->rx[0];
+    RocxRxClass cls;
+
+    if (!c->port.link_up) {
+        rocx_count(c, ROCX_STAT_RX_DROPPED_LINK_DOWN, 1);
+        return len;
+    }
+    /* RoCE for one of our GIDs goes to the transport, never waiting. */
+    if (rocx_roce_receive(c, buf, len, false) == ROCX_RX_DONE) {
+        return len;
+    }
+    cls = len < ETH_HLEN ? ROCX_RX_DROP : rocx_rx_classify(c, buf);
+    if (cls == ROCX_RX_DROP) {
+        rocx_count(c, ROCX_STAT_RX_DROPPED_FILTER, 1);
+        return len;
+    }
+    if (!r->valid) {
+        /* No ring: nothing would ever free a buffer, so do not hold it. */
+        rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
+        return len;
+    }
+    /* Behind the frames that wait, in order, even if a buffer is free. */
+    if (c->rx_hold.count || r->ci == r->pi) {
+        rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
+        if (!rocx_rx_hold_push(c, buf, len, cls)) {
+            rocx_count(c, ROCX_STAT_RX_DISCARDS, 1);
+        } else if (r->ci != r->pi) {
+            rocx_schedule(c);
+        }
+        return len;
+    }
+    rocx_rx_write(c, buf, len, cls);
     return len;
 }

@@ -163,25 +163,18 @@ void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len)
 }
 
 /*
- * Every frame of a bundle through the receive path.  If one has to wait
- * (Ethernet RX ring full) the bundle is held, as a single frame would be,
- * and QEMU offers the same bundle again first: it resumes at that frame.
+ * Every frame of a bundle through the receive path, which takes each at
+ * once (an Ethernet frame that finds no buffer waits in the device).
  */
 static ssize_t rocx_fabric_bundle(RocxCore *c, const uint8_t *buf, size_t len)
 {
     RocxFabric *f = &c->fabric;
     uint16_t count = lduw_be_p(buf + ROCX_FAB_OFF_COUNT);
     size_t off = ROCX_FAB_HLEN;
-    uint16_t i = 0;
+    uint16_t i;
 
-    if (f->rx_hold_len == len && f->rx_hold_sum == rocx_crc32(0, buf, len)) {
-        off = f->rx_hold_off;
-        i = f->rx_hold_idx;
-    } else {
-        f->stats.rx_bundles++;
-    }
-    f->rx_hold_len = 0;
-    for (; i < count; i++) {
+    f->stats.rx_bundles++;
+    for (i = 0; i < count; i++) {
         uint16_t flen;
 
         if (len - off < ROCX_FAB_ENTRY_HLEN) {
@@ -193,13 +186,7 @@ static ssize_t rocx_fabric_bundle(RocxCore *c, const uint8_t *buf, size_t len)
             f->stats.rx_errors++;
             return len;
         }
-        if (!rocx_rx_frame(c, buf + off + ROCX_FAB_ENTRY_HLEN, flen)) {
-            f->rx_hold_len = len;
-            f->rx_hold_sum = rocx_crc32(0, buf, len);
-            f->rx_hold_off = off;
-            f->rx_hold_idx = i;
-            return 0;
-        }
+        rocx_rx_frame(c, buf + off + ROCX_FAB_ENTRY_HLEN, flen);
         f->stats.rx_bundled++;
         off += ROCX_FAB_ENTRY_HLEN + flen;
     }

@@ -202,10 +202,14 @@ void rocx_cmd_destroy_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
                                RocxAqResult *res);
 /* Send up to a budget of frames; returns true if descriptors remain. */
 bool rocx_tx_process(RocxCore *c, unsigned qid);
-/* Whether a frame would have to wait for an RX buffer now. */
-bool rocx_rx_refuses(RocxCore *c);
-/* One received frame, as rocx_core_receive() without bundles: 0 = held. */
+/* One received frame, as rocx_core_receive() without bundles. */
 ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len);
+/* Engine: waiting frames into posted buffers; true if both remain. */
+bool rocx_rx_drain(RocxCore *c);
+/* Forget the waiting frames (counted as lost to a link down, or not). */
+void rocx_rx_hold_drop(RocxCore *c, bool link_down);
+void rocx_cmd_set_mcast_macs(RocxCore *c, const union rocx_aq_cmd *cmd,
+                             RocxAqResult *res);
 
 /* ---- GID table (rocx-gid.c) ---- */
 

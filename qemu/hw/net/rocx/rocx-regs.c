@@ -375,8 +375,8 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
     case ROCX_DB_ETH_RX:
         rocx_db_eth(c, qid < ROCX_CORE_MAX_ETH_RINGS ? &c->rx[qid] : NULL,
                     "ETH_RX", page, qid, idx);
-        /* Frames held for lack of buffers can now be delivered. */
-        if (c->rx_stalled) {
+        /* Frames waiting for buffers can now be delivered. */
+        if (c->rx_hold.count) {
             rocx_schedule(c);
         }
         break;
