@@ -305,8 +305,14 @@ struct rocx_sw_stats {
  * @irq_name: its name
  * @rx_mode: RX mode requested by ndo_set_rx_mode (ROCX_RX_MODE_*), read
  *	by @rx_mode_work
- * @rx_mode_work: sends SET_PORT for RX mode changes (ndo_set_rx_mode
- *	runs in atomic context and admin commands sleep)
+ * @rx_mode_work: sends SET_MCAST_MACS and SET_PORT for RX mode and
+ *	multicast list changes (ndo_set_rx_mode runs in atomic context and
+ *	admin commands sleep)
+ * @mc_list: the multicast list SET_MCAST_MACS hands the device (DMA), or
+ *	NULL on a device without ROCX_CAP2_MCAST_FILTER, which takes every
+ *	group; only @rx_mode_work writes it
+ * @mc_dma: its bus address
+ * @mc_max: its entries: groups beyond that are ALLMULTI
  * @reset_work: re-creates the rings after a TX timeout
  * @tx_stats: transmit completions, written by NAPI
  * @tx_drop_stats: frames xmit dropped or bounced (busy); a separate writer
@@ -329,6 +335,9 @@ struct rocx_ndev {
 	char irq_name[IFNAMSIZ + 8];
 	u8 rx_mode;
 	struct work_struct rx_mode_work;
+	struct rocx_mcast_mac *mc_list;
+	dma_addr_t mc_dma;
+	u32 mc_max;
 	struct work_struct reset_work;
 	struct rocx_sw_stats tx_stats;
 	struct rocx_sw_stats tx_drop_stats;
@@ -361,6 +370,7 @@ void rocx_aq_irq(struct rocx_core *core);
 int rocx_aq_identify(struct rocx_core *core);
 int rocx_aq_set_port(struct rocx_core *core, u32 valid, u16 mtu,
 		     const u8 *mac, bool admin_up, u8 rx_mode);
+int rocx_aq_set_mcast_macs(struct rocx_core *core, dma_addr_t addr, u32 count);
 int rocx_aq_create_eth_ring(struct rocx_core *core, u8 type, u8 qid,
 			    dma_addr_t base, u32 size, u8 vector, u16 buf_size);
 int rocx_aq_destroy_eth_ring(struct rocx_core *core, u8 type, u8 qid);

@@ -101,6 +101,15 @@ VISIBLE_IF_KUNIT void rocx_aq_build_destroy_eth_ring(union rocx_aq_cmd *cmd,
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_destroy_eth_ring);
 
+VISIBLE_IF_KUNIT void rocx_aq_build_set_mcast_macs(union rocx_aq_cmd *cmd,
+						   dma_addr_t addr, u32 count)
+{
+	rocx_aq_hdr(cmd, ROCX_AQ_OP_SET_MCAST_MACS);
+	cmd->set_mcast_macs.addr = cpu_to_le64(addr);
+	cmd->set_mcast_macs.count = cpu_to_le32(count);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_set_mcast_macs);
+
 /* ---- Commands rocx_core itself issues ---- */
 
 /**
@@ -151,6 +160,23 @@ int rocx_aq_set_port(struct rocx_core *core, u32 valid, u16 mtu,
 	union rocx_aq_cmd cmd;
 
 	rocx_aq_build_set_port(&cmd, valid, mtu, mac, admin_up, rx_mode);
+	return rocx_admin_exec(core, &cmd, NULL);
+}
+
+/**
+ * rocx_aq_set_mcast_macs() - SET_MCAST_MACS: the device's multicast filter
+ * @core: device with ROCX_CAP2_MCAST_FILTER
+ * @addr: @count struct rocx_mcast_mac, which the device reads before the
+ *	command completes
+ * @count: entries, at most IDENTIFY.max_mcast_macs; 0 empties the filter
+ *
+ * Return: 0 or an errno.
+ */
+int rocx_aq_set_mcast_macs(struct rocx_core *core, dma_addr_t addr, u32 count)
+{
+	union rocx_aq_cmd cmd;
+
+	rocx_aq_build_set_mcast_macs(&cmd, addr, count);
 	return rocx_admin_exec(core, &cmd, NULL);
 }
 

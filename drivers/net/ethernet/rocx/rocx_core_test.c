@@ -293,6 +293,20 @@ static void rocx_aq_set_port_partial_test(struct kunit *test)
 	rocx_expect_bytes(test, &cmd, off, val, ARRAY_SIZE(off));
 }
 
+/* SET_MCAST_MACS: opcode 0x18, the list's address at 8, its count at 16. */
+static void rocx_aq_set_mcast_macs_test(struct kunit *test)
+{
+	static const u8 off[] = { 0, 8, 9, 10, 11, 12, 13, 14, 16 };
+	static const u8 val[] = { 0x18, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33,
+				  0x12, 0x40 };
+	union rocx_aq_cmd cmd;
+
+	memset(&cmd, 0xff, sizeof(cmd));
+	rocx_aq_build_set_mcast_macs(&cmd, 0x0012334455667788ULL, 64);
+	rocx_expect_bytes(test, &cmd, off, val, ARRAY_SIZE(off));
+	KUNIT_EXPECT_EQ(test, sizeof(struct rocx_mcast_mac), 8);
+}
+
 static void rocx_aq_create_eth_ring_test(struct kunit *test)
 {
 	static const u8 off[] = { 0, 8, 9, 10, 11, 12, 13, 14, 15,
@@ -418,6 +432,7 @@ static struct kunit_case rocx_aq_test_cases[] = {
 	KUNIT_CASE_PARAM(rocx_status_to_errno_test, rocx_errno_gen_params),
 	KUNIT_CASE(rocx_aq_set_port_test),
 	KUNIT_CASE(rocx_aq_set_port_partial_test),
+	KUNIT_CASE(rocx_aq_set_mcast_macs_test),
 	KUNIT_CASE(rocx_aq_create_eth_ring_test),
 	KUNIT_CASE(rocx_aq_create_tx_ring_test),
 	KUNIT_CASE(rocx_aq_create_eq_test),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rocx netdev: open/stop, MTU, MAC, RX mode, statistics, TX timeout.
+ * rocx netdev: open/stop, MTU, MAC, RX mode and the device's multicast
+ * filter, statistics, TX timeout.
  *
  * The rings live only while the interface is up: ndo_open allocates them,
  * creates them in the device through the admin queue and sets the port
@@ -11,6 +12,7 @@
  * is detached while the function is down, its rings are freed once the
  * device is reset, and new ones are made when it comes back.
  */
+#include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/netdevice.h>
@@ -20,6 +22,8 @@
 #include "rocx_ring.h"
 
 #define ROCX_TX_TIMEOUT		(5 * HZ)
+/* Multicast groups the driver hands the device at most (a page of them). */
+#define ROCX_MC_MAX		(PAGE_SIZE / sizeof(struct rocx_mcast_mac))
 
 static u8 rocx_rx_mode_of(const struct net_device *netdev)
 {
@@ -408,8 +412,11 @@ void rocx_netdev_reset_restore(struct rocx_core *core)
 	nd->reset_restart = false;
 	/* Wakes the queue of a running interface. */
 	netif_device_attach(netdev);
-	if (netif_running(netdev))
+	if (netif_running(netdev)) {
 		rocx_update_carrier(nd, rocx_rd32(core, ROCX_REG_LINK_STATUS));
+		/* The reset forgot the multicast filter: hand it the list. */
+		schedule_work(&nd->rx_mode_work);
+	}
 out:
 	rtnl_unlock();
 	return;
@@ -474,19 +481,86 @@ static void rocx_set_rx_mode(struct net_device *netdev)
 	schedule_work(&nd->rx_mode_work);
 }
 
+/*
+ * Copy the netdev's multicast list into @nd->mc_list.  Return: the number
+ * of groups, or -E2BIG when they are more than the device takes.
+ */
+static int rocx_mc_list_copy(struct rocx_ndev *nd)
+{
+	struct net_device *netdev = nd->netdev;
+	struct netdev_hw_addr *ha;
+	int n = 0;
+
+	netif_addr_lock_bh(netdev);
+	if (netdev_mc_count(netdev) > nd->mc_max) {
+		netif_addr_unlock_bh(netdev);
+		return -E2BIG;
+	}
+	netdev_for_each_mc_addr(ha, netdev) {
+		ether_addr_copy(nd->mc_list[n].mac, ha->addr);
+		nd->mc_list[n].rsvd = 0;
+		n++;
+	}
+	netif_addr_unlock_bh(netdev);
+	return n;
+}
+
+/*
+ * The device filters multicast by the groups it was given (IPv6 needs
+ * its solicited-node groups there, or neighbour discovery fails), so
+ * every change of the netdev's list goes to it; a list longer than the
+ * device takes makes the port ALLMULTI instead.  The list goes first, so
+ * leaving ALLMULTI never drops a group still wanted.
+ */
 static void rocx_rx_mode_work(struct work_struct *work)
 {
 	struct rocx_ndev *nd = container_of(work, struct rocx_ndev,
 					    rx_mode_work);
 	u8 mode = READ_ONCE(nd->rx_mode);
-	int err;
+	int n, err;
 
+	if (nd->mc_list &&
+	    !(mode & (ROCX_RX_MODE_PROMISC | ROCX_RX_MODE_ALLMULTI))) {
+		n = rocx_mc_list_copy(nd);
+		if (n >= 0)
+			err = rocx_aq_set_mcast_macs(nd->core, nd->mc_dma, n);
+		else
+			err = n;
+		if (err) {
+			if (err != -E2BIG && !rocx_gone(nd->core))
+				netdev_warn(nd->netdev, "SET_MCAST_MACS failed: %d; all multicast accepted\n",
+					    err);
+			mode |= ROCX_RX_MODE_ALLMULTI;
+		}
+	}
 	err = rocx_aq_set_port(nd->core, ROCX_PORT_SET_RX_MODE, 0, NULL,
 			       false, mode);
 	/* -ENODEV: a reset is on its way; its restore sends the mode. */
 	if (err && err != -ENODEV)
 		netdev_warn(nd->netdev, "SET_PORT (RX mode %#x) failed: %d\n",
 			    mode, err);
+}
+
+/* The SET_MCAST_MACS buffer, if the device filters multicast. */
+static int rocx_mc_list_alloc(struct rocx_ndev *nd)
+{
+	if (!(rocx_caps2(nd->core) & ROCX_CAP2_MCAST_FILTER))
+		return 0;
+	nd->mc_max = min_t(u32, le32_to_cpu(nd->core->ident->max_mcast_macs),
+			   ROCX_MC_MAX);
+	nd->mc_list = dma_alloc_coherent(rocx_dev(nd->core),
+					 ROCX_MC_MAX * sizeof(*nd->mc_list),
+					 &nd->mc_dma, GFP_KERNEL);
+	return nd->mc_list ? 0 : -ENOMEM;
+}
+
+static void rocx_mc_list_free(struct rocx_ndev *nd)
+{
+	if (nd->mc_list)
+		dma_free_coherent(rocx_dev(nd->core),
+				  ROCX_MC_MAX * sizeof(*nd->mc_list),
+				  nd->mc_list, nd->mc_dma);
+	nd->mc_list = NULL;
 }
 
 static void rocx_get_stats64(struct net_device *netdev,
@@ -613,15 +687,23 @@ int rocx_netdev_create(struct rocx_core *core)
 	}
 	netif_napi_add(netdev, &nd->napi, rocx_napi_poll);
 	netif_carrier_off(netdev);
+	err = rocx_mc_list_alloc(nd);
+	if (err)
+		goto err_free_netdev;
 
 	core->netdev = netdev;
 	err = register_netdev(netdev);
 	if (err) {
 		core->netdev = NULL;
-		free_netdev(netdev);
-		return err;
+		goto err_free_mc;
 	}
 	return 0;
+
+err_free_mc:
+	rocx_mc_list_free(nd);
+err_free_netdev:
+	free_netdev(netdev);
+	return err;
 }
 
 /**
@@ -643,5 +725,6 @@ void rocx_netdev_destroy(struct rocx_core *core)
 	rtnl_unlock();
 	cancel_work_sync(&nd->rx_mode_work);
 	cancel_work_sync(&nd->reset_work);
+	rocx_mc_list_free(nd);
 	free_netdev(netdev);
 }
