@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
-# pair: two rocx guests: module load, link, ping, a verified TCP transfer,
+# pair: two rocx guests: module load, link, ping, IPv6 ping, the multicast
+# filter (a joined group received, another dropped), a verified TCP transfer,
 # MTU 9000, link down/up from the guest and from the host (which takes
 # guest 1's link down and up through QEMU's monitor), ethtool (-t online
 # and offline too), ibv_devinfo.

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Two rocx guests on the fabric: module load, link, ping, a verified 16 MiB
-# TCP transfer, MTU 9000, link down/up from the guest and from the host
+# Two rocx guests on the fabric: module load, link, ping, IPv6 ping, the
+# device's multicast filter, a verified 16 MiB TCP transfer, MTU 9000,
+# link down/up from the guest and from the host
 # (tests/e2e/host/pair_link.sh drives QEMU's set_link), ethtool (-t too)
 # and ibv_devinfo.
 . "$ROCX_REPO/scripts/guest/lib.sh"
@@ -28,6 +29,57 @@ rocx_barrier up
 t "ping peer" ping -c 3 -i 0.2 -W 5 "$peer"
 t "ping 1472 bytes, DF" ping -c 2 -M do -s 1472 -W 5 "$peer"
 t "ping 1473 bytes, DF, refused at MTU 1500" sh -c "! ping -c 1 -M do -s 1473 -W 2 $peer"
+
+# IPv6 between link-local addresses: neighbour discovery goes to the
+# solicited-node groups (33:33:ff:..), which reach the device only in the
+# multicast list the driver gives it (SET_MCAST_MACS).
+ll6() {
+	ip -6 addr show dev "$dev" scope link | awk '/inet6/ { sub("/.*", "", $2); print $2; exit }'
+}
+ll6_ready() {
+	ip -6 addr show dev "$dev" scope link | grep inet6 | grep -vq tentative
+}
+t "IPv6 link-local address ready" wait_for 20 ll6_ready
+rocx_put "ll6.$me" "$(ll6)"
+peer6=$(rocx_get "ll6.$((1 - me))")
+t "ping6 the peer's link-local address" ping -6 -c 3 -i 0.2 -W 5 "$peer6%$dev"
+t "IPv6 neighbour of the peer resolved" sh -c \
+	"ip -6 neigh show dev $dev | grep -i '$peer6' | grep -qvE 'FAILED|INCOMPLETE'"
+
+# The device's multicast filter: guest 1 joins one group and not another;
+# guest 0 sends 20 frames to each.  Those to the joined group arrive, the
+# others never reach guest 1's kernel and are counted as filtered.
+hwstat() {
+	ethtool -S "$dev" | awk -v k="hw_$1:" '$1 == k { print $2 }'
+}
+mc_in=01:00:5e:7f:00:01 mc_out=01:00:5e:7f:00:02
+mcast=$ROCX_REPO/tests/e2e/guest/mcast.py
+rocx_barrier mcast
+if [ "$me" -eq 1 ]; then
+	t "join $mc_in (ip maddr)" ip maddr add "$mc_in" dev "$dev"
+	drop0=$(hwstat rx_dropped_filter) mc0=$(hwstat rx_multicast)
+	/usr/bin/python3 "$mcast" recv "$dev" "$ROCX_SHARED/val.mcast_sent" >/tmp/mcast.out 2>&1 &
+	mcast_rx=$!
+	sleep 1
+	rocx_put mcast_ready 1
+	wait "$mcast_rx"
+	sed 's/^/# received: /' /tmp/mcast.out
+	t "20 frames to the joined group received" grep -qx "$mc_in 20" /tmp/mcast.out
+	t "frames to a group not joined dropped by the device" sh -c "! grep -q '^$mc_out ' /tmp/mcast.out"
+	t "the device counted them as filtered (hw_rx_dropped_filter)" \
+		test $(($(hwstat rx_dropped_filter) - drop0)) -ge 20
+	t "and the joined ones as multicast (hw_rx_multicast)" \
+		test $(($(hwstat rx_multicast) - mc0)) -ge 20
+	t "leave $mc_in" ip maddr del "$mc_in" dev "$dev"
+else
+	rocx_get mcast_ready >/dev/null
+	t "send 20 frames to $mc_in" /usr/bin/python3 "$mcast" send "$dev" "$mc_in" 20
+	t "send 20 frames to $mc_out" /usr/bin/python3 "$mcast" send "$dev" "$mc_out" 20
+	sleep 1
+	rocx_put mcast_sent 1
+fi
+rocx_barrier mcast_done
+t "ping6 after the multicast checks" ping -6 -c 2 -i 0.2 -W 5 "$peer6%$dev"
 
 # tcp_xfer NAME MIB - guest 0 sends MIB of random data, guest 1 checks it.
 tcp_xfer() {
