@@ -7,13 +7,16 @@
  * QEMU runs it on rocx-switch, and frames may come bundled), then
  * operations (register and doorbell accesses of any width and offset,
  * writes to guest memory, admin commands, TX descriptors, received frames,
- * carrier changes, DMA faults, engine runs).  The fake machine (tests/model/
+ * carrier changes, DMA faults, engine runs, the multicast filter and
+ * frames for its groups, MAC control frames, HELLO_ACKs from anyone, and
+ * the clock, which the fabric's HELLO retries wait on).  The fake machine (tests/model/
  * fake.c) aborts on anything the core must never do: an interrupt vector
  * out of range, a frame of impossible length, an engine that never goes
  * quiet.  AddressSanitizer and UBSan catch the rest.
  */
 #include "fake.h"
 #include "qemu/bswap.h"
+#include "net/eth.h"
 
 /* Layout set up by the "bring up" flag, offsets from FAKE_MEM_BASE. */
 #define SQ_OFF      0x0000      /* 16 x 64 */
@@ -201,7 +204,19 @@ static const uint16_t opcodes[] = {
     ROCX_AQ_OP_DESTROY_PD, ROCX_AQ_OP_CREATE_QP, ROCX_AQ_OP_SET_CC,
     ROCX_AQ_OP_REG_MR, ROCX_AQ_OP_DEREG_MR, ROCX_AQ_OP_CREATE_CQ,
     ROCX_AQ_OP_DESTROY_CQ, ROCX_AQ_OP_MODIFY_QP, ROCX_AQ_OP_QUERY_QP,
-    ROCX_AQ_OP_DESTROY_QP,
+    ROCX_AQ_OP_DESTROY_QP, ROCX_AQ_OP_SET_MCAST_MACS,
+};
+
+/* Groups for SET_MCAST_MACS and the frames sent to them. */
+static const uint8_t groups[8][6] = {
+    { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 },
+    { 0x01, 0x00, 0x5e, 0x7f, 0x00, 0x01 },
+    { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 },
+    { 0x33, 0x33, 0xff, 0x12, 0x34, 0x56 },
+    { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e },
+    { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 },
+    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+    { 0x03, 0x00, 0x00, 0x00, 0x00, 0x07 },
 };
 
 /* Values that steer addresses into guest memory most of the time. */
@@ -297,6 +312,96 @@ static void op_frame(Input *in)
     receive(buf, len);
 }
 
+/*
+ * SET_MCAST_MACS of [n u8] entries, each [sel u8]: one of groups[], or
+ * (sel bit 3) a unicast address, (bit 4) reserved bytes set; the list in
+ * guest memory, or (n bit 7) at an address from the input.
+ */
+static void op_mcast_list(Input *in)
+{
+    uint8_t n = in_u8(in), cmd[64] = { 0 };
+    uint64_t addr = FAKE_MEM_BASE + TXBUF_OFF;
+    unsigned i;
+
+    for (i = 0; i < (n & 0x7f); i++) {
+        uint8_t sel = in_u8(in);
+        uint8_t *e = gmem(TXBUF_OFF + i * 8);
+
+        memcpy(e, groups[sel & 7], 6);
+        if (sel & 8) {
+            e[0] &= ~1;
+        }
+        e[6] = sel & 0x10 ? sel : 0;
+        e[7] = 0;
+    }
+    if (n & 0x80) {
+        addr = in_addr(in);
+    }
+    put_le16(cmd, ROCX_AQ_OP_SET_MCAST_MACS);
+    put_le64(cmd + 8, addr);
+    cmd[16] = n & 0x7f;
+    aq_submit(cmd);
+}
+
+/*
+ * A frame to one of groups[], [sel u8][len u16][type u8]: type picks the
+ * EtherType (MAC control, with a PFC or PAUSE opcode; IPv6; local
+ * experimental) and sel bit 3 a VLAN tag in front of it.
+ */
+static void op_group_frame(Input *in)
+{
+    static uint8_t buf[ROCX_MAX_FRAME + 64];
+    uint8_t sel = in_u8(in);
+    size_t len = MAX((size_t)in_u16(in) % sizeof(buf), (size_t)ETH_HLEN);
+    uint8_t type = in_u8(in);
+    uint8_t *p = buf + 12;
+
+    memset(buf, type, len);
+    memcpy(buf, groups[sel & 7], 6);
+    memcpy(buf + 6, "\x02\x00\x00\x00\x00\x09", 6);
+    if ((sel & 8) && len >= 18) {
+        stw_be_p(p, ETH_P_VLAN);
+        stw_be_p(p + 2, 5);
+        p += 4;
+    }
+    switch (type & 3) {
+    case 0:
+        stw_be_p(p, 0x8808);
+        if (len >= (size_t)(p - buf) + 4) {
+            stw_be_p(p + 2, type & 4 ? 0x0101 : 0x0001);
+        }
+        break;
+    case 1:
+        stw_be_p(p, ETH_P_IPV6);
+        break;
+    default:
+        stw_be_p(p, 0x88b5);
+        break;
+    }
+    receive(buf, len);
+}
+
+/* A HELLO_ACK from [src sel u8] (bit 0: the switch) offering [max u32]. */
+static void op_hello_ack(Input *in)
+{
+    static const uint8_t dst[6] = ROCX_FAB_DST_MAC;
+    static const uint8_t sw[6] = ROCX_FAB_SWITCH_MAC;
+    uint8_t b[ROCX_FAB_CTRL_LEN] = { 0 };
+    uint8_t sel = in_u8(in);
+
+    memcpy(b + ROCX_FAB_OFF_DST, dst, sizeof(dst));
+    memcpy(b + ROCX_FAB_OFF_SRC, sel & 1 ? sw : groups[7], 6);
+    if (!(sel & 1)) {
+        b[ROCX_FAB_OFF_SRC] = 0x02;
+    }
+    stw_be_p(b + ROCX_FAB_OFF_ETHERTYPE, ROCX_FAB_ETHERTYPE);
+    stl_be_p(b + ROCX_FAB_OFF_MAGIC, ROCX_FAB_MAGIC);
+    b[ROCX_FAB_OFF_TYPE] = sel & 2 ? ROCX_FAB_HELLO : ROCX_FAB_HELLO_ACK;
+    stl_be_p(b + ROCX_FAB_OFF_MAX_LEN, sel & 4 ? in_u32(in) :
+             ROCX_FAB_BUNDLE_MAX);
+    receive(b, sizeof(b));
+}
+
 static void op_tx(Input *in)
 {
     uint8_t n = in_u8(in) % 8 + 1;
@@ -333,7 +438,7 @@ static void run_op(Input *in)
     uint64_t v;
     unsigned size, off, i;
 
-    switch (op % 16) {
+    switch (op % 20) {
     case 0:     /* raw register write */
         off = in_u16(in) % (ROCX_BAR_REGS_SIZE + 16);
         size = 1 + in_u8(in) % 8;
@@ -420,6 +525,18 @@ static void run_op(Input *in)
         break;
     case 15:
         rocx_core_can_receive(&F->core);
+        break;
+    case 16:
+        op_mcast_list(in);
+        break;
+    case 17:
+        op_group_frame(in);
+        break;
+    case 18:    /* the clock: deadlines (HELLO retries) come due */
+        fake_advance(F, (int64_t)in_u16(in) * 1000 * 1000);
+        break;
+    case 19:
+        op_hello_ack(in);
         break;
     }
 }

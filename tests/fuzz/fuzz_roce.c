@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the rocx RoCE transport: the receive path (parse,
- * ICRC, QP lookup) and the responder and completer behind it.
+ * ICRC, QP lookup) and the requester, responder and completer behind it.
  *
- * Each input starts from a device with one RC QP in RTS, talking to a
- * peer at 198.18.0.2 (QPN 0x77), with an MR, a CQ and WQEs the input may
- * post.  The input is a flags byte (bits 0-2: path MTU - 1) and then a
- * program: frames built around a correct Ethernet/IPv4/UDP header from
- * fuzzer-chosen BTH and extended headers (the ICRC and IP checksum fixed
- * up, or not, so mutations get past them), raw frames, WQEs, doorbells,
- * clock steps, engine rounds, CQ polls, QP state changes and stray
- * writes to the queues.  fake.c aborts on an impossible frame or an
- * engine that never goes quiet; the sanitizers catch the rest.
+ * Each input starts from a device with six RC QPs in RTS sharing an MR
+ * and a CQ.  Four talk to peers the input plays, one per wire format:
+ * RoCE v2 over IPv4, over IPv6, over IPv4 with an 802.1Q tag, and RoCE v1
+ * (GRH).  The other two are connected to each other, in loopback inside
+ * the device.  The input is a flags byte (bits 0-2: path MTU - 1) and
+ * then a program: frames from a peer to its QP (the headers of its
+ * format around fuzzer-chosen BTH and extension headers, any opcode,
+ * with the ICRC and IPv4 checksum fixed up or not, so that mutations get
+ * past them), raw frames, send and receive WQEs on any QP, doorbells,
+ * clock steps, engine rounds, CQ polls and arming, QP state changes, a QP
+ * destroyed and created again, stray writes to the queues, MR removal,
+ * carrier.  fake.c aborts on an impossible frame or an engine that never
+ * goes quiet; the sanitizers catch the rest.
  */
 #include <endian.h>
 #include "fake.h"
@@ -23,27 +27,50 @@
 #define EQ0         0x0800
 #define EQ1         0x0900
 #define ATTR        0x0a00
-#define MRLIST      0x0b00
-#define CQR         0x1000      /* 64 CQEs */
-#define QPB         0x2000      /* SQ 16 x 256, RQ 16 x 64 */
+#define MRLIST      0x0b00      /* the MR's 16 pages */
+#define QPLIST      0x0b80      /* each QP's 2 pages, 16 bytes apart */
+#define CQR         0x1000      /* 128 CQEs */
+#define CQ_LD       7
+#define QPB         0x2000      /* QP i at QPB + i * QP_STRIDE */
+#define QP_STRIDE   0x2000      /* SQ 16 x 256, RQ 16 x 64 */
 #define SQ_LD       4
 #define RQ_LD       4
-#define MR_OFF      0x4000      /* 64 KiB registered */
+#define SQ_SHIFT    8
+#define RQ_SHIFT    6
+#define MR_OFF      0xe000      /* 64 KiB registered */
 #define MR_LEN      0x10000
 #define GPA(o)      (FAKE_MEM_BASE + (uint64_t)(o))
-#define PEER_QPN    0x77
+
+QEMU_BUILD_BUG_ON(MR_OFF + MR_LEN > FAKE_MEM_SIZE);
+
+/* The QPs: four with a peer on the wire, one loopback pair. */
+#define NQP         6
+#define NWIRE       4
+#define VLAN_ID     100
 
 typedef struct Input {
     const uint8_t *p;
     size_t n;
 } Input;
 
+/* A QP of the fixture and, for the first NWIRE, the peer the input plays. */
+typedef struct FQp {
+    uint32_t qpn;
+    uint32_t dest_qpn;
+    uint8_t net;                /* enum rocx_net_type */
+    uint16_t vlan;              /* ROCX_VLAN_NONE or VLAN_ID */
+    uint8_t sgid;               /* our GID table index */
+    uint8_t ours[16];           /* our GID, the peer's destination */
+    uint8_t peer[16];           /* the peer's GID */
+    uint16_t sq_pi, rq_pi;
+} FQp;
+
 static FakeDev *F;
-static uint16_t aq_pi, sq_pi, rq_pi;
-static uint32_t cq_ci, qpn, cqn, mr_key;
+static FQp qps[NQP];
+static uint16_t aq_pi;
+static uint32_t cq_ci, cqn, pdn, mr_key;
+static uint8_t mtu;
 static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
-static const uint8_t our_ip[4] = { 198, 18, 0, 1 };
-static const uint8_t peer_ip[4] = { 198, 18, 0, 2 };
 
 static uint8_t in_u8(Input *in)
 {
@@ -94,7 +121,61 @@ static union rocx_aq_cmd cmd(uint16_t op)
     return c;
 }
 
-static void modify(uint32_t valid, uint8_t state, uint8_t mtu)
+/* ---- The fixture ---- */
+
+static void gid_v4(uint8_t *g, uint8_t net, uint8_t host)
+{
+    static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+    memcpy(g, v4, 12);
+    g[12] = 198;
+    g[13] = 18;
+    g[14] = net;
+    g[15] = host;
+}
+
+/* Our GIDs (index i: QP i's source) and each wire QP's peer. */
+static void plan(void)
+{
+    unsigned i;
+
+    memset(qps, 0, sizeof(qps));
+    for (i = 0; i < NQP; i++) {
+        FQp *q = &qps[i];
+
+        q->vlan = ROCX_VLAN_NONE;
+        q->sgid = i < NWIRE ? i : 0;
+        q->net = ROCX_NET_ROCE_V2_IPV4;
+        q->dest_qpn = 0x77 + i;
+        switch (i) {
+        case 1:
+            q->net = ROCX_NET_ROCE_V2_IPV6;
+            q->ours[0] = q->peer[0] = 0xfd;
+            q->ours[15] = 1;
+            q->peer[15] = 2;
+            break;
+        case 2:
+            q->vlan = VLAN_ID;
+            gid_v4(q->ours, 1, 1);
+            gid_v4(q->peer, 1, 2);
+            break;
+        case 3:
+            q->net = ROCX_NET_ROCE_V1;
+            q->ours[0] = q->peer[0] = 0xfe;
+            q->ours[1] = q->peer[1] = 0x80;
+            q->ours[15] = 1;
+            q->peer[15] = 2;
+            break;
+        default:
+            /* 0, and the loopback pair, whose peer is GID 0 itself. */
+            gid_v4(q->ours, 0, 1);
+            gid_v4(q->peer, 0, i < NWIRE ? 2 : 1);
+            break;
+        }
+    }
+}
+
+static void modify(const FQp *q, uint32_t valid, uint8_t state)
 {
     struct rocx_qp_attr *a = (void *)gmem(ATTR);
     union rocx_aq_cmd c = cmd(ROCX_AQ_OP_MODIFY_QP);
@@ -112,36 +193,66 @@ static void modify(uint32_t valid, uint8_t state, uint8_t mtu)
     a->access = htole32(ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE |
                         ROCX_ACCESS_REMOTE_READ);
     a->rq_psn = htole32(0x10);
-    a->sq_psn = htole32(0x20);
-    a->dest_qpn = htole32(PEER_QPN);
-    memset(a->av.dgid + 10, 0xff, 2);
-    memcpy(a->av.dgid + 12, peer_ip, 4);
-    memcpy(a->av.dmac, peer_mac, 6);
-    a->av.vlan = htole16(ROCX_VLAN_NONE);
+    /* The loopback pair starts where the other half expects it. */
+    a->sq_psn = htole32(q - qps < NWIRE ? 0x20 : 0x10);
+    a->dest_qpn = htole32(q->dest_qpn);
+    memcpy(a->av.dgid, q->peer, 16);
+    memcpy(a->av.dmac, q - qps < NWIRE ? peer_mac : F->core.port.mac, 6);
+    a->av.vlan = htole16(q->vlan);
+    a->av.sgid_index = q->sgid;
     a->av.hop_limit = 64;
-    a->av.net_type = ROCX_NET_ROCE_V2_IPV4;
-    ((struct rocx_aq_qp_attr_cmd *)&c)->qpn = htole32(qpn);
+    a->av.net_type = q->net;
+    ((struct rocx_aq_qp_attr_cmd *)&c)->qpn = htole32(q->qpn);
     ((struct rocx_aq_qp_attr_cmd *)&c)->addr = htole64(GPA(ATTR));
     aq(&c);
 }
 
-static void to_rts(uint8_t mtu)
+static void to_rts(const FQp *q)
 {
-    modify(ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_ACCESS, ROCX_QPS_INIT, mtu);
-    modify(ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_AV | ROCX_QP_ATTR_PATH_MTU |
+    modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_ACCESS, ROCX_QPS_INIT);
+    modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_AV | ROCX_QP_ATTR_PATH_MTU |
            ROCX_QP_ATTR_DEST_QPN | ROCX_QP_ATTR_RQ_PSN |
            ROCX_QP_ATTR_MAX_DEST_RD_ATOMIC | ROCX_QP_ATTR_MIN_RNR_TIMER,
-           ROCX_QPS_RTR, mtu);
-    modify(ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_SQ_PSN | ROCX_QP_ATTR_TIMEOUT |
-           ROCX_QP_ATTR_RETRY_CNT | ROCX_QP_ATTR_RNR_RETRY |
-           ROCX_QP_ATTR_MAX_RD_ATOMIC, ROCX_QPS_RTS, mtu);
+           ROCX_QPS_RTR);
+    modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_SQ_PSN |
+           ROCX_QP_ATTR_TIMEOUT | ROCX_QP_ATTR_RETRY_CNT |
+           ROCX_QP_ATTR_RNR_RETRY | ROCX_QP_ATTR_MAX_RD_ATOMIC, ROCX_QPS_RTS);
 }
 
-static void setup(uint8_t mtu)
+static uint32_t create_qp(unsigned i)
+{
+    union rocx_aq_cmd c = cmd(ROCX_AQ_OP_CREATE_QP);
+    struct rocx_aq_create_qp *q = (void *)&c;
+    uint64_t *list = (void *)gmem(QPLIST + i * 16);
+
+    q->sq_log_depth = SQ_LD;
+    q->rq_log_depth = RQ_LD;
+    q->sq_wqe_shift = SQ_SHIFT;
+    q->rq_wqe_shift = RQ_SHIFT;
+    q->pdn = htole32(pdn);
+    q->send_cqn = q->recv_cqn = htole32(cqn);
+    q->srqn = htole32(ROCX_NO_SRQ);
+    list[0] = htole64(GPA(QPB + i * QP_STRIDE));
+    list[1] = htole64(GPA(QPB + i * QP_STRIDE + 4096));
+    q->pbl.addr = htole64(GPA(QPLIST + i * 16));
+    q->pbl.npages = htole32(2);
+    q->pbl.page_shift = 12;
+    q->pbl.levels = 1;
+    return aq(&c);
+}
+
+/* The loopback pair: each the other's destination. */
+static void link_pair(void)
+{
+    qps[NWIRE].dest_qpn = qps[NWIRE + 1].qpn;
+    qps[NWIRE + 1].dest_qpn = qps[NWIRE].qpn;
+}
+
+static void setup(void)
 {
     union rocx_aq_cmd c;
-    uint32_t pdn, i;
     uint64_t *list = (void *)gmem(MRLIST);
+    unsigned i;
 
     rocx_core_reg_write(&F->core, ROCX_REG_AQ_SQ_BASE_LO, GPA(AQ_SQ), 4);
     rocx_core_reg_write(&F->core, ROCX_REG_AQ_SQ_BASE_HI, GPA(AQ_SQ) >> 32,
@@ -164,13 +275,16 @@ static void setup(uint8_t mtu)
     c.set_port.admin_up = 1;
     c.set_port.mtu = htole16(ROCX_MAX_MTU);
     aq(&c);
-    c = cmd(ROCX_AQ_OP_SET_GID);
-    c.set_gid.type = ROCX_GID_TYPE_ROCE_V2;
-    c.set_gid.vlan = htole16(ROCX_VLAN_NONE);
-    memcpy(c.set_gid.mac, F->core.port.mac, 6);
-    memset(c.set_gid.gid + 10, 0xff, 2);
-    memcpy(c.set_gid.gid + 12, our_ip, 4);
-    aq(&c);
+    for (i = 0; i < NWIRE; i++) {
+        c = cmd(ROCX_AQ_OP_SET_GID);
+        c.set_gid.index = htole16(i);
+        c.set_gid.type = qps[i].net == ROCX_NET_ROCE_V1 ?
+                         ROCX_GID_TYPE_ROCE_V1 : ROCX_GID_TYPE_ROCE_V2;
+        c.set_gid.vlan = htole16(qps[i].vlan);
+        memcpy(c.set_gid.mac, F->core.port.mac, 6);
+        memcpy(c.set_gid.gid, qps[i].ours, 16);
+        aq(&c);
+    }
     pdn = aq(&(union rocx_aq_cmd){ .hdr.opcode = ROCX_AQ_OP_CREATE_PD });
     for (i = 0; i < MR_LEN / 4096; i++) {
         list[i] = htole64(GPA(MR_OFF) + i * 4096);
@@ -195,36 +309,23 @@ static void setup(uint8_t mtu)
     {
         struct rocx_aq_create_cq *cc = (void *)&c;
 
-        cc->log_depth = 6;
+        cc->log_depth = CQ_LD;
         cc->eqn = 1;
         cc->pbl.addr = htole64(GPA(CQR));
         cc->pbl.npages = htole32(1);
         cc->pbl.page_shift = 12;
     }
     cqn = aq(&c);
-    c = cmd(ROCX_AQ_OP_CREATE_QP);
-    {
-        struct rocx_aq_create_qp *q = (void *)&c;
-
-        q->sq_log_depth = SQ_LD;
-        q->rq_log_depth = RQ_LD;
-        q->sq_wqe_shift = 8;
-        q->rq_wqe_shift = 6;
-        q->pdn = htole32(pdn);
-        q->send_cqn = q->recv_cqn = htole32(cqn);
-        q->srqn = htole32(ROCX_NO_SRQ);
-        q->pbl.addr = htole64(GPA(QPB));
-        q->pbl.npages = htole32(2);
-        q->pbl.page_shift = 12;
-        q->pbl.levels = 1;
-        list = (void *)gmem(MRLIST + 0x80);
-        list[0] = htole64(GPA(QPB));
-        list[1] = htole64(GPA(QPB + 4096));
-        q->pbl.addr = htole64(GPA(MRLIST + 0x80));
+    for (i = 0; i < NQP; i++) {
+        qps[i].qpn = create_qp(i);
     }
-    qpn = aq(&c);
-    to_rts(mtu);
+    link_pair();
+    for (i = 0; i < NQP; i++) {
+        to_rts(&qps[i]);
+    }
 }
+
+/* ---- Frames from a peer ---- */
 
 static uint16_t ip_csum(const uint8_t *h)
 {
@@ -248,16 +349,70 @@ static void deliver(const uint8_t *buf, size_t len)
 }
 
 /*
- * A frame to our QP from the peer: [opcode][bth1][psn mode][psn u16]
- * [qpn sel][fix][paylen u16][fill][va u16][rkey sel][dmalen u16][aeth].
+ * Every BTH opcode the contract names, RC first, then UC, UD, the CNP and
+ * the XRC ones, which the model does not take: a byte below 0xc0 picks
+ * one of these (most mutations hit a real opcode), above it is raw.
+ */
+static const uint8_t all_opcodes[] = {
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
+    0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16,
+    0x17, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29,
+    0x2a, 0x2b, 0x64, 0x65, 0x81, 0xa0, 0xa4, 0xac,
+};
+
+static uint8_t pick_opcode(uint8_t b)
+{
+    return b < 0xc0 ? all_opcodes[b % ARRAY_SIZE(all_opcodes)] : b;
+}
+
+/*
+ * Where a peer's frame starts its network header, and the EtherType before
+ * it (after an 802.1Q tag on the VLAN QP's path).
+ */
+static uint8_t *l2_header(uint8_t *f, const FQp *q, uint16_t etype)
+{
+    uint8_t *p = f + 12;
+
+    memcpy(f, F->core.port.mac, 6);
+    memcpy(f + 6, peer_mac, 6);
+    if (q->vlan != ROCX_VLAN_NONE) {
+        stw_be_p(p, ETH_P_VLAN);
+        stw_be_p(p + 2, q->vlan);
+        p += 4;
+    }
+    stw_be_p(p, etype);
+    return p + 2;
+}
+
+/* IPv6 or GRH: both 40 bytes; the GRH's next header is the BTH. */
+static void ip6_header(uint8_t *l3, const FQp *q, uint16_t plen, uint8_t nh)
+{
+    memset(l3, 0, 40);
+    l3[0] = 0x60;
+    stw_be_p(l3 + 4, plen);
+    l3[6] = nh;
+    l3[7] = 64;
+    memcpy(l3 + 8, q->peer, 16);
+    memcpy(l3 + 24, q->ours, 16);
+}
+
+/*
+ * A frame from a wire QP's peer, in that QP's format: [qp sel][opcode]
+ * [bth1][psn mode][psn u16][qpn sel][fix][paylen u16][fill][va u16]
+ * [rkey sel][dmalen u16][aeth].  fix: bit 0 the IPv4 checksum, bit 1 the
+ * ICRC, bit 2 any BTH byte 1, bit 3 cut short, bit 4 the next wire QP's
+ * format (a peer on the wrong path).
  */
 static void op_frame(Input *in)
 {
-    static uint8_t f[ROCX_MAX_FRAME];
-    RocxQp *qp = rocx_qp_get(&F->core, qpn);
-    uint8_t opcode = in_u8(in), bth1 = in_u8(in), mode = in_u8(in);
+    static uint8_t f[ROCX_MAX_FRAME + 64];
+    uint8_t qsel = in_u8(in);
+    FQp *q = &qps[qsel % NWIRE];
+    RocxQp *qp = rocx_qp_get(&F->core, q->qpn);
+    uint8_t opcode = pick_opcode(in_u8(in)), bth1 = in_u8(in);
+    uint8_t mode = in_u8(in);
     uint16_t delta = in_u16(in);
-    uint8_t qsel = in_u8(in), fix = in_u8(in);
+    uint8_t dsel = in_u8(in), fix = in_u8(in);
     uint16_t paylen = in_u16(in) % 4200;
     uint8_t fill = in_u8(in);
     uint16_t va = in_u16(in);
@@ -265,9 +420,10 @@ static void op_frame(Input *in)
     uint16_t dmalen = in_u16(in);
     uint8_t syn = in_u8(in);
     uint32_t opf = rocx_op_flags(opcode);
-    uint8_t *ip = f + 14, *udp = ip + 20, *bth = udp + 8, *h = bth + 12;
-    uint32_t psn, icrc;
-    size_t len, i;
+    const FQp *fmt = fix & 0x10 ? &qps[(qsel + 1) % NWIRE] : q;
+    uint8_t *l3, *udp = NULL, *bth, *h;
+    uint32_t psn, icrc, dqpn;
+    size_t len, i, tlen;
 
     if (!qp) {
         return;
@@ -286,18 +442,31 @@ static void op_frame(Input *in)
         psn = delta | (uint32_t)mode << 16;
         break;
     }
-    memcpy(f, F->core.port.mac, 6);
-    memcpy(f + 6, peer_mac, 6);
-    f[12] = 0x08;
-    f[13] = 0x00;
+    switch (fmt->net) {
+    case ROCX_NET_ROCE_V2_IPV4:
+        l3 = l2_header(f, fmt, ETH_P_IP);
+        udp = l3 + 20;
+        bth = udp + 8;
+        break;
+    case ROCX_NET_ROCE_V2_IPV6:
+        l3 = l2_header(f, fmt, ETH_P_IPV6);
+        udp = l3 + 40;
+        bth = udp + 8;
+        break;
+    default:
+        l3 = l2_header(f, fmt, ROCX_ETHERTYPE_ROCE);
+        bth = l3 + 40;
+        break;
+    }
+    h = bth + 12;
     bth[0] = opcode;
     bth[1] = bth1 & (fix & 4 ? 0xff : 0xb0);
     bth[2] = bth[3] = 0xff;
     bth[4] = 0;
-    i = qsel & 7 ? qpn : qsel;
-    bth[5] = i >> 16;
-    bth[6] = i >> 8;
-    bth[7] = i;
+    dqpn = dsel & 7 ? q->qpn : dsel;
+    bth[5] = dqpn >> 16;
+    bth[6] = dqpn >> 8;
+    bth[7] = dqpn;
     bth[8] = mode & 0x80;
     bth[9] = psn >> 16;
     bth[10] = psn >> 8;
@@ -306,17 +475,9 @@ static void op_frame(Input *in)
         uint64_t a = GPA(MR_OFF) + va;
         uint32_t key = rsel & 7 ? mr_key : (uint32_t)rsel << 8 | 1;
 
-        for (i = 0; i < 8; i++) {
-            h[i] = a >> (56 - 8 * i);
-        }
-        h[8] = key >> 24;
-        h[9] = key >> 16;
-        h[10] = key >> 8;
-        h[11] = key;
-        h[12] = 0;
-        h[13] = 0;
-        h[14] = dmalen >> 8;
-        h[15] = dmalen;
+        stq_be_p(h, a);
+        stl_be_p(h + 8, key);
+        stl_be_p(h + 12, dmalen);
         h += 16;
     }
     if (opf & ROCX_OPF_AETH) {
@@ -333,37 +494,38 @@ static void op_frame(Input *in)
         h[i] = fill + i;
     }
     h += paylen + ((bth1 >> 4) & 3);
-    len = h + 4 - f;
-    ip[0] = 0x45;
-    ip[1] = 0;
-    ip[2] = (len - 14) >> 8;
-    ip[3] = len - 14;
-    ip[4] = ip[5] = 0;
-    ip[6] = 0x40;
-    ip[7] = 0;
-    ip[8] = 64;
-    ip[9] = 17;
-    ip[10] = ip[11] = 0;
-    memcpy(ip + 12, peer_ip, 4);
-    memcpy(ip + 16, our_ip, 4);
-    if (fix & 1) {
-        uint16_t c = ip_csum(ip);
-
-        ip[10] = c >> 8;
-        ip[11] = c;
+    /* h is where the ICRC goes; tlen: BTH to the end of the ICRC. */
+    tlen = h + 4 - bth;
+    switch (fmt->net) {
+    case ROCX_NET_ROCE_V2_IPV4:
+        memset(l3, 0, 20);
+        l3[0] = 0x45;
+        stw_be_p(l3 + 2, 20 + 8 + tlen);
+        l3[6] = 0x40;
+        l3[8] = 64;
+        l3[9] = 17;
+        memcpy(l3 + 12, rocx_gid_v4(fmt->peer), 4);
+        memcpy(l3 + 16, rocx_gid_v4(fmt->ours), 4);
+        if (fix & 1) {
+            stw_be_p(l3 + 10, ip_csum(l3));
+        }
+        break;
+    case ROCX_NET_ROCE_V2_IPV6:
+        ip6_header(l3, fmt, 8 + tlen, 17);
+        break;
+    default:
+        ip6_header(l3, fmt, tlen, 0x1b);
+        break;
     }
-    udp[0] = 0xc0;
-    udp[1] = 0x01;
-    udp[2] = ROCX_ROCE_UDP_PORT >> 8;
-    udp[3] = ROCX_ROCE_UDP_PORT & 0xff;
-    udp[4] = (len - 34) >> 8;
-    udp[5] = len - 34;
-    udp[6] = udp[7] = 0;
-    icrc = fix & 2 ? rocx_icrc(ROCX_NET_ROCE_V2_IPV4, ip, bth, h) : fill;
-    h[0] = icrc;
-    h[1] = icrc >> 8;
-    h[2] = icrc >> 16;
-    h[3] = icrc >> 24;
+    if (udp) {
+        stw_be_p(udp, 0xc001);
+        stw_be_p(udp + 2, ROCX_ROCE_UDP_PORT);
+        stw_be_p(udp + 4, 8 + tlen);
+        stw_be_p(udp + 6, 0);
+    }
+    icrc = fix & 2 ? rocx_icrc(fmt->net, l3, bth, h) : fill;
+    stl_le_p(h, icrc);
+    len = h + 4 - f;
     /* Optionally cut it short anywhere. */
     if (fix & 8) {
         len = in_u16(in) % (len + 1);
@@ -384,6 +546,24 @@ static void op_raw(Input *in)
     deliver(f, len);
 }
 
+/* ---- Work requests ---- */
+
+static FQp *pick_qp(Input *in)
+{
+    return &qps[in_u8(in) % NQP];
+}
+
+static uint8_t *sq_wqe(const FQp *q, uint16_t idx)
+{
+    return gmem(QPB + (q - qps) * QP_STRIDE + (idx & 15) * 256);
+}
+
+static uint8_t *rq_wqe(const FQp *q, uint16_t idx)
+{
+    return gmem(QPB + (q - qps) * QP_STRIDE + (16 << SQ_SHIFT) +
+                (idx & 15) * 64);
+}
+
 static void put_sge(uint8_t *p, Input *in)
 {
     uint16_t off = in_u16(in), slen = in_u16(in);
@@ -397,35 +577,46 @@ static void put_sge(uint8_t *p, Input *in)
     memcpy(p, &s, sizeof(s));
 }
 
+/* [qp][n][sge...], rung. */
 static void op_post_recv(Input *in)
 {
-    uint8_t *w = gmem(QPB + (16 << 8) + (rq_pi & 15) * 64);
+    FQp *q = pick_qp(in);
+    uint8_t *w = rq_wqe(q, q->rq_pi);
     uint8_t n = in_u8(in) % 4, i;
 
     memset(w, 0, 64);
     w[0] = n;
-    w[2] = rq_pi;
-    w[3] = rq_pi >> 8;
+    w[2] = q->rq_pi;
+    w[3] = q->rq_pi >> 8;
     for (i = 0; i < n; i++) {
         put_sge(w + 16 + i * 16, in);
     }
-    rq_pi++;
+    q->rq_pi++;
+    rocx_core_db_write(&F->core, ROCX_DB_RQ,
+                       q->qpn | (uint64_t)q->rq_pi << 32, 8);
 }
 
+/*
+ * [qp][opcode][flags][n][raddr u16][sge... or inline len], rung.  Every
+ * WQE opcode of the contract (those of later parts complete in error)
+ * and, above them, raw values.
+ */
 static void op_post_send(Input *in)
 {
-    uint8_t *w = gmem(QPB + (sq_pi & 15) * 256);
+    FQp *q = pick_qp(in);
+    uint8_t *w = sq_wqe(q, q->sq_pi);
     uint8_t op = in_u8(in), flags = in_u8(in), n = in_u8(in) % 5, i;
     uint64_t raddr = GPA(MR_OFF) + in_u16(in);
 
     memset(w, 0, 256);
-    w[0] = op % 6;
+    w[0] = op < 0xf0 ? op % (ROCX_WQE_BIND_MW + 1) : op;
     w[1] = flags & 0x7;
     w[2] = n;
-    w[12] = sq_pi;
-    w[13] = sq_pi >> 8;
-    memcpy(w + 16, &(uint64_t){ htole64(raddr) }, 8);
-    memcpy(w + 24, &(uint32_t){ htole32(mr_key) }, 4);
+    w[4] = flags;
+    w[12] = q->sq_pi;
+    w[13] = q->sq_pi >> 8;
+    stq_le_p(w + 16, raddr);
+    stl_le_p(w + 24, mr_key);
     if (flags & 0x80) {
         w[1] |= ROCX_WQE_INLINE;
         w[8] = in_u8(in);
@@ -437,32 +628,59 @@ static void op_post_send(Input *in)
             put_sge(w + 64 + i * 16, in);
         }
     }
-    sq_pi++;
+    q->sq_pi++;
+    rocx_core_db_write(&F->core, ROCX_DB_SQ,
+                       q->qpn | (uint64_t)q->sq_pi << 32, 8);
 }
 
+/* Take what the CQ has; [arm]: 0 none, 1 any, 2 solicited. */
 static void op_poll(Input *in)
 {
+    uint8_t arm = in_u8(in) % 3;
     uint8_t *e;
 
     for (;;) {
-        e = gmem(CQR + (cq_ci & 63) * 32);
-        if ((e[19] & 1) != ((cq_ci >> 6) & 1 ? 0 : 1)) {
+        e = gmem(CQR + (cq_ci & ((1u << CQ_LD) - 1)) * 32);
+        if ((e[19] & 1) != ((cq_ci >> CQ_LD) & 1 ? 0 : 1)) {
             break;
         }
         cq_ci++;
     }
     rocx_core_db_write(&F->core, ROCX_DB_CQ,
                        cqn | (uint64_t)(uint16_t)cq_ci << 32 |
-                       (in_u8(in) & 1 ? ROCX_DB_ARM : 0), 8);
+                       (arm == 1 ? ROCX_DB_ARM : 0) |
+                       (arm == 2 ? ROCX_DB_ARM_SOLICITED : 0), 8);
 }
 
-static void run_op(Input *in, uint8_t mtu)
+/* [qp]: destroyed (its deadlines and queued work with it), created again. */
+static void op_recreate(Input *in)
+{
+    FQp *q = pick_qp(in);
+    union rocx_aq_cmd c = cmd(ROCX_AQ_OP_DESTROY_QP);
+    unsigned i = q - qps;
+
+    ((struct rocx_aq_destroy_qp *)&c)->qpn = htole32(q->qpn);
+    aq(&c);
+    q->qpn = create_qp(i);
+    q->sq_pi = q->rq_pi = 0;
+    if (i >= NWIRE) {
+        link_pair();
+        /* The other half now names a QP that is gone: connect it again. */
+        modify(&qps[i ^ 1], ROCX_QP_ATTR_STATE, ROCX_QPS_RESET);
+        qps[i ^ 1].sq_pi = qps[i ^ 1].rq_pi = 0;
+        to_rts(&qps[i ^ 1]);
+    }
+    to_rts(q);
+}
+
+static void run_op(Input *in)
 {
     uint8_t op = in_u8(in);
+    FQp *q;
     uint16_t off;
     unsigned i, n;
 
-    switch (op % 14) {
+    switch (op % 15) {
     case 0:
     case 1:
     case 2:
@@ -473,13 +691,9 @@ static void run_op(Input *in, uint8_t mtu)
         break;
     case 4:
         op_post_recv(in);
-        rocx_core_db_write(&F->core, ROCX_DB_RQ,
-                           qpn | (uint64_t)rq_pi << 32, 8);
         break;
     case 5:
         op_post_send(in);
-        rocx_core_db_write(&F->core, ROCX_DB_SQ,
-                           qpn | (uint64_t)sq_pi << 32, 8);
         break;
     case 6:
         fake_advance(F, (int64_t)in_u16(in) * 1000 * 100);
@@ -494,24 +708,25 @@ static void run_op(Input *in, uint8_t mtu)
     case 9:
         op_poll(in);
         break;
-    case 10:    /* to ERR or RESET, and back to RTS */
-        modify(ROCX_QP_ATTR_STATE, in_u8(in) & 1 ? ROCX_QPS_ERR :
-               ROCX_QPS_RESET, mtu);
+    case 10:    /* [qp][state][back]: to ERR or RESET, and back to RTS */
+        q = pick_qp(in);
+        modify(q, ROCX_QP_ATTR_STATE, in_u8(in) & 1 ? ROCX_QPS_ERR :
+               ROCX_QPS_RESET);
         if (in_u8(in) & 1) {
-            sq_pi = rq_pi = 0;
-            cq_ci = 0;
-            modify(ROCX_QP_ATTR_STATE, ROCX_QPS_RESET, mtu);
-            to_rts(mtu);
+            q->sq_pi = q->rq_pi = 0;
+            modify(q, ROCX_QP_ATTR_STATE, ROCX_QPS_RESET);
+            to_rts(q);
         }
         break;
-    case 11:    /* stray writes to the queues */
+    case 11:    /* stray writes to a QP's queues */
+        q = pick_qp(in);
         off = in_u16(in) % 0x1400;
         n = in_u8(in) % 16;
         for (i = 0; i < n; i++) {
-            *gmem(QPB + off + i) = in_u8(in);
+            *gmem(QPB + (q - qps) * QP_STRIDE + off + i) = in_u8(in);
         }
         break;
-    case 12:    /* the MR goes away, or comes back */
+    case 12:    /* the MR goes away */
         if (in_u8(in) & 1) {
             union rocx_aq_cmd c = cmd(ROCX_AQ_OP_DEREG_MR);
 
@@ -522,6 +737,9 @@ static void run_op(Input *in, uint8_t mtu)
     case 13:    /* carrier */
         fake_set_carrier(F, in_u8(in) & 1);
         break;
+    case 14:
+        op_recreate(in);
+        break;
     }
 }
 
@@ -530,21 +748,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Input in = { data, size };
-    uint8_t mtu = in_u8(&in) % 5 + 1;
+    unsigned i;
 
+    mtu = in_u8(&in) % 5 + 1;
     if (!F) {
         F = fake_new();
     }
     fake_reset(F);
-    aq_pi = sq_pi = rq_pi = 0;
+    aq_pi = 0;
     cq_ci = 0;
-    setup(mtu);
-    if (!rocx_qp_get(&F->core, qpn) ||
-        rocx_qp_get(&F->core, qpn)->state != ROCX_QPS_RTS) {
-        abort();    /* the fixture itself is broken */
+    plan();
+    setup();
+    for (i = 0; i < NQP; i++) {
+        RocxQp *qp = rocx_qp_get(&F->core, qps[i].qpn);
+
+        if (!qp || qp->state != ROCX_QPS_RTS) {
+            abort();    /* the fixture itself is broken */
+        }
     }
     while (in.n) {
-        run_op(&in, mtu);
+        run_op(&in);
     }
     fake_run(F);
     fake_advance(F, 100LL * 1000 * 1000 * 1000);

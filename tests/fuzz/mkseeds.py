@@ -5,9 +5,10 @@ fuzz_roce (tests/fuzz/corpus-roce/).
 
 Each seed is a small program in its target's encoding: a flags byte (for
 fuzz_core bit 0: bring the device up first, bit 1: fabric bundles; for
-fuzz_roce the path MTU),
-then operations.  The seeds only give the fuzzer a head start into each
-area of the device; it mutates from them.
+fuzz_roce the path MTU), then operations.  The seeds only give the fuzzer
+a head start into each area of the device; it mutates from them, and the
+corpora in the tree (tests/fuzz/corpus*/) keep what it found: these seeds
+plus the inputs a longer run added, merged (make -C tests/fuzz merge).
 """
 import os
 import struct
@@ -15,7 +16,8 @@ import sys
 
 # Operation numbers, as in run_op().
 RAW_WR, RAW_RD, REG, DB, DB_RAW, MEM, AQ, FRAME, ROUND, CARRIER, FAULT, \
-    TX, RXPOST, RUN, RESET, CANRX = range(16)
+    TX, RXPOST, RUN, RESET, CANRX, MCAST_LIST, GROUP_FRAME, CLOCK, \
+    HELLO_ACK = range(20)
 
 # Index into interesting_regs[] in fuzz_core.c.
 REGS = ['DEV_CTRL', 'SCRATCH', 'TEST_IRQ', 'TDMA_LO', 'TDMA_HI', 'TDMA_LEN',
@@ -26,7 +28,7 @@ OPS = ['NOP', 'IDENTIFY', 'SET_PORT', 'QUERY_PORT', 'GET_STATS', 'CREATE_EQ',
        'DESTROY_EQ', 'CREATE_ETH_RING', 'DESTROY_ETH_RING', 'SET_GID',
        'DEL_GID', 'ALLOC_UCTX', 'DEALLOC_UCTX', 'CREATE_PD', 'DESTROY_PD',
        'CREATE_QP', 'SET_CC', 'REG_MR', 'DEREG_MR', 'CREATE_CQ', 'DESTROY_CQ',
-       'MODIFY_QP', 'QUERY_QP', 'DESTROY_QP']
+       'MODIFY_QP', 'QUERY_QP', 'DESTROY_QP', 'SET_MCAST_MACS']
 MEM_BASE = 0x10000
 
 
@@ -44,6 +46,17 @@ def aq(op, body=b'', fix_addr=False, addr_page=0x30):
     cmd[2] = 1 if fix_addr else 0
     cmd[9] = addr_page
     cmd[16:16 + len(body)] = body
+    return bytes([AQ]) + bytes(cmd)
+
+
+def aq_at(op, fields):
+    """A command with single bytes at given offsets (SET_PORT's valid at 8
+    and rx_mode at 21, say)."""
+    cmd = bytearray(64)
+    cmd[0] = OPS.index(op)
+    cmd[1] = 0x80
+    for off, v in fields.items():
+        cmd[off] = v
     return bytes([AQ]) + bytes(cmd)
 
 
@@ -71,6 +84,28 @@ def frame(length, dst=0, pattern=0x11):
     return bytes([FRAME]) + struct.pack('<H', length) + bytes([dst, pattern])
 
 
+def mcast_list(sels, addr=None):
+    """SET_MCAST_MACS of groups[] entries (sel bit 3: unicast, bit 4:
+    reserved bytes set); addr: the list somewhere else."""
+    n = len(sels) | (0x80 if addr is not None else 0)
+    b = bytes([MCAST_LIST, n]) + bytes(sels)
+    if addr is not None:
+        b += bytes([0]) + struct.pack('<Q', addr)
+    # Run it now: the next list would overwrite this one's memory.
+    return b + bytes([RUN])
+
+
+def group_frame(sel, length=60, typ=2):
+    """A frame to groups[sel & 7] (bit 3: VLAN-tagged); typ 0: MAC
+    control (bit 2: PFC), 1: IPv6, 2: local experimental."""
+    return bytes([GROUP_FRAME, sel]) + struct.pack('<H', length) + \
+        bytes([typ])
+
+
+def clock(ms):
+    return bytes([CLOCK]) + struct.pack('<H', ms)
+
+
 def seeds():
     s = {}
     s['tx'] = bytes([1]) + tx([60, 1514, 14, 9018]) + bytes([RUN]) + \
@@ -78,8 +113,21 @@ def seeds():
     s['rx'] = bytes([1, RXPOST, 16]) + frame(60, 0) + frame(1514, 1) + \
         frame(200, 2) + frame(80, 3) + frame(9018, 0) + \
         bytes([RXPOST, 0]) + frame(64, 0) + bytes([RUN])
+    # No buffers: frames wait in the device (to its bound), then go.
     s['rx_hold'] = bytes([1]) + frame(60, 0) + frame(60, 1) + \
-        bytes([CANRX, RXPOST, 2, ROUND, RUN])
+        b''.join(frame(9000, 1, i) for i in range(32)) + \
+        bytes([CANRX, RXPOST, 2, ROUND, RUN, RXPOST, 64, RUN]) + \
+        frame(9100, 0) + bytes([RXPOST, 64, RUN, CARRIER, 0]) + \
+        frame(60, 1) + bytes([CARRIER, 1, RUN])
+    # The multicast filter: off, then two groups, a bad list, an empty
+    # one; frames to groups listed and not, MAC control, VLAN-tagged.
+    s['mcast'] = bytes([1, RXPOST, 40]) + group_frame(1) + \
+        mcast_list([0, 3]) + group_frame(0) + group_frame(1) + \
+        group_frame(3, 86, 1) + group_frame(6) + group_frame(5, 60, 0) + \
+        group_frame(5, 60, 4) + group_frame(9) + mcast_list([0, 8]) + \
+        mcast_list([1, 0x11]) + mcast_list([2], addr=0x1000) + \
+        aq_at('SET_PORT', {8: 8, 21: 2}) + bytes([RUN]) + \
+        group_frame(1) + mcast_list([]) + group_frame(0) + bytes([RUN])
     s['aq'] = bytes([1]) + aq('IDENTIFY', fix_addr=True) + \
         aq('GET_STATS', fix_addr=True) + aq('QUERY_PORT') + \
         aq('ALLOC_UCTX') + aq('CREATE_PD') + aq('SET_GID') + \
@@ -115,65 +163,125 @@ def seeds():
         frame(120, 0x80) + frame(600, 0x89) + frame(1514, 0x9d) + \
         frame(300, 0xc5) + frame(400, 0xa5) + bytes([CANRX, RXPOST, 16]) + \
         tx([60, 1514, 100]) + bytes([RUN])
+    # HELLO retries on the clock; answers from another guest, a HELLO,
+    # then the switch's (twice, the second smaller), then a link bounce.
+    s['hello'] = bytes([3, RUN]) + clock(1000) + bytes([RUN]) + \
+        bytes([HELLO_ACK, 0, HELLO_ACK, 2]) + clock(1000) + \
+        bytes([RUN, HELLO_ACK, 1, HELLO_ACK, 5]) + \
+        struct.pack('<I', 18078) + tx([60, 60]) + \
+        bytes([RUN, CARRIER, 0, CARRIER, 1, RUN]) + clock(3000) + \
+        bytes([RUN])
     return s
 
 
 # ---- fuzz_roce: operation numbers as in its run_op() ----
 R_FRAME, R_RAW, R_RECV, R_SEND, R_CLOCK, R_ROUND, R_RUN, R_POLL, R_STATE, \
-    R_STRAY, R_DEREG, R_CARRIER = 0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
+    R_STRAY, R_DEREG, R_CARRIER, R_RECREATE = \
+    0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
+# The QPs of the fixture: four wire formats, then a loopback pair.
+Q_V4, Q_V6, Q_VLAN, Q_V1, Q_LA, Q_LB = range(6)
+WIRE = (Q_V4, Q_V6, Q_VLAN, Q_V1)
+# all_opcodes[] in fuzz_roce.c: a byte below 0xc0 indexes it.
+ALL_OPCODES = [
+    0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
+    0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16,
+    0x17, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29,
+    0x2a, 0x2b, 0x64, 0x65, 0x81, 0xa0, 0xa4, 0xac,
+]
+SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_LAST_IMM, SEND_ONLY = range(5)
+WRITE_ONLY, WRITE_ONLY_IMM, READ_REQ = 0x0a, 0x0b, 0x0c
+READ_RESP_FIRST, READ_RESP_LAST, READ_RESP_ONLY, ACK = 0x0d, 0x0f, 0x10, 0x11
+# WQE opcodes (enum rocx_wqe_opcode).
+W_SEND, W_SEND_IMM, W_SEND_INV, W_WRITE, W_WRITE_IMM, W_READ = range(6)
 
 
-def rframe(opcode, paylen=0, mode=0, delta=0, fix=3, va=0, dmalen=0,
-           syn=0x1f, bth1=0, fill=0x33, qsel=1, rsel=1):
-    """A frame from the peer; mode 0: PSN from epsn, 1: from psn_una."""
-    return bytes([R_FRAME, opcode, bth1, mode]) + \
-        struct.pack('<H', delta & 0xffff) + bytes([qsel, fix]) + \
+def rframe(q, opcode, paylen=0, mode=0, delta=0, fix=3, va=0, dmalen=0,
+           syn=0x1f, bth1=0, fill=0x33, dsel=1, rsel=1):
+    """A frame from wire QP q's peer in q's format; mode 0: PSN from
+    epsn, 1: from psn_una."""
+    return bytes([R_FRAME, q, ALL_OPCODES.index(opcode), bth1, mode]) + \
+        struct.pack('<H', delta & 0xffff) + bytes([dsel, fix]) + \
         struct.pack('<HB', paylen, fill) + struct.pack('<H', va) + \
         bytes([rsel]) + struct.pack('<H', dmalen) + bytes([syn])
 
 
-def rrecv(*sges):
-    b = bytes([R_RECV, len(sges)])
+def rrecv(q, *sges):
+    b = bytes([R_RECV, q, len(sges)])
     for off, n in sges:
         b += struct.pack('<HH', off, n) + bytes([1])
     return b
 
 
-def rsend(op, n=100, flags=1):
-    return bytes([R_SEND, op, flags, 1]) + struct.pack('<H', 0x100) + \
+def rsend(q, op, n=100, flags=1, raddr=0x100):
+    return bytes([R_SEND, q, op, flags, 1]) + struct.pack('<H', raddr) + \
         struct.pack('<HH', 0, n) + bytes([1])
+
+
+def rclock(units):
+    """units of 100 us"""
+    return bytes([R_CLOCK]) + struct.pack('<H', units)
 
 
 def roce_seeds():
     s = {}
-    s['send_in'] = bytes([2]) + rrecv((0, 4096)) + rframe(0x04, 100) + \
-        bytes([R_RUN, R_POLL, 1])
-    s['send_multi'] = bytes([0]) + rrecv((0, 4096), (8192, 100)) + \
-        rframe(0x00, 256) + rframe(0x01, 256) + rframe(0x03, 17) + \
-        rframe(0x01, 256) + bytes([R_RUN, R_POLL, 0])
-    s['write_read'] = bytes([1]) + rframe(0x0a, 200, dmalen=200) + \
-        rframe(0x0c, dmalen=3000, va=0x100) + bytes([R_RUN]) + \
-        rframe(0x0c, delta=-2, dmalen=100) + bytes([R_RUN])
-    s['write_imm_rnr'] = bytes([3]) + rframe(0x0b, 8, dmalen=8) + \
-        bytes([R_RUN, R_CLOCK]) + struct.pack('<H', 50) + \
-        rrecv() + rframe(0x0b, 8, dmalen=8) + bytes([R_RUN, R_POLL, 1])
-    s['requester_ack'] = bytes([2]) + rsend(0) + bytes([R_RUN]) + \
-        rframe(0x11, mode=1) + rsend(3) + bytes([R_RUN]) + \
-        rframe(0x11, mode=1, syn=0x60) + rframe(0x11, mode=1, syn=0x22) + \
-        bytes([R_CLOCK]) + struct.pack('<H', 2000) + bytes([R_RUN, R_POLL, 0])
-    s['requester_read'] = bytes([1]) + rsend(5, 600) + bytes([R_RUN]) + \
-        rframe(0x0d, 512, mode=1) + rframe(0x0f, 88, mode=1, delta=1) + \
+    for q in WIRE:
+        fmt = ['v4', 'v6', 'vlan', 'v1'][q]
+        # A SEND in, a WRITE and a READ request, in each wire format.
+        s['send_in_' + fmt] = bytes([2]) + rrecv(q, (0, 4096)) + \
+            rframe(q, SEND_ONLY, 100) + bytes([R_RUN, R_POLL, 1])
+        s['write_read_' + fmt] = bytes([1]) + \
+            rframe(q, WRITE_ONLY, 200, dmalen=200) + \
+            rframe(q, READ_REQ, dmalen=3000, va=0x100) + bytes([R_RUN]) + \
+            rframe(q, READ_REQ, delta=-2, dmalen=100) + bytes([R_RUN])
+        # Our SEND and READ out, the peer's ACK and READ responses.
+        s['requester_' + fmt] = bytes([1]) + rsend(q, W_SEND) + \
+            bytes([R_RUN]) + rframe(q, ACK, mode=1) + \
+            rsend(q, W_READ, 600) + bytes([R_RUN]) + \
+            rframe(q, READ_RESP_FIRST, 512, mode=1) + \
+            rframe(q, READ_RESP_LAST, 88, mode=1, delta=1) + \
+            bytes([R_RUN, R_POLL, 0])
+    s['send_multi'] = bytes([0]) + rrecv(Q_V6, (0, 4096), (8192, 100)) + \
+        rframe(Q_V6, SEND_FIRST, 256) + rframe(Q_V6, SEND_MIDDLE, 256) + \
+        rframe(Q_V6, SEND_LAST_IMM, 17) + rframe(Q_V6, SEND_MIDDLE, 256) + \
         bytes([R_RUN, R_POLL, 0])
-    s['bad_frames'] = bytes([4]) + rframe(0x04, 10, fix=0) + \
-        rframe(0x04, 10, fix=1) + rframe(0x64, 10) + \
-        rframe(0x04, 10, fix=3 | 8) + struct.pack('<H', 40) + \
+    s['write_imm_rnr'] = bytes([3]) + \
+        rframe(Q_V1, WRITE_ONLY_IMM, 8, dmalen=8) + bytes([R_RUN]) + \
+        rclock(50) + rrecv(Q_V1) + rframe(Q_V1, WRITE_ONLY_IMM, 8, dmalen=8) + \
+        bytes([R_RUN, R_POLL, 1])
+    s['requester_naks'] = bytes([2]) + rsend(Q_VLAN, W_SEND) + \
+        bytes([R_RUN]) + rframe(Q_VLAN, ACK, mode=1) + \
+        rsend(Q_VLAN, W_WRITE) + bytes([R_RUN]) + \
+        rframe(Q_VLAN, ACK, mode=1, syn=0x60) + \
+        rframe(Q_VLAN, ACK, mode=1, syn=0x22) + rclock(2000) + \
+        bytes([R_RUN, R_POLL, 0])
+    # In the device: the loopback pair, each way, RNR included.
+    s['loopback'] = bytes([2]) + rsend(Q_LA, W_SEND, 300) + \
+        bytes([R_RUN]) + rclock(20) + rrecv(Q_LB, (0, 4096)) + \
+        bytes([R_RUN]) + rsend(Q_LA, W_WRITE, 5000) + \
+        rsend(Q_LB, W_READ, 3000) + rsend(Q_LB, W_WRITE_IMM, 10) + \
+        rrecv(Q_LA, (4096, 64)) + bytes([R_RUN, R_POLL, 1, R_RUN])
+    # Every QP waiting on a timer at once, some destroyed meanwhile.
+    s['timers'] = bytes([1]) + b''.join(rsend(q, W_SEND) for q in WIRE) + \
+        rsend(Q_LA, W_SEND) + bytes([R_RUN]) + rclock(300) + \
+        bytes([R_RECREATE, Q_V6, R_RUN]) + rclock(700) + \
+        bytes([R_STATE, Q_V1, 1, 0, R_RUN, R_RECREATE, Q_LB]) + \
+        rclock(2000) + bytes([R_RUN, R_POLL, 2]) + rclock(20000) + \
+        bytes([R_RUN])
+    # Every opcode the contract names, to a wire QP in each format.
+    s['opcodes'] = bytes([2]) + rrecv(Q_V4, (0, 4096)) + b''.join(
+        rframe(WIRE[i % 4], op, 16, dmalen=16, mode=i & 1)
+        for i, op in enumerate(ALL_OPCODES)) + bytes([R_RUN, R_POLL, 0])
+    s['bad_frames'] = bytes([4]) + rframe(Q_V4, SEND_ONLY, 10, fix=0) + \
+        rframe(Q_V6, SEND_ONLY, 10, fix=1) + \
+        rframe(Q_V1, SEND_ONLY, 10, fix=3 | 8) + struct.pack('<H', 40) + \
+        rframe(Q_VLAN, SEND_ONLY, 10, fix=3 | 0x10) + \
         bytes([R_RAW]) + struct.pack('<H', 60) + bytes(range(54)) + \
-        rframe(0x04, 10, qsel=0)
-    s['state'] = bytes([2]) + rsend(0) + rrecv((0, 64)) + \
-        bytes([R_STATE, 1, 1, R_RUN, R_DEREG, 1, R_CARRIER, 0]) + \
-        rframe(0x04, 10) + bytes([R_CARRIER, 1, R_STRAY]) + \
-        struct.pack('<H', 0) + bytes([4, 1, 2, 3, 4]) + rsend(0) + \
-        bytes([R_RUN, R_CLOCK]) + struct.pack('<H', 9000)
+        rframe(Q_V4, SEND_ONLY, 10, dsel=0)
+    s['state'] = bytes([2]) + rsend(Q_V4, W_SEND) + rrecv(Q_V4, (0, 64)) + \
+        bytes([R_STATE, Q_V4, 1, 1, R_RUN, R_DEREG, 1, R_CARRIER, 0]) + \
+        rframe(Q_V4, SEND_ONLY, 10) + bytes([R_CARRIER, 1, R_STRAY, Q_V4]) + \
+        struct.pack('<H', 0) + bytes([4, 1, 2, 3, 4]) + \
+        rsend(Q_V4, W_SEND) + bytes([R_RUN]) + rclock(9000)
     return s
 
 
