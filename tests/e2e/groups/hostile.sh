@@ -10,5 +10,5 @@ guest rocx hostile.sh
 
 checks() {
 	host_check "hostile: QEMU logged the guest errors" \
-		grep -q 'rocx' "$out/hostile/guest0/qemu.log"
+		model_guest_errors "$out/hostile/guest0/qemu.log"
 }

@@ -17,5 +17,5 @@ checks() {
 		tests/e2e/host/roce_retrans.py "$out/lossy/fabric.pcap" \
 		"$out/lossy/switch-ctl.log"
 	host_check "lossy: the model logged no guest errors" \
-		sh -c "! grep -qi rocx $out/lossy/guest0/qemu.log $out/lossy/guest1/qemu.log"
+		no_model_guest_errors "$out/lossy/guest0/qemu.log" "$out/lossy/guest1/qemu.log"
 }

@@ -21,6 +21,6 @@ checks() {
 		"$out/pyverbs/guest0/pyverbs.results"
 	if [ "${ROCX_PYVERBS_DEV:-rocx}" != rxe ]; then
 		host_check "pyverbs: the model logged no guest errors" \
-			sh -c "! grep -qi rocx $out/pyverbs/guest0/qemu.log"
+			no_model_guest_errors "$out/pyverbs/guest0/qemu.log"
 	fi
 }

@@ -8,5 +8,5 @@ guest rocx rc.sh
 
 checks() {
 	host_check "rc: the model logged no guest errors" \
-		sh -c "! grep -qi rocx $out/rc/guest0/qemu.log $out/rc/guest1/qemu.log"
+		no_model_guest_errors "$out/rc/guest0/qemu.log" "$out/rc/guest1/qemu.log"
 }

@@ -12,7 +12,7 @@ guest rocx reset.sh
 
 checks() {
 	host_check "reset: the model logged no guest errors" \
-		sh -c "! grep -qi rocx $out/reset/guest0/qemu.log $out/reset/guest1/qemu.log"
+		no_model_guest_errors "$out/reset/guest0/qemu.log" "$out/reset/guest1/qemu.log"
 	host_check "reset: the monitor ran every command guest 0 asked for" \
 		sh -c "! ls $out/reset/shared/mon.req.* >/dev/null 2>&1"
 }

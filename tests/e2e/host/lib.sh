@@ -92,6 +92,19 @@ host_check() {
 	fi
 }
 
+# model_guest_errors QEMU_LOG... - true if the rocx model reported a guest
+# error in any of these logs: rocx-pci.c writes "<device id>: guest error N
+# (info 0x...): ..." under -d guest_errors.  Matching that line, not a name,
+# keeps the check true to the model whatever id a NIC is given.
+model_guest_errors() {
+	grep -qE '^[^ ]+: guest error [0-9]+ \(info 0x[0-9a-f]+\): ' "$@"
+}
+
+# no_model_guest_errors QEMU_LOG... - the opposite, for host_check.
+no_model_guest_errors() {
+	! model_guest_errors "$@"
+}
+
 # host_tap CMD... - a host check that prints TAP lines of its own, one per
 # case it checks (and comments); each line counts as a guest's would.  CMD
 # failing without a "not ok" line counts as one failure.
