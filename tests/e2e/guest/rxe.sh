@@ -195,12 +195,14 @@ done
 #     "IBV_EVENT_QP_FATAL for the QP using it" (a CQ overrun): rxe raises
 #       the CQ's error event only
 #   when rxe runs -S (the peer):
-#     "the peer's QP reports IBV_EVENT_QP_ACCESS_ERR": rxe's responder
-#       NAKs a bad R_Key but raises no affiliated asynchronous event
+#     "the peer's QP reports IBV_EVENT_QP_ACCESS_ERR" (a bad R_Key) and
+#     "... IBV_EVENT_QP_REQ_ERR" (a READ or WRITE the QP does not allow):
+#       rxe's responder NAKs both but raises no affiliated asynchronous
+#       event
 # Those are listed as known rxe differences and do not fail the line.
 rxe_c_known='full SQ refuses post_send|req_notify_cq: the completion raises a channel event'
 rxe_c_known+='|IBV_EVENT_QP_FATAL for the QP using it'
-rxe_s_known="the peer's QP reports IBV_EVENT_QP_ACCESS_ERR"
+rxe_s_known="the peer's QP reports IBV_EVENT_QP_(ACCESS|REQ)_ERR"
 if [ -x "$verbs" ]; then
 	[ "$me" -eq 0 ] && printf 'rocx-pcap-mark verbs' >"/dev/udp/$(rocx_ip 1)/9"
 	rocx_barrier marked
