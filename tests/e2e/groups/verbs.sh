@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# verbs: every QP type and verb beyond the RC basics, between two rocx
+# guests and inside each (loopback), over RoCE v2/IPv4, RoCE v2/IPv6 and
+# RoCE v1 GIDs.  One boot runs every part: guest/verbs.sh brings the port
+# up, then sources guest/verbs_*.sh in name order, each a capability
+# (Debian's ibv_*_pingpong and perftest tools, and our own checks in
+# Python on pyverbs, guest/verbs_lib.py, which verify every byte moved).
+timeout=900
+guest rocx verbs.sh
+guest rocx verbs.sh
+
+checks() {
+	host_check "verbs: the model logged no guest errors" \
+		no_model_guest_errors "$out/verbs/guest0/qemu.log" "$out/verbs/guest1/qemu.log"
+}
