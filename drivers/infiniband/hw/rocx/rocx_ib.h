@@ -112,7 +112,9 @@ struct rocx_ib_eq {
  *	context and held across comp_handler and event_handler calls, so
  *	that a CQ out of the table has no call running.
  * @qp_xa: qpn -> struct rocx_ib_qp; its lock is held across
- *	event_handler calls, as for @cq_xa
+ *	event_handler calls, as for @cq_xa.  Interrupt-safe like @cq_xa:
+ *	both xarrays share one lockdep class (xa_init_flags() is inline),
+ *	and a QP lookup from the completion path is where kernel verbs go
  */
 struct rocx_ib_dev {
 	struct ib_device ibdev;

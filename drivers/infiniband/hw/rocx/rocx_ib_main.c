@@ -172,7 +172,7 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	dev->pgsz_bitmap = rocx_ib_pgsz_bitmap(le64_to_cpu(id->page_size_cap));
 	mutex_init(&dev->port_lock);
 	xa_init_flags(&dev->cq_xa, XA_FLAGS_LOCK_IRQ);
-	xa_init(&dev->qp_xa);
+	xa_init_flags(&dev->qp_xa, XA_FLAGS_LOCK_IRQ);
 	auxiliary_set_drvdata(adev, dev);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;

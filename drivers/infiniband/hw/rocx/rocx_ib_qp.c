@@ -451,7 +451,7 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	rocx_ib_qp_caps(dev->id, &req, &qp->cap);
 	init->cap = qp->cap;
 
-	err = xa_insert(&dev->qp_xa, ibqp->qp_num, qp, GFP_KERNEL);
+	err = xa_insert_irq(&dev->qp_xa, ibqp->qp_num, qp, GFP_KERNEL);
 	if (err) {
 		ibdev_err(&dev->ibdev, "device gave qpn %u twice\n",
 			  ibqp->qp_num);
@@ -467,7 +467,7 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_erase:
-	xa_erase(&dev->qp_xa, ibqp->qp_num);
+	xa_erase_irq(&dev->qp_xa, ibqp->qp_num);
 err_destroy:
 	mutex_destroy(&qp->lock);
 	if (rocx_ib_destroy_outcome(rocx_ib_destroy_qp_cmd(dev, ibqp->qp_num)) !=
@@ -701,7 +701,7 @@ int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * to a concurrent create at once.  The event path holds the table's
 	 * lock across its call: none runs for this QP after the erase.
 	 */
-	xa_erase(&dev->qp_xa, qpn);
+	xa_erase_irq(&dev->qp_xa, qpn);
 	err = rocx_ib_destroy_qp_cmd(dev, qpn);
 	switch (rocx_ib_destroy_outcome(err)) {
 	case ROCX_IB_DESTROYED:
@@ -711,7 +711,7 @@ int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	case ROCX_IB_DESTROY_REFUSED:
 		/* As for CQs: the device and ib_core both keep the QP. */
 		ibdev_err(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qpn, err);
-		if (xa_insert(&dev->qp_xa, qpn, qp, GFP_KERNEL))
+		if (xa_insert_irq(&dev->qp_xa, qpn, qp, GFP_KERNEL))
 			ibdev_err(&dev->ibdev, "QP %u gets no more events\n",
 				  qpn);
 		return err;
@@ -763,14 +763,15 @@ void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn, u64 info)
 		.event = rocx_ib_qp_event_type(info),
 	};
 	struct rocx_ib_qp *qp;
+	unsigned long flags;
 
-	xa_lock(&dev->qp_xa);
+	xa_lock_irqsave(&dev->qp_xa, flags);
 	qp = xa_load(&dev->qp_xa, qpn);
 	if (qp && qp->ibqp.event_handler) {
 		ev.element.qp = &qp->ibqp;
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
-	xa_unlock(&dev->qp_xa);
+	xa_unlock_irqrestore(&dev->qp_xa, flags);
 	/* The one reason an administrator causes, and may not expect. */
 	if (info == ROCX_VERR_PATH_MTU)
 		ibdev_warn_ratelimited(&dev->ibdev,

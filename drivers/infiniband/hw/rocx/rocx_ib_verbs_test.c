@@ -115,7 +115,7 @@ static struct rocx_ib_fake *rocx_ib_fake_init(struct kunit *test)
 	f->dev = kunit_kzalloc(test, sizeof(*f->dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f->dev);
 	xa_init_flags(&f->dev->cq_xa, XA_FLAGS_LOCK_IRQ);
-	xa_init(&f->dev->qp_xa);
+	xa_init_flags(&f->dev->qp_xa, XA_FLAGS_LOCK_IRQ);
 	err = kunit_add_action_or_reset(test, rocx_ib_fake_xa_destroy, f->dev);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	test->priv = f;
@@ -133,7 +133,7 @@ static struct rocx_ib_qp *rocx_ib_fake_qp(struct kunit *test,
 	qp->ibqp.device = &f->dev->ibdev;
 	qp->ibqp.qp_num = qpn;
 	mutex_init(&qp->lock);
-	KUNIT_ASSERT_EQ(test, xa_insert(&f->dev->qp_xa, qpn, qp, GFP_KERNEL),
+	KUNIT_ASSERT_EQ(test, xa_insert_irq(&f->dev->qp_xa, qpn, qp, GFP_KERNEL),
 			0);
 	return qp;
 }
