@@ -8,7 +8,8 @@
 #   scripts/build/mkinitramfs.sh [KVER]      prints the image's path
 #
 # Output: build/guest/initramfs-<kver>.cpio.gz, rebuilt only when the kernel
-# version, this script or the busybox binary changes.
+# version, this script or the busybox binary changes.  Under any other
+# kernel the image loads no module: it expects those drivers built in.
 #
 # The /init it installs reads these kernel command-line words:
 #   rocx_init=PATH        program to run as PID 1 in the real root (required)
@@ -73,9 +74,13 @@ fail() {
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-for m in $mods; do
-	insmod /lib/modules/\$m.ko || fail "insmod \$m failed"
-done
+# Another kernel (the debug one, scripts/build/debug-kernel.sh) has these
+# drivers built in and would refuse Debian's modules anyway.
+if [ "\$(uname -r)" = "$kver" ]; then
+	for m in $mods; do
+		insmod /lib/modules/\$m.ko || fail "insmod \$m failed"
+	done
+fi
 
 # The largest message the 9p virtio transport takes (it caps msize there).
 opts=trans=virtio,version=9p2000.L,msize=512000
