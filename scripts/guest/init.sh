@@ -11,6 +11,11 @@
 #   rocx_guest=N      guest index, 0-based (default 0)
 #   rocx_nguests=N    guests in this run (default 1)
 #   rocx_repo=DIR     repository, the script's working directory
+#   rocx_kmods=DIR    /lib/modules/$(uname -r) for a kernel the host has no
+#                     modules directory for (the debug kernel's, with its
+#                     modules.builtin: modprobe of a built-in driver works)
+# Under a kernel with kmemleak, leaks found after boot and before the script
+# ends are written to /rocx-out/kmemleak (empty: none).
 # The script sees ROCX_GUEST_INDEX, ROCX_NGUESTS, ROCX_IP (198.18.0.<N+1>),
 # ROCX_OUT=/rocx-out, ROCX_SHARED=/rocx-shared and ROCX_REPO.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -54,6 +59,15 @@ if grep -q ' /mnt/rocx-repo ' /proc/mounts; then
 fi
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
+if [ -n "${rocx_kmods:-}" ] && [ ! -e "/lib/modules/$(uname -r)" ]; then
+	mkdir -p /lib/modules
+	ln -s "$rocx_kmods" "/lib/modules/$(uname -r)"
+fi
+
+# The debug kernel scans only when asked (no automatic scan).  Boot leaves
+# no unreferenced object there, so whatever a scan at the end reports
+# leaked after boot.
+kmemleak=/sys/kernel/debug/kmemleak
 
 idx=${rocx_guest:-0}
 export ROCX_GUEST_INDEX=$idx
@@ -91,6 +105,18 @@ fi
 echo "guest$idx: exit status $rc"
 # Tell the other guests not to wait for this one (see lib.sh).
 [ "$rc" = 0 ] || : >"$ROCX_SHARED/failed.$idx" 2>/dev/null
+if [ -w "$kmemleak" ]; then
+	# Twice: an object is reported once a scan finds it unreferenced with
+	# the contents the scan before saw, and the first scan has none to
+	# compare with.
+	echo scan >"$kmemleak" && echo scan >"$kmemleak"
+	cat "$kmemleak" >"$ROCX_OUT/kmemleak.tmp"
+	mv "$ROCX_OUT/kmemleak.tmp" "$ROCX_OUT/kmemleak"
+	if [ -s "$ROCX_OUT/kmemleak" ]; then
+		echo "guest$idx: kmemleak reports unreferenced objects:"
+		cat "$ROCX_OUT/kmemleak"
+	fi
+fi
 dmesg >"$ROCX_OUT/dmesg" 2>/dev/null
 echo "$rc" >"$ROCX_OUT/rc.tmp" && mv "$ROCX_OUT/rc.tmp" "$ROCX_OUT/rc"
 poweroff_now

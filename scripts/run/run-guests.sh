@@ -48,8 +48,18 @@
 #   --seed N          seed of the switch's impairments (rocx-switch --seed;
 #                     default: random, printed in OUT/switch.log)
 #   --machine TYPE    QEMU machine (default q35)
-#   --kernel FILE     guest kernel (default: Debian's $ROCX_KVER, as the
-#                     PVH vmlinux scripts/build/vmlinux.sh extracts)
+#   --kernel KERNEL   guest kernel: debian (Debian's $ROCX_KVER, as the PVH
+#                     vmlinux scripts/build/vmlinux.sh extracts), debug (the
+#                     debug kernel scripts/build/debug-kernel.sh built, with
+#                     the rocx modules built for it), or a file; default
+#                     $ROCX_GUEST_KERNEL, else debian
+#
+# Under the debug kernel (KASAN, lockdep, kmemleak...) guests run slower:
+# --timeout and the guests' barrier waits (ROCX_WAIT) are multiplied by
+# $ROCX_TIME_SCALE (default 3), which the guests see too; the console
+# shows warnings (loglevel=5) and each guest's init ends with a kmemleak
+# scan, kept in OUT/guest<N>/kmemleak.  run-guests.sh does not judge those:
+# the e2e harness does (tests/e2e/host/splat_check.sh).
 #
 # Output per guest in OUT/guest<N>/: console.log (serial), log (script
 # output), rc, boot_seconds, dmesg, qemu.log, monitor.sock while running.
@@ -59,7 +69,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 . "$repo/scripts/versions.sh"
 
-qemu='' kernel='' timeout_s=300 out='' pcap='' machine=q35 host_cmd='' append=''
+qemu='' kernel=${ROCX_GUEST_KERNEL:-debian} timeout_s=300 out='' pcap='' machine=q35 host_cmd='' append=''
 seed=''
 specs=() extras=() switch_opts=()
 
@@ -99,8 +109,35 @@ if [ -z "$qemu" ]; then
 	[ -x "$repo/build/qemu-system-x86_64" ] && qemu=$repo/build/qemu-system-x86_64
 fi
 [ -x "$qemu" ] || die "no QEMU at $qemu"
-[ -n "$kernel" ] || kernel=$(bash "$repo/scripts/build/vmlinux.sh") ||
-	die "no kernel"
+kernel_words='' scale=1
+case $kernel in
+debian | '')
+	kernel=$(bash "$repo/scripts/build/vmlinux.sh") || die "no kernel"
+	;;
+debug)
+	dbg=$repo/build/debug
+	if [ ! -s "$dbg/vmlinux" ] || [ ! -s "$dbg/kernelrelease" ]; then
+		die "no debug kernel in $dbg: run scripts/build/debug-kernel.sh"
+	fi
+	# The modules must be the checkout's: a stale pair would test old code.
+	stale=$(find "$repo/drivers" "$repo/include" -type f \
+		\( -name '*.[ch]' -o -name Kconfig -o -name Makefile \) \
+		! -name '*.mod.c' -newer "$dbg/modules/rocx_ib.ko" -print -quit)
+	[ -z "$stale" ] || echo "run-guests: warning: $stale is newer than" \
+		"the debug kernel's modules: run scripts/build/debug-kernel.sh" >&2
+	kernel=$dbg/vmlinux
+	scale=${ROCX_TIME_SCALE:-3}
+	[[ $scale =~ ^[1-9][0-9]*$ ]] || die "bad ROCX_TIME_SCALE $scale"
+	# modprobe finds the built-in drivers through rocx_kmods (init.sh);
+	# lib.sh's ROCX_WAIT is 120 s by default.  The kernel logs these words,
+	# and guest checks take a rocx line that says "timeout" or "error" for
+	# a driver's complaint: no such word in them.
+	kernel_words=" loglevel=5 rocx_kmods=$dbg/lib/modules/$(cat "$dbg/kernelrelease")"
+	kernel_words="$kernel_words ROCX_MODDIR=$dbg/modules ROCX_TIME_SCALE=$scale"
+	kernel_words="$kernel_words ROCX_WAIT=$((120 * scale))"
+	timeout_s=$((timeout_s * scale))
+	;;
+esac
 [ -r "$kernel" ] || die "cannot read $kernel"
 initrd=$(bash "$repo/scripts/build/mkinitramfs.sh") || die "initramfs build failed"
 switch=$repo/build/tools/rocx-switch
@@ -184,7 +221,7 @@ for ((i = 0; i < nguests; i++)); do
 	# is starved of host CPU for a moment, as on a loaded 2-core machine;
 	# the emulated timer works, only its timing is late.
 	printf '%s\0' -m "$mem" "${nic_args[@]}" "${more[@]}" -append \
-		"console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check rocx_init=$repo/scripts/guest/init.sh rocx_cmd=$cmd rocx_guest=$i rocx_nguests=$nguests rocx_repo=$repo$env_words$append" \
+		"console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check rocx_init=$repo/scripts/guest/init.sh rocx_cmd=$cmd rocx_guest=$i rocx_nguests=$nguests rocx_repo=$repo$kernel_words$env_words$append" \
 		>"$run/args$i"
 done
 
