@@ -6,7 +6,13 @@
 # (a "# SKIP" or "# TODO" line as a skip: host/lib.sh).  Prints
 # "e2e: N passed, N failed, N skipped" last.
 #
-#   tests/e2e/run.sh [GROUP...]     default: every groups/*.sh
+#   tests/e2e/run.sh [--kernel debug] [GROUP...]   default: every groups/*.sh
+#
+# --kernel debug (or ROCX_GUEST_KERNEL=debug) builds the debug kernel and
+# the rocx modules for it if needed (scripts/build/debug-kernel.sh), boots
+# every guest on it, fails a guest that shows a kernel report or a leak
+# (host/lib.sh), keeps the output in build/e2e-debug and prints
+# "debug: N passed, N failed, N skipped" last instead.
 #
 # Layout: groups/NAME.sh declares group NAME (its guests, their NICs,
 # scripts and environment, its timeout, what runs on the host beside it
@@ -17,10 +23,27 @@ set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 out=$repo/build/e2e
+suite=e2e
 passed=0 failed=0 skipped=0
 . tests/e2e/host/lib.sh
 
-make -s -C tests/e2e || { echo "e2e: 0 passed, 1 failed, 0 skipped"; exit 1; }
+if [ "${1:-}" = --kernel ]; then
+	[ $# -ge 2 ] || { echo "run.sh: --kernel needs debian or debug" >&2; exit 2; }
+	export ROCX_GUEST_KERNEL=$2
+	shift 2
+fi
+case ${ROCX_GUEST_KERNEL:=debian} in
+debian) ;;
+debug)
+	out=$repo/build/e2e-debug suite=debug
+	bash scripts/build/debug-kernel.sh ||
+		{ echo "$suite: 0 passed, 1 failed, 0 skipped"; exit 1; }
+	;;
+*) echo "run.sh: unknown kernel $ROCX_GUEST_KERNEL (debian or debug)" >&2; exit 2 ;;
+esac
+export ROCX_GUEST_KERNEL
+
+make -s -C tests/e2e || { echo "$suite: 0 passed, 1 failed, 0 skipped"; exit 1; }
 
 groups=("$@")
 if [ ${#groups[@]} -eq 0 ]; then
@@ -39,5 +62,5 @@ for g in "${groups[@]}"; do
 	run_group "$g"
 done
 
-echo "e2e: $passed passed, $failed failed, $skipped skipped"
+echo "$suite: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -22,6 +22,10 @@
 #                          `host_check NAME CMD...` or `host_tap CMD...`;
 #                          $out/NAME holds the run's output (guest<N>/log,
 #                          qemu.log, ...)
+# With ROCX_GUEST_KERNEL=debug (run.sh --kernel debug) the guests boot the
+# debug kernel, and every guest adds two checks of its own: no kernel
+# report on its console or in its dmesg, and an empty final kmemleak scan
+# (host/splat_check.sh).  run-guests.sh scales the group's timeout.
 #
 # Results are TAP-style lines, "ok - NAME" or "not ok - NAME", from the
 # guests' logs and the host's checks.  A directive counts as TAP says:
@@ -123,6 +127,20 @@ host_tap() {
 	rm -f "$log"
 }
 
+# debug_checks GROUP - the debug kernel's verdict on every guest of GROUP.
+debug_checks() {
+	local g=$1 d n sc=tests/e2e/host/splat_check.sh
+
+	for d in "$out/$g"/guest*; do
+		[ -d "$d" ] || continue
+		n=$g/$(basename "$d")
+		host_check "$n: debug kernel: no KASAN, lockdep, WARNING, BUG or Oops" \
+			"$sc" console "$d/console.log" "$d/dmesg"
+		host_check "$n: debug kernel: kmemleak finds no leak" \
+			"$sc" kmemleak "$d/kmemleak"
+	done
+}
+
 # capture_checks GROUP - check the RoCE v2 frames GROUP's guests exchanged
 # (headers and ICRC computed independently of the model).
 capture_checks() {
@@ -162,6 +180,7 @@ run_group() {
 	if declare -F checks >/dev/null; then
 		checks
 	fi
+	[ "${ROCX_GUEST_KERNEL:-}" = debug ] && debug_checks "$g"
 	echo "--- e2e group $g: $(($(date +%s) - t0)) s"
 	return "$rc"
 }
