@@ -15,6 +15,8 @@
 #   vmlinux           PVH-bootable ELF (run-guests.sh --kernel debug)
 #   modules/          rocx_core.ko, rocx_ib.ko built against it, and their
 #                     KUnit test modules (scripts/run/kunit.sh runs them)
+#   splat/rocx_splat.ko  tests/debug/rocx_splat.c, the deliberately broken
+#                     module of tests/e2e/host/splat_selftest.sh
 #   lib/modules/REL/  modules.builtin and depmod's files, which the guests
 #                     see as /lib/modules/REL so that modprobe finds the
 #                     built-in drivers (scripts/guest/init.sh)
@@ -135,6 +137,13 @@ if ! make -C "$tree" O="$build" M="$ext" -j"$jobs" "${syms[@]}" modules \
 	die "module build failed; see $ext/modules.log"
 fi
 grep -E 'warning:' "$ext/modules.log" >&2 || true
+# And the negative test's deliberately broken module, in a copy of its own.
+splat=$out/splat
+overlay "$repo/tests/debug" "$splat" --delete
+if ! make -C "$tree" O="$build" M="$splat" -j"$jobs" modules >"$splat/modules.log" 2>&1; then
+	tail -n 30 "$splat/modules.log" >&2
+	die "rocx_splat.ko did not build; see $splat/modules.log"
+fi
 
 # Publish into the checkout, so that guests booting from it keep their
 # files while another checkout rebuilds the shared directory.

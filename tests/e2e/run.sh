@@ -9,9 +9,10 @@
 #   tests/e2e/run.sh [--kernel debug] [GROUP...]   default: every groups/*.sh
 #
 # --kernel debug (or ROCX_GUEST_KERNEL=debug) builds the debug kernel and
-# the rocx modules for it if needed (scripts/build/debug-kernel.sh), boots
-# every guest on it, fails a guest that shows a kernel report or a leak
-# (host/lib.sh), keeps the output in build/e2e-debug and prints
+# the rocx modules for it if needed (scripts/build/debug-kernel.sh), proves
+# first that its checks catch a broken module (host/splat_selftest.sh),
+# boots every guest on it, fails a guest that shows a kernel report or a
+# leak (host/lib.sh), keeps the output in build/e2e-debug and prints
 # "debug: N passed, N failed, N skipped" last instead.
 #
 # Layout: groups/NAME.sh declares group NAME (its guests, their NICs,
@@ -44,6 +45,15 @@ esac
 export ROCX_GUEST_KERNEL
 
 make -s -C tests/e2e || { echo "$suite: 0 passed, 1 failed, 0 skipped"; exit 1; }
+
+# The debug kernel's checks must catch a broken module before their
+# silence about the groups means anything.
+if [ "$suite" = debug ]; then
+	echo "--- debug kernel checks: negative test (host/splat_selftest.sh)"
+	mkdir -p "$out"
+	rm -rf "$out/selftest"
+	host_tap tests/e2e/host/splat_selftest.sh "$out/selftest"
+fi
 
 groups=("$@")
 if [ ${#groups[@]} -eq 0 ]; then
