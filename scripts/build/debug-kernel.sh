@@ -13,8 +13,9 @@
 #
 # Output, in the checkout's build/debug/:
 #   vmlinux           PVH-bootable ELF (run-guests.sh --kernel debug)
-#   modules/          rocx_core.ko, rocx_ib.ko built against it, and their
-#                     KUnit test modules (scripts/run/kunit.sh runs them)
+#   modules/          rocx_core.ko, rocx_ib.ko built against it
+#   kunit-modules/    the same two with their KUnit tests linked in, for
+#                     scripts/run/kunit.sh (absent if they did not build)
 #   splat/rocx_splat.ko  tests/debug/rocx_splat.c, the deliberately broken
 #                     module of tests/e2e/host/splat_selftest.sh
 #   lib/modules/REL/  modules.builtin and depmod's files, which the guests
@@ -114,29 +115,62 @@ if [ "$(cat "$build/.rocx-stamp" 2>/dev/null)" != "$stamp" ] ||
 fi
 krel=$(cat "$build/include/config/kernel.release")
 
-# The checkout's drivers, built out of tree in a copy: building in the
-# source directories would overwrite the objects `make modules` leaves
-# there for Debian's kernel.
-ext=$out/src
-# The test modules too: the kernel has KUnit, and every *_KUNIT_TEST
-# symbol of the drivers' Kconfig becomes a module.
-syms=(CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m)
-while read -r s; do
-	syms+=("CONFIG_$s=m")
-done < <(sed -n 's/^config \([A-Z0-9_]*_KUNIT_TEST\)$/\1/p' \
-	"$repo"/drivers/net/ethernet/rocx/Kconfig "$repo"/drivers/infiniband/hw/rocx/Kconfig)
+# copy_drivers DIR - the checkout's drivers, headers and Kbuild under DIR.
+# The modules are built in copies: building in the source directories
+# would overwrite the objects `make modules` leaves there for Debian's
+# kernel.
+copy_drivers() {
+	overlay "$repo/drivers/net/ethernet/rocx" "$1/drivers/net/ethernet/rocx" --delete
+	overlay "$repo/drivers/infiniband/hw/rocx" "$1/drivers/infiniband/hw/rocx" --delete
+	overlay "$repo/include" "$1/include" --delete
+	rsync -c "$repo/Kbuild" "$1/Kbuild"
+}
+
+# ext_make DIR ARG... - build the modules in DIR against the kernel;
+# log in DIR/modules.log.
+ext_make() {
+	local d=$1
+
+	shift
+	make -C "$tree" O="$build" M="$d" -j"$jobs" "$@" modules >"$d/modules.log" 2>&1
+}
+
 step "building the rocx modules against $krel"
-overlay "$repo/drivers/net/ethernet/rocx" "$ext/drivers/net/ethernet/rocx" --delete
-overlay "$repo/drivers/infiniband/hw/rocx" "$ext/drivers/infiniband/hw/rocx" --delete
-overlay "$repo/include" "$ext/include" --delete
-rsync -c "$repo/Kbuild" "$ext/Kbuild"
-rm -f "$ext/modules.log"
-if ! make -C "$tree" O="$build" M="$ext" -j"$jobs" "${syms[@]}" modules \
-	>"$ext/modules.log" 2>&1; then
+ext=$out/src
+copy_drivers "$ext"
+if ! ext_make "$ext" CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m; then
 	tail -n 30 "$ext/modules.log" >&2
 	die "module build failed; see $ext/modules.log"
 fi
 grep -E 'warning:' "$ext/modules.log" >&2 || true
+
+# For KUnit, a second pair with each driver's tests linked into it: a test
+# may then call any function of its driver, as it may when kunit.py links
+# everything into vmlinux, where separate test modules could call only
+# what the drivers export.  Every *_KUNIT_TEST symbol of the drivers'
+# Kconfig is set, and the objects it adds (*_test.o) move into the
+# driver's module.  Optional: scripts/run/kunit.sh falls back to kunit.py
+# without it.
+kext=$out/src-kunit
+copy_drivers "$kext"
+ksyms=(CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m)
+while read -r s; do
+	ksyms+=("CONFIG_$s=m")
+done < <(sed -n 's/^config \([A-Z0-9_]*_KUNIT_TEST\)$/\1/p' \
+	"$repo"/drivers/net/ethernet/rocx/Kconfig "$repo"/drivers/infiniband/hw/rocx/Kconfig)
+for dm in drivers/net/ethernet/rocx:rocx_core drivers/infiniband/hw/rocx:rocx_ib; do
+	printf '%s\n' '' "# Added by scripts/build/debug-kernel.sh for KUnit." \
+		"${dm#*:}-y += \$(filter %_test.o,\$(obj-m))" \
+		"obj-m := \$(filter-out %_test.o,\$(obj-m))" >>"$kext/${dm%:*}/Makefile"
+done
+kunit_ok=1
+if ! ext_make "$kext" "${ksyms[@]}"; then
+	kunit_ok=0
+	grep -E 'ERROR|error:' "$kext/modules.log" | head -n 10 >&2
+	step "warning: the drivers with their KUnit tests linked in did not build" \
+		"(see ${kext#"$repo"/}/modules.log); scripts/run/kunit.sh will use kunit.py"
+fi
+
 # And the negative test's deliberately broken module, in a copy of its own.
 splat=$out/splat
 overlay "$repo/tests/debug" "$splat" --delete
@@ -147,11 +181,16 @@ fi
 
 # Publish into the checkout, so that guests booting from it keep their
 # files while another checkout rebuilds the shared directory.
-rm -rf "$out/modules"
+rm -rf "$out/modules" "$out/kunit-modules"
 mkdir -p "$out/modules"
-find "$ext/drivers" -name '*.ko' -exec cp {} "$out/modules/" \;
 for m in rocx_core rocx_ib; do
-	[ -s "$out/modules/$m.ko" ] || die "the module build left no $m.ko"
+	f=$(find "$ext/drivers" -name "$m.ko")
+	[ -s "$f" ] || die "the module build left no $m.ko"
+	cp "$f" "$out/modules/"
+	if [ "$kunit_ok" = 1 ]; then
+		mkdir -p "$out/kunit-modules"
+		cp "$(find "$kext/drivers" -name "$m.ko")" "$out/kunit-modules/"
+	fi
 done
 if [ "$(cat "$out/.stamp" 2>/dev/null)" != "$stamp-$krel" ] ||
 	[ ! -s "$out/vmlinux" ]; then
