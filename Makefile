@@ -6,6 +6,7 @@
 #   make setup      install packages, build QEMU, rdma-core and everything
 #   make demo       two guests: ping, verified TCP transfer, ibv_devinfo
 #   make check      every test suite; last line "N passed, N failed, N skipped"
+#   make check-debug  every end-to-end group on the debug guest kernel
 #   make lint       checkpatch --strict, sparse and W=1 on the driver
 #   make bench      benchmarks, one table
 
@@ -16,7 +17,7 @@ BUILD := $(CURDIR)/build
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m
 
-.PHONY: all modules clean setup demo check lint bench qemu rdma-core tools
+.PHONY: all modules clean setup demo check check-debug lint bench qemu rdma-core tools
 
 all: modules
 
@@ -46,6 +47,9 @@ demo:
 
 check:
 	scripts/run/check.sh
+
+check-debug:
+	tests/e2e/run.sh --kernel debug
 
 lint:
 	scripts/run/lint.sh

@@ -57,10 +57,15 @@ run_suite model make -s -C tests/model run
 run_suite qtest bash tests/qtest/run.sh
 run_suite switch bash tests/switch/run.sh
 run_suite fuzz make -s -C tests/fuzz smoke
+# On the debug guest kernel, which it builds the first time (cached).
 run_suite kunit bash scripts/run/kunit.sh
 # After kunit.sh, which overlays the drivers and contract on its kernel tree.
 run_suite contract bash tests/contract/check.sh
 run_suite e2e bash tests/e2e/run.sh
+# The rc group again on the debug kernel (KASAN, lockdep, kmemleak), after
+# the negative test of its checks; kunit.sh has built that kernel.  `make
+# check-debug` runs every group there.
+run_suite debug bash tests/e2e/run.sh --kernel debug rc
 
 wall_time
 echo "$total_p passed, $total_f failed, $total_s skipped"
