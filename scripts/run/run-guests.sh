@@ -22,6 +22,7 @@
 #   env=NAME=VALUE    extra kernel command-line word, which reaches the
 #                     script's environment (no spaces or commas; no dots in
 #                     NAME, or the kernel takes it for a module parameter)
+#   kernel=KERNEL     this guest's kernel, as --kernel below
 # Guest N's NIC K gets MAC 52:54:00:00:KK:NN (hex, so guest 1's first NIC is
 # 52:54:00:00:00:01), device id nic<K>, netdev n<K> and the next switch
 # port, in the order NICs are declared.  Guests configure addresses themselves; ROCX_IP is meant for
@@ -55,14 +56,16 @@
 #                     $ROCX_GUEST_KERNEL, else debian
 #
 # Under the debug kernel (KASAN, lockdep, kmemleak...) guests run slower:
-# --timeout and the guests' barrier waits (ROCX_WAIT) are multiplied by
-# $ROCX_TIME_SCALE (default 3), which the guests see too; the console
-# shows warnings (loglevel=5) and each guest's init ends with a kmemleak
-# scan, kept in OUT/guest<N>/kmemleak.  run-guests.sh does not judge those:
-# the e2e harness does (tests/e2e/host/splat_check.sh).
+# when any guest boots it, --timeout and every guest's barrier waits
+# (ROCX_WAIT) are multiplied by $ROCX_TIME_SCALE (default 3), which the
+# guests see too.  A debug guest's console shows warnings (loglevel=5) and
+# its init ends with a kmemleak scan, kept in OUT/guest<N>/kmemleak.
+# run-guests.sh does not judge those: the e2e harness does
+# (tests/e2e/host/splat_check.sh).
 #
 # Output per guest in OUT/guest<N>/: console.log (serial), log (script
-# output), rc, boot_seconds, dmesg, qemu.log, monitor.sock while running.
+# output), rc, boot_seconds, dmesg, qemu.log, kernel (its --kernel),
+# monitor.sock while running.
 # OUT/switch.log holds the switch's counters.  Prints "guest<N>: rc=<rc>"
 # per guest and exits 1 if any guest failed or timed out.
 set -euo pipefail
@@ -109,36 +112,42 @@ if [ -z "$qemu" ]; then
 	[ -x "$repo/build/qemu-system-x86_64" ] && qemu=$repo/build/qemu-system-x86_64
 fi
 [ -x "$qemu" ] || die "no QEMU at $qemu"
-kernel_words='' scale=1
-case $kernel in
-debian | '')
-	kernel=$(bash "$repo/scripts/build/vmlinux.sh") || die "no kernel"
-	;;
-debug)
-	dbg=$repo/build/debug
-	if [ ! -s "$dbg/vmlinux" ] || [ ! -s "$dbg/kernelrelease" ]; then
-		die "no debug kernel in $dbg: run scripts/build/debug-kernel.sh"
-	fi
-	# The modules must be the checkout's: a stale pair would test old code.
-	stale=$(find "$repo/drivers" "$repo/include" -type f \
-		\( -name '*.[ch]' -o -name Kconfig -o -name Makefile \) \
-		! -name '*.mod.c' -newer "$dbg/modules/rocx_ib.ko" -print -quit)
-	[ -z "$stale" ] || echo "run-guests: warning: $stale is newer than" \
-		"the debug kernel's modules: run scripts/build/debug-kernel.sh" >&2
-	kernel=$dbg/vmlinux
-	scale=${ROCX_TIME_SCALE:-3}
-	[[ $scale =~ ^[1-9][0-9]*$ ]] || die "bad ROCX_TIME_SCALE $scale"
-	# modprobe finds the built-in drivers through rocx_kmods (init.sh);
-	# lib.sh's ROCX_WAIT is 120 s by default.  The kernel logs these words,
-	# and guest checks take a rocx line that says "timeout" or "error" for
-	# a driver's complaint: no such word in them.
-	kernel_words=" loglevel=5 rocx_kmods=$dbg/lib/modules/$(cat "$dbg/kernelrelease")"
-	kernel_words="$kernel_words ROCX_MODDIR=$dbg/modules ROCX_TIME_SCALE=$scale"
-	kernel_words="$kernel_words ROCX_WAIT=$((120 * scale))"
-	timeout_s=$((timeout_s * scale))
-	;;
-esac
-[ -r "$kernel" ] || die "cannot read $kernel"
+# kernel_for KERNEL - set kfile, the -kernel of a guest booting KERNEL
+# (debian, debug or a file), and kwords, the command-line words it needs.
+debian_kernel='' any_debug=0
+kernel_for() {
+	local dbg=$repo/build/debug stale
+
+	kwords=''
+	case $1 in
+	debian | '')
+		if [ -z "$debian_kernel" ]; then
+			debian_kernel=$(bash "$repo/scripts/build/vmlinux.sh") || die "no kernel"
+		fi
+		kfile=$debian_kernel
+		;;
+	debug)
+		if [ ! -s "$dbg/vmlinux" ] || [ ! -s "$dbg/kernelrelease" ]; then
+			die "no debug kernel in $dbg: run scripts/build/debug-kernel.sh"
+		fi
+		# The modules must be the checkout's: stale ones test old code.
+		if [ "$any_debug" = 0 ]; then
+			stale=$(find "$repo/drivers" "$repo/include" -type f \
+				\( -name '*.[ch]' -o -name Kconfig -o -name Makefile \) \
+				! -name '*.mod.c' -newer "$dbg/modules/rocx_ib.ko" -print -quit)
+			[ -z "$stale" ] || echo "run-guests: warning: $stale is newer" \
+				"than the debug kernel's modules: run scripts/build/debug-kernel.sh" >&2
+		fi
+		any_debug=1
+		kfile=$dbg/vmlinux
+		# modprobe finds the built-in drivers through rocx_kmods (init.sh).
+		kwords=" loglevel=5 rocx_kmods=$dbg/lib/modules/$(cat "$dbg/kernelrelease")"
+		kwords="$kwords ROCX_MODDIR=$dbg/modules"
+		;;
+	*) kfile=$1 ;;
+	esac
+	[ -r "$kfile" ] || die "cannot read $kfile"
+}
 initrd=$(bash "$repo/scripts/build/mkinitramfs.sh") || die "initramfs build failed"
 switch=$repo/build/tools/rocx-switch
 make -s -C "$repo/tools/rocx-switch" O="$repo/build/tools" >&2 ||
@@ -175,9 +184,9 @@ trap 'exit 130' INT TERM
 # order.
 nguests=${#specs[@]}
 port=0
-declare -a g_cmd launched
+declare -a g_cmd g_kind g_kfile g_words launched
 for ((i = 0; i < nguests; i++)); do
-	cmd='' mem=1024 env_words='' nic=0 nic_args=() rootport=0
+	cmd='' mem=1024 env_words='' nic=0 nic_args=() rootport=0 gk=$kernel
 	IFS=, read -ra words <<<"${specs[$i]}"
 	for w in "${words[@]}"; do
 		[ "$w" = rootport=1 ] && rootport=1
@@ -186,6 +195,7 @@ for ((i = 0; i < nguests; i++)); do
 		case $w in
 		cmd=*) cmd=${w#cmd=} ;;
 		mem=*) mem=${w#mem=} ;;
+		kernel=*) gk=${w#kernel=} ;;
 		env=*) env_words="$env_words ${w#env=}" ;;
 		rootport=1) ;;
 		nic=*)
@@ -214,15 +224,32 @@ for ((i = 0; i < nguests; i++)); do
 	case $cmd in /*) ;; *) cmd=$repo/$cmd ;; esac
 	[ -x "$cmd" ] || die "guest $i: $cmd is not executable"
 	g_cmd[i]=$cmd
+	kernel_for "$gk"
+	g_kind[i]=${gk:-debian} g_kfile[i]=$kfile g_words[i]="$kwords$env_words"
 	read -ra more <<<"${extras[$i]}"
 	# Kept NUL-separated in the run dir: bash has no arrays of arrays.
+	printf '%s\0' -m "$mem" "${nic_args[@]}" "${more[@]}" >"$run/args$i"
+done
+
+# One slow guest slows its peers' barriers too: scale the whole run.  The
+# kernel logs these words, and guest checks take a rocx line that says
+# "timeout" or "error" for a driver's complaint: no such word in them.
+scale_words=''
+if [ "$any_debug" = 1 ]; then
+	scale=${ROCX_TIME_SCALE:-3}
+	[[ $scale =~ ^[1-9][0-9]*$ ]] || die "bad ROCX_TIME_SCALE $scale"
+	timeout_s=$((timeout_s * scale))
+	# scripts/guest/lib.sh waits 120 s by default.
+	scale_words=" ROCX_TIME_SCALE=$scale ROCX_WAIT=$((120 * scale))"
+fi
+for ((i = 0; i < nguests; i++)); do
 	# no_timer_check: the boot-time check that the timer interrupt
 	# arrives panics ("IO-APIC + timer doesn't work!") when a TCG vCPU
 	# is starved of host CPU for a moment, as on a loaded 2-core machine;
 	# the emulated timer works, only its timing is late.
-	printf '%s\0' -m "$mem" "${nic_args[@]}" "${more[@]}" -append \
-		"console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check rocx_init=$repo/scripts/guest/init.sh rocx_cmd=$cmd rocx_guest=$i rocx_nguests=$nguests rocx_repo=$repo$kernel_words$env_words$append" \
-		>"$run/args$i"
+	printf '%s\0' -append \
+		"console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check rocx_init=$repo/scripts/guest/init.sh rocx_cmd=${g_cmd[$i]} rocx_guest=$i rocx_nguests=$nguests rocx_repo=$repo$scale_words${g_words[$i]}$append" \
+		>>"$run/args$i"
 done
 
 t0=$(now_ms)
@@ -249,11 +276,12 @@ for ((i = 0; i < nguests; i++)); do
 	g=$out/guest$i
 	rm -rf "$g"
 	mkdir -p "$g"
+	echo "${g_kind[$i]}" >"$g/kernel"
 	ln -s "$run/m$i.sock" "$g/monitor.sock"
 	mapfile -d '' -t extra <"$run/args$i"
 	"$qemu" -name "guest$i" -machine "$machine" -accel tcg -cpu max -smp 1 \
 		-nodefaults -display none -no-reboot "${firmware[@]}" \
-		-kernel "$kernel" -initrd "$initrd" \
+		-kernel "${g_kfile[$i]}" -initrd "$initrd" \
 		-serial "file:$g/console.log" \
 		-monitor "unix:$run/m$i.sock,server=on,wait=off" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
