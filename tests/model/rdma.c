@@ -454,6 +454,43 @@ unsigned t_destroy_qp(TQp *qp)
     return t_aq(qp->d, &c, NULL);
 }
 
+unsigned t_create_idle_qp(TDev *d, TCq *cq, uint64_t buf, uint32_t *qpn)
+{
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_CREATE_QP);
+    struct rocx_aq_create_qp *q = (void *)&c;
+
+    q->type = ROCX_QPT_RC;
+    q->sq_log_depth = 1;
+    q->sq_wqe_shift = 6;
+    q->pdn = htole32(d->pdn);
+    q->send_cqn = q->recv_cqn = htole32(cq->cqn);
+    q->srqn = htole32(ROCX_NO_SRQ);
+    q->uctx = htole32(cq->uctx);
+    q->pbl = t_pbl(d, buf, T_PAGE, 12, -1);
+    return t_aq(d, &c, qpn);
+}
+
+unsigned t_destroy_qpn(TDev *d, uint32_t qpn)
+{
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_DESTROY_QP);
+
+    ((struct rocx_aq_destroy_qp *)&c)->qpn = htole32(qpn);
+    return t_aq(d, &c, NULL);
+}
+
+uint32_t t_qp_churn(TDev *d, TCq *cq, uint64_t buf, unsigned n)
+{
+    uint32_t qpn = 0;
+
+    while (n--) {
+        if (t_create_idle_qp(d, cq, buf, &qpn) != ROCX_AQ_STS_OK ||
+            t_destroy_qpn(d, qpn) != ROCX_AQ_STS_OK) {
+            return 0;
+        }
+    }
+    return qpn;
+}
+
 void t_conn_default(TConn *c)
 {
     memset(c, 0, sizeof(*c));

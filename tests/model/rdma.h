@@ -128,6 +128,15 @@ unsigned t_create_qp(TDev *d, TQp *qp, TCq *scq, TCq *rcq, unsigned sq_ld,
 unsigned t_modify(TQp *qp, struct rocx_qp_attr *a);
 unsigned t_query(TQp *qp, struct rocx_qp_attr *a);
 unsigned t_destroy_qp(TQp *qp);
+/*
+ * QPs that never run, for tests of numbering: each of two SQ WQEs in one
+ * page at buf, which they may share.  t_qp_churn creates and destroys n
+ * of them in turn and returns the number the last one had (0: a create
+ * failed).
+ */
+unsigned t_create_idle_qp(TDev *d, TCq *cq, uint64_t buf, uint32_t *qpn);
+unsigned t_destroy_qpn(TDev *d, uint32_t qpn);
+uint32_t t_qp_churn(TDev *d, TCq *cq, uint64_t buf, unsigned n);
 unsigned t_to_state(TQp *qp, uint8_t state);
 
 typedef struct TConn {

@@ -671,7 +671,7 @@ static void t_data_largest_messages(void)
         t_conn_default(&conn);
         conn.mtu = 1;
         t_connect(&qa, &qb, &conn);
-        resp = A->f->core.rdma.qp[qb.qpn - ROCX_CORE_QPN_BASE];
+        resp = rocx_qp_get(&A->f->core, qb.qpn);
         msn = resp->resp.msn;
         if (ops[i] == ROCX_WQE_RDMA_READ) {
             s = t_sge(&dst, 0, 1u << 31);
@@ -698,7 +698,7 @@ static void t_data_largest_messages(void)
             CHECK_EQ((resp->resp.msn - msn) & ROCX_PSN_MASK, 2);
         }
         CHECK_EQ(resp->resp.epsn, (conn.psn_a + (1u << 23)) & ROCX_PSN_MASK);
-        CHECK_EQ(A->f->core.rdma.qp[qa.qpn - ROCX_CORE_QPN_BASE]->req.psn_una,
+        CHECK_EQ(rocx_qp_get(&A->f->core, qa.qpn)->req.psn_una,
                  (conn.psn_a + (1u << 23)) & ROCX_PSN_MASK);
         CHECK_EQ(A->f->core.rdma.stats.retransmits, 0);
         CHECK_EQ(A->f->gerrs, 0);

@@ -242,8 +242,11 @@ static void t_cq_create_destroy(void)
     CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_NOT_FOUND);
     ((struct rocx_aq_destroy_cq *)&c)->cqn = htole32(0);
     CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_INVALID);
-    ((struct rocx_aq_destroy_cq *)&c)->cqn = htole32(ROCX_CORE_MAX_CQ + 1);
+    /* More than 24 bits: no number at all; 1025: slot 1, generation 1. */
+    ((struct rocx_aq_destroy_cq *)&c)->cqn = htole32(1u << 24);
     CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_INVALID);
+    ((struct rocx_aq_destroy_cq *)&c)->cqn = htole32(ROCX_CORE_MAX_CQ + 1);
+    CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_NOT_FOUND);
     c = t_cmd(ROCX_AQ_OP_DEALLOC_UCTX);
     c.uctx.uctx = htole32(uctx);
     CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_OK);
@@ -510,7 +513,7 @@ static void t_qp_create_errors(void)
 {
     TCq cq, ucq;
     TQp qp;
-    uint32_t uctx, upd;
+    uint32_t uctx, upd, uqpn;
     union rocx_aq_cmd c, base;
     struct rocx_aq_create_qp *q = (void *)&c;
     uint64_t buf = t_alloc(A, 8 * T_PAGE, T_PAGE);
@@ -570,7 +573,9 @@ static void t_qp_create_errors(void)
     q->uctx = htole32(uctx);
     q->pdn = htole32(upd);
     q->send_cqn = q->recv_cqn = htole32(ucq.cqn);
-    CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_aq(A, &c, &uqpn), ROCX_AQ_STS_OK);
+    /* Next-fit, and the failed creates above took no number. */
+    CHECK_EQ(uqpn, ROCX_CORE_QPN_FIRST + 1);
     /* CQs, PD and context in use stay. */
     c = t_cmd(ROCX_AQ_OP_DESTROY_CQ);
     ((struct rocx_aq_destroy_cq *)&c)->cqn = htole32(cq.cqn);
@@ -583,7 +588,7 @@ static void t_qp_create_errors(void)
     CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_BAD_STATE);
     /* Destroying the QP releases them. */
     qp.d = A;
-    qp.qpn = ROCX_CORE_QPN_BASE + 1;
+    qp.qpn = uqpn;
     CHECK_EQ(t_destroy_qp(&qp), ROCX_AQ_STS_OK);
     CHECK_EQ(t_destroy_qp(&qp), ROCX_AQ_STS_NOT_FOUND);
     qp.qpn = 0;
@@ -612,7 +617,7 @@ static void t_qp_state_machine(void)
     CHECK_EQ(t_create_cq(A, &cq, 4, 0, 1), ROCX_AQ_STS_OK);
     CHECK_EQ(t_create_qp(A, &qp, &cq, &cq, 3, 3, 0), ROCX_AQ_STS_OK);
     CHECK_EQ(t_create_qp(A, &peer, &cq, &cq, 3, 3, 0), ROCX_AQ_STS_OK);
-    CHECK_EQ(qp.qpn, ROCX_CORE_QPN_BASE);
+    CHECK_EQ(qp.qpn, ROCX_CORE_QPN_FIRST);
     CHECK_EQ(t_query(&qp, &a), ROCX_AQ_STS_OK);
     CHECK_EQ(a.state, ROCX_QPS_RESET);
     CHECK_EQ(a.cur_state, ROCX_QPS_RESET);
@@ -863,7 +868,9 @@ static void t_reset_frees_objects(void)
     rocx_core_reg_write(&A->f->core, ROCX_REG_DEV_CTRL, ROCX_DEV_CTRL_RESET,
                         4);
     CHECK_EQ(A->f->core.rdma.pbl_entries, 0);
-    CHECK(A->f->core.rdma.qp[0] == NULL);
+    for (n = 0; n < ROCX_CORE_QP_SLOTS; n++) {
+        CHECK(A->f->core.rdma.qp[n] == NULL);
+    }
     CHECK(!A->f->timer_armed);
     for (n = 0; n < ROCX_CORE_CQ_SLOTS; n++) {
         CHECK(!A->f->core.rdma.cq[n].valid);
@@ -999,6 +1006,165 @@ static void t_qp_path_mtu(void)
     CHECK_EQ(qp_state_of(&q[1]), ROCX_QPS_RTS);
 }
 
+/*
+ * Object numbers (rocx-device.rst, "Object numbers"; issue 7, item 1): a
+ * number is slot | generation << 10, slots come next-fit, and a slot's
+ * generation moves on each time it is handed out.  So after qpn 2 is
+ * destroyed the next QP is 3, not 2; once the cursor has gone round the
+ * 1024 slots, slots 0 and 1 (whose generation-0 numbers are the special
+ * QPs 0 and 1, never given) come as 0x400 and 0x401, and slot 2 as 0x402.
+ * A busy slot is skipped, a full table answers NO_RESOURCE, and the
+ * number of a destroyed QP or CQ names nothing: its doorbells are
+ * DB_QUEUE, its commands NOT_FOUND.
+ */
+static void t_qpn_rotate(void)
+{
+    TCq cq;
+    uint64_t buf = t_alloc(A, T_PAGE, T_PAGE);
+    uint32_t qpn, live, n, first = 0;
+
+    CHECK_EQ(t_create_cq(A, &cq, 4, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_idle_qp(A, &cq, buf, &qpn), ROCX_AQ_STS_OK);
+    CHECK_EQ(qpn, 2);
+    CHECK_EQ(t_destroy_qpn(A, 2), ROCX_AQ_STS_OK);
+    /* Not 2 again; this one stays, and the cursor passes it by. */
+    CHECK_EQ(t_create_idle_qp(A, &cq, buf, &live), ROCX_AQ_STS_OK);
+    CHECK_EQ(live, 3);
+    CHECK_EQ(t_qp_churn(A, &cq, buf, 1), 4);
+    /* qpn 2 is dead: no commands, no doorbells. */
+    CHECK_EQ(t_destroy_qpn(A, 2), ROCX_AQ_STS_NOT_FOUND);
+    gmark = A->f->gerrs;
+    t_db(A, 0, ROCX_DB_SQ, 2, 1, 0);
+    CHECK_GERR(A, ROCX_GERR_DB_QUEUE);
+    t_db(A, 0, ROCX_DB_RQ, 2, 1, 0);
+    CHECK_GERR(A, ROCX_GERR_DB_QUEUE);
+    /* Round the table: 5..1023, then slots 0 and 1 at generation 1. */
+    CHECK_EQ(t_qp_churn(A, &cq, buf, 1023 - 5 + 1), 1023);
+    CHECK_EQ(t_qp_churn(A, &cq, buf, 1), 0x400);
+    CHECK_EQ(t_qp_churn(A, &cq, buf, 1), 0x401);
+    CHECK_EQ(t_qp_churn(A, &cq, buf, 1), 0x402);
+    CHECK_EQ(t_qp_churn(A, &cq, buf, 1), 0x404);     /* slot 3 is live */
+    CHECK_EQ(t_qp_churn(A, &cq, buf, 1), 0x405);
+    /* The old number of a reused slot is still nothing. */
+    CHECK_EQ(t_destroy_qpn(A, 4), ROCX_AQ_STS_NOT_FOUND);
+    CHECK_EQ(t_destroy_qpn(A, 0x1000000 | live), ROCX_AQ_STS_NOT_FOUND);
+    CHECK_EQ(t_destroy_qpn(A, live), ROCX_AQ_STS_OK);
+
+    /* Fill the table from slot 6 round to 5, then NO_RESOURCE. */
+    for (n = 0; n < ROCX_CORE_MAX_QP; n++) {
+        CHECK_EQ(t_create_idle_qp(A, &cq, buf, &qpn), ROCX_AQ_STS_OK);
+        if (n == 0) {
+            first = qpn;
+        }
+        CHECK(qpn > 1 && qpn < ROCX_QPN_MULTICAST);
+    }
+    CHECK_EQ(first, 0x406);
+    CHECK_EQ(qpn, 0x805);
+    CHECK_EQ(t_create_idle_qp(A, &cq, buf, &n), ROCX_AQ_STS_NO_RESOURCE);
+    /* One freed in the middle is the only one left, at a new number. */
+    CHECK_EQ(t_destroy_qpn(A, 0x800 | 300), ROCX_AQ_STS_NOT_FOUND);
+    CHECK_EQ(t_destroy_qpn(A, 0x400 | 300), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_idle_qp(A, &cq, buf, &qpn), ROCX_AQ_STS_OK);
+    CHECK_EQ(qpn, 0x800 | 300);
+    CHECK_EQ(A->f->gerrs, gmark);
+}
+
+/*
+ * The 24-bit space wraps: with every slot busy but 1023, churning gives
+ * 1023 | g << 10 for each generation g in turn, never 0xffffff (slot
+ * 1023, generation 0x3fff: the multicast qpn), and the first number
+ * comes back after the 2^14 - 1 others.
+ */
+static void t_qpn_wrap(void)
+{
+    TCq cq;
+    uint64_t buf = t_alloc(A, T_PAGE, T_PAGE);
+    uint32_t qpn, first = 0, want, n;
+
+    CHECK_EQ(t_create_cq(A, &cq, 4, 0, 1), ROCX_AQ_STS_OK);
+    for (n = 0; n < ROCX_CORE_MAX_QP; n++) {
+        CHECK_EQ(t_create_idle_qp(A, &cq, buf, &qpn), ROCX_AQ_STS_OK);
+    }
+    /* Slots 2..1023, then 0 and 1: slot 1023 was handed out once. */
+    CHECK_EQ(t_destroy_qpn(A, 1023), ROCX_AQ_STS_OK);
+    want = 1023 | 1 << 10;
+    for (n = 0; n < (1u << 14); n++) {
+        qpn = t_qp_churn(A, &cq, buf, 1);
+        if (qpn != want) {
+            CHECK_EQ(qpn, want);
+            break;
+        }
+        if (n == 0) {
+            first = qpn;
+        }
+        want = 1023 | ((qpn >> 10) + 1) << 10;
+        if (want == ROCX_QPN_MULTICAST) {
+            want = 1023;        /* generation 0x3fff skipped: back to 0 */
+        }
+    }
+    /* 2^14 - 1 distinct numbers, then the first again. */
+    CHECK_EQ(qpn, first);
+}
+
+/* CQ numbers alike: cqn 1 first, next-fit, a dead cqn finds nothing. */
+static void t_cqn_rotate(void)
+{
+    TCq cq, cq2;
+    uint32_t cqn, n;
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_DESTROY_CQ);
+
+    CHECK_EQ(t_create_cq(A, &cq, 4, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(cq.cqn, 1);
+    cqn = cq.cqn;
+    ((struct rocx_aq_destroy_cq *)&c)->cqn = htole32(cqn);
+    CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(A, &cq2, 4, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(cq2.cqn, 2);
+    gmark = A->f->gerrs;
+    t_db(A, 0, ROCX_DB_CQ, cqn, 0, ROCX_DB_ARM);
+    CHECK_GERR(A, ROCX_GERR_DB_QUEUE);
+    /* Round the table with one CQ's ring: slot 0 comes as 0x400. */
+    for (n = 3; n < ROCX_CORE_MAX_CQ + 2; n++) {
+        ((struct rocx_aq_destroy_cq *)&c)->cqn = htole32(cq2.cqn);
+        CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_OK);
+        c = t_cmd(ROCX_AQ_OP_CREATE_CQ);
+        ((struct rocx_aq_create_cq *)&c)->log_depth = 4;
+        ((struct rocx_aq_create_cq *)&c)->eqn = 1;
+        ((struct rocx_aq_create_cq *)&c)->pbl = t_pbl(A, cq2.ring, T_PAGE,
+                                                      12, 0);
+        CHECK_EQ(t_aq(A, &c, &cq2.cqn), ROCX_AQ_STS_OK);
+        CHECK_EQ(cq2.cqn, n < ROCX_CORE_MAX_CQ ? n :
+                 (n - ROCX_CORE_MAX_CQ) | 1u << 10);
+        c = t_cmd(ROCX_AQ_OP_DESTROY_CQ);
+    }
+    CHECK_EQ(cq2.cqn, 0x401);
+    /* Its CQEs and events work under the whole number. */
+    {
+        TLoop l;
+        TConn conn;
+        struct rocx_cqe e;
+        uint64_t buf = t_alloc(A, 16 * T_PAGE, T_PAGE);
+
+        l.scq = l.rcq = cq2;
+        CHECK_EQ(t_create_qp(A, &l.qa, &l.rcq, &l.rcq, 6, 6, 0),
+                 ROCX_AQ_STS_OK);
+        CHECK_EQ(t_create_qp(A, &l.qb, &l.rcq, &l.rcq, 6, 6, 0),
+                 ROCX_AQ_STS_OK);
+        CHECK_EQ(t_reg_mr(A, &l.mr, buf, 16 * T_PAGE,
+                          ROCX_ACCESS_LOCAL_WRITE), ROCX_AQ_STS_OK);
+        t_conn_default(&conn);
+        t_connect(&l.qa, &l.qb, &conn);
+        t_cq_arm(&l.rcq, ROCX_DB_ARM);
+        fake_run(A->f);
+        loop_send(&l, ROCX_WQE_SIGNALED);
+        CHECK_EQ(count_eqes(A, 1, ROCX_EQE_COMPLETION, 0x401), 1);
+        CHECK(t_poll(&l.rcq, &e));
+        CHECK(t_poll(&l.rcq, &e));
+        CHECK(!t_poll(&l.rcq, &e));
+    }
+    CHECK_EQ(A->f->gerrs, gmark);
+}
+
 const TCase t_cases_obj[] = {
     T_CASE(mr_keys),
     T_CASE(mr_levels_and_limits),
@@ -1014,5 +1180,8 @@ const TCase t_cases_obj[] = {
     T_CASE(qp_flush),
     T_CASE(qp_destroy_stops_dma),
     T_CASE(reset_frees_objects),
+    T_CASE(qpn_rotate),
+    T_CASE(qpn_wrap),
+    T_CASE(cqn_rotate),
 };
 const unsigned t_ncases_obj = ARRAY_SIZE(t_cases_obj);

@@ -243,7 +243,8 @@ static void t_rel_peer_gone(void)
         CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_WR_FLUSH_ERR);
     }
     CHECK_EQ(wire.sent, 8);
-    CHECK(!A->f->timer_armed || A->f->core.rdma.qp[0]->req.deadline == 0);
+    CHECK(!A->f->timer_armed ||
+          rocx_qp_get(&A->f->core, r.qa.qpn)->req.deadline == 0);
 }
 
 /* The timeout honours the attribute above the floor, and the floor. */

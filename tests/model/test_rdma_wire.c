@@ -486,7 +486,7 @@ static void t_wire_malformed(void)
         CHECK_EQ(t_stat(B, ROCX_STAT_RX_DROPPED_FILTER) +
                  t_stat(B, ROCX_STAT_RX_NO_BUFFER) - eth, m->expect == M_ETH);
         CHECK(!t_poll(&w.bcq, &e));
-        CHECK_EQ(A->f->core.rdma.qp[0]->state, ROCX_QPS_RTS);
+        CHECK_EQ(rocx_qp_get(&A->f->core, w.qa.qpn)->state, ROCX_QPS_RTS);
         if (case_failures != before) {
             fprintf(stderr, "    (%s)\n", m->what);
         }
@@ -495,7 +495,7 @@ static void t_wire_malformed(void)
     t_inject(B, good, good_len);
     t_pump();
     CHECK(!t_poll(&w.bcq, &e));
-    CHECK_EQ(B->f->core.rdma.qp[0]->state, ROCX_QPS_RTS);
+    CHECK_EQ(rocx_qp_get(&B->f->core, w.qb.qpn)->state, ROCX_QPS_RTS);
     CHECK_EQ(B->f->core.rdma.stats.dup_requests, 1);
 
     /* IPv4 options (4 NOPs) before a correct UDP header: dropped. */
@@ -550,7 +550,7 @@ static void t_wire_protocol_errors(void)
         refresh(f, good_len);
         t_inject(B, f, good_len);
         t_pump();
-        CHECK_EQ(B->f->core.rdma.qp[0]->state, ROCX_QPS_ERR);
+        CHECK_EQ(rocx_qp_get(&B->f->core, w.qb.qpn)->state, ROCX_QPS_ERR);
         CHECK_EQ(B->f->core.rdma.stats.naks_sent, 1);
         CHECK(t_poll(&w.bcq, &e));          /* the receive, flushed */
         CHECK_EQ(le32toh(e.src_qp_status) >> 24, ROCX_WC_WR_FLUSH_ERR);
@@ -614,7 +614,7 @@ static void t_wire_atomic_refused(void)
         t_pump();
         CHECK_EQ(t_stat(B, ROCX_STAT_ROCE_RX_DROPPED), 0);
         CHECK_EQ(B->f->core.rdma.stats.naks_sent, 1);
-        CHECK_EQ(B->f->core.rdma.qp[0]->state, ROCX_QPS_ERR);
+        CHECK_EQ(rocx_qp_get(&B->f->core, w.qb.qpn)->state, ROCX_QPS_ERR);
         CHECK_EQ(ldq_le_p(t_ptr(B, w.bbuf, 8)), 0);
         while ((ev = t_eq_next(B, 0))) {
             qp_err += le16toh(ev->type) == ROCX_EQE_QP_ERROR &&
@@ -680,6 +680,69 @@ static void t_wire_link_down(void)
     CHECK(t_poll(&w.bcq, NULL));
 }
 
+/*
+ * A packet still on its way for a destroyed QP (issue 7, item 1): B's QP
+ * is destroyed and B's next-fit cursor walked round the table, so that
+ * its next QP takes the same slot, at the next generation, connected to
+ * the same peer with the same PSNs.  The old packet names the old number:
+ * dropped (ROCE_RX_DROPPED), no CQE, no byte written.  The same frame
+ * addressed to the new number is taken, so nothing else in it was wrong.
+ */
+static void t_wire_stale_qpn(void)
+{
+    TW w;
+    TQp nb, na;
+    TConn conn;
+    struct rocx_cqe e;
+    struct rocx_sge r = { 0 };
+    uint8_t f[ROCX_MAX_FRAME];
+    uint64_t drop, idle = t_alloc(B, T_PAGE, T_PAGE);
+    uint32_t old;
+
+    good_len = 0;
+    w_setup(&w, ROCX_NET_ROCE_V2_IPV4, 0, ROCX_VLAN_NONE);
+    wire.filter = capture;
+    w_send_write(&w, 40);
+    t_pump();
+    CHECK_EQ(good[42], 0x0b);               /* RDMA WRITE only, immediate */
+    old = w.qb.qpn;
+    CHECK_EQ((uint32_t)good[47] << 16 | good[48] << 8 | good[49], old);
+    CHECK_EQ(t_destroy_qp(&w.qb), ROCX_AQ_STS_OK);
+    CHECK(t_qp_churn(B, &w.bcq, idle, ROCX_CORE_QP_SLOTS - 1));
+    CHECK_EQ(t_create_qp(B, &nb, &w.bcq, &w.bcq, 5, 5, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(rocx_num_slot(nb.qpn), rocx_num_slot(old));
+    CHECK_EQ(nb.qpn, old | 1u << ROCX_NUM_SLOT_BITS);
+    CHECK_EQ(t_create_qp(A, &na, &w.acq, &w.acq, 5, 5, 0), ROCX_AQ_STS_OK);
+    t_conn_default(&conn);
+    t_connect(&na, &nb, &conn);
+    t_post_recv(&nb, &r, 0);
+    t_ring_rq(&nb);
+    t_pump();
+
+    drop = t_stat(B, ROCX_STAT_ROCE_RX_DROPPED);
+    t_inject(B, good, good_len);
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_ROCE_RX_DROPPED), drop + 1);
+    CHECK(!t_poll(&w.bcq, &e));
+    CHECK(!memcmp(t_ptr(B, w.bbuf + 64, 40), (uint8_t[40]){ 0 }, 40));
+    CHECK_EQ(rocx_qp_get(&B->f->core, nb.qpn)->state, ROCX_QPS_RTS);
+    CHECK(!rocx_qp_get(&B->f->core, old));
+
+    memcpy(f, good, good_len);
+    f[47] = nb.qpn >> 16;
+    f[48] = nb.qpn >> 8;
+    f[49] = nb.qpn;
+    refresh(f, good_len);
+    t_inject(B, f, good_len);
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_ROCE_RX_DROPPED), drop + 1);
+    CHECK(t_poll(&w.bcq, &e));
+    CHECK_EQ(le32toh(e.qpn_op) & ROCX_CQE_QPN_MASK, nb.qpn);
+    CHECK_EQ(le32toh(e.byte_len), 40);
+    CHECK(!memcmp(t_ptr(B, w.bbuf + 64, 40), t_ptr(A, w.abuf, 40), 40));
+    CHECK_EQ(B->f->gerrs, 0);
+}
+
 const TCase t_cases_wire[] = {
     T_CASE(wire_ipv4_headers),
     T_CASE(wire_ipv6_grh_vlan),
@@ -690,5 +753,6 @@ const TCase t_cases_wire[] = {
     T_CASE(wire_atomic_refused),
     T_CASE(wire_fuzz_positions),
     T_CASE(wire_link_down),
+    T_CASE(wire_stale_qpn),
 };
 const unsigned t_ncases_wire = ARRAY_SIZE(t_cases_wire);

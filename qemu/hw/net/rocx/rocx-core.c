@@ -261,12 +261,16 @@ void rocx_timers_clear(RocxCore *c)
 void rocx_reset_state(RocxCore *c)
 {
     bool was_up = c->port.link_up;
+    RocxNumSpace qpns = c->rdma.qpns, cqns = c->rdma.cqns;
 
     /* RDMA objects own heap memory and deadlines: release them first. */
     rocx_rdma_reset(c);
     rocx_timers_clear(c);
     rocx_rx_hold_drop(c, false);
     memset(&c->regs, 0, sizeof(*c) - offsetof(RocxCore, regs));
+    /* Numbers go on where they were: the peers may still use the old. */
+    c->rdma.qpns = qpns;
+    c->rdma.cqns = cqns;
     c->port.mtu = ROCX_CORE_DEFAULT_MTU;
     memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));
     /* Admin state is down, so the link is down; EQ 0 is gone. */
@@ -300,6 +304,7 @@ void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
     c->opaque = opaque;
     memcpy(c->perm_mac, mac, sizeof(c->perm_mac));
     c->speed = speed_gbps;
+    rocx_num_init(c);
     rocx_core_reset(c);
 }
 

@@ -64,7 +64,8 @@
                                      ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2 | \
                                      ROCX_CAP_SELFTEST)
 /* Parts of contract 1.2 this model implements (IDENTIFY.caps2). */
-#define ROCX_CORE_CAPS2             (ROCX_CAP2_EQ_OVERFLOW_EVENT | \
+#define ROCX_CORE_CAPS2             (ROCX_CAP2_QPN_ROTATE | \
+                                     ROCX_CAP2_EQ_OVERFLOW_EVENT | \
                                      ROCX_CAP2_MCAST_FILTER)
 #define ROCX_CORE_MAX_MCAST_MACS    64
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */

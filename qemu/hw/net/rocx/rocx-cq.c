@@ -24,10 +24,13 @@ QEMU_BUILD_BUG_ON(ROCX_CQE_SIZE != 32);
 
 RocxCq *rocx_cq_get(RocxCore *c, uint32_t cqn)
 {
-    if (cqn < 1 || cqn >= ROCX_CORE_CQ_SLOTS || !c->rdma.cq[cqn].valid) {
+    RocxCq *cq = &c->rdma.cq[rocx_num_slot(cqn)];
+
+    /* By slot, then the whole number: a destroyed CQ's names nothing. */
+    if (!cq->valid || cq->cqn != cqn) {
         return NULL;
     }
-    return &c->rdma.cq[cqn];
+    return cq;
 }
 
 void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
@@ -35,8 +38,9 @@ void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
 {
     const struct rocx_aq_create_cq *cc = (const void *)cmd;
     uint32_t uctx = ldl_le_p(&cc->uctx);
-    RocxCq *cq = NULL;
-    unsigned i;
+    RocxPbl pbl;
+    RocxCq *cq;
+    uint32_t cqn;
 
     if (uctx >= ROCX_DB_PAGES || cc->log_depth < 1 ||
         (1u << MIN(cc->log_depth, 31)) > ROCX_CORE_MAX_CQE ||
@@ -48,28 +52,27 @@ void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_NOT_FOUND;
         return;
     }
-    for (i = 1; i < ROCX_CORE_CQ_SLOTS; i++) {
-        if (!c->rdma.cq[i].valid) {
-            cq = &c->rdma.cq[i];
-            break;
-        }
-    }
-    if (!cq) {
-        res->status = ROCX_AQ_STS_NO_RESOURCE;
-        return;
-    }
-    memset(cq, 0, sizeof(*cq));
     res->status = rocx_pbl_copy(c, &cc->pbl,
                                 (uint64_t)ROCX_CQE_SIZE << cc->log_depth,
-                                &cq->pbl);
+                                &pbl);
     if (res->status != ROCX_AQ_STS_OK) {
         return;
     }
+    /* Only a CQ that is made takes a number. */
+    if (!rocx_cqn_alloc(c, &cqn)) {
+        rocx_pbl_free(c, &pbl);
+        res->status = ROCX_AQ_STS_NO_RESOURCE;
+        return;
+    }
+    cq = &c->rdma.cq[rocx_num_slot(cqn)];
+    memset(cq, 0, sizeof(*cq));
+    cq->pbl = pbl;
+    cq->cqn = cqn;
     cq->valid = true;
     cq->log_depth = cc->log_depth;
     cq->eqn = cc->eqn;
     cq->uctx = uctx;
-    res->result = i;
+    res->result = cqn;
 }
 
 void rocx_cmd_destroy_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
@@ -79,7 +82,7 @@ void rocx_cmd_destroy_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
     uint32_t cqn = ldl_le_p(&dc->cqn);
     RocxCq *cq;
 
-    if (cqn < 1 || cqn >= ROCX_CORE_CQ_SLOTS) {
+    if (cqn == 0 || cqn > ROCX_NUM_MASK) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
@@ -100,7 +103,7 @@ bool rocx_uctx_has_cq(RocxCore *c, uint16_t uctx)
 {
     unsigned i;
 
-    for (i = 1; i < ROCX_CORE_CQ_SLOTS; i++) {
+    for (i = 0; i < ROCX_CORE_CQ_SLOTS; i++) {
         if (c->rdma.cq[i].valid && c->rdma.cq[i].uctx == uctx) {
             return true;
         }
@@ -115,10 +118,11 @@ bool rocx_uctx_has_cq(RocxCore *c, uint16_t uctx)
 static void rocx_cq_arm_queue(RocxCore *c, uint32_t cqn)
 {
     RocxRdma *r = &c->rdma;
+    unsigned slot = rocx_num_slot(cqn);
 
-    if (!r->arm_queued[cqn]) {
-        r->arm_queued[cqn] = true;
-        r->arm_list[(r->arm_head + r->arm_count) % ROCX_CORE_CQ_SLOTS] = cqn;
+    if (!r->arm_queued[slot]) {
+        r->arm_queued[slot] = true;
+        r->arm_list[(r->arm_head + r->arm_count) % ROCX_CORE_CQ_SLOTS] = slot;
         r->arm_count++;
     }
 }
@@ -163,7 +167,7 @@ void rocx_db_cq(RocxCore *c, unsigned page, uint32_t cqn, uint16_t idx,
 static void rocx_cq_event(RocxCore *c, RocxCq *cq)
 {
     cq->armed = 0;
-    rocx_eq_post(c, cq->eqn, ROCX_EQE_COMPLETION, cq - c->rdma.cq, 0);
+    rocx_eq_post(c, cq->eqn, ROCX_EQE_COMPLETION, cq->cqn, 0);
 }
 
 /* Whether an unconsumed CQE satisfies the arm request. */
@@ -188,13 +192,13 @@ void rocx_cq_arm_process(RocxCore *c)
     RocxRdma *r = &c->rdma;
 
     while (r->arm_count) {
-        unsigned cqn = r->arm_list[r->arm_head];
-        RocxCq *cq = &r->cq[cqn];
+        unsigned slot = r->arm_list[r->arm_head];
+        RocxCq *cq = &r->cq[slot];
         uint8_t arm;
 
         r->arm_head = (r->arm_head + 1) % ROCX_CORE_CQ_SLOTS;
         r->arm_count--;
-        r->arm_queued[cqn] = false;
+        r->arm_queued[slot] = false;
         r->stats.cq_arm_visits++;
         if (!cq->valid || !cq->arm_req) {
             continue;

@@ -293,6 +293,10 @@ void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
 void rocx_cmd_destroy_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
                          RocxAqResult *res);
 RocxCq *rocx_cq_get(RocxCore *c, uint32_t cqn);
+/* rocx-num.c: the next QP or CQ number; false when the table is full. */
+bool rocx_qpn_alloc(RocxCore *c, uint32_t *qpn);
+bool rocx_cqn_alloc(RocxCore *c, uint32_t *cqn);
+void rocx_num_init(RocxCore *c);
 void rocx_db_cq(RocxCore *c, unsigned page, uint32_t cqn, uint16_t idx,
                 uint64_t val);
 void rocx_cq_arm_process(RocxCore *c);

@@ -15,11 +15,10 @@
 
 RocxQp *rocx_qp_get(RocxCore *c, uint32_t qpn)
 {
-    if (qpn < ROCX_CORE_QPN_BASE ||
-        qpn - ROCX_CORE_QPN_BASE >= ROCX_CORE_QP_SLOTS) {
-        return NULL;
-    }
-    return c->rdma.qp[qpn - ROCX_CORE_QPN_BASE];
+    RocxQp *qp = c->rdma.qp[rocx_num_slot(qpn)];
+
+    /* By slot, then the whole number: a destroyed QP's names nothing. */
+    return qp && qp->qpn == qpn ? qp : NULL;
 }
 
 static bool rocx_uctx_ok(RocxCore *c, uint32_t uctx, RocxAqResult *res)
@@ -83,7 +82,7 @@ void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now)
 void rocx_qp_schedule(RocxCore *c, RocxQp *qp)
 {
     RocxRdma *r = &c->rdma;
-    unsigned slot = qp->qpn - ROCX_CORE_QPN_BASE;
+    unsigned slot = rocx_num_slot(qp->qpn);
 
     if (!r->queued[slot]) {
         /* Each slot is queued at most once, so the FIFO cannot fill. */
@@ -310,7 +309,7 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     RocxCq *scq, *rcq;
     uint64_t bytes;
     RocxQp *qp;
-    unsigned slot;
+    uint32_t qpn;
 
     if (cq->type > ROCX_QPT_GSI || (cq->flags & ~ROCX_QP_SQ_SIG_ALL) ||
         cq->sq_log_depth < 1 ||
@@ -343,16 +342,6 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
-    for (slot = 0; slot < ROCX_CORE_QP_SLOTS; slot++) {
-        if (!c->rdma.qp[slot]) {
-            break;
-        }
-    }
-    if (slot == ROCX_CORE_QP_SLOTS) {
-        res->status = ROCX_AQ_STS_NO_RESOURCE;
-        return;
-    }
-
     qp = g_new0(RocxQp, 1);
     qp->sq_bytes = 1ULL << (cq->sq_log_depth + cq->sq_wqe_shift);
     bytes = qp->sq_bytes +
@@ -363,7 +352,14 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         g_free(qp);
         return;
     }
-    qp->qpn = slot + ROCX_CORE_QPN_BASE;
+    /* Only a QP that is made takes a number. */
+    if (!rocx_qpn_alloc(c, &qpn)) {
+        rocx_pbl_free(c, &qp->pbl);
+        g_free(qp);
+        res->status = ROCX_AQ_STS_NO_RESOURCE;
+        return;
+    }
+    qp->qpn = qpn;
     qp->type = cq->type;
     qp->flags = cq->flags;
     qp->sq_log_depth = cq->sq_log_depth;
@@ -377,7 +373,7 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     rocx_qp_to_reset(qp);
     scq->users++;
     rcq->users++;
-    c->rdma.qp[slot] = qp;
+    c->rdma.qp[rocx_num_slot(qpn)] = qp;
     res->result = qp->qpn;
 }
 
@@ -395,7 +391,7 @@ static void rocx_qp_free(RocxCore *c, RocxQp *qp)
         cq->users--;
     }
     rocx_pbl_free(c, &qp->pbl);
-    c->rdma.qp[qp->qpn - ROCX_CORE_QPN_BASE] = NULL;
+    c->rdma.qp[rocx_num_slot(qp->qpn)] = NULL;
     g_free(qp);
 }
 
@@ -803,7 +799,7 @@ void rocx_rdma_reset(RocxCore *c)
             rocx_qp_free(c, r->qp[i]);
         }
     }
-    for (i = 1; i < ROCX_CORE_CQ_SLOTS; i++) {
+    for (i = 0; i < ROCX_CORE_CQ_SLOTS; i++) {
         rocx_pbl_free(c, &r->cq[i].pbl);
     }
     for (i = 1; i < ROCX_CORE_MR_SLOTS; i++) {

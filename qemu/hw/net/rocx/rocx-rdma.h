@@ -31,12 +31,46 @@
 
 #include "rocx/rocx_verbs.h"
 
-/* Object tables.  Index 0 of the MR and CQ tables is never handed out. */
+/* Object tables.  Index 0 of the MR table is never handed out. */
 #define ROCX_CORE_MR_SLOTS          (ROCX_CORE_MAX_MR + 1)
-#define ROCX_CORE_CQ_SLOTS          (ROCX_CORE_MAX_CQ + 1)
-/* qpn 0 and 1 are the special QPs of InfiniBand; RC QPs start above. */
-#define ROCX_CORE_QPN_BASE          2
+
+/*
+ * QP and CQ numbers (rocx-device.rst, "Object numbers"): slot |
+ * generation << ROCX_NUM_SLOT_BITS, 24 bits in all.  A slot's generation
+ * moves on when its object is destroyed, so the number is dead at once;
+ * slots are handed out next-fit.  A number that must never be given (qpn
+ * 0 and 1, the special QPs of InfiniBand; the multicast qpn 0xffffff;
+ * cqn 0) costs its slot one generation.
+ */
+#define ROCX_NUM_BITS               24
+#define ROCX_NUM_MASK               ((1u << ROCX_NUM_BITS) - 1)
+#define ROCX_NUM_SLOT_BITS          10
+#define ROCX_NUM_SLOTS              (1u << ROCX_NUM_SLOT_BITS)
+#define ROCX_NUM_GEN_MASK           ((1u << (ROCX_NUM_BITS - \
+                                             ROCX_NUM_SLOT_BITS)) - 1)
+#define ROCX_CORE_CQ_SLOTS          ROCX_CORE_MAX_CQ
 #define ROCX_CORE_QP_SLOTS          ROCX_CORE_MAX_QP
+QEMU_BUILD_BUG_ON(ROCX_CORE_CQ_SLOTS != ROCX_NUM_SLOTS ||
+                  ROCX_CORE_QP_SLOTS != ROCX_NUM_SLOTS);
+/* The first numbers after reset are those a 1.1 device gave: qpn 2, cqn 1. */
+#define ROCX_CORE_QPN_FIRST         2
+#define ROCX_CORE_CQN_FIRST         1
+#define ROCX_QPN_MULTICAST          0xffffff
+
+static inline unsigned rocx_num_slot(uint32_t num)
+{
+    return num & (ROCX_NUM_SLOTS - 1);
+}
+
+/*
+ * Where the next numbers come from, for one kind of object: survives a
+ * function reset (rocx_reset_state()), so that a peer's packet for a QP
+ * from before the reset finds no QP after it.
+ */
+typedef struct RocxNumSpace {
+    uint16_t next;                      /* next-fit: slot to try first */
+    uint16_t gen[ROCX_NUM_SLOTS];       /* generation of the slot's next */
+} RocxNumSpace;
 
 /*
  * Page-list entries the device keeps for all objects together (its
@@ -95,6 +129,7 @@ typedef struct RocxMr {
 } RocxMr;
 
 typedef struct RocxCq {
+    uint32_t cqn;
     bool valid;
     bool error;                 /* overflowed: writes nothing more */
     uint8_t log_depth;
@@ -315,9 +350,11 @@ typedef struct RocxRdma {
     RocxCq cq[ROCX_CORE_CQ_SLOTS];
     RocxQp *qp[ROCX_CORE_QP_SLOTS];
     uint32_t pbl_entries;       /* page-list entries held, all objects */
+    RocxNumSpace qpns;
+    RocxNumSpace cqns;
 
     /*
-     * CQs with an arm request for the engine: a FIFO of CQ numbers, each
+     * CQs with an arm request for the engine: a FIFO of CQ slots, each
      * at most once (arm_queued[] survives a CQ's destruction, as queued[]
      * does for QPs).  The MMIO side pushes, the engine pops.
      */
