@@ -307,11 +307,12 @@ int rocx_destroy_qp(struct ibv_qp *ibqp)
 	int err;
 
 	/*
-	 * The device hands the qpn out again as soon as the kernel has
-	 * destroyed the QP.  Holding the table mutex from before that until
-	 * the entry is gone keeps a create in another thread, which may get
-	 * this qpn, from storing its QP before we clear ours (and from
-	 * having CQEs that rocx_cq_clean() would take for ours).
+	 * The device may hand the qpn out again once the kernel has
+	 * destroyed the QP (a 1.1 device at once, one with QPN_ROTATE when
+	 * its 24-bit numbers wrap).  Holding the table mutex from before
+	 * that until the entry is gone keeps a create in another thread,
+	 * which may get this qpn, from storing its QP before we clear ours
+	 * (and from having CQEs that rocx_cq_clean() would take for ours).
 	 */
 	pthread_mutex_lock(&ctx->qp_table_mutex);
 	/* First the device: afterwards it writes no CQE for the QP. */
