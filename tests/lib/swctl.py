@@ -81,3 +81,19 @@ class SwitchCtl:
                 res[int(words[1][4:])] = dict(w.split("=", 1)
                                               for w in words[2:])
         return res
+
+    def qshow(self, sel=""):
+        """{(port, prio): {key: value}} from `qshow`, prio None for the
+        port's own line."""
+        res = {}
+        for line in self(f"qshow {sel}"):
+            words = line.split()
+            if not words[0].startswith("port"):
+                continue
+            port = int(words[0][4:])
+            if words[1].startswith("prio"):
+                res[(port, int(words[1][4:]))] = \
+                    dict(w.split("=", 1) for w in words[2:])
+            else:
+                res[(port, None)] = dict(w.split("=", 1) for w in words[1:])
+        return res

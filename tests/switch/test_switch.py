@@ -12,6 +12,7 @@ switch's settings imply, worked out here: a count against the binomial
 follow, at a bound that a correct switch misses once in a million runs;
 an exact set of frames where the settings decide it (gap, limit, seed).
 """
+import json
 import math
 import os
 import shutil
@@ -795,6 +796,462 @@ def impairments(exe, sockdir, log):
     impair_delay(exe, sockdir, log)
 
 
+# ---- Lossless fabric (queue.c, pfc.c, red.c, series.c) ----
+
+PFC_DST = bytes.fromhex("0180c2000001")
+ETH_PFC = 0x8808
+
+
+def pfc_frame(src, quanta, opcode=0x0101):
+    """A PFC frame from src: quanta {prio: q}; 802.3x: quanta {0: time}."""
+    cev = sum(1 << p for p in quanta) if opcode == 0x0101 else quanta[0]
+    q = [quanta.get(p, 0) if opcode == 0x0101 else 0 for p in range(8)]
+    body = struct.pack("!HH8H", opcode, cev, *q)
+    return (PFC_DST + src.mac + struct.pack("!H", ETH_PFC) +
+            body).ljust(60, b"\0")
+
+
+def pfc_parse(f):
+    """(class_enable, quanta[8]) of a PFC frame, or None."""
+    if len(f) < 34 or f[:6] != PFC_DST or f[12:14] != b"\x88\x08":
+        return None
+    op, cev, *q = struct.unpack("!HH8H", f[14:34])
+    return (cev, q) if op == 0x0101 else None
+
+
+def tagged(g, dst, pcp, tag, size=1000, ethertype=ETH_TEST):
+    """A priority-tagged (VLAN 0) frame of size bytes."""
+    hdr = dst + g.mac + struct.pack("!HHH", 0x8100, pcp << 13, ethertype)
+    return (hdr + tag.encode()).ljust(size, b"\0")
+
+
+def ipv4_frame(g, dst, tag, size=1000, dscp=26, ecn=2, pcp=None):
+    """An IPv4 frame (DSCP, ECN as given), priority-tagged if pcp is set."""
+    plen = size - 14 - (4 if pcp is not None else 0)
+    ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, dscp << 2 | ecn, plen,
+                               0, 0, 64, 17, 0, bytes([198, 18, 0, 1]),
+                               bytes([198, 18, 0, 2])))
+    ip[10:12] = struct.pack("!H", ip_csum(ip))
+    eth = dst + g.mac + (struct.pack("!HH", 0x8100, pcp << 13)
+                         if pcp is not None else b"") + b"\x08\x00"
+    return (eth + bytes(ip) + tag.encode()).ljust(size, b"\0")
+
+
+def ip_csum(hdr):
+    s = sum(struct.unpack(f"!{len(hdr) // 2}H", bytes(hdr)))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def ip_of(f):
+    return 18 if f[12:14] == b"\x81\x00" else 14
+
+
+def ip_tag(f):
+    off = ip_of(f) + 20
+    return f[off:].rstrip(b"\0").decode(errors="replace")
+
+
+def vtags(frames):
+    """Tags of priority-tagged test frames."""
+    return [f[18:].rstrip(b"\0").decode(errors="replace") for f in frames]
+
+
+def wait_for(cond, timeout=2.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(0.005)
+    return cond()
+
+
+def qos_defaults(exe, sockdir, log):
+    """Everything off by default; settings checked, and refused whole."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    q = ctl.qshow()
+    check("qos: by default no port has a rate, PFC, ETS or RED",
+          all(q[(p, None)]["plain"] == "1" and q[(p, None)]["rate"] == "0"
+              for p in range(3)) and
+          all(q[(p, k)]["pfc"] == "off" and q[(p, k)]["ets"] == "strict" and
+              q[(p, k)]["kmax"] == "0" for p in range(3) for k in range(8)))
+    check("qos: no buffer limit by default",
+          ctl("buffer") == ["buffer size=0 shared=0 used=0"])
+    # A MAC control frame crosses a switch with PFC off, as it always did.
+    a.send_raw(pfc_frame(a, {3: 100}))
+    check("qos: PFC frames pass a port without PFC",
+          len(b.recv(0.1)) == 1 and len(c.recv(0.1)) == 1)
+    q = ctl.qshow("port=1")
+    for bad, why in (("qos port=1 prio=3 xoff=1000 xon=2000", "above xoff"),
+                     ("qos port=1 xoff=1000", "need prio"),
+                     ("qos port=1 prio=3 kmin=5000 kmax=1000", "above kmax"),
+                     ("qos port=1 prio=9 pfc=on", "0..7"),
+                     ("qos port=1 ets=0 prio=2", "strict or"),
+                     ("qos port=1 trust=vlan", "auto, pcp"),
+                     ("qos port=1 rate=-1", "Mb/s"),
+                     ("qos port=1 dscp=26", "together"),
+                     ("qos port=1 prio=3 pfc=maybe", "on or off"),
+                     ("qos port=1 colour=red", "unknown key")):
+        ok, _, err = ctl.request(bad)
+        check(f"qos: '{bad}' refused ({why})",
+              not ok and why in (err or ""), err)
+    check("qos: refused requests changed nothing", ctl.qshow("port=1") == q)
+    ctl("qos port=1 prio=3,4 pfc=on xoff=9000 xon=4000 ets=40")
+    q = ctl.qshow("port=1")
+    check("qos: per-priority settings reach the priorities named",
+          q[(1, 3)]["pfc"] == "on" and q[(1, 4)]["xoff"] == "9000" and
+          q[(1, 4)]["ets"] == "40" and q[(1, 5)]["pfc"] == "off" and
+          q[(1, None)]["plain"] == "0")
+    ctl("qos port=1 clear")
+    check("qos: clear returns a port to the defaults",
+          ctl.qshow("port=1")[(1, None)]["plain"] == "1")
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def qos_rate(exe, sockdir, log):
+    """Token bucket: 2 Mb/s is 250000 bytes/s; with a 5000-byte burst 50
+    frames of 1000 bytes take 5 at once, then 45 at 4 ms each: the last
+    arrives 180 ms after the first."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    ctl("qos port=1 rate=2 burst=5000")
+    col = Collector(b)
+    sends(a, [a.frame(b.mac, f"r{i}", 1000) for i in range(50)])
+    got = col.stop(0.5)
+    span = got[-1][0] - got[0][0] if got else 0
+    check("rate: every frame arrives, in order",
+          [index(f) for _, f in got] == list(range(50)), len(got))
+    check(f"rate: 45 kB beyond the burst at 2 Mb/s take 180 ms "
+          f"(measured {span * 1000:.1f} ms)", 0.175 <= span <= 0.4)
+    first = [t - got[0][0] for t, _ in got[:5]]
+    check("rate: the burst leaves at once", first[-1] < 0.03, first)
+    ctl("qos port=1 rate=0")
+    col = Collector(b)
+    sends(a, [a.frame(b.mac, f"u{i}", 1000) for i in range(50)])
+    got = col.stop(0.3)
+    check("rate: rate=0 lifts the limit",
+          len(got) == 50 and got[-1][0] - got[0][0] < 0.1)
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def qos_pfc_rx(exe, sockdir, log):
+    """PFC from a NIC: 0xffff quanta at 100 Mb/s pause priority 3 for
+    65535 * 512 bits / 1e8 b/s = 335.5392 ms; priority 5 goes on; quanta
+    0 resumes at once; 802.3x pause stops every priority."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    ctl("qos port=1 prio=3 pfc=on speed=100")
+    col = Collector(b)
+    t0 = time.monotonic()
+    b.send_raw(pfc_frame(b, {3: 0xffff}))
+    check("pfc rx: the pause is taken",
+          wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["paused"] == "1"))
+    a.send_raw(tagged(a, b.mac, 3, "p3"))
+    a.send_raw(tagged(a, b.mac, 5, "p5"))
+    got = col.stop(0.6)
+    at = {vtags([f])[0]: t - t0 for t, f in got}
+    check(f"pfc rx: priority 5 is not paused ({at.get('p5')})",
+          "p5" in at and at["p5"] < 0.1)
+    check(f"pfc rx: priority 3 waits out 335.5 ms ({at.get('p3')})",
+          "p3" in at and 0.3355 <= at["p3"] <= 0.6)
+    q = ctl.qshow("port=1")[(1, 3)]
+    check("pfc rx: paused time is the pause's, 335539200 ns",
+          q["paused_ns"] == "335539200" and q["pause_rx"] == "1", q)
+    check("pfc rx: the PFC frame is consumed, not forwarded",
+          a.recv(0.05) == [] and c.recv(0.05) == [])
+
+    b.send_raw(pfc_frame(b, {3: 0xffff}))
+    wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["paused"] == "1")
+    a.send_raw(tagged(a, b.mac, 3, "held"))
+    time.sleep(0.05)
+    check("pfc rx: held while paused", b.recv(0.02) == [])
+    t0 = time.monotonic()
+    b.send_raw(pfc_frame(b, {3: 0}))
+    got = b.recv(0.1)
+    check("pfc rx: quanta 0 resumes at once",
+          vtags(got) == ["held"] and time.monotonic() - t0 < 0.3)
+
+    # 802.3x, honoured with pause=on: every priority waits.
+    ctl("qos port=2 pause=on speed=100")
+    c.send_raw(pfc_frame(c, {0: 0x8000}, opcode=0x0001))
+    wait_for(lambda: ctl.qshow("port=2")[(2, 0)]["paused"] == "1")
+    a.send_raw(tagged(a, c.mac, 0, "x0"))
+    a.send_raw(tagged(a, c.mac, 6, "x6"))
+    check("pause rx: 802.3x holds every priority", c.recv(0.05) == [])
+    c.send_raw(pfc_frame(c, {0: 0}, opcode=0x0001))
+    check("pause rx: pause time 0 resumes",
+          sorted(vtags(c.recv(0.2))) == ["x0", "x6"])
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def qos_pfc_tx(exe, sockdir, log):
+    """XOFF/XON to the upstream port: port 0, priority 3, xoff 10000 and
+    xon 4000 bytes.  With B's priority 3 paused nothing leaves, so after
+    n frames of 1000 bytes port 0 holds n * 1000: the 10th frame reaches
+    xoff and A gets one PFC frame, quanta 0xffff for priority 3 alone.
+    B resumes; as frames leave, the 6th departure leaves 4000 held and A
+    gets quanta 0.  While held above xon the XOFF is sent again every
+    half pause: at 100 Mb/s every 167.8 ms."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    ctl("qos port=0 prio=3 pfc=on xoff=10000 xon=4000 speed=100")
+    # B's pause lasts 0xffff quanta at 10 Mb/s: 3.36 s, the whole test.
+    ctl("qos port=1 prio=3 pfc=on speed=10")
+    b.send_raw(pfc_frame(b, {3: 0xffff}))
+    wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["paused"] == "1")
+    sends(a, [tagged(a, b.mac, 3, f"t{i}") for i in range(9)])
+    wait_for(lambda: ctl.qshow("port=0")[(0, 3)]["in_bytes"] == "9000")
+    check("pfc tx: 9000 bytes held, below xoff: no PFC",
+          a.recv(0.05) == [])
+    col = Collector(a)
+    t0 = time.monotonic()
+    a.send_raw(tagged(a, b.mac, 3, "t9"))
+    time.sleep(0.6)
+    pf = [(t - t0, pfc_parse(f)) for t, f in col.stop()]
+    xoff = (8, [0, 0, 0, 0xffff, 0, 0, 0, 0])
+    check("pfc tx: the 10th frame sends XOFF for priority 3, 0xffff quanta",
+          pf and pf[0][1] == xoff and pf[0][0] < 0.1, pf[:1])
+    gaps = [pf[i + 1][0] - pf[i][0] for i in range(len(pf) - 1)]
+    # Each one is timed by the switch; what we see adds our own delays.
+    mean = sum(gaps) / len(gaps) if gaps else 0
+    check(f"pfc tx: XOFF again every 167.8 ms while above xon "
+          f"(mean gap {mean * 1000:.1f} ms)",
+          len(pf) >= 3 and all(x == xoff for _, x in pf) and
+          0.15 <= mean <= 0.22 and all(0.1 <= g <= 0.3 for g in gaps))
+    col = Collector(a)
+    b.send_raw(pfc_frame(b, {3: 0}))
+    got = b.recv(0.2)
+    pf = [pfc_parse(f) for _, f in col.stop(0.1)]
+    check("pfc tx: B gets the 10 frames in order",
+          vtags(got) == [f"t{i}" for i in range(10)], vtags(got))
+    check("pfc tx: the drain below xon sends XON (quanta 0)",
+          pf == [(8, [0] * 8)], pf)
+    q = ctl.qshow("port=0")[(0, 3)]
+    check("pfc tx: nothing held or dropped after",
+          q["in_bytes"] == "0" and q["dropped"] == "0" and
+          q["xoff_sent"] == "0", q)
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def qos_buffer(exe, sockdir, log):
+    """Shared buffer of 5000 bytes, nothing reserved: on a lossy priority
+    the frames beyond it are tail-dropped at admission; 1000 reserved
+    bytes of port 0 priority 0 come before the shared pool.  A lossless
+    priority with 3000 bytes of headroom takes 3 frames more than the
+    shared pool, then drops too (dishonest headroom)."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    ctl("buffer size=5000")
+    # B's priority 2 paused (lossless at B's port) keeps what is admitted.
+    ctl("qos port=1 prio=2,3 pfc=on speed=10")
+    b.send_raw(pfc_frame(b, {2: 0xffff, 3: 0xffff}))
+    wait_for(lambda: ctl.qshow("port=1")[(1, 2)]["paused"] == "1")
+    sends(a, [tagged(a, b.mac, 2, f"s{i}") for i in range(8)])
+    wait_for(lambda: int(ctl.qshow("port=0")[(0, 2)]["dropped"]) +
+             int(ctl.qshow("port=0")[(0, 2)]["in_bytes"]) // 1000 >= 8)
+    q = ctl.qshow("port=0")[(0, 2)]
+    check("buffer: lossy: 5 frames fill 5000 bytes, 3 tail-dropped",
+          q["in_bytes"] == "5000" and q["dropped"] == "3", q)
+    ctl("qos port=0 prio=3 pfc=on headroom=3000 reserved=1000")
+    check("buffer: reserved and headroom leave 1000 shared",
+          ctl("buffer") == ["buffer size=5000 shared=1000 used=5000"])
+    sends(a, [tagged(a, b.mac, 3, f"h{i}") for i in range(6)])
+    wait_for(lambda: int(ctl.qshow("port=0")[(0, 3)]["dropped"]) +
+             int(ctl.qshow("port=0")[(0, 3)]["in_bytes"]) // 1000 >= 6)
+    q = ctl.qshow("port=0")[(0, 3)]
+    # 1 reserved, 0 shared (full), 3 headroom: 4 held, 2 dropped.
+    check("buffer: lossless: reserved, then headroom, then drops",
+          q["in_bytes"] == "4000" and q["dropped"] == "2", q)
+    b.send_raw(pfc_frame(b, {2: 0, 3: 0}))
+    got = vtags(b.recv(0.2))
+    check("buffer: what was admitted is delivered",
+          sorted(got) == sorted([f"s{i}" for i in range(5)] +
+                                [f"h{i}" for i in range(4)]), got)
+    check("buffer: all released",
+          ctl("buffer") == ["buffer size=5000 shared=1000 used=0"])
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def qos_ets(exe, sockdir, log):
+    """ETS 70/30 on priorities 1 and 2: while both have frames, bytes
+    leave 70:30, so of the first 400 frames of 1000 bytes 280 are
+    priority 1's, give or take one turn's quantum (70 * 256 bytes: 18
+    frames).  The queues are filled behind a PFC pause from B, so both
+    wait when the line opens; strict priority 6, queued last, leaves
+    first."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log,
+                                      ["--queue-limit", "1024"])
+    ctl("qos port=1 prio=1 ets=70")
+    ctl("qos port=1 prio=2 ets=30")
+    ctl("qos port=1 prio=1,2,6 pfc=on speed=10")
+    b.send_raw(pfc_frame(b, {1: 0xffff, 2: 0xffff, 6: 0xffff}))
+    wait_for(lambda: ctl.qshow("port=1")[(1, 2)]["paused"] == "1")
+    frames = []
+    for i in range(300):
+        frames.append(tagged(a, b.mac, 1, f"e{i}"))
+        frames.append(tagged(a, b.mac, 2, f"f{i}"))
+    sends(a, frames)
+    a.send_raw(tagged(a, b.mac, 6, "strict"))
+    wait_for(lambda: ctl.qshow("port=1")[(1, 6)]["depth"] == "1000")
+    col = Collector(b)
+    b.send_raw(pfc_frame(b, {1: 0, 2: 0, 6: 0}))
+    got = col.stop(0.5)
+    names = vtags([f for _, f in got])
+    n1 = sum(1 for x in names[1:401] if x.startswith("e"))
+    check(f"ets: 70/30: {n1} of the first 400 frames are priority 1's",
+          abs(n1 - 280) <= 18)
+    check("ets: strict priority 6, queued last, leaves first",
+          names[:1] == ["strict"], names[:3])
+    check("ets: every frame arrives, each class in order",
+          len(names) == 601 and
+          [x for x in names if x[0] == "e"] == [f"e{i}" for i in range(300)]
+          and [x for x in names if x[0] == "f"] ==
+          [f"f{i}" for i in range(300)], len(names))
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def qos_red(exe, sockdir, log):
+    """RED on port 1 priority 3 (lossless, so B can hold the queue):
+    kmin 2000, kmax 12000, pmax 0.5.  Frame k of a batch queued behind a
+    paused priority sees k * 1000 bytes ahead of it, so is marked with p
+    = 0 for k <= 2, 0.5 (k * 1000 - 2000) / 10000 for 3 <= k <= 11 (0.05
+    to 0.45), 1 for k >= 12.  On a lossy priority (4) with kmin = kmax
+    = 3000 non-ECT frames from the fourth on are dropped, ECT ones
+    marked."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    ctl("qos port=1 prio=3 pfc=on speed=10 kmin=2000 kmax=12000 pmax=0.5")
+    batches, per = 60, 14
+    marks = [0] * per
+    bad = 0
+    for r in range(batches):
+        b.send_raw(pfc_frame(b, {3: 0xffff}))
+        wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["paused"] == "1")
+        sends(a, [ipv4_frame(a, b.mac, f"m{k}", pcp=3) for k in range(per)])
+        wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["depth"] ==
+                 str(per * 1000))
+        b.send_raw(pfc_frame(b, {3: 0}))
+        got = b.recv(0.05)
+        if len(got) != per:
+            bad += 1
+            continue
+        for k, f in enumerate(got):
+            ip = f[ip_of(f):ip_of(f) + 20]
+            bad += ip_tag(f) != f"m{k}" or ip_csum(ip) != 0
+            marks[k] += (ip[1] & 3) == 3
+    check("red: every batch arrives whole, in order, checksums right",
+          bad == 0, bad)
+    check("red: frames 0-2 (queue below kmin) never marked",
+          marks[:3] == [0, 0, 0], marks)
+    check("red: frames 12-13 (queue at kmax) always marked",
+          marks[12:] == [batches, batches], marks)
+    for k in range(3, 12):
+        within(f"red: frame {k} marked with p {(k * 1000 - 2000) / 20000}",
+               marks[k], batches, (k * 1000 - 2000) / 20000)
+    q = ctl.qshow("port=1")[(1, 3)]
+    check("red: marks counted", int(q["marked"]) == sum(marks), q["marked"])
+
+    # Lossy priority 4, a step at 3000 bytes, behind a 0.1 Mb/s port.
+    ctl("qos port=1 prio=3 clear")
+    ctl("qos port=1 rate=0.1 burst=1000 prio=4 kmin=3000 kmax=3000")
+    sends(a, [ipv4_frame(a, b.mac, f"n{k}", pcp=4, ecn=0)
+              for k in range(8)])
+    sends(a, [ipv4_frame(a, b.mac, f"c{k}", pcp=4, ecn=1)
+              for k in range(2)])
+    wait_for(lambda: int(ctl.qshow("port=1")[(1, 4)]["dropped"]) +
+             int(ctl.qshow("port=1")[(1, 4)]["enqueued"]) >= 10)
+    q = ctl.qshow("port=1")[(1, 4)]
+    ctl("qos port=1 rate=0")
+    got = b.recv(0.2)
+    names = [ip_tag(f) for f in got]
+    ce = [ip_tag(f) for f in got if f[ip_of(f) + 1] & 3 == 3]
+    # The first frame may have left before the rest came: 3 or 4 fit.
+    kept = [x for x in names if x.startswith("n")]
+    check("red: lossy, non-ECT beyond K dropped",
+          kept in (["n0", "n1", "n2"], ["n0", "n1", "n2", "n3"]) and
+          int(q["dropped"]) == 8 - len(kept), (names, q["dropped"]))
+    check("red: lossy, ECT beyond K marked, not dropped",
+          ce == ["c0", "c1"], names)
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def qos_trust(exe, sockdir, log):
+    """Trust modes: DSCP 26 is priority 3 by default (DSCP >> 3), 5 with
+    dscp=26 to=5 under trust=dscp; under trust=pcp an untagged frame is 0
+    whatever its DSCP, a tagged one its PCP."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+
+    def tx_tc():
+        return [int(x) for x in ctl.stats("port=1")[1]["tx_tc"].split(",")]
+
+    def sent_class(frame):
+        before = tx_tc()
+        a.send_raw(frame)
+        b.recv(0.05)
+        after = tx_tc()
+        return [i for i in range(8) if after[i] != before[i]]
+
+    check("trust auto: DSCP 26 in class 3",
+          sent_class(ipv4_frame(a, b.mac, "d", 200)) == [3])
+    ctl("qos port=0 trust=dscp dscp=26 to=5")
+    check("trust dscp: dscp=26 to=5 puts it in class 5",
+          sent_class(ipv4_frame(a, b.mac, "d", 200)) == [5])
+    check("trust dscp: a tag's PCP does not count",
+          sent_class(ipv4_frame(a, b.mac, "d", 200, dscp=8, pcp=6)) == [1])
+    ctl("qos port=0 trust=pcp")
+    check("trust pcp: untagged is class 0",
+          sent_class(ipv4_frame(a, b.mac, "d", 200)) == [0])
+    check("trust pcp: tagged is its PCP",
+          sent_class(ipv4_frame(a, b.mac, "d", 200, pcp=6)) == [6])
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def qos_series(exe, sockdir, log, work):
+    """The time series: a JSON line every 50 ms with depth, rates, marks
+    and pauses; --qos and --buffer at start."""
+    path = f"{work}/series.jsonl"
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log, [
+        "--qos", "port=1 prio=3 pfc=on speed=10", "--buffer", "100000",
+        "--series", path, "--series-interval", "50ms"])
+    check("series: --buffer at start",
+          ctl("buffer")[0].startswith("buffer size=100000 "))
+    b.send_raw(pfc_frame(b, {3: 0xffff}))
+    wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["paused"] == "1")
+    sends(a, [tagged(a, b.mac, 3, f"z{i}") for i in range(5)])
+    time.sleep(0.35)
+    b.send_raw(pfc_frame(b, {3: 0}))
+    b.recv(0.1)
+    ctl("series off")
+    with open(path) as f:
+        lines = [json.loads(x) for x in f]
+    ts = [x["t"] for x in lines]
+    # On a fixed grid: line k at 50 ms * k or (when the switch is late)
+    # after it, never two in one slot.
+    slots = [int(t / 0.05 + 1e-9) for t in ts]
+    check(f"series: a line every 50 ms ({len(lines)} lines, {ts[:4]})",
+          len(lines) >= 6 and slots[0] >= 1 and
+          all(slots[i + 1] > slots[i] for i in range(len(slots) - 1)) and
+          slots[-1] - slots[0] < 2 * len(slots))
+    p1 = [x["ports"][1] for x in lines]
+    check("series: the paused queue's depth and pause shown",
+          any(x["depth"] == 5000 and x["depth_prio"][3] == 5000 and
+              x["paused"][3] == 1 and x["pause_rx"][3] >= 1 for x in p1))
+    check("series: keys for every port",
+          all(len(x["ports"]) == 3 and
+              {"tx_mbps", "rx_mbps", "tx_mbps_prio", "rx_mbps_prio", "marked",
+               "dropped", "pause_tx", "pause_rx"} <= set(x["ports"][0])
+              for x in lines))
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def lossless(exe, sockdir, log, work):
+    qos_defaults(exe, sockdir, log)
+    qos_rate(exe, sockdir, log)
+    qos_pfc_rx(exe, sockdir, log)
+    qos_pfc_tx(exe, sockdir, log)
+    qos_buffer(exe, sockdir, log)
+    qos_ets(exe, sockdir, log)
+    qos_red(exe, sockdir, log)
+    qos_trust(exe, sockdir, log)
+    qos_series(exe, sockdir, log, work)
+
+
 def main():
     exe, work = sys.argv[1], sys.argv[2]
     shutil.rmtree(work, ignore_errors=True)
@@ -992,6 +1449,7 @@ def main():
 
     bundles(exe, sockdir, work, log)
     impairments(exe, sockdir, log)
+    lossless(exe, sockdir, log, work)
 
     print(f"switch: {passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -320,6 +320,25 @@ static const struct ctl_cmd {
 		"seed [N]",
 		"the seed; with N, restart every random stream from N",
 	} },
+	{ "qos", qos_cmd, {
+		"qos port=N[,N]...|all [clear] [rate=MBPS burst=B speed=MBPS trust=auto|pcp|dscp",
+		"    quanta=Q pause=on|off] [dscp=D[,D]... to=P]",
+		"    [prio=P[,P]...|all pfc=on|off xoff=B xon=B headroom=B reserved=B",
+		"    ets=strict|W kmin=B kmax=B pmax=P]",
+		"line rate, trust, PFC, ETS and RED/ECN (B: bytes); KEYs not given keep their values",
+	} },
+	{ "qshow", qos_show, {
+		"qshow [port=N[,N]...|all]",
+		"QoS settings, per-priority state and counters, the shared buffer",
+	} },
+	{ "buffer", qos_buffer_cmd, {
+		"buffer [size=BYTES]",
+		"the shared buffer's size (0: no limit) and use",
+	} },
+	{ "series", series_cmd, {
+		"series [file=PATH] [interval=T] [off]",
+		"JSON lines of depths, rates, marks and pauses every T (default 100ms)",
+	} },
 };
 
 static int ctl_help(struct sw *sw, struct ctl_args *a, FILE *out)

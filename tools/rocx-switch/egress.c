@@ -3,13 +3,14 @@
  * Egress stage: a queue per traffic class on every port and a scheduler
  * that drains them into the port.
  *
- * Today the scheduler is strict priority with no shaping.  It runs once at
- * the end of the event-loop wakeup that queued frames (or as soon as a
- * queue fills), so a frame waits only for the rest of its burst, or while
- * the guest's socket is full (the port then sleeps on EPOLLOUT); the frames
- * of a burst leave together, in one bundle or one sendmmsg().  Rate limits, PFC pause
- * and ECN marking belong here: they decide when egress_service() may send
- * and what happens to the frame at the head.  Loss, delay and the other
+ * By default the scheduler is strict priority with no shaping.  It runs
+ * once at the end of the event-loop wakeup that queued frames (or as soon
+ * as a queue fills), so a frame waits only for the rest of its burst, or
+ * while the guest's socket is full (the port then sleeps on EPOLLOUT); the
+ * frames of a burst leave together, in one bundle or one sendmmsg().  A
+ * port with a line rate, ETS classes or PFC is served by queue.c's
+ * scheduler instead, which also decides when it may send; RED/ECN acts as
+ * a frame joins its queue (red.c).  Loss, delay and the other
  * impairments come before the queues (impair.c), so that a delayed frame
  * queues behind what left before it, as on a link.
  */
@@ -89,6 +90,12 @@ void egress_queue(struct sw *sw, struct sw_port *p, struct sw_buf *buf)
 		egress_service(sw, p);
 	if (eg->queued >= eg->limit) {
 		p->st.tx_qfull++;
+		p->qos.st[buf->tc].dropped++;
+		buf_release(&sw->pool, buf);
+		return;
+	}
+	/* RED/ECN and the per-priority counters (queue.c, red.c). */
+	if (!qos_enqueue(sw, p, buf)) {
 		buf_release(&sw->pool, buf);
 		return;
 	}
@@ -118,14 +125,16 @@ static unsigned int egress_peek(struct sw_egress *eg, struct sw_buf **bufs,
 }
 
 /* Dequeue the first n frames egress_peek() returned. */
-static void egress_pop(struct sw *sw, struct sw_egress *eg, unsigned int n)
+static void egress_pop(struct sw *sw, struct sw_port *p, unsigned int n)
 {
+	struct sw_egress *eg = &p->eg;
 	int tc;
 
 	for (tc = SW_NUM_TC - 1; tc >= 0 && n; tc--) {
 		struct sw_ring *r = &eg->q[tc];
 
 		while (r->count && n) {
+			qos_dequeued(p, ring_peek(r));
 			buf_release(&sw->pool, ring_peek(r));
 			ring_pop(r);
 			eg->queued--;
@@ -144,6 +153,11 @@ void egress_service(struct sw *sw, struct sw_port *p)
 	unsigned int n;
 	int done;
 
+	/* A line rate, ETS or PFC: the scheduler of queue.c. */
+	if (!p->qos.plain) {
+		qos_service(sw, p);
+		return;
+	}
 	eg->blocked = false;
 	while ((n = egress_peek(eg, bufs, EGRESS_BURST))) {
 		done = port_xmit(sw, p, bufs, n);
@@ -153,7 +167,7 @@ void egress_service(struct sw *sw, struct sw_port *p)
 			port_set_pollout(sw, p, true);
 			return;
 		}
-		egress_pop(sw, eg, done);
+		egress_pop(sw, p, done);
 	}
 	port_set_pollout(sw, p, false);
 }

@@ -35,6 +35,11 @@ struct sw_opts {
 	unsigned int impair_hold;
 	unsigned int nimpair;
 	const char *impair[SW_MAX_PORTS * SW_DIR_NUM];
+	unsigned int nqos;
+	const char *qos[SW_MAX_PORTS * SW_NUM_PRIO];
+	const char *buffer;		/* shared buffer bytes */
+	const char *series;		/* time-series file */
+	const char *series_interval;
 };
 
 static void usage(FILE *out)
@@ -61,6 +66,12 @@ static void usage(FILE *out)
 		"  -S, --seed N           seed of the impairments' random streams (default:\n"
 		"                         random, printed at start: replay a run with it)\n"
 		"  -H, --impair-hold N    frames all delay lines may hold together (default %d)\n"
+		"  -Q, --qos 'SPEC'       line rate, PFC, ETS, RED/ECN at start, as the control\n"
+		"                         socket's 'qos SPEC' (e.g. 'port=1 rate=100'); repeatable\n"
+		"  -B, --buffer BYTES     shared buffer size (default 0: no limit)\n"
+		"  -T, --series FILE      write a JSON line of depths, rates, marks and pauses\n"
+		"                         every --series-interval (default 100ms)\n"
+		"      --series-interval T\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Counters go to stderr on SIGUSR1 and at exit; SIGTERM or SIGINT\n"
@@ -98,6 +109,10 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 		{ "impair", required_argument, NULL, 'i' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "impair-hold", required_argument, NULL, 'H' },
+		{ "qos", required_argument, NULL, 'Q' },
+		{ "buffer", required_argument, NULL, 'B' },
+		{ "series", required_argument, NULL, 'T' },
+		{ "series-interval", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -105,7 +120,7 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:n:w:p:s::a:q:c:i:S:H:h",
+	while ((c = getopt_long(argc, argv, "d:n:w:p:s::a:q:c:i:S:H:Q:B:T:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -155,6 +170,22 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 		case 'H':
 			if (parse_uint(optarg, 1, 1000000, &o->impair_hold))
 				goto bad;
+			break;
+		case 'Q':
+			if (o->nqos == ARRAY_SIZE(o->qos)) {
+				fprintf(stderr, "rocx-switch: too many --qos\n");
+				return -1;
+			}
+			o->qos[o->nqos++] = optarg;
+			break;
+		case 'B':
+			o->buffer = optarg;
+			break;
+		case 'T':
+			o->series = optarg;
+			break;
+		case 'I':
+			o->series_interval = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -217,24 +248,63 @@ static uint64_t random_seed(void)
 	       (uint64_t)getpid() << 32;
 }
 
-/* The --impair options, through the control socket's own parser. */
-static int apply_impair(struct sw *sw, const struct sw_opts *o)
+/* One start option as the control socket's "VERB SPEC". */
+static int apply_one(struct sw *sw, const char *opt, const char *verb,
+		     const char *spec)
 {
 	char line[CTL_ERR_LEN + 16], err[CTL_ERR_LEN];
+	FILE *null = fopen("/dev/null", "w");
+	int rc;
+
+	if (snprintf(line, sizeof(line), "%s %s", verb, spec) >=
+	    (int)sizeof(line)) {
+		fprintf(stderr, "rocx-switch: --%s '%s': too long\n", opt, spec);
+		if (null)
+			fclose(null);
+		return -1;
+	}
+	rc = ctl_exec(sw, line, null ? null : stderr, err, sizeof(err));
+	if (null)
+		fclose(null);
+	if (rc)
+		fprintf(stderr, "rocx-switch: --%s '%s': %s\n", opt, spec, err);
+	return rc;
+}
+
+/* The --impair and --qos options, through the control socket's parser. */
+static int apply_impair(struct sw *sw, const struct sw_opts *o)
+{
 	unsigned int i;
 
-	for (i = 0; i < o->nimpair; i++) {
-		if (snprintf(line, sizeof(line), "impair %s", o->impair[i]) >=
-		    (int)sizeof(line)) {
-			fprintf(stderr, "rocx-switch: --impair '%s': too long\n",
-				o->impair[i]);
+	for (i = 0; i < o->nimpair; i++)
+		if (apply_one(sw, "impair", "impair", o->impair[i]))
+			return -1;
+	return 0;
+}
+
+static int apply_qos(struct sw *sw, const struct sw_opts *o)
+{
+	char spec[CTL_ERR_LEN];
+	unsigned int i;
+
+	if (o->buffer) {
+		snprintf(spec, sizeof(spec), "size=%s", o->buffer);
+		if (apply_one(sw, "buffer", "buffer", spec))
+			return -1;
+	}
+	for (i = 0; i < o->nqos; i++)
+		if (apply_one(sw, "qos", "qos", o->qos[i]))
+			return -1;
+	if (o->series) {
+		if (snprintf(spec, sizeof(spec), "file=%s%s%s", o->series,
+			     o->series_interval ? " interval=" : "",
+			     o->series_interval ? o->series_interval : "") >=
+		    (int)sizeof(spec)) {
+			fprintf(stderr, "rocx-switch: --series: too long\n");
 			return -1;
 		}
-		if (ctl_exec(sw, line, stderr, err, sizeof(err))) {
-			fprintf(stderr, "rocx-switch: --impair '%s': %s\n",
-				o->impair[i], err);
+		if (apply_one(sw, "series", "series", spec))
 			return -1;
-		}
 	}
 	return 0;
 }
@@ -339,6 +409,10 @@ static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
 				impair_timer(sw);
 				continue;
 			}
+			if (tag == SW_TAG_QOS) {
+				qos_timer(sw);
+				continue;
+			}
 			if (tag >= SW_TAG_CTL) {
 				ctl_event(sw, tag, ev[i].events);
 				continue;
@@ -354,6 +428,7 @@ static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
 		/* What this wakeup received leaves in as few sends as it can. */
 		egress_service_pending(sw);
 		impair_arm(sw);
+		qos_arm(sw);
 	}
 	return 0;
 }
@@ -365,7 +440,7 @@ int main(int argc, char **argv)
 		.queue_limit = SW_DEF_QUEUE_LIMIT,
 		.impair_hold = SW_DEF_IMPAIR_HOLD,
 	};
-	static struct sw sw = { .imp_tfd = -1 };
+	static struct sw sw = { .imp_tfd = -1, .qos_tfd = -1 };
 	int sigfd = -1, tfd = -1, ret = 1;
 	unsigned int i, opened = 0;
 	char ctl_path[PATH_MAX];
@@ -399,8 +474,9 @@ int main(int argc, char **argv)
 	 * Every queue full, every delay line full and one receive batch:
 	 * receive never starves.
 	 */
+	/* And one per port for a PFC frame being sent. */
 	if (pool_init(&sw.pool, o.nports * o.queue_limit + o.impair_hold +
-			       SW_RX_BATCH)) {
+			       SW_RX_BATCH + o.nports)) {
 		perror("rocx-switch: buffer pool");
 		goto out;
 	}
@@ -427,7 +503,11 @@ int main(int argc, char **argv)
 		perror("rocx-switch: impairment timer");
 		goto out_ports;
 	}
-	if (apply_impair(&sw, &o)) {
+	if (qos_init(&sw)) {
+		perror("rocx-switch: QoS timer");
+		goto out_ports;
+	}
+	if (apply_impair(&sw, &o) || apply_qos(&sw, &o)) {
 		/* A bad option, as parse_opts() would say. */
 		ret = 2;
 		goto out_ports;
@@ -452,6 +532,7 @@ int main(int argc, char **argv)
 		unlink(o.pidfile);
 out_ports:
 	ctl_close(&sw);
+	qos_fini(&sw);
 	impair_fini(&sw);
 	/* The port that failed half way still holds its socket. */
 	for (i = 0; i < opened + (opened < o.nports); i++) {

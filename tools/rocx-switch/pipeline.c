@@ -43,6 +43,9 @@ void frame_parse(const uint8_t *data, uint32_t len, struct sw_frame_info *fi)
 	fi->src = data + 6;
 	fi->vid = 0;
 	fi->tc = 0;
+	fi->tagged = false;
+	fi->pcp = 0;
+	fi->dscp = -1;
 	fi->ethertype = get_be16(data + off);
 
 	for (tags = 0; tags < 2; tags++) {
@@ -55,21 +58,22 @@ void frame_parse(const uint8_t *data, uint32_t len, struct sw_frame_info *fi)
 
 			fi->vid = tci & 0xfff;
 			fi->tc = tci >> 13;
+			fi->pcp = fi->tc;
+			fi->tagged = true;
 			tagged = true;
 		}
 		off += 4;
 		fi->ethertype = get_be16(data + off);
 	}
 	off += 2;
-	if (tagged)
-		return;
-
 	if (fi->ethertype == ETH_P_IPV4 && len >= off + 2 &&
 	    (data[off] >> 4) == 4)
-		fi->tc = data[off + 1] >> 5;
+		fi->dscp = data[off + 1] >> 2;
 	else if (fi->ethertype == ETH_P_IPV6 && len >= off + 2 &&
 		 (data[off] >> 4) == 6)
-		fi->tc = (data[off] & 0x0f) >> 1;
+		fi->dscp = ((data[off] & 0x0f) << 2) | data[off + 1] >> 6;
+	if (!tagged && fi->dscp >= 0)
+		fi->tc = fi->dscp >> 3;
 }
 
 void pipeline_input(struct sw *sw, struct sw_port *in, struct sw_buf *buf)
@@ -97,9 +101,11 @@ void pipeline_forward(struct sw *sw, struct sw_port *in, struct sw_buf *buf)
 	unsigned int n = 0, i;
 	int dport;
 
-	/* parse */
+	/* parse, classify; MAC control frames end at a port that takes them */
 	frame_parse(buf->data, buf->len, &fi);
-	buf->tc = fi.tc;
+	buf->tc = qos_classify(in, &fi);
+	if (pfc_is_mac_ctl(&fi) && pfc_input(sw, in, buf))
+		return;
 
 	/* learn: a multicast or zero source is bogus, never learn it */
 	if (!mac_is_multicast(fi.src) && !mac_is_zero(fi.src))
@@ -121,6 +127,11 @@ void pipeline_forward(struct sw *sw, struct sw_port *in, struct sw_buf *buf)
 				out[n++] = &sw->port[i];
 	}
 	if (!n) {
+		pool_put(&sw->pool, buf);
+		return;
+	}
+	/* The shared buffer: a charge to the ingress port, or a drop. */
+	if (!qos_admit(sw, in, buf)) {
 		pool_put(&sw->pool, buf);
 		return;
 	}

@@ -53,11 +53,14 @@ struct sw_buf *pool_get(struct sw_pool *pool)
 	pool->nfree--;
 	buf->next_free = NULL;
 	buf->refs = 0;
+	buf->acct = 0;
 	return buf;
 }
 
 void pool_put(struct sw_pool *pool, struct sw_buf *buf)
 {
+	if (buf->acct && pool->on_put)
+		pool->on_put(pool->owner, buf);
 	buf->next_free = pool->free_list;
 	pool->free_list = buf;
 	pool->nfree++;

@@ -32,6 +32,7 @@ void stats_print_port(const struct sw *sw, unsigned int idx, FILE *out)
 	for (tc = 0; tc < SW_NUM_TC; tc++)
 		fprintf(out, "%s%" PRIu64, tc ? "," : "", s->tx_tc[tc]);
 	impair_stats_print(p, out);
+	qos_stats_print(p, out);
 	fputc('\n', out);
 }
 

@@ -34,6 +34,7 @@
 
 /* The fabric bundle format (fabric.c) is the device contract's. */
 #include "rocx/rocx_fabric.h"
+#include "qos.h"
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -59,6 +60,9 @@ struct sw_buf {
 	uint16_t refs;		/* egress queues still holding this buffer */
 	uint8_t in_port;
 	uint8_t tc;		/* traffic class 0..7, 7 served first */
+	/* Shared-buffer charge (queue.c): enum sw_acct, bytes in acct_len. */
+	uint8_t acct;
+	uint32_t acct_len;
 	uint8_t data[SW_MAX_FRAME];
 };
 
@@ -68,6 +72,9 @@ struct sw_pool {
 	unsigned int nbufs;
 	unsigned int fresh;	/* bufs[fresh..nbufs) never handed out yet */
 	unsigned int nfree;
+	/* Called for a buffer with a shared-buffer charge as it comes back. */
+	void (*on_put)(void *owner, struct sw_buf *buf);
+	void *owner;
 };
 
 int pool_init(struct sw_pool *pool, unsigned int nbufs);
@@ -231,6 +238,7 @@ struct sw_port {
 	uint32_t bundle_max;
 	struct sw_port_stats st;
 	struct sw_impair imp[SW_DIR_NUM];
+	struct sw_qos_port qos;
 };
 
 const char *port_state_name(enum port_state state);
@@ -305,6 +313,23 @@ struct sw {
 	int imp_tfd;		/* fires when the next held frame is due */
 	uint64_t imp_armed_ns;	/* 0: disarmed */
 	struct sw_ctl *ctl;
+	/*
+	 * The shared buffer (queue.c): buf_size 0 is no limit.  shared_size
+	 * is what the reserved and headroom parts leave of it.
+	 */
+	uint64_t buf_size;
+	uint64_t shared_size;
+	uint64_t shared_used;
+	uint64_t qos_rng;	/* RED's random stream (red.c) */
+	int qos_tfd;		/* egress wake-ups, PFC refresh, series */
+	uint64_t qos_armed_ns;	/* 0: disarmed */
+	/* Time series (series.c): JSON lines every series_ns. */
+	FILE *series;
+	char *series_path;
+	uint64_t series_ns;
+	uint64_t series_next_ns;
+	uint64_t series_t0_ns;
+	struct sw_series_prev *series_prev;
 };
 
 /* Frame header fields the pipeline decides on. */
@@ -314,6 +339,10 @@ struct sw_frame_info {
 	uint16_t vid;		/* 0 when untagged */
 	uint16_t ethertype;	/* after any VLAN tags */
 	uint8_t tc;
+	/* For the trust modes (queue.c): the outer tag's PCP, the DSCP. */
+	bool tagged;
+	uint8_t pcp;
+	int dscp;		/* -1: not IP */
 };
 
 void frame_parse(const uint8_t *data, uint32_t len,
@@ -440,6 +469,51 @@ void ctl_event(struct sw *sw, uint32_t tag, uint32_t events);
 /* rocx-switch ctl SOCKET [CMD...] */
 int ctl_client_main(int argc, char **argv);
 
+/* ------------------------------------------------------------------ */
+/* Lossless fabric (queue.c, pfc.c, red.c, series.c; see qos.h) */
+
+struct sw_series_prev;
+
+void qos_init_port(struct sw *sw, struct sw_port *p);
+int qos_init(struct sw *sw);
+void qos_fini(struct sw *sw);
+/* The frame's priority under the ingress port's trust mode. */
+uint8_t qos_classify(const struct sw_port *in, const struct sw_frame_info *fi);
+/* Charge a frame to its ingress port and priority; false: dropped. */
+bool qos_admit(struct sw *sw, struct sw_port *in, struct sw_buf *buf);
+/* Into an egress class queue: RED, counters; false: drop it. */
+bool qos_enqueue(struct sw *sw, struct sw_port *p, struct sw_buf *buf);
+void qos_dequeued(struct sw_port *p, const struct sw_buf *buf);
+/* Egress for a port with a rate, ETS or pauses (egress.c otherwise). */
+void qos_service(struct sw *sw, struct sw_port *p);
+/* Set the QoS timer for the earliest thing due; its handler. */
+void qos_arm(struct sw *sw);
+void qos_timer(struct sw *sw);
+int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
+int qos_show(struct sw *sw, struct ctl_args *a, FILE *out);
+int qos_buffer_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
+void qos_stats_print(const struct sw_port *p, FILE *out);
+
+bool pfc_is_mac_ctl(const struct sw_frame_info *fi);
+/* A MAC control frame from port in: consumed (true) or forwarded. */
+bool pfc_input(struct sw *sw, struct sw_port *in, struct sw_buf *buf);
+/* Send an XOFF (quanta of the port) or an XON (0) for prio to port p. */
+void pfc_send(struct sw *sw, struct sw_port *p, unsigned int prio, bool xoff);
+/* After a release: XON where the occupancy fell to xon. */
+void pfc_check_xon(struct sw *sw, struct sw_port *p, unsigned int prio);
+void pfc_check_xoff(struct sw *sw, struct sw_port *p, unsigned int prio);
+/* XOFFs due again, pauses over; true if a pause ended. */
+bool pfc_timer(struct sw *sw, struct sw_port *p);
+bool pfc_paused(struct sw *sw, struct sw_port *p, unsigned int prio);
+
+/* RED/ECN at enqueue: false drops the frame (red.c). */
+bool red_enqueue(struct sw *sw, struct sw_port *p, struct sw_buf *buf);
+
+int series_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
+int series_open(struct sw *sw, const char *path, uint64_t interval_ns);
+void series_close(struct sw *sw);
+void series_tick(struct sw *sw);
+
 /* Epoll tags beyond port indexes. */
 #define SW_TAG_SIGNAL		(SW_MAX_PORTS + 1)
 #define SW_TAG_TIMER		(SW_MAX_PORTS + 2)
@@ -448,6 +522,7 @@ int ctl_client_main(int argc, char **argv);
 #define SW_CTL_MAX_CLIENTS	8
 /* Client k of the control socket. */
 #define SW_TAG_CTL_CLIENT(k)	(SW_MAX_PORTS + 5 + (k))
-#define SW_MAX_EVENTS		(SW_MAX_PORTS + 5 + SW_CTL_MAX_CLIENTS)
+#define SW_TAG_QOS		(SW_MAX_PORTS + 5 + SW_CTL_MAX_CLIENTS)
+#define SW_MAX_EVENTS		(SW_MAX_PORTS + 6 + SW_CTL_MAX_CLIENTS)
 
 #endif /* ROCX_SWITCH_H */
