@@ -910,21 +910,23 @@ def qos_defaults(exe, sockdir, log):
 
 
 def qos_rate(exe, sockdir, log):
-    """Token bucket: 2 Mb/s is 250000 bytes/s; with a 5000-byte burst 50
-    frames of 1000 bytes take 5 at once, then 45 at 4 ms each: the last
-    arrives 180 ms after the first."""
+    """Token bucket: 2 Mb/s is 250000 bytes/s; with a 20000-byte burst 60
+    frames of 1000 bytes take 20 at once, then 40 at 4 ms each: the last
+    arrives 160 ms after the first, and the first 20 within what 80 ms
+    at the rate would need."""
     sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
-    ctl("qos port=1 rate=2 burst=5000")
+    ctl("qos port=1 rate=2 burst=20000")
     col = Collector(b)
-    sends(a, [a.frame(b.mac, f"r{i}", 1000) for i in range(50)])
+    sends(a, [a.frame(b.mac, f"r{i}", 1000) for i in range(60)])
     got = col.stop(0.5)
     span = got[-1][0] - got[0][0] if got else 0
     check("rate: every frame arrives, in order",
-          [index(f) for _, f in got] == list(range(50)), len(got))
-    check(f"rate: 45 kB beyond the burst at 2 Mb/s take 180 ms "
-          f"(measured {span * 1000:.1f} ms)", 0.175 <= span <= 0.4)
-    first = [t - got[0][0] for t, _ in got[:5]]
-    check("rate: the burst leaves at once", first[-1] < 0.03, first)
+          [index(f) for _, f in got] == list(range(60)), len(got))
+    check(f"rate: 40 kB beyond the burst at 2 Mb/s take 160 ms "
+          f"(measured {span * 1000:.1f} ms)", 0.155 <= span <= 0.4)
+    burst = got[19][0] - got[0][0] if len(got) == 60 else 1
+    check(f"rate: the burst leaves at once ({burst * 1000:.1f} ms)",
+          burst < 0.05)
     ctl("qos port=1 rate=0")
     col = Collector(b)
     sends(a, [a.frame(b.mac, f"u{i}", 1000) for i in range(50)])
