@@ -837,6 +837,17 @@ def ipv4_frame(g, dst, tag, size=1000, dscp=26, ecn=2, pcp=None):
     return (eth + bytes(ip) + tag.encode()).ljust(size, b"\0")
 
 
+def ipv6_frame(g, dst, tag, size=1000, dscp=26, ecn=2, pcp=None):
+    """An IPv6 frame (traffic class DSCP, ECN), priority-tagged if pcp."""
+    tc = dscp << 2 | ecn
+    plen = size - 14 - (4 if pcp is not None else 0) - 40
+    ip = struct.pack("!IHBB16s16s", 6 << 28 | tc << 20, plen, 17, 64,
+                     bytes(15) + b"\x01", bytes(15) + b"\x02")
+    eth = dst + g.mac + (struct.pack("!HH", 0x8100, pcp << 13)
+                         if pcp is not None else b"") + b"\x86\xdd"
+    return (eth + ip + tag.encode()).ljust(size, b"\0")
+
+
 def ip_csum(hdr):
     s = sum(struct.unpack(f"!{len(hdr) // 2}H", bytes(hdr)))
     while s >> 16:
@@ -1156,13 +1167,20 @@ def qos_red(exe, sockdir, log):
               for k in range(8)])
     sends(a, [ipv4_frame(a, b.mac, f"c{k}", pcp=4, ecn=1)
               for k in range(2)])
+    a.send_raw(ipv6_frame(a, b.mac, "v6", pcp=4, ecn=2))
     wait_for(lambda: int(ctl.qshow("port=1")[(1, 4)]["dropped"]) +
-             int(ctl.qshow("port=1")[(1, 4)]["enqueued"]) >= 10)
+             int(ctl.qshow("port=1")[(1, 4)]["enqueued"]) >= 11)
     q = ctl.qshow("port=1")[(1, 4)]
     ctl("qos port=1 rate=0")
     got = b.recv(0.2)
+    v6 = [f for f in got if f[16:18] == b"\x86\xdd"]
+    got = [f for f in got if f[16:18] == b"\x08\x00"]
     names = [ip_tag(f) for f in got]
     ce = [ip_tag(f) for f in got if f[ip_of(f) + 1] & 3 == 3]
+    check("red: lossy, an ECT IPv6 frame beyond K leaves CE, the rest intact",
+          len(v6) == 1 and (v6[0][19] >> 4) & 3 == 3 and
+          v6[0][18] == 0x60 | (26 << 2) >> 4 and
+          v6[0][19] & 0xcf == ((26 << 2) & 0xf) << 4, v6)
     # The first frame may have left before the rest came: 3 or 4 fit.
     kept = [x for x in names if x.startswith("n")]
     check("red: lossy, non-ECT beyond K dropped",
