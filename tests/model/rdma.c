@@ -379,6 +379,14 @@ void t_cq_arm(TCq *cq, uint64_t flags)
 unsigned t_create_qp(TDev *d, TQp *qp, TCq *scq, TCq *rcq, unsigned sq_ld,
                      unsigned rq_ld, uint8_t flags)
 {
+    return t_create_qp_type(d, qp, ROCX_QPT_RC, scq, rcq, sq_ld, rq_ld,
+                            flags);
+}
+
+unsigned t_create_qp_type(TDev *d, TQp *qp, uint8_t type, TCq *scq,
+                          TCq *rcq, unsigned sq_ld, unsigned rq_ld,
+                          uint8_t flags)
+{
     union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_CREATE_QP);
     struct rocx_aq_create_qp *cq = (void *)&c;
     uint64_t len;
@@ -395,7 +403,7 @@ unsigned t_create_qp(TDev *d, TQp *qp, TCq *scq, TCq *rcq, unsigned sq_ld,
     len = (1ULL << (sq_ld + qp->sq_shift)) +
           (rq_ld ? 1ULL << (rq_ld + qp->rq_shift) : 0);
     qp->buf = t_alloc(d, len, T_PAGE);
-    cq->type = ROCX_QPT_RC;
+    cq->type = type;
     cq->flags = flags;
     cq->sq_log_depth = sq_ld;
     cq->rq_log_depth = rq_ld;
@@ -892,6 +900,7 @@ int main(int argc, char **argv)
         { t_cases_fabric, t_ncases_fabric },
         { t_cases_time, t_ncases_time },
         { t_cases_rx, t_ncases_rx },
+        { t_cases_uc, t_ncases_uc },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

@@ -125,6 +125,10 @@ typedef struct TQp {
 
 unsigned t_create_qp(TDev *d, TQp *qp, TCq *scq, TCq *rcq, unsigned sq_ld,
                      unsigned rq_ld, uint8_t flags);
+/* The same with a QP type other than RC. */
+unsigned t_create_qp_type(TDev *d, TQp *qp, uint8_t type, TCq *scq,
+                          TCq *rcq, unsigned sq_ld, unsigned rq_ld,
+                          uint8_t flags);
 unsigned t_modify(TQp *qp, struct rocx_qp_attr *a);
 unsigned t_query(TQp *qp, struct rocx_qp_attr *a);
 unsigned t_destroy_qp(TQp *qp);
@@ -222,5 +226,7 @@ extern const TCase t_cases_time[];
 extern const unsigned t_ncases_time;
 extern const TCase t_cases_rx[];
 extern const unsigned t_ncases_rx;
+extern const TCase t_cases_uc[];
+extern const unsigned t_ncases_uc;
 
 #endif /* ROCX_TEST_RDMA_H */

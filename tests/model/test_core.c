@@ -799,7 +799,7 @@ static void t_op_identify(void)
     /* Contract 1.2: the parts implemented, at byte 96. */
     CHECK_EQ(le64toh(id->caps2),
              ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
-             ROCX_CAP2_MCAST_FILTER);
+             ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC);
     CHECK_EQ(id->rsvd[0], 0);
     CHECK_EQ(id->rsvd[sizeof(id->rsvd) - 1], 0);
     CHECK_EQ(((uint8_t *)id)[256], 0xcc);   /* nothing past 256 bytes */

@@ -545,7 +545,6 @@ static void t_qp_create_errors(void)
         CHECK_EQ(t_aq(A, &c, NULL), (st)); \
     } while (0)
     TRY(type, ROCX_QPT_UD, ROCX_AQ_STS_UNSUPPORTED);
-    TRY(type, ROCX_QPT_UC, ROCX_AQ_STS_UNSUPPORTED);
     TRY(type, 4, ROCX_AQ_STS_INVALID);
     TRY(srqn, htole32(1), ROCX_AQ_STS_UNSUPPORTED);
     TRY(flags, 2, ROCX_AQ_STS_INVALID);

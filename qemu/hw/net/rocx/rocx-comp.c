@@ -49,8 +49,7 @@ static RocxSqSlot *rocx_comp_slot(RocxQp *qp, uint16_t idx)
 }
 
 /* Retire the oldest send WQE; a CQE if it is signalled or failed. */
-static void rocx_comp_oldest(RocxCore *c, RocxQp *qp, uint8_t status,
-                             uint8_t verr)
+void rocx_comp_oldest(RocxCore *c, RocxQp *qp, uint8_t status, uint8_t verr)
 {
     uint16_t idx = qp->req.ci;
     RocxSqSlot *s = rocx_comp_slot(qp, idx);

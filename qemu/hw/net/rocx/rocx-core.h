@@ -66,7 +66,8 @@
 /* Parts of contract 1.2 this model implements (IDENTIFY.caps2). */
 #define ROCX_CORE_CAPS2             (ROCX_CAP2_QPN_ROTATE | \
                                      ROCX_CAP2_EQ_OVERFLOW_EVENT | \
-                                     ROCX_CAP2_MCAST_FILTER)
+                                     ROCX_CAP2_MCAST_FILTER | \
+                                     ROCX_CAP2_UC)
 #define ROCX_CORE_MAX_MCAST_MACS    64
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
 #define ROCX_CORE_DEFAULT_MTU       1500

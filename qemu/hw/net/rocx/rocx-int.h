@@ -25,6 +25,8 @@
  *              responses);
  * rocx-comp.c: completer (ACK/NAK and READ response processing,
  *              retransmission, completions);
+ * rocx-uc.c: UC queue pairs (requester without ACKs, responder that
+ *            drops what it cannot take);
  * rocx-wire.c: RoCE v1/v2 header build and parse, the opcode table;
  * rocx-hdr.h: the packet's header layouts and their accessors;
  * rocx-icrc.c: the ICRC and the CRC behind it;
@@ -372,6 +374,16 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
                        uint8_t *verr);
 /* The CQE opcode of a send WQE opcode. */
 uint8_t rocx_cqe_op(uint8_t wqe_op);
+/*
+ * Start the WQE at req.next (fetched into req.wqe, slot filled, cur set);
+ * false if it has to wait or failed (its completion is then written).
+ */
+bool rocx_req_start(RocxCore *c, RocxQp *qp);
+/* Send packet n (0-based) of the message of req.cur; a ROCX_VERR_*. */
+uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s, uint32_t n);
+
+/* Retire the oldest send WQE; a CQE if it is signalled or failed. */
+void rocx_comp_oldest(RocxCore *c, RocxQp *qp, uint8_t status, uint8_t verr);
 
 /* The oldest send WQE failed: complete it with status, QP to ERR. */
 void rocx_comp_error(RocxCore *c, RocxQp *qp, uint8_t status,
@@ -443,6 +455,25 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
 /* Requests go to the responder, responses to the completer. */
 void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
 void rocx_comp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
+/* Fetch the receive WQE at rq_ci into resp.rwqe; a completion status. */
+uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr);
+/* Complete the receive WQE at rq_ci for packet p's message. */
+void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
+                         uint8_t verr, uint8_t opcode, uint32_t len,
+                         const RocxPkt *p);
+
+/* ---- UC queue pairs (rocx-uc.c) ---- */
+
+/* The requester of a UC QP, as rocx_req_run(): packets sent. */
+unsigned rocx_uc_req_run(RocxCore *c, RocxQp *qp, unsigned budget);
+/* A request for a UC QP (rocx_resp_rx() is RC's). */
+void rocx_uc_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
+
+/* The BTH transport (opcode [7:5]) of a connected QP's packets. */
+static inline uint8_t rocx_qp_transport(const RocxQp *qp)
+{
+    return qp->type == ROCX_QPT_UC ? ROCX_TR_UC : ROCX_TR_RC;
+}
 
 /* ---- ICRC (rocx-icrc.c) ---- */
 

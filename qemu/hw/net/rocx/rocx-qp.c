@@ -1,5 +1,5 @@
 /*
- * rocx device model: RC queue pairs.
+ * rocx device model: RC and UC queue pairs.
  *
  * Lifecycle (CREATE/MODIFY/QUERY/DESTROY_QP), the state machine, flushing
  * in ERR, the SQ and RQ doorbells, the engine's run queue of QPs with
@@ -158,7 +158,9 @@ static unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget,
         used += rocx_resp_run(c, qp, budget);
     }
     if (qp->state == ROCX_QPS_RTS && used < budget) {
-        used += rocx_req_run(c, qp, budget - used);
+        used += qp->type == ROCX_QPT_UC ?
+                rocx_uc_req_run(c, qp, budget - used) :
+                rocx_req_run(c, qp, budget - used);
     }
     if (qp->state == ROCX_QPS_ERR) {
         *more = true;
@@ -322,8 +324,9 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
-    /* Only RC in 1.1, and no SRQs yet. */
-    if (cq->type != ROCX_QPT_RC || srqn != ROCX_NO_SRQ) {
+    /* RC, UC (contract 1.2), and no SRQs yet. */
+    if ((cq->type != ROCX_QPT_RC && cq->type != ROCX_QPT_UC) ||
+        srqn != ROCX_NO_SRQ) {
         res->status = ROCX_AQ_STS_UNSUPPORTED;
         return;
     }
@@ -463,17 +466,37 @@ static const RocxQpTrans rocx_qp_trans[] = {
       ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_MIN_RNR_TIMER },
 };
 
-static bool rocx_qp_trans_ok(uint8_t from, uint8_t to, uint32_t valid)
+/* UC: no ACK timer, retries, RNR or READs, so none of their attributes. */
+static const RocxQpTrans rocx_uc_qp_trans[] = {
+    { ROCX_QPS_RESET, ROCX_QPS_INIT, 0,
+      ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_PKEY_INDEX },
+    { ROCX_QPS_INIT, ROCX_QPS_INIT, 0,
+      ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_PKEY_INDEX },
+    { ROCX_QPS_INIT, ROCX_QPS_RTR,
+      ROCX_QP_ATTR_AV | ROCX_QP_ATTR_PATH_MTU | ROCX_QP_ATTR_DEST_QPN |
+      ROCX_QP_ATTR_RQ_PSN,
+      ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_PKEY_INDEX },
+    { ROCX_QPS_RTR, ROCX_QPS_RTS, ROCX_QP_ATTR_SQ_PSN, ROCX_QP_ATTR_ACCESS },
+    { ROCX_QPS_RTS, ROCX_QPS_RTS, 0, ROCX_QP_ATTR_ACCESS },
+};
+
+static bool rocx_qp_trans_ok(const RocxQp *qp, uint8_t to, uint32_t valid)
 {
-    unsigned i;
+    const RocxQpTrans *tbl = rocx_qp_trans;
+    unsigned i, n = ARRAY_SIZE(rocx_qp_trans);
+    uint8_t from = qp->state;
 
     valid &= ~ROCX_QP_ATTR_STATE;
     /* Any state may go to RESET or ERR, with nothing else. */
     if (to == ROCX_QPS_RESET || to == ROCX_QPS_ERR) {
         return !valid;
     }
-    for (i = 0; i < ARRAY_SIZE(rocx_qp_trans); i++) {
-        const RocxQpTrans *t = &rocx_qp_trans[i];
+    if (qp->type == ROCX_QPT_UC) {
+        tbl = rocx_uc_qp_trans;
+        n = ARRAY_SIZE(rocx_uc_qp_trans);
+    }
+    for (i = 0; i < n; i++) {
+        const RocxQpTrans *t = &tbl[i];
 
         if (t->from == from && t->to == to) {
             return (valid & t->required) == t->required &&
@@ -562,7 +585,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     to = (valid & ROCX_QP_ATTR_STATE) ? a.state : qp->state;
 
     /* Everything is checked before anything is applied. */
-    if (to > ROCX_QPS_ERR || !rocx_qp_trans_ok(qp->state, to, valid) ||
+    if (to > ROCX_QPS_ERR || !rocx_qp_trans_ok(qp, to, valid) ||
         ((valid & ROCX_QP_ATTR_ACCESS) &&
          (ldl_le_p(&a.access) & ~known_access)) ||
         ((valid & ROCX_QP_ATTR_PKEY_INDEX) && lduw_le_p(&a.pkey_index)) ||

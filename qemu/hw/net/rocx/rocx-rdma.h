@@ -311,6 +311,7 @@ typedef struct RocxQp {
         uint32_t epsn;
         uint32_t msn;
         uint8_t op;             /* enum RocxRespOp */
+        bool uc_drop;           /* UC: dropping until a FIRST or ONLY */
         bool rwqe_valid;        /* rwqe holds the WQE at rq_ci */
         RocxRecvWqe rwqe;
         uint64_t recv_off;      /* bytes placed in rwqe */

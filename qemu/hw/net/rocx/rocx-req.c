@@ -81,6 +81,12 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
     if (lduw_le_p(&hdr.ctrl.wqe_idx) != idx || (w->flags & ~known)) {
         return ROCX_WC_LOC_QP_OP_ERR;
     }
+    /* UC's transport has no READ, atomics or invalidation (rocx-uc.c). */
+    if (qp->type == ROCX_QPT_UC &&
+        (w->opcode == ROCX_WQE_RDMA_READ || w->opcode == ROCX_WQE_COMP_SWAP ||
+         w->opcode == ROCX_WQE_FETCH_ADD || w->opcode == ROCX_WQE_SEND_INV)) {
+        return ROCX_WC_LOC_QP_OP_ERR;
+    }
     switch (w->opcode) {
     case ROCX_WQE_RDMA_READ:
         if (w->flags & ROCX_WQE_INLINE) {
@@ -158,8 +164,7 @@ done:
 }
 
 /* Send packet number n (0-based) of the message of cur. */
-static uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s,
-                                 uint32_t n)
+uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s, uint32_t n)
 {
     RocxSendWqe *w = &qp->req.wqe;
     uint32_t off = n * qp->mtu;
@@ -214,6 +219,11 @@ static uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s,
     tx.ackreq = last || (n % ROCX_ACK_INTERVAL) == ROCX_ACK_INTERVAL - 1 ||
                 rocx_psn_diff(qp->req.cur_psn, qp->req.psn_una) + 1 >=
                 ROCX_REQ_WINDOW;
+    /* UC: the same operations in its own transport, nothing to ACK. */
+    if (qp->type == ROCX_QPT_UC) {
+        tx.opcode |= ROCX_TR_UC;
+        tx.ackreq = false;
+    }
 
     if (tx.paylen) {
         uint8_t *pay = rocx_wire_buf(c, qp) + rocx_wire_hdr_len(qp, tx.opcode);
@@ -236,7 +246,7 @@ static uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s,
  * Start the next WQE from the SQ: returns false if it has to wait (for
  * completions, a READ slot, a fence) or failed.
  */
-static bool rocx_req_start(RocxCore *c, RocxQp *qp)
+bool rocx_req_start(RocxCore *c, RocxQp *qp)
 {
     uint16_t idx = qp->req.next;
     RocxSendWqe *w = &qp->req.wqe;

@@ -60,9 +60,9 @@ static void rocx_resp_fatal(RocxCore *c, RocxQp *qp, const RocxPkt *p,
 }
 
 /* Complete the receive WQE at rq_ci. */
-static void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
-                                uint8_t verr, uint8_t opcode, uint32_t len,
-                                const RocxPkt *p)
+void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
+                         uint8_t verr, uint8_t opcode, uint32_t len,
+                         const RocxPkt *p)
 {
     RocxCqeInfo ci = {
         .qpn = qp->qpn,
@@ -85,7 +85,7 @@ static void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
 }
 
 /* Fetch the receive WQE at rq_ci; a completion status or SUCCESS. */
-static uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr)
+uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr)
 {
     RocxRecvWqe *r = &qp->resp.rwqe;
     uint16_t idx = qp->resp.rq_ci;

@@ -70,12 +70,26 @@ static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
         [ROCX_OP_CMP_SWAP]          = RQ | F | L | ROCX_OPF_ATOMETH,
         [ROCX_OP_FETCH_ADD]         = RQ | F | L | ROCX_OPF_ATOMETH,
     },
+    /* UC (rocx-uc.c): SEND and WRITE as RC has them, no READ, no ACK. */
+    [ROCX_TR_UC >> 5] = {
+        [ROCX_OP_SEND_FIRST]        = S | F,
+        [ROCX_OP_SEND_MIDDLE]       = S,
+        [ROCX_OP_SEND_LAST]         = S | L,
+        [ROCX_OP_SEND_LAST_IMM]     = S | L | IMM,
+        [ROCX_OP_SEND_ONLY]         = S | F | L,
+        [ROCX_OP_SEND_ONLY_IMM]     = S | F | L | IMM,
+        [ROCX_OP_WRITE_FIRST]       = W | F | ROCX_OPF_RETH,
+        [ROCX_OP_WRITE_MIDDLE]      = W,
+        [ROCX_OP_WRITE_LAST]        = W | L,
+        [ROCX_OP_WRITE_LAST_IMM]    = W | L | IMM,
+        [ROCX_OP_WRITE_ONLY]        = W | F | L | ROCX_OPF_RETH,
+        [ROCX_OP_WRITE_ONLY_IMM]    = W | F | L | ROCX_OPF_RETH | IMM,
+    },
     /*
-     * UC: SEND and WRITE as RC has them, no READ, no ACK.
      * UD: SEND_ONLY and SEND_ONLY_IMM, each with a DETH.
      * CNP: ROCX_OP_CNP, ROCX_CNP_PAYLOAD_LEN reserved bytes.
      * XRC: RC's operations, each request with an XRCETH.
-     * All of them come with contract 1.2.
+     * These come with contract 1.2.
      */
 };
 
@@ -392,12 +406,16 @@ static bool rocx_rx_parse_bth(const RocxRxFrame *f, RocxPkt *p)
     return true;
 }
 
-/* Stage 5: the destination QP, if it is ready and expects this peer. */
+/*
+ * Stage 5: the destination QP, if it is ready and expects this peer, in
+ * its own transport.
+ */
 static RocxQp *rocx_rx_find_qp(RocxCore *c, const RocxPkt *p)
 {
     RocxQp *qp = rocx_qp_get(c, p->dqpn);
 
-    if (!qp || qp->type != ROCX_QPT_RC ||
+    if (!qp || (qp->type != ROCX_QPT_RC && qp->type != ROCX_QPT_UC) ||
+        (p->opcode & ROCX_TR_MASK) != rocx_qp_transport(qp) ||
         (qp->state != ROCX_QPS_RTR && qp->state != ROCX_QPS_RTS) ||
         qp->path.net_type != p->net_type ||
         memcmp(qp->path.dgid, p->sgid, 16) ||
@@ -445,7 +463,9 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
         return rocx_rx_drop(c);
     }
     rocx_count(c, ROCX_STAT_ROCE_RX_PACKETS, 1);
-    if (p.opf & ROCX_OPF_REQ) {
+    if ((p.opf & ROCX_OPF_REQ) && qp->type == ROCX_QPT_UC) {
+        rocx_uc_resp_rx(c, qp, &p);
+    } else if (p.opf & ROCX_OPF_REQ) {
         rocx_resp_rx(c, qp, &p);
     } else {
         rocx_comp_rx(c, qp, &p);
