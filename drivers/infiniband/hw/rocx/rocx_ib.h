@@ -368,6 +368,7 @@ int rocx_ib_mr_access(int ib_access, u32 *access);
 int rocx_ib_cq_check(const struct rocx_identify *id, int cqe,
 		     const struct rocx_create_cq_req *req);
 int rocx_ib_qp_attr_mask(int ib_mask, u32 *valid);
+int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2);
 int rocx_ib_path_mtu(enum ib_mtu mtu);
 enum ib_mtu rocx_ib_mtu_of_path(u8 path_mtu);
 bool rocx_ib_path_mtu_fits(enum ib_mtu path_mtu, unsigned int netdev_mtu);

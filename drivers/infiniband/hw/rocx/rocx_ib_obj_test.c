@@ -871,7 +871,28 @@ static void rocx_ib_qp_caps_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_buf_size(&req), 16 * 64);
 }
 
+/* RC always; UC only from a device that says it has it; nothing else. */
+static void rocx_ib_qp_type_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_RC, 0), ROCX_QPT_RC);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_RC, ROCX_CAP2_UC),
+			ROCX_QPT_RC);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UC, ROCX_CAP2_UC),
+			ROCX_QPT_UC);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UC, 0), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UC, ~ROCX_CAP2_UC),
+			-EOPNOTSUPP);
+	/* UC's bit makes no other type. */
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UD, ROCX_CAP2_UC),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_XRC_INI, ROCX_CAP2_UC),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_RAW_PACKET, ~0ULL),
+			-EOPNOTSUPP);
+}
+
 static struct kunit_case rocx_ib_qp_test_cases[] = {
+	KUNIT_CASE(rocx_ib_qp_type_test),
 	KUNIT_CASE_PARAM(rocx_ib_qp_attr_mask_test, rocx_ib_mask_gen_params),
 	KUNIT_CASE_PARAM(rocx_ib_path_mtu_test, rocx_ib_mtu_map_gen_params),
 	KUNIT_CASE(rocx_ib_path_mtu_fits_test),

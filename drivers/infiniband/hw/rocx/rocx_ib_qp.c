@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rocx_ib queue pairs: RC only, with user-space queues.
+ * rocx_ib queue pairs: RC, and UC where the device has it, with user-space
+ * queues.
  *
  * The provider allocates one buffer holding the SQ and the RQ, sized from
  * the QP's capabilities (rocx_create_qp_req); the kernel checks the sizes
@@ -131,6 +132,30 @@ VISIBLE_IF_KUNIT int rocx_ib_net_type(enum rdma_network_type type)
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_net_type);
+
+/**
+ * rocx_ib_qp_type() - contract QP type of an ib_core one
+ * @type: the QP type asked for
+ * @caps2: IDENTIFY.caps2 of the device
+ *
+ * ib_modify_qp_is_ok() knows each type's attributes, and the device
+ * checks the same table, so nothing else here depends on the type.
+ *
+ * Return: enum rocx_qp_type value, or -EOPNOTSUPP for a type the device
+ * does not implement (UC needs ROCX_CAP2_UC).
+ */
+VISIBLE_IF_KUNIT int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		return ROCX_QPT_RC;
+	case IB_QPT_UC:
+		return caps2 & ROCX_CAP2_UC ? ROCX_QPT_UC : -EOPNOTSUPP;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_type);
 
 /* QP states: the contract numbers them as the IBA does, as ib_core does. */
 static const u8 rocx_ib_qp_states[] = {
@@ -390,13 +415,14 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct rocx_ib_pbl pbl;
 	struct rocx_aq_cqe cqe;
 	u32 offset;
+	int type;
 	int err;
 
 	/* Kernel QPs need kernel verbs (post_send, ...): a later issue. */
 	if (!uc)
 		return -EOPNOTSUPP;
-	if (init->qp_type != IB_QPT_RC || init->srq || init->create_flags ||
-	    init->rwq_ind_tbl)
+	type = rocx_ib_qp_type(init->qp_type, le64_to_cpu(dev->id->caps2));
+	if (type < 0 || init->srq || init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	err = rocx_ib_udata_in(udata, &req, sizeof(req), ROCX_IB_QP_REQ_MIN);
 	if (err)
@@ -421,7 +447,7 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				    dev->pgsz_bitmap, 0, &offset);
 	if (!err) {
 		cmd.create_qp.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_CREATE_QP);
-		cmd.create_qp.type = ROCX_QPT_RC;
+		cmd.create_qp.type = type;
 		if (init->sq_sig_type == IB_SIGNAL_ALL_WR)
 			cmd.create_qp.flags = ROCX_QP_SQ_SIG_ALL;
 		cmd.create_qp.sq_log_depth = req.sq_log_depth;
