@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rocx provider: RC queue pairs and the work requests posted to them.
+ * rocx provider: RC and UC queue pairs and the work requests posted to them.
  *
  * One page-aligned buffer holds the SQ (2^sq_log_depth entries of
  * 2^sq_wqe_shift bytes) and the RQ after it.  A send WQE is a 64-byte
@@ -183,7 +183,9 @@ struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	size_t sq_size;
 	int err;
 
-	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
+	/* The kernel refuses UC if the device lacks ROCX_CAP2_UC. */
+	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC) ||
+	    attr->srq) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -404,6 +406,11 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 	err = rocx_wqe_opcode(wr->opcode, &opcode);
 	if (err)
 		return err;
+	/* UC's transport has no READ, atomics or invalidation. */
+	if (qp->vqp.qp.qp_type == IBV_QPT_UC &&
+	    (opcode == ROCX_WQE_RDMA_READ || opcode == ROCX_WQE_COMP_SWAP ||
+	     opcode == ROCX_WQE_FETCH_ADD || opcode == ROCX_WQE_SEND_INV))
+		return EINVAL;
 	if (wr->num_sge < 0)
 		return EINVAL;
 
