@@ -3,12 +3,12 @@
  * libFuzzer target for the rocx RoCE transport: the receive path (parse,
  * ICRC, QP lookup) and the requester, responder and completer behind it.
  *
- * Each input starts from a device with six RC QPs in RTS sharing an MR
+ * Each input starts from a device with six RC (or UC) QPs in RTS sharing an MR
  * and a CQ.  Four talk to peers the input plays, one per wire format:
  * RoCE v2 over IPv4, over IPv6, over IPv4 with an 802.1Q tag, and RoCE v1
  * (GRH).  The other two are connected to each other, in loopback inside
- * the device.  The input is a flags byte (bits 0-2: path MTU - 1) and
- * then a program: frames from a peer to its QP (the headers of its
+ * the device.  The input is a flags byte (bits 0-2: path MTU - 1, modulo
+ * 5; bit 3: the six QPs are UC instead of RC) and then a program: frames from a peer to its QP (the headers of its
  * format around fuzzer-chosen BTH and extension headers, any opcode,
  * with the ICRC and IPv4 checksum fixed up or not, so that mutations get
  * past them), raw frames, send and receive WQEs on any QP, doorbells,
@@ -70,6 +70,7 @@ static FQp qps[NQP];
 static uint16_t aq_pi;
 static uint32_t cq_ci, cqn, pdn, mr_key;
 static uint8_t mtu;
+static bool uc;                 /* the fixture's QPs are UC */
 static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 
 static uint8_t in_u8(Input *in)
@@ -209,14 +210,17 @@ static void modify(const FQp *q, uint32_t valid, uint8_t state)
 
 static void to_rts(const FQp *q)
 {
+    /* UC takes none of RC's timer, retry and READ attributes. */
     modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_ACCESS, ROCX_QPS_INIT);
     modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_AV | ROCX_QP_ATTR_PATH_MTU |
            ROCX_QP_ATTR_DEST_QPN | ROCX_QP_ATTR_RQ_PSN |
-           ROCX_QP_ATTR_MAX_DEST_RD_ATOMIC | ROCX_QP_ATTR_MIN_RNR_TIMER,
+           (uc ? 0 : ROCX_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                     ROCX_QP_ATTR_MIN_RNR_TIMER),
            ROCX_QPS_RTR);
     modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_SQ_PSN |
-           ROCX_QP_ATTR_TIMEOUT | ROCX_QP_ATTR_RETRY_CNT |
-           ROCX_QP_ATTR_RNR_RETRY | ROCX_QP_ATTR_MAX_RD_ATOMIC, ROCX_QPS_RTS);
+           (uc ? 0 : ROCX_QP_ATTR_TIMEOUT | ROCX_QP_ATTR_RETRY_CNT |
+                     ROCX_QP_ATTR_RNR_RETRY | ROCX_QP_ATTR_MAX_RD_ATOMIC),
+           ROCX_QPS_RTS);
 }
 
 static uint32_t create_qp(unsigned i)
@@ -225,6 +229,7 @@ static uint32_t create_qp(unsigned i)
     struct rocx_aq_create_qp *q = (void *)&c;
     uint64_t *list = (void *)gmem(QPLIST + i * 16);
 
+    q->type = uc ? ROCX_QPT_UC : ROCX_QPT_RC;
     q->sq_log_depth = SQ_LD;
     q->rq_log_depth = RQ_LD;
     q->sq_wqe_shift = SQ_SHIFT;
@@ -749,8 +754,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     Input in = { data, size };
     unsigned i;
+    uint8_t flags = in_u8(&in);
 
-    mtu = in_u8(&in) % 5 + 1;
+    mtu = (flags & 7) % 5 + 1;
+    uc = flags & 8;
     if (!F) {
         F = fake_new();
     }

@@ -5,7 +5,7 @@ fuzz_roce (tests/fuzz/corpus-roce/).
 
 Each seed is a small program in its target's encoding: a flags byte (for
 fuzz_core bit 0: bring the device up first, bit 1: fabric bundles; for
-fuzz_roce the path MTU), then operations.  The seeds only give the fuzzer
+fuzz_roce bits 0-2 the path MTU, bit 3 UC QPs), then operations.  The seeds only give the fuzzer
 a head start into each area of the device; it mutates from them, and the
 corpora in the tree (tests/fuzz/corpus*/) keep what it found: these seeds
 plus the inputs a longer run added, merged (make -C tests/fuzz merge).
@@ -189,7 +189,9 @@ ALL_OPCODES = [
     0x2a, 0x2b, 0x64, 0x65, 0x81, 0xa0, 0xa4, 0xac,
 ]
 SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_LAST_IMM, SEND_ONLY = range(5)
+SEND_ONLY_IMM, WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST = 0x05, 0x06, 0x07, 0x08
 WRITE_ONLY, WRITE_ONLY_IMM, READ_REQ = 0x0a, 0x0b, 0x0c
+UC = 0x20                       # the UC transport's opcodes
 READ_RESP_FIRST, READ_RESP_LAST, READ_RESP_ONLY, ACK = 0x0d, 0x0f, 0x10, 0x11
 # WQE opcodes (enum rocx_wqe_opcode).
 W_SEND, W_SEND_IMM, W_SEND_INV, W_WRITE, W_WRITE_IMM, W_READ = range(6)
@@ -282,6 +284,30 @@ def roce_seeds():
         rframe(Q_V4, SEND_ONLY, 10) + bytes([R_CARRIER, 1, R_STRAY, Q_V4]) + \
         struct.pack('<H', 0) + bytes([4, 1, 2, 3, 4]) + \
         rsend(Q_V4, W_SEND) + bytes([R_RUN]) + rclock(9000)
+    # UC QPs (flags bit 3): every kind of message in, a gap dropping to the
+    # next FIRST, a WRITE with a bad R_Key, a SEND with no receive; our
+    # SEND and WRITE out and a READ refused; the loopback pair.
+    uc = 8
+    s['uc_in'] = bytes([uc | 0]) + rrecv(Q_V4, (0, 4096)) + \
+        rframe(Q_V4, UC | SEND_FIRST, 256) + \
+        rframe(Q_V4, UC | SEND_LAST, 17, delta=1) + \
+        rframe(Q_V4, UC | SEND_MIDDLE, 256, delta=1) + \
+        rframe(Q_V4, UC | SEND_ONLY_IMM, 40, delta=5) + \
+        rframe(Q_V4, UC | WRITE_FIRST, 256, dmalen=600) + \
+        rframe(Q_V4, UC | WRITE_MIDDLE, 256, delta=1) + \
+        rframe(Q_V4, UC | WRITE_LAST, 88, delta=2) + \
+        rframe(Q_V4, UC | WRITE_ONLY_IMM, 8, dmalen=8, rsel=0) + \
+        bytes([R_RUN, R_POLL, 1])
+    s['uc_no_recv'] = bytes([uc | 2]) + \
+        rframe(Q_V6, UC | SEND_ONLY, 100) + rrecv(Q_V6, (0, 64)) + \
+        rframe(Q_V6, UC | SEND_ONLY, 100, delta=1) + \
+        rframe(Q_V1, UC | WRITE_ONLY, 32, dmalen=32) + \
+        bytes([R_RUN, R_POLL, 1])
+    s['uc_out'] = bytes([uc | 1]) + rsend(Q_VLAN, W_SEND, 1500) + \
+        rsend(Q_VLAN, W_WRITE_IMM, 300) + rsend(Q_VLAN, W_READ) + \
+        bytes([R_RUN, R_POLL, 2]) + rsend(Q_LA, W_SEND, 700) + \
+        rrecv(Q_LB, (0, 4096)) + rsend(Q_LA, W_WRITE, 5000) + \
+        bytes([R_RUN, R_POLL, 3, R_RECREATE, Q_LB, R_RUN])
     return s
 
 
