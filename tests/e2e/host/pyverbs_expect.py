@@ -89,6 +89,9 @@ FEATURES = (
     (r'^Create QPEx type (\d+)',
      lambda m: 'extended QP (' + QP_TYPES.get(m.group(1), m.group(1)) + ')'),
     (r'^Create UD QP ', 'UD'),
+    # With UC there, its ibv_create_qp_ex test needs what RC's does.
+    (r'^Create UC QP (with|without) extended attrs',
+     'extended QP (ibv_create_qp_ex create flags)'),
     (r'^Create UC QP ', 'UC'),
     (r'^Create Raw Packet QP ', 'raw packet QPs'),
     (r'^Create XRC', 'XRC'),
