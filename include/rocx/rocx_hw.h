@@ -71,6 +71,8 @@
 #define   ROCX_LINK_CARRIER		ROCX_BIT(1)	/* peer/backend present */
 #define   ROCX_LINK_ADMIN_UP		ROCX_BIT(2)	/* set by SET_PORT */
 #define   ROCX_LINK_SPEED_MASK		ROCX_GENMASK(31, 16)	/* Gb/s */
+/* Contract 1.2: the port's line rate in Mb/s. */
+#define ROCX_REG_LINK_SPEED		0x02c
 #define ROCX_REG_MAC_LO			0x030	/* MAC bytes 0..3, byte 0 in [7:0] */
 #define ROCX_REG_MAC_HI			0x034	/* MAC bytes 4..5 in [15:0] */
 

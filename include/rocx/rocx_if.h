@@ -44,8 +44,11 @@ enum rocx_aq_opcode {
 	ROCX_AQ_OP_DESTROY_SRQ		= 0x2a,
 	ROCX_AQ_OP_ALLOC_MW		= 0x2b,
 	ROCX_AQ_OP_DEALLOC_MW		= 0x2c,
+	/* Contract 1.2: struct rocx_dcb_cfg / rocx_cc_cfg at addr. */
 	ROCX_AQ_OP_SET_DCB		= 0x30,	/* PFC, ETS, trust */
 	ROCX_AQ_OP_SET_CC		= 0x31,	/* ECN marking, DCQCN */
+	ROCX_AQ_OP_QUERY_DCB		= 0x32,
+	ROCX_AQ_OP_QUERY_CC		= 0x33,
 };
 
 enum rocx_aq_status {
@@ -118,6 +121,62 @@ struct rocx_aq_set_mcast_macs {
 struct rocx_mcast_mac {
 	__u8 mac[6];		/* a multicast address: bit 0 of mac[0] set */
 	__le16 rsvd;		/* 0 */
+};
+
+/*
+ * SET_DCB / QUERY_DCB (1.2): the device reads or writes a struct
+ * rocx_dcb_cfg at addr; SET_DCB applies the fields valid selects, all of
+ * them or none (rocx-device.rst, "DCB: priorities, ETS and PFC").
+ */
+struct rocx_aq_dcb {
+	struct rocx_aq_hdr hdr;
+	__le64 addr;		/* DMA address of the configuration */
+	__le32 len;		/* >= sizeof(struct rocx_dcb_cfg) */
+	__u8 rsvd[44];
+};
+
+#define ROCX_DCB_TRUST			ROCX_BIT(0)
+#define ROCX_DCB_DSCP2PRIO		ROCX_BIT(1)
+#define ROCX_DCB_PFC			ROCX_BIT(2)
+#define ROCX_DCB_PAUSE			ROCX_BIT(3)
+#define ROCX_DCB_ETS			ROCX_BIT(4)
+#define ROCX_DCB_BUFFER			ROCX_BIT(5)
+#define ROCX_DCB_MAXRATE		ROCX_BIT(6)
+#define ROCX_DCB_ALL			ROCX_GENMASK(6, 0)
+
+#define ROCX_NUM_PRIO			8
+#define ROCX_NUM_TC			8
+#define ROCX_NUM_DSCP			64
+
+enum rocx_dcb_trust {
+	ROCX_TRUST_PCP			= 0,
+	ROCX_TRUST_DSCP			= 1,
+};
+
+enum rocx_dcb_tsa {
+	ROCX_TSA_STRICT			= 0,
+	ROCX_TSA_ETS			= 1,
+};
+
+#define ROCX_PAUSE_RX			ROCX_BIT(0)	/* honour 802.3x pause */
+#define ROCX_PAUSE_TX			ROCX_BIT(1)	/* send 802.3x pause */
+
+struct rocx_dcb_cfg {
+	__le32 valid;		/* ROCX_DCB_*; QUERY_DCB: ROCX_DCB_ALL */
+	__u8 trust;		/* enum rocx_dcb_trust */
+	__u8 pfc_en;		/* bit p: priority p is lossless */
+	__u8 pause;		/* ROCX_PAUSE_*; 0 while pfc_en != 0 */
+	__u8 rsvd0;
+	__u8 prio_tc[ROCX_NUM_PRIO];	/* traffic class of each priority */
+	__u8 tc_tsa[ROCX_NUM_TC];	/* enum rocx_dcb_tsa */
+	__u8 tc_bw[ROCX_NUM_TC];	/* ETS percent, sum 100; strict: 0 */
+	__le32 tc_maxrate[ROCX_NUM_TC];	/* Mb/s, 0 = line rate */
+	__u8 dscp2prio[ROCX_NUM_DSCP];	/* under DSCP trust */
+	__le32 buf_size[ROCX_NUM_PRIO];	/* receive buffer bytes */
+	__le32 xoff[ROCX_NUM_PRIO];	/* PFC: pause above this many bytes */
+	__le32 xon[ROCX_NUM_PRIO];	/* PFC: resume below this many */
+	__le16 pfc_quanta;	/* quanta of an XOFF, 1..0xffff */
+	__u8 rsvd1[30];
 };
 
 /* QUERY_PORT: result = ROCX_REG_LINK_STATUS value, result64 = MTU. */
@@ -232,6 +291,7 @@ union rocx_aq_cmd {
 	struct rocx_aq_uctx uctx;
 	struct rocx_aq_pd pd;
 	struct rocx_aq_set_mcast_macs set_mcast_macs;
+	struct rocx_aq_dcb dcb;
 	__u8 raw[ROCX_AQ_CMD_SIZE];
 };
 
@@ -415,8 +475,32 @@ enum rocx_stat {
 	ROCX_STAT_ROCE_RX_DROPPED,
 	/* Contract 1.2. */
 	ROCX_STAT_RX_DISCARDS,		/* device's RX holding queue full */
-	ROCX_STAT_NUM
+	ROCX_STAT_RX_PAUSE,		/* 802.3x pause frames acted on */
+	ROCX_STAT_TX_PAUSE,		/* 802.3x pause frames sent */
+	ROCX_STAT_RX_PAUSE_DURATION,	/* us the port was paused by a peer */
+	ROCX_STAT_TX_PAUSE_DURATION,	/* us the device asked the peer to wait */
+	/* ROCX_NUM_PRIO blocks of ROCX_STAT_PRIO_NUM: ROCX_STAT_PRIO(p, k). */
+	ROCX_STAT_PRIO_BASE,
+	ROCX_STAT_NUM = ROCX_STAT_PRIO_BASE + 8 * 10
 };
+
+/* Per-priority counters, in the block of priority p (mlx5's names). */
+enum rocx_stat_prio {
+	ROCX_STAT_PRIO_RX_BYTES,	/* rx_prioN_bytes */
+	ROCX_STAT_PRIO_RX_PACKETS,	/* rx_prioN_packets */
+	ROCX_STAT_PRIO_TX_BYTES,	/* tx_prioN_bytes */
+	ROCX_STAT_PRIO_TX_PACKETS,	/* tx_prioN_packets */
+	ROCX_STAT_PRIO_RX_PAUSE,	/* rx_prioN_pause: PFC XOFFs acted on */
+	ROCX_STAT_PRIO_TX_PAUSE,	/* tx_prioN_pause: PFC XOFFs sent */
+	ROCX_STAT_PRIO_RX_PAUSE_DURATION,	/* us paused by the peer */
+	ROCX_STAT_PRIO_TX_PAUSE_DURATION,	/* us the peer was asked to wait */
+	ROCX_STAT_PRIO_RX_DISCARDS,	/* receive buffer of the priority full */
+	ROCX_STAT_PRIO_RX_BUF_MAX,	/* largest occupancy seen, bytes */
+	ROCX_STAT_PRIO_NUM
+};
+
+#define ROCX_STAT_PRIO(p, k)		(ROCX_STAT_PRIO_BASE + \
+					 (p) * ROCX_STAT_PRIO_NUM + (k))
 
 ROCX_ASSERT_SIZE(struct rocx_aq_hdr, 8);
 ROCX_ASSERT_SIZE(struct rocx_aq_identify, ROCX_AQ_CMD_SIZE);
@@ -439,6 +523,14 @@ ROCX_ASSERT_SIZE(struct rocx_eth_rx_desc, 16);
 ROCX_ASSERT_SIZE(struct rocx_identify, 256);
 ROCX_ASSERT_SIZE(struct rocx_aq_set_mcast_macs, ROCX_AQ_CMD_SIZE);
 ROCX_ASSERT_SIZE(struct rocx_mcast_mac, 8);
+static_assert(ROCX_STAT_NUM == ROCX_STAT_PRIO(ROCX_NUM_PRIO, 0),
+	      "the per-priority blocks end the counters");
+ROCX_ASSERT_SIZE(struct rocx_aq_dcb, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_dcb_cfg, 256);
+static_assert(__builtin_offsetof(struct rocx_dcb_cfg, dscp2prio) == 64,
+	      "dscp2prio is at byte 64 of struct rocx_dcb_cfg");
+static_assert(__builtin_offsetof(struct rocx_dcb_cfg, pfc_quanta) == 224,
+	      "pfc_quanta is at byte 224 of struct rocx_dcb_cfg");
 static_assert(__builtin_offsetof(struct rocx_identify, caps2) == 96,
 	      "caps2 is at byte 96 of IDENTIFY");
 static_assert(__builtin_offsetof(struct rocx_identify, max_mcast_macs) == 132,

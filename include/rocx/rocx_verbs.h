@@ -258,12 +258,20 @@ struct rocx_av {
 	__u8 dgid[16];
 	__u8 dmac[6];
 	__le16 vlan;		/* VLAN id or ROCX_VLAN_NONE */
-	__le32 flow_label;	/* [19:0] */
+	__le32 flow_label;	/* ROCX_AV_FLOW_LABEL, ROCX_AV_PRIO (1.2) */
 	__u8 sgid_index;
 	__u8 hop_limit;
 	__u8 traffic_class;	/* DSCP [7:2], ECN [1:0] */
 	__u8 net_type;		/* enum rocx_net_type */
 };
+
+/*
+ * The flow_label word: the IPv6/GRH flow label and, from contract 1.2, the
+ * priority the packets are sent with (802.1p PCP, transmit class, PFC
+ * pause); a 1.1 driver leaves it 0.  Bits [31:23] are reserved, 0.
+ */
+#define ROCX_AV_FLOW_LABEL		ROCX_GENMASK(19, 0)
+#define ROCX_AV_PRIO			ROCX_GENMASK(22, 20)
 
 /*
  * Path MTU n (1..5) is 128 << n bytes of payload per packet.  Around it a

@@ -462,15 +462,26 @@ static void rocx_ethtool_names_test(struct kunit *test)
 			   "hw_link_changes");
 	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_ROCE_RX_DROPPED),
 			   "hw_roce_rx_dropped");
+	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_PRIO(0,
+				ROCX_STAT_PRIO_RX_BYTES)), "rx_prio0_bytes");
+	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_PRIO(3,
+				ROCX_STAT_PRIO_RX_PAUSE)), "rx_prio3_pause");
+	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_PRIO(7,
+				ROCX_STAT_PRIO_RX_BUF_MAX)), "rx_prio7_buf_max");
 	for (i = 0; i < n; i++) {
 		const char *name = rocx_stat_name(i);
 
 		KUNIT_ASSERT_NOT_NULL_MSG(test, name, "entry %u", i);
 		KUNIT_EXPECT_LT_MSG(test, strlen(name), (size_t)ETH_GSTRING_LEN,
 				    "entry %u", i);
-		KUNIT_EXPECT_TRUE_MSG(test, !strncmp(name, i < ROCX_STAT_NUM ?
-						     "hw_" : "sw_", 3),
-				      "entry %u is %s", i, name);
+		/* Device counters "hw_", the driver's "sw_"; mlx5's per priority. */
+		if (i >= ROCX_STAT_PRIO_BASE && i < ROCX_STAT_NUM)
+			KUNIT_EXPECT_TRUE_MSG(test, strstr(name, "_prio") == name + 2,
+					      "entry %u is %s", i, name);
+		else
+			KUNIT_EXPECT_TRUE_MSG(test, !strncmp(name, i < ROCX_STAT_NUM ?
+							     "hw_" : "sw_", 3),
+					      "entry %u is %s", i, name);
 		for (j = 0; j < i; j++)
 			KUNIT_EXPECT_STRNEQ(test, name, rocx_stat_name(j));
 	}

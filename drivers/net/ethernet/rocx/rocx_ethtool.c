@@ -40,9 +40,34 @@ static const char * const rocx_hw_stat_names[] = {
 	[ROCX_STAT_ROCE_ICRC_ERRORS] = "hw_roce_icrc_errors",
 	[ROCX_STAT_ROCE_RX_DROPPED] = "hw_roce_rx_dropped",
 	[ROCX_STAT_RX_DISCARDS] = "hw_rx_discards",
+	[ROCX_STAT_RX_PAUSE] = "hw_rx_pause",
+	[ROCX_STAT_TX_PAUSE] = "hw_tx_pause",
+	[ROCX_STAT_RX_PAUSE_DURATION] = "hw_rx_pause_duration",
+	[ROCX_STAT_TX_PAUSE_DURATION] = "hw_tx_pause_duration",
 };
 
-static_assert(ARRAY_SIZE(rocx_hw_stat_names) == ROCX_STAT_NUM);
+static_assert(ARRAY_SIZE(rocx_hw_stat_names) == ROCX_STAT_PRIO_BASE);
+
+/*
+ * The per-priority block keeps mlx5's names (rx_prio3_pause, ...), which
+ * DCB users' scripts already look for.
+ */
+#define ROCX_PRIO_NAMES(p)						\
+	"rx_prio" #p "_bytes", "rx_prio" #p "_packets",			\
+	"tx_prio" #p "_bytes", "tx_prio" #p "_packets",			\
+	"rx_prio" #p "_pause", "tx_prio" #p "_pause",			\
+	"rx_prio" #p "_pause_duration", "tx_prio" #p "_pause_duration",	\
+	"rx_prio" #p "_discards", "rx_prio" #p "_buf_max"
+
+static const char * const rocx_prio_stat_names[] = {
+	ROCX_PRIO_NAMES(0), ROCX_PRIO_NAMES(1), ROCX_PRIO_NAMES(2),
+	ROCX_PRIO_NAMES(3), ROCX_PRIO_NAMES(4), ROCX_PRIO_NAMES(5),
+	ROCX_PRIO_NAMES(6), ROCX_PRIO_NAMES(7),
+};
+
+static_assert(ARRAY_SIZE(rocx_prio_stat_names) ==
+	      ROCX_STAT_NUM - ROCX_STAT_PRIO_BASE);
+static_assert(ROCX_STAT_PRIO_NUM == 10);
 
 enum rocx_sw_stat {
 	ROCX_SW_TX_PACKETS,
@@ -87,8 +112,10 @@ static_assert(ARRAY_SIZE(rocx_sw_stat_names) == ROCX_SW_NUM);
  */
 VISIBLE_IF_KUNIT const char *rocx_stat_name(unsigned int i)
 {
-	if (i < ROCX_STAT_NUM)
+	if (i < ROCX_STAT_PRIO_BASE)
 		return rocx_hw_stat_names[i];
+	if (i < ROCX_STAT_NUM)
+		return rocx_prio_stat_names[i - ROCX_STAT_PRIO_BASE];
 	i -= ROCX_STAT_NUM;
 	if (i < ROCX_SW_NUM)
 		return rocx_sw_stat_names[i];
