@@ -559,6 +559,7 @@ static void t_connect_one(TQp *q, TQp *peer, const TConn *c, uint32_t sq_psn,
     a.state = ROCX_QPS_RTR;
     t_av(q->d, peer->d, c->net_type, &a.av);
     a.av.vlan = htole16(c->vlan);
+    a.av.flow_label |= htole32(ROCX_FIELD_PREP(ROCX_AV_PRIO, c->prio));
     a.path_mtu = c->mtu;
     a.dest_qpn = htole32(peer->qpn);
     a.rq_psn = htole32(rq_psn);
@@ -901,6 +902,7 @@ int main(int argc, char **argv)
         { t_cases_time, t_ncases_time },
         { t_cases_rx, t_ncases_rx },
         { t_cases_uc, t_ncases_uc },
+        { t_cases_dcb, t_ncases_dcb },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

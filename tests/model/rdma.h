@@ -153,6 +153,7 @@ typedef struct TConn {
     uint32_t access;
     uint32_t psn_a, psn_b;
     uint16_t vlan;
+    uint8_t prio;               /* the AV's priority (rocx-dcb.c) */
 } TConn;
 
 void t_conn_default(TConn *c);
@@ -228,5 +229,7 @@ extern const TCase t_cases_rx[];
 extern const unsigned t_ncases_rx;
 extern const TCase t_cases_uc[];
 extern const unsigned t_ncases_uc;
+extern const TCase t_cases_dcb[];
+extern const unsigned t_ncases_dcb;
 
 #endif /* ROCX_TEST_RDMA_H */

@@ -338,7 +338,7 @@ static void t_identity_registers(void)
     CHECK_EQ(rd(ROCX_REG_MAC_LO), 0x12005452);
     CHECK_EQ(rd(ROCX_REG_MAC_HI), 0x5634);
     CHECK_EQ(rd(ROCX_REG_LINK_STATUS),
-             ROCX_LINK_CARRIER | (ROCX_CORE_DEFAULT_SPEED << 16));
+             ROCX_LINK_CARRIER | ((ROCX_CORE_DEFAULT_SPEED / 1000) << 16));
     CHECK_EQ(rd(ROCX_REG_GUEST_ERR_COUNT), 0);
     CHECK_EQ(rd(ROCX_REG_AQ_STATUS), 0);
     CHECK_NO_GERR();
@@ -872,7 +872,7 @@ static void t_op_set_query_port_mtu(void)
     CHECK_EQ(set_port(ROCX_PORT_SET_ADMIN, 0, NULL, 1, 0), ROCX_AQ_STS_OK);
     CHECK_EQ(aq_exec(&q, &res, NULL), ROCX_AQ_STS_OK);
     CHECK_EQ(res, ROCX_LINK_UP | ROCX_LINK_CARRIER | ROCX_LINK_ADMIN_UP |
-             (ROCX_CORE_DEFAULT_SPEED << 16));
+             ((ROCX_CORE_DEFAULT_SPEED / 1000) << 16));
     CHECK_NO_GERR();
 }
 
@@ -1083,8 +1083,8 @@ static void t_op_unsupported(void)
     static const uint16_t ops[] = {
         0x05, 0x06, 0x07, 0x0c, 0x0f, 0x16, 0x1f, ROCX_AQ_OP_CREATE_SRQ,
         ROCX_AQ_OP_MODIFY_SRQ, ROCX_AQ_OP_DESTROY_SRQ, ROCX_AQ_OP_ALLOC_MW,
-        ROCX_AQ_OP_DEALLOC_MW, ROCX_AQ_OP_SET_DCB, ROCX_AQ_OP_SET_CC,
-        0x32, 0xff, 0x100, 0xffff,
+        ROCX_AQ_OP_DEALLOC_MW, ROCX_AQ_OP_SET_CC, ROCX_AQ_OP_QUERY_CC,
+        0xff, 0x100, 0xffff,
     };
     unsigned i;
 
@@ -2115,7 +2115,7 @@ static void t_doorbell_errors(void)
 static void t_register_access_errors(void)
 {
     static const unsigned undefined[] = {
-        0x02c, 0x038, 0x03c, 0x05c, 0x0fc, 0x120, 0x200, 0x7fc, 0x820,
+        0x038, 0x03c, 0x05c, 0x0fc, 0x120, 0x200, 0x7fc, 0x820,
         0x1000, 0x3ffc, 0x4000,
     };
     unsigned i, size;
@@ -2143,7 +2143,8 @@ static void t_register_access_errors(void)
         ROCX_REG_ID, ROCX_REG_VERSION, ROCX_REG_CAPS, ROCX_REG_FW_VERSION,
         ROCX_REG_DEV_STATUS, ROCX_REG_GUEST_ERR_COUNT,
         ROCX_REG_LAST_GUEST_ERR, ROCX_REG_NUM_VECTORS, ROCX_REG_DB_PAGES,
-        ROCX_REG_LINK_STATUS, ROCX_REG_MAC_LO, ROCX_REG_MAC_HI,
+        ROCX_REG_LINK_STATUS, ROCX_REG_LINK_SPEED, ROCX_REG_MAC_LO,
+        ROCX_REG_MAC_HI,
         ROCX_REG_TEST_DMA_STATUS, ROCX_REG_AQ_STATUS, ROCX_REG_AQ_HEAD,
     };
     for (i = 0; i < ARRAY_SIZE(ro); i++) {
@@ -2163,7 +2164,9 @@ static void t_register_access_errors(void)
     CHECK_EQ(strcmp(rocx_core_reg_name(ROCX_REG_AQ_DB), "AQ_DB"), 0);
     CHECK_EQ(strcmp(rocx_core_reg_name(ROCX_REG_INTR_CTRL(7)), "INTR_CTRL"),
              0);
-    CHECK(rocx_core_reg_name(0x2c) == NULL);
+    CHECK_EQ(strcmp(rocx_core_reg_name(ROCX_REG_LINK_SPEED), "LINK_SPEED"),
+             0);
+    CHECK(rocx_core_reg_name(0x38) == NULL);
     CHECK(rocx_core_reg_name(~0ULL) == NULL);
 }
 
@@ -2258,7 +2261,7 @@ static void t_link_change_events(void)
     e = eqe(0, 4, 0);
     CHECK_EQ(le16toh(e->type), ROCX_EQE_LINK_CHANGE);
     CHECK_EQ(le32toh(e->data), ROCX_LINK_UP | ROCX_LINK_CARRIER |
-             ROCX_LINK_ADMIN_UP | (ROCX_CORE_DEFAULT_SPEED << 16));
+             ROCX_LINK_ADMIN_UP | ((ROCX_CORE_DEFAULT_SPEED / 1000) << 16));
     CHECK_EQ(e->flags, ROCX_EQE_PHASE);
     CHECK_EQ(F->irqs[0], 1);
     /* Setting admin up again changes nothing. */
@@ -2271,7 +2274,7 @@ static void t_link_change_events(void)
     e = eqe(0, 4, 1);
     CHECK_EQ(le16toh(e->type), ROCX_EQE_LINK_CHANGE);
     CHECK_EQ(le32toh(e->data), ROCX_LINK_ADMIN_UP |
-             (ROCX_CORE_DEFAULT_SPEED << 16));
+             ((ROCX_CORE_DEFAULT_SPEED / 1000) << 16));
     fake_set_carrier(F, true);
     fake_run(F);
     CHECK_EQ(le32toh(eqe(0, 4, 2)->data) & ROCX_LINK_UP, ROCX_LINK_UP);

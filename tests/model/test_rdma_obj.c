@@ -686,7 +686,7 @@ static void t_qp_state_machine(void)
     TRY(av.net_type, 3);
     TRY(av.dgid[10], 0);                    /* IPv4 path to a non-v4 GID */
     TRY(av.vlan, htole16(4096));
-    TRY(av.flow_label, htole32(0x100000));
+    TRY(av.flow_label, htole32(0x800000));  /* reserved above the priority */
     TRY(av.dmac[0], 1);                     /* multicast */
 #undef TRY
     a = rtr;

@@ -166,6 +166,8 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
     stq_le_p(&id.page_size_cap, ROCX_CORE_PAGE_SIZE_CAP);
     stq_le_p(&id.caps2, ROCX_CORE_CAPS2);
     stl_le_p(&id.max_mcast_macs, ROCX_CORE_MAX_MCAST_MACS);
+    stl_le_p(&id.rx_buf_total, ROCX_CORE_RX_BUF_TOTAL);
+    stl_le_p(&id.max_speed, ROCX_CORE_MAX_SPEED);
     if (rocx_dma_write(c, addr, &id, sizeof(id))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }
@@ -368,6 +370,12 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
         break;
     case ROCX_AQ_OP_SET_MCAST_MACS:
         rocx_cmd_set_mcast_macs(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_SET_DCB:
+        rocx_cmd_set_dcb(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_QUERY_DCB:
+        rocx_cmd_query_dcb(c, cmd, res);
         break;
     case ROCX_AQ_OP_REG_MR:
         rocx_cmd_reg_mr(c, cmd, res);

@@ -23,7 +23,9 @@
 uint32_t rocx_core_link_status(RocxCore *c)
 {
     bool carrier = c->ops->carrier(c->opaque);
-    uint32_t v = ROCX_FIELD_PREP(ROCX_LINK_SPEED_MASK, c->speed);
+    /* Gb/s, rounded down, but never 0 for a port with a rate. */
+    uint32_t v = ROCX_FIELD_PREP(ROCX_LINK_SPEED_MASK,
+                                 MAX(c->speed_mbps / 1000, 1));
 
     if (carrier) {
         v |= ROCX_LINK_CARRIER;
@@ -236,6 +238,9 @@ bool rocx_timers_run(RocxCore *c)
         case ROCX_TIMER_FABRIC:
             /* rocx_fabric_hello(), at the end of this run, sends it. */
             break;
+        case ROCX_TIMER_DCB:
+            rocx_dcb_timer(c, t, now);
+            break;
         }
     }
     rocx_timer_host(c);
@@ -273,6 +278,7 @@ void rocx_reset_state(RocxCore *c)
     c->rdma.cqns = cqns;
     c->port.mtu = ROCX_CORE_DEFAULT_MTU;
     memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));
+    rocx_dcb_reset(c);
     /* Admin state is down, so the link is down; EQ 0 is gone. */
     if (was_up) {
         rocx_count(c, ROCX_STAT_LINK_CHANGES, 1);
@@ -297,13 +303,13 @@ void rocx_core_set_direct_doorbells(RocxCore *c, bool on)
 }
 
 void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
-                    const uint8_t mac[6], uint16_t speed_gbps)
+                    const uint8_t mac[6], uint32_t speed_mbps)
 {
     memset(c, 0, sizeof(*c));
     c->ops = ops;
     c->opaque = opaque;
     memcpy(c->perm_mac, mac, sizeof(c->perm_mac));
-    c->speed = speed_gbps;
+    c->speed_mbps = speed_mbps;
     rocx_num_init(c);
     rocx_core_reset(c);
 }

@@ -71,7 +71,10 @@
 #define ROCX_CORE_MAX_MCAST_MACS    64
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
 #define ROCX_CORE_DEFAULT_MTU       1500
-#define ROCX_CORE_DEFAULT_SPEED     100         /* Gb/s */
+#define ROCX_CORE_DEFAULT_SPEED     100000      /* Mb/s */
+#define ROCX_CORE_MAX_SPEED         400000      /* Mb/s, IDENTIFY.max_speed */
+/* Receive buffering shared by the priorities (IDENTIFY.rx_buf_total). */
+#define ROCX_CORE_RX_BUF_TOTAL      (512 * 1024)
 
 /*
  * Time in the device (Documentation/rocx-device.rst, "Time in the
@@ -83,6 +86,7 @@
 typedef enum RocxTimerKind {
     ROCX_TIMER_QP,              /* RocxQp.timer: ACK timeout, RNR wait */
     ROCX_TIMER_FABRIC,          /* RocxFabric.hello_timer: HELLO retry */
+    ROCX_TIMER_DCB,             /* RocxDcb.pause_timer[p]: pause expiry */
 } RocxTimerKind;
 
 typedef struct RocxTimer {
@@ -91,8 +95,8 @@ typedef struct RocxTimer {
     uint8_t kind;               /* RocxTimerKind */
 } RocxTimer;
 
-/* Every QP and the fabric may wait at the same time. */
-#define ROCX_CORE_MAX_TIMERS        (ROCX_CORE_MAX_QP + 1)
+/* Every QP, the fabric and each priority may wait at the same time. */
+#define ROCX_CORE_MAX_TIMERS        (ROCX_CORE_MAX_QP + 1 + ROCX_NUM_PRIO)
 /* Deadlines handled per rocx_core_process() call; more: another call. */
 #define ROCX_CORE_TIMER_BUDGET      256
 
@@ -263,6 +267,34 @@ typedef struct RocxRxHold {
     uint8_t buf[ROCX_CORE_RX_HOLD_BYTES];
 } RocxRxHold;
 
+/*
+ * DCB (rocx-dcb.c): the configuration SET_DCB gave (host order), and the
+ * pause the link partner asked for.  paused bit p: priority p sends
+ * nothing until paused_until[p]; parked[p]: QP slots that stopped for it
+ * and run again when it resumes.
+ */
+typedef struct RocxDcb {
+    uint8_t trust;
+    uint8_t pfc_en;
+    uint8_t pause;
+    uint8_t prio_tc[ROCX_NUM_PRIO];
+    uint8_t tc_tsa[ROCX_NUM_TC];
+    uint8_t tc_bw[ROCX_NUM_TC];
+    uint32_t tc_maxrate[ROCX_NUM_TC];
+    uint8_t dscp2prio[ROCX_NUM_DSCP];
+    uint32_t buf_size[ROCX_NUM_PRIO];
+    uint32_t xoff[ROCX_NUM_PRIO];
+    uint32_t xon[ROCX_NUM_PRIO];
+    uint16_t pfc_quanta;
+
+    uint8_t paused;
+    bool link_pause;            /* the pause is 802.3x, not PFC */
+    int64_t paused_since[ROCX_NUM_PRIO];    /* accounted up to here */
+    int64_t paused_until[ROCX_NUM_PRIO];
+    RocxTimer pause_timer[ROCX_NUM_PRIO];
+    uint64_t parked[ROCX_NUM_PRIO][ROCX_CORE_MAX_QP / 64];
+} RocxDcb;
+
 typedef struct RocxEvent {
     uint16_t type;
     uint32_t data;
@@ -274,7 +306,8 @@ typedef struct RocxCore {
     const RocxCoreOps *ops;
     void *opaque;
     uint8_t perm_mac[6];
-    uint16_t speed;
+    /* The port's line rate (rocx_core_set_speed()); survives a reset. */
+    uint32_t speed_mbps;
     /* Offer fabric bundles to the peer (rocx_core_set_bundles()). */
     bool bundles;
     /* Run the engine inside SQ doorbells (rocx_core_set_direct_doorbells). */
@@ -351,6 +384,9 @@ typedef struct RocxCore {
         uint8_t mcast[ROCX_CORE_MAX_MCAST_MACS][6];
     } port;
 
+    /* Engine: priorities, pause (rocx-dcb.c). */
+    RocxDcb dcb;
+
     RocxEq eq[ROCX_CORE_MAX_EQ];
     RocxEthRing tx[ROCX_CORE_MAX_ETH_RINGS];
     RocxEthRing rx[ROCX_CORE_MAX_ETH_RINGS];
@@ -392,7 +428,13 @@ typedef struct RocxCore {
 } RocxCore;
 
 void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
-                    const uint8_t mac[6], uint16_t speed_gbps);
+                    const uint8_t mac[6], uint32_t speed_mbps);
+/*
+ * The port's line rate in Mb/s, 1..ROCX_CORE_MAX_SPEED (LINK_SPEED); a
+ * change while the link is up posts LINK_CHANGE.  False out of range.
+ */
+bool rocx_core_set_speed(RocxCore *c, uint32_t mbps);
+uint32_t rocx_core_speed(RocxCore *c);
 /*
  * Offer fabric bundles to the peer from the next link-up on; off by
  * default (every frame its own datagram, as on any Ethernet).

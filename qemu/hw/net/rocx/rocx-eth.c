@@ -118,6 +118,7 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
     RocxEthRing *r = &c->tx[qid];
     uint16_t mask;
     unsigned done = 0;
+    bool paused = false;
 
     if (!r->valid) {
         return false;
@@ -154,9 +155,18 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
                           qid, addr);
             } else if (!c->port.link_up) {
                 rocx_count(c, ROCX_STAT_TX_DROPPED_LINK_DOWN, 1);
+            } else if (rocx_dcb_tx_paused(c, c->tx_buf, len)) {
+                /*
+                 * The ring waits at the frame, descriptor not consumed;
+                 * the priority's resume schedules the engine again.
+                 */
+                paused = true;
+                break;
             } else {
                 rocx_count(c, ROCX_STAT_TX_PACKETS, 1);
                 rocx_count(c, ROCX_STAT_TX_BYTES, len);
+                rocx_dcb_tx_count(c, rocx_dcb_frame_prio(c, c->tx_buf, len),
+                                  len);
                 rocx_send_frame(c, c->tx_buf, len);
             }
         }
@@ -175,13 +185,17 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
     if (done) {
         rocx_signal(c, r->vector);
     }
-    return r->ci != r->pi;
+    return !paused && r->ci != r->pi;
 }
 
 /* ---- Ethernet RX ---- */
 
 /* MAC control (802.3x PAUSE, 802.1Qbb PFC): the device's own frames. */
 #define ROCX_ETH_P_MAC_CONTROL  0x8808
+/* 802.3x and 802.1Qbb pause frames go to this group. */
+static const uint8_t rocx_pause_dst[ETH_ALEN] = {
+    0x01, 0x80, 0xc2, 0x00, 0x00, 0x01
+};
 /*
  * Before each waiting frame in the holding queue: [13:0] its length
  * (ROCX_MAX_FRAME fits), [15:14] its class, decided when it came.  A
@@ -233,7 +247,7 @@ static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *buf)
     const uint8_t *dst = buf;
 
     if (lduw_be_p(buf + 12) == ROCX_ETH_P_MAC_CONTROL) {
-        /* A device without PFC acts on none; it never passes them on. */
+        /* Pause frames not acted on, and any other: never passed on. */
         return ROCX_RX_DROP;
     }
     if (is_broadcast_ether_addr(dst)) {
@@ -471,6 +485,13 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
 
     if (!c->port.link_up) {
         rocx_count(c, ROCX_STAT_RX_DROPPED_LINK_DOWN, 1);
+        return len;
+    }
+    rocx_dcb_rx_count(c, buf, len);
+    /* Pause frames are the device's: acted on here, never passed on. */
+    if (len >= ETH_HLEN && lduw_be_p(buf + 12) == ROCX_ETH_P_MAC_CONTROL &&
+        !memcmp(buf, rocx_pause_dst, ETH_ALEN) &&
+        rocx_dcb_rx_control(c, buf, len)) {
         return len;
     }
     /* RoCE for one of our GIDs goes to the transport, never waiting. */

@@ -14,8 +14,9 @@
  * rocx-eth.c: Ethernet TX and RX rings, receive classification (RoCE or
  *             Ethernet), MAC filter;
  * rocx-gid.c: the GID table and its lookup;
- * rocx-dcb.c: (reserved: a later version adds it) priorities, PFC, ETS,
- *             ECN and congestion control;
+ * rocx-dcb.c: priorities, the DCB configuration, PFC and 802.3x pause
+ *             received, the port's line rate (ETS, PFC sent, ECN and
+ *             congestion control: to come);
  * rocx-mr.c: page lists, MR table, key checks, MR data access;
  * rocx-cq.c: CQs, CQEs, CQ arming and events;
  * rocx-qp.c: QP lifecycle, state machine, flush, doorbells, scheduling,
@@ -213,6 +214,42 @@ void rocx_rx_hold_drop(RocxCore *c, bool link_down);
 void rocx_cmd_set_mcast_macs(RocxCore *c, const union rocx_aq_cmd *cmd,
                              RocxAqResult *res);
 
+/* ---- DCB: priorities and pause (rocx-dcb.c) ---- */
+
+/* Back to the defaults of rocx-device.rst; nothing paused. */
+void rocx_dcb_reset(RocxCore *c);
+void rocx_cmd_set_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
+                      RocxAqResult *res);
+void rocx_cmd_query_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res);
+/* A frame's priority under the trust mode (0 when it carries none). */
+uint8_t rocx_dcb_frame_prio(RocxCore *c, const uint8_t *buf, size_t len);
+/* Count a received frame in its priority's counters. */
+void rocx_dcb_rx_count(RocxCore *c, const uint8_t *buf, size_t len);
+/* Count a frame sent at prio. */
+void rocx_dcb_tx_count(RocxCore *c, uint8_t prio, size_t len);
+/*
+ * A MAC control frame (EtherType 0x8808): act on a PFC or 802.3x pause
+ * frame the configuration honours; false for any other, and for a PFC
+ * frame naming no priority with PFC on (the caller drops those).
+ */
+bool rocx_dcb_rx_control(RocxCore *c, const uint8_t *buf, size_t len);
+/* Priority prio honours pause frames (PFC on for it, or 802.3x rx). */
+bool rocx_dcb_honours(RocxCore *c, unsigned prio);
+/* quanta pause quanta (512 bit times each) at the port's rate, in ns. */
+int64_t rocx_dcb_quanta_ns(RocxCore *c, uint16_t quanta);
+/* Priority p sends again: its parked QPs are scheduled. */
+void rocx_dcb_resume(RocxCore *c, unsigned p, int64_t now);
+/* A pause timer expired. */
+void rocx_dcb_timer(RocxCore *c, RocxTimer *t, int64_t now);
+/*
+ * The QP's priority is paused (and the QP not looped back): the QP is
+ * parked until it resumes, and must send nothing now.
+ */
+bool rocx_dcb_qp_paused(RocxCore *c, RocxQp *qp);
+/* The frame's priority is paused: a TX ring waits at it. */
+bool rocx_dcb_tx_paused(RocxCore *c, const uint8_t *buf, size_t len);
+
 /* ---- GID table (rocx-gid.c) ---- */
 
 void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
@@ -332,6 +369,11 @@ void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
 bool rocx_pd_has_qp(RocxCore *c, uint32_t pdn);
 bool rocx_uctx_has_qp(RocxCore *c, uint16_t uctx);
 RocxQp *rocx_qp_get(RocxCore *c, uint32_t qpn);
+/* The QP's index in RocxRdma.qp[]. */
+static inline unsigned rocx_qp_slot(const RocxQp *qp)
+{
+    return rocx_num_slot(qp->qpn);
+}
 /* True if the QP is in RTS with nothing in flight (see direct doorbells). */
 bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
 void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);

@@ -18,9 +18,12 @@
  *   Permanent MAC address, reported in MAC_LO/MAC_HI and IDENTIFY.
  *   Default: QEMU's 52:54:00:12:34:xx sequence.
  *
- * - speed=<Gb/s>
- *   Port speed reported in LINK_STATUS[31:16], 1..65535.  It is a label
- *   only: the model does not pace traffic.  Default: 100.
+ * - speed=<Mb/s>
+ *   The port's line rate, 1..400000, in LINK_SPEED (Mb/s) and, rounded
+ *   down to Gb/s (at least 1), LINK_STATUS[31:16].  Pause quanta are
+ *   timed at it (rocx-dcb.c); nothing else is paced by it yet.  Settable
+ *   at run time with qom-set: a change with the link up posts a link
+ *   event.  Default: 100000.
  *
  * - bundle=on|off
  *   On a dgram netdev, offer rocx-switch fabric bundles at link-up: once
@@ -96,7 +99,7 @@ struct RocxState {
     MemoryRegion msix;
     NICState *nic;
     NICConf conf;
-    uint16_t speed;
+    uint32_t speed;             /* Mb/s */
     bool bundle;
     bool direct_db;
     /* Runs rocx_core_process() outside MMIO handlers (BQL held). */
@@ -388,11 +391,6 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
     NetClientState *nc;
     unsigned v;
 
-    if (!s->speed) {
-        error_setg(errp, "rocx: speed must be 1..65535 (Gb/s)");
-        return;
-    }
-
     /* MSI-X only: no INTx pin. */
     pdev->config[PCI_INTERRUPT_PIN] = 0;
 
@@ -468,9 +466,39 @@ static const VMStateDescription rocx_vmstate = {
     .unmigratable = 1,
 };
 
+/*
+ * "speed", the port's line rate in Mb/s: on the command line, and at run
+ * time with qom-set (a change while the link is up is a link event).
+ */
+static void rocx_set_speed(Object *obj, Visitor *v, const char *name,
+                           void *opaque, Error **errp)
+{
+    RocxState *s = ROCX(obj);
+    uint32_t value;
+
+    if (!visit_type_uint32(v, name, &value, errp)) {
+        return;
+    }
+    if (!value || value > ROCX_CORE_MAX_SPEED) {
+        error_setg(errp, "rocx: %s must be 1..%u (Mb/s)", name,
+                   ROCX_CORE_MAX_SPEED);
+        return;
+    }
+    s->speed = value;
+    if (DEVICE(obj)->realized) {
+        /* The event it may post is written by the engine. */
+        rocx_core_set_speed(&s->core, value);
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+/* qdev's uint32 property, with this setter (rocx_class_init()). */
+static PropertyInfo rocx_prop_speed;
+
 static const Property rocx_properties[] = {
     DEFINE_NIC_PROPERTIES(RocxState, conf),
-    DEFINE_PROP_UINT16("speed", RocxState, speed, ROCX_CORE_DEFAULT_SPEED),
+    DEFINE_PROP_UNSIGNED("speed", RocxState, speed, ROCX_CORE_DEFAULT_SPEED,
+                         rocx_prop_speed, uint32_t),
     DEFINE_PROP_BOOL("bundle", RocxState, bundle, true),
     DEFINE_PROP_BOOL("x-direct-doorbell", RocxState, direct_db, true),
 };
@@ -509,6 +537,12 @@ static void rocx_class_init(ObjectClass *klass, void *data)
     DeviceClass *dc = DEVICE_CLASS(klass);
     PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
     ResettableClass *rc = RESETTABLE_CLASS(klass);
+
+    rocx_prop_speed = qdev_prop_uint32;
+    rocx_prop_speed.description = "port line rate in Mb/s, settable at run "
+                                  "time";
+    rocx_prop_speed.set = rocx_set_speed;
+    rocx_prop_speed.realized_set_allowed = true;
 
     k->realize = rocx_realize;
     k->exit = rocx_exit;

@@ -154,6 +154,11 @@ static unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget,
         }
         return used;
     }
+    /* Its priority paused by the link partner: parked, sends nothing. */
+    if ((qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) &&
+        rocx_dcb_qp_paused(c, qp)) {
+        return 0;
+    }
     if (qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) {
         used += rocx_resp_run(c, qp, budget);
     }
@@ -516,7 +521,8 @@ static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
 
     if (!g || av->net_type > 2 ||
         (vlan != ROCX_VLAN_NONE && vlan > VLAN_VID_MASK) ||
-        fl > ROCX_IP6_FLOW_MASK || is_multicast_ether_addr(av->dmac)) {
+        (fl & ~(ROCX_AV_FLOW_LABEL | ROCX_AV_PRIO)) ||
+        is_multicast_ether_addr(av->dmac)) {
         return false;
     }
     /* The network header follows from the source GID. */
@@ -540,7 +546,8 @@ static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
     memcpy(p->smac, g->mac, ETH_ALEN);
     memcpy(p->dmac, av->dmac, ETH_ALEN);
     p->vlan = vlan;
-    p->flow_label = fl;
+    p->flow_label = ROCX_FIELD_GET(ROCX_AV_FLOW_LABEL, fl);
+    p->prio = ROCX_FIELD_GET(ROCX_AV_PRIO, fl);
     p->hop_limit = av->hop_limit;
     p->traffic_class = av->traffic_class;
     p->loopback = rocx_gid_find(c, av->dgid, g->type) != NULL;

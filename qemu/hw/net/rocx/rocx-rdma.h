@@ -158,6 +158,7 @@ typedef struct RocxPath {
     uint8_t dmac[6];
     uint16_t vlan;              /* ROCX_VLAN_NONE: untagged */
     uint32_t flow_label;
+    uint8_t prio;               /* 802.1p priority (rocx-dcb.c) */
     uint8_t hop_limit;
     uint8_t traffic_class;
     uint16_t udp_sport;

@@ -70,6 +70,8 @@ static uint32_t rocx_rd_status(RocxCore *c, unsigned off)
         return c->regs.last_guest_err;
     case ROCX_REG_LINK_STATUS:
         return rocx_core_link_status(c);
+    case ROCX_REG_LINK_SPEED:
+        return c->speed_mbps;
     }
     return 0;
 }
@@ -199,6 +201,7 @@ static const RocxRegInfo rocx_regs[ROCX_NUM_REGS] = {
     R(NUM_VECTORS,      R,  rocx_rd_ident,  NULL),
     R(DB_PAGES,         R,  rocx_rd_ident,  NULL),
     R(LINK_STATUS,      R,  rocx_rd_status, NULL),
+    R(LINK_SPEED,       R,  rocx_rd_status, NULL),
     R(MAC_LO,           R,  rocx_rd_ident,  NULL),
     R(MAC_HI,           R,  rocx_rd_ident,  NULL),
     R(SCRATCH,          RW, rocx_rd_plain,  rocx_wr_plain),

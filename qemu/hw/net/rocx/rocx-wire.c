@@ -217,6 +217,7 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
         rocx_count(c, ROCX_STAT_TX_DROPPED_LINK_DOWN, 1);
         return;
     }
+    rocx_dcb_tx_count(c, p->prio, len);
     rocx_send_frame(c, buf, len);
 }
 
