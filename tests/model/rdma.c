@@ -560,6 +560,9 @@ static void t_connect_one(TQp *q, TQp *peer, const TConn *c, uint32_t sq_psn,
     t_av(q->d, peer->d, c->net_type, &a.av);
     a.av.vlan = htole16(c->vlan);
     a.av.flow_label |= htole32(ROCX_FIELD_PREP(ROCX_AV_PRIO, c->prio));
+    if (c->tclass) {
+        a.av.traffic_class = c->tclass;     /* else t_av()'s */
+    }
     a.path_mtu = c->mtu;
     a.dest_qpn = htole32(peer->qpn);
     a.rq_psn = htole32(rq_psn);

@@ -154,6 +154,7 @@ typedef struct TConn {
     uint32_t psn_a, psn_b;
     uint16_t vlan;
     uint8_t prio;               /* the AV's priority (rocx-dcb.c) */
+    uint8_t tclass;             /* the AV's traffic class; 0: t_av()'s */
 } TConn;
 
 void t_conn_default(TConn *c);

@@ -329,7 +329,8 @@ static void t_identity_registers(void)
     CHECK_EQ(rd(ROCX_REG_ID), 0x58434f52);
     CHECK_EQ(rd(ROCX_REG_VERSION), 0x00010002);
     CHECK_EQ(rd(ROCX_REG_CAPS), ROCX_CAP_ETH | ROCX_CAP_RDMA |
-             ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2 | ROCX_CAP_SELFTEST);
+             ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2 | ROCX_CAP_DCB |
+             ROCX_CAP_SELFTEST);
     CHECK_EQ(rd(ROCX_REG_FW_VERSION), ROCX_CORE_FW_VERSION);
     CHECK_EQ(rd(ROCX_REG_DEV_CTRL), 0);
     CHECK_EQ(rd(ROCX_REG_DEV_STATUS), ROCX_DEV_STATUS_READY);
@@ -799,7 +800,9 @@ static void t_op_identify(void)
     /* Contract 1.2: the parts implemented, at byte 96. */
     CHECK_EQ(le64toh(id->caps2),
              ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
-             ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC);
+             ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC);
+    CHECK_EQ(le32toh(id->rx_buf_total), 512 * 1024);
+    CHECK_EQ(le32toh(id->max_speed), 400000);
     CHECK_EQ(id->rsvd[0], 0);
     CHECK_EQ(id->rsvd[sizeof(id->rsvd) - 1], 0);
     CHECK_EQ(((uint8_t *)id)[256], 0xcc);   /* nothing past 256 bytes */
@@ -1690,8 +1693,9 @@ static void t_rx_no_buffer(void)
 }
 
 /*
- * The device holds a bounded amount: a frame that finds the holding queue
- * full is dropped and counted, the ones that waited are delivered in
+ * The device holds a bounded amount: a frame that finds its priority's
+ * receive buffer full (64 KiB for priority 0 by default, 512 KiB in
+ * eight) is dropped and counted, the ones that waited are delivered in
  * order, and posting buffers makes room again.
  */
 static void t_rx_hold_bound(void)
@@ -1708,10 +1712,12 @@ static void t_rx_hold_bound(void)
     }
     CHECK_EQ(counter(ROCX_STAT_RX_NO_BUFFER), 400);
     held = 400 - counter(ROCX_STAT_RX_DISCARDS);
-    /* 256 KiB, with a length per frame. */
-    CHECK(held < 400);
-    CHECK(held * (sizeof(frame) + 2) <= 256 * 1024);
-    CHECK((held + 1) * (sizeof(frame) + 2) > 256 * 1024);
+    /* 64 KiB of frames: 65 of 1000 bytes. */
+    CHECK_EQ(held, 65);
+    CHECK_EQ(counter(ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_RX_DISCARDS)),
+             400 - 65);
+    CHECK_EQ(counter(ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_RX_BUF_MAX)),
+             65 * sizeof(frame));
     /* Tail drop: the frames that waited are the first ones. */
     rx_post(6, 64);
     CHECK_EQ(counter(ROCX_STAT_RX_PACKETS), 64);

@@ -274,7 +274,7 @@ typedef struct Pair {
     TMr amr, bmr;
 } Pair;
 
-static void pair(Pair *p, uint8_t prio)
+static void pair_tc(Pair *p, uint8_t prio, uint8_t tclass)
 {
     TConn conn;
 
@@ -290,7 +290,13 @@ static void pair(Pair *p, uint8_t prio)
                       all_access), ROCX_AQ_STS_OK);
     t_conn_default(&conn);
     conn.prio = prio;
+    conn.tclass = tclass;
     t_connect(&p->qa, &p->qb, &conn);
+}
+
+static void pair(Pair *p, uint8_t prio)
+{
+    pair_tc(p, prio, 0);
 }
 
 /* A writes 16 KiB to B (posted and rung, not run). */
@@ -523,6 +529,161 @@ static void t_rx_prio_counters(void)
     CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
 }
 
+/* ---- Pause sent ---- */
+
+#define RX_LD           6
+#define RX_BUF          2048
+
+/* An Ethernet RX ring of 2^RX_LD buffers on d, none posted yet. */
+static void rx_ring(TDev *d)
+{
+    uint64_t ring = t_alloc(d, (16u << RX_LD), T_PAGE);
+    uint64_t bufs = t_alloc(d, (uint64_t)RX_BUF << RX_LD, T_PAGE);
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_CREATE_ETH_RING);
+    unsigned i;
+
+    c.create_eth_ring.base = htole64(T_GPA(ring));
+    c.create_eth_ring.type = ROCX_ETH_RING_RX;
+    c.create_eth_ring.log_depth = RX_LD;
+    c.create_eth_ring.vector = 1;
+    c.create_eth_ring.buf_size = htole16(RX_BUF);
+    CHECK_EQ(t_aq(d, &c, NULL), ROCX_AQ_STS_OK);
+    for (i = 0; i < (1u << RX_LD); i++) {
+        struct rocx_eth_rx_desc *rd = t_ptr(d, ring + 16 * i, 16);
+
+        rd->addr = htole64(T_GPA(bufs + (uint64_t)RX_BUF * i));
+    }
+}
+
+/* An untagged broadcast frame of 1000 bytes (priority 0 under PCP trust). */
+static size_t bcast(uint8_t *f)
+{
+    memset(f, 0, 1000);
+    memset(f, 0xff, 6);
+    f[6] = 0x02;
+    f[11] = 0x77;
+    f[12] = 0x88;
+    f[13] = 0xb5;
+    return 1000;
+}
+
+/*
+ * B's driver posts no RX buffer while broadcast frames arrive at
+ * priority 0, lossless on both sides.  Crossing xoff (43404 bytes: the
+ * 44th frame of 1000) B sends one XOFF, which pauses A's QP of that
+ * priority; when B's driver posts buffers and the buffer falls to xon
+ * (25368 bytes) B sends XON and A's WRITE goes.  No frame is lost.
+ */
+static void t_pfc_xoff_xon(void)
+{
+    Pair p;
+    uint8_t f[1000];
+    unsigned i, sent;
+
+    pfc_on(A, 0x01);
+    pfc_on(B, 0x01);
+    pair(&p, 0);
+    rx_ring(B);
+    for (i = 0; i < 43; i++) {
+        t_wire_push(B, f, bcast(f));
+    }
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE)), 0);
+    t_wire_push(B, f, bcast(f));
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE)), 1);
+    CHECK_EQ(t_stat(A, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_RX_PAUSE)), 1);
+    sent = A->f->nframes;
+    write16k(&p, 14);
+    t_pump();
+    CHECK_EQ(A->f->nframes, sent);
+    /* 18 frames taken leave 26000 bytes: above xon, still paused. */
+    t_db(B, 0, ROCX_DB_ETH_RX, 0, 18, 0);
+    t_pump();
+    CHECK(!write_done(&p));
+    /* One more: 25000 bytes, at or below xon. */
+    t_db(B, 0, ROCX_DB_ETH_RX, 0, 19, 0);
+    t_pump();
+    CHECK(write_done(&p));
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_DISCARDS), 0);
+    CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_RX_BUF_MAX)), 44000);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
+/*
+ * While the buffer stays above xon, B repeats the XOFF every half of the
+ * pause time, so the partner never resumes into a full buffer: at 1000
+ * Mb/s 0xffff quanta last 33553.92 us, repeated after 16776.96 us.
+ */
+static void t_pfc_xoff_refresh(void)
+{
+    uint8_t f[1000];
+    unsigned i;
+
+    CHECK(rocx_core_set_speed(&B->f->core, 1000));
+    pfc_on(B, 0x01);
+    rx_ring(B);
+    for (i = 0; i < 44; i++) {
+        t_wire_push(B, f, bcast(f));
+    }
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE)), 1);
+    fake_advance(B->f, 16776 * USEC);
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE)), 1);
+    fake_advance(B->f, USEC);
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE)), 2);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_DISCARDS), 0);
+    CHECK_EQ(B->f->gerrs, 0);
+}
+
+/*
+ * Under PCP trust an untagged path of a lossless priority goes out
+ * priority-tagged (VLAN 0, PCP 3), so the partner can pause it; B, also
+ * trusting PCP, counts it in priority 3.  Under DSCP trust it goes
+ * untagged and B finds priority 3 through its DSCP map.
+ */
+static void t_prio_tagging(void)
+{
+    struct rocx_dcb_cfg c;
+    Pair p, q;
+    const uint8_t *fr;
+    uint64_t before;
+
+    pfc_on(A, 0x08);
+    pair(&p, 3);
+    write16k(&p, 15);
+    t_settle(SEC);
+    CHECK(write_done(&p));
+    CHECK(A->f->nframes > 0);
+    fr = A->f->frames[0];
+    CHECK_EQ(lduw_be_p(fr + 12), 0x8100);
+    CHECK_EQ(lduw_be_p(fr + 14), 3 << 13);  /* PCP 3, VLAN 0 */
+    CHECK_EQ(lduw_be_p(fr + 16), 0x0800);
+    CHECK(t_stat(B, ROCX_STAT_PRIO(3, ROCX_STAT_PRIO_RX_PACKETS)) >= 16);
+
+    /* DSCP trust on both: untagged, DSCP 26 (AF31) mapped to 3 at B. */
+    memset(&c, 0, sizeof(c));
+    c.valid = htole32(ROCX_DCB_TRUST | ROCX_DCB_DSCP2PRIO);
+    c.trust = ROCX_TRUST_DSCP;
+    c.dscp2prio[26] = 3;
+    CHECK_EQ(set_dcb(A, &c), ROCX_AQ_STS_OK);
+    CHECK_EQ(set_dcb(B, &c), ROCX_AQ_STS_OK);
+    pair_tc(&q, 3, 26 << 2);
+    A->f->nframes = 0;
+    before = t_stat(B, ROCX_STAT_PRIO(3, ROCX_STAT_PRIO_RX_PACKETS));
+    write16k(&q, 16);
+    t_settle(SEC);
+    CHECK(write_done(&q));
+    fr = A->f->frames[0];
+    CHECK_EQ(lduw_be_p(fr + 12), 0x0800);   /* untagged */
+    CHECK_EQ(fr[15] >> 2, 26);
+    CHECK(t_stat(B, ROCX_STAT_PRIO(3, ROCX_STAT_PRIO_RX_PACKETS)) >=
+          before + 16);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 const TCase t_cases_dcb[] = {
     T_CASE(dcb_defaults),
     T_CASE(dcb_set_query),
@@ -535,5 +696,8 @@ const TCase t_cases_dcb[] = {
     T_CASE(link_pause),
     T_CASE(pfc_off_resumes),
     T_CASE(rx_prio_counters),
+    T_CASE(pfc_xoff_xon),
+    T_CASE(pfc_xoff_refresh),
+    T_CASE(prio_tagging),
 };
 const unsigned t_ncases_dcb = ARRAY_SIZE(t_cases_dcb);

@@ -62,12 +62,13 @@
 #define ROCX_CORE_PAGE_SIZE_CAP     ((1ULL << 12) | (1ULL << 21))
 #define ROCX_CORE_CAPS              (ROCX_CAP_ETH | ROCX_CAP_RDMA | \
                                      ROCX_CAP_ROCE_V1 | ROCX_CAP_ROCE_V2 | \
-                                     ROCX_CAP_SELFTEST)
+                                     ROCX_CAP_DCB | ROCX_CAP_SELFTEST)
 /* Parts of contract 1.2 this model implements (IDENTIFY.caps2). */
 #define ROCX_CORE_CAPS2             (ROCX_CAP2_QPN_ROTATE | \
                                      ROCX_CAP2_EQ_OVERFLOW_EVENT | \
                                      ROCX_CAP2_MCAST_FILTER | \
-                                     ROCX_CAP2_UC)
+                                     ROCX_CAP2_UC | \
+                                     ROCX_CAP2_PFC)
 #define ROCX_CORE_MAX_MCAST_MACS    64
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
 #define ROCX_CORE_DEFAULT_MTU       1500
@@ -95,8 +96,8 @@ typedef struct RocxTimer {
     uint8_t kind;               /* RocxTimerKind */
 } RocxTimer;
 
-/* Every QP, the fabric and each priority may wait at the same time. */
-#define ROCX_CORE_MAX_TIMERS        (ROCX_CORE_MAX_QP + 1 + ROCX_NUM_PRIO)
+/* Every QP, the fabric and each priority (pause, XOFF) may wait at once. */
+#define ROCX_CORE_MAX_TIMERS        (ROCX_CORE_MAX_QP + 1 + 2 * ROCX_NUM_PRIO)
 /* Deadlines handled per rocx_core_process() call; more: another call. */
 #define ROCX_CORE_TIMER_BUDGET      256
 
@@ -293,6 +294,17 @@ typedef struct RocxDcb {
     int64_t paused_until[ROCX_NUM_PRIO];
     RocxTimer pause_timer[ROCX_NUM_PRIO];
     uint64_t parked[ROCX_NUM_PRIO][ROCX_CORE_MAX_QP / 64];
+
+    /*
+     * Pause sent: bytes each priority holds in the receive buffer (the
+     * Ethernet frames waiting for RX descriptors), the priorities the
+     * device has asked the partner to stop (xoff), since when, and the
+     * timer that repeats the XOFF while the buffer stays above xon.
+     */
+    uint32_t rx_occ[ROCX_NUM_PRIO];
+    uint8_t xoff_sent;
+    int64_t xoff_since[ROCX_NUM_PRIO];
+    RocxTimer xoff_timer[ROCX_NUM_PRIO];
 } RocxDcb;
 
 typedef struct RocxEvent {

@@ -22,6 +22,7 @@
 #include "rocx-int.h"
 #include "rocx-hdr.h"
 
+#define ROCX_ETH_P_MAC_CONTROL  0x8808
 #define ROCX_PFC_OPCODE         0x0101
 #define ROCX_PAUSE_OPCODE       0x0001
 /* Opcode and class-enable vector, then eight quanta. */
@@ -34,6 +35,7 @@ void rocx_dcb_reset(RocxCore *c)
 
     for (p = 0; p < ROCX_NUM_PRIO; p++) {
         rocx_timer_del(c, &d->pause_timer[p]);
+        rocx_timer_del(c, &d->xoff_timer[p]);
     }
     memset(d, 0, sizeof(*d));
     for (p = 0; p < ROCX_NUM_PRIO; p++) {
@@ -163,6 +165,9 @@ static bool rocx_dcb_merge(const RocxDcb *cur, const struct rocx_dcb_cfg *cfg,
     return !ets || bw == 100;
 }
 
+static void rocx_dcb_retag(RocxCore *c);
+static void rocx_dcb_xon(RocxCore *c, unsigned p, int64_t now);
+
 void rocx_cmd_set_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
                       RocxAqResult *res)
 {
@@ -170,6 +175,7 @@ void rocx_cmd_set_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
     struct rocx_dcb_cfg cfg;
     RocxDcb n;
     unsigned p;
+    bool retag;
 
     if ((uint32_t)ldl_le_p(&cmd->dcb.len) < sizeof(cfg)) {
         res->status = ROCX_AQ_STS_INVALID;
@@ -183,8 +189,7 @@ void rocx_cmd_set_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
-    /* The pause state is the link's, not the configuration's. */
-    memcpy(n.pause_timer, c->dcb.pause_timer, sizeof(n.pause_timer));
+    retag = n.trust != c->dcb.trust || n.pfc_en != c->dcb.pfc_en;
     c->dcb.trust = n.trust;
     c->dcb.pfc_en = n.pfc_en;
     c->dcb.pause = n.pause;
@@ -197,10 +202,48 @@ void rocx_cmd_set_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
     memcpy(c->dcb.buf_size, n.buf_size, sizeof(n.buf_size));
     memcpy(c->dcb.xoff, n.xoff, sizeof(n.xoff));
     memcpy(c->dcb.xon, n.xon, sizeof(n.xon));
-    /* A priority no longer honouring pause is not paused any more. */
+    if (retag) {
+        rocx_dcb_retag(c);
+    }
+    /*
+     * A priority no longer honouring pause is not paused any more, and
+     * one no longer lossless lets its partner go.
+     */
     for (p = 0; p < ROCX_NUM_PRIO; p++) {
         if (c->dcb.paused & ROCX_BIT(p) && !rocx_dcb_honours(c, p)) {
             rocx_dcb_resume(c, p, rocx_now(c));
+        }
+        if (!(c->dcb.pfc_en & ROCX_BIT(p))) {
+            rocx_dcb_xon(c, p, rocx_now(c));
+        }
+    }
+}
+
+void rocx_dcb_path_tag(RocxCore *c, RocxPath *p)
+{
+    uint16_t pcp = p->prio << 13;
+
+    if (p->vlan != ROCX_VLAN_NONE) {
+        p->tci = pcp | p->vlan;
+    } else if (c->dcb.trust == ROCX_TRUST_PCP &&
+               (c->dcb.pfc_en & ROCX_BIT(p->prio))) {
+        /* Else the partner could not tell the priority it must pause. */
+        p->tci = pcp;
+    } else {
+        p->tci = ROCX_VLAN_NONE;
+    }
+}
+
+/* Trust or PFC changed: every live QP's tag follows. */
+static void rocx_dcb_retag(RocxCore *c)
+{
+    unsigned slot;
+
+    for (slot = 0; slot < ROCX_CORE_QP_SLOTS; slot++) {
+        RocxQp *qp = c->rdma.qp[slot];
+
+        if (qp) {
+            rocx_dcb_path_tag(c, &qp->path);
         }
     }
 }
@@ -393,11 +436,115 @@ bool rocx_dcb_rx_control(RocxCore *c, const uint8_t *buf, size_t len)
     return false;
 }
 
+/* ---- Pause sent ---- */
+
+/* A PFC frame for the priorities in cev, each with quanta. */
+static void rocx_dcb_send_pfc(RocxCore *c, uint8_t cev, uint16_t quanta)
+{
+    static const uint8_t dst[ETH_ALEN] = { 0x01, 0x80, 0xc2, 0, 0, 0x01 };
+    uint8_t f[ETH_ZLEN];
+    unsigned p;
+
+    if (!c->port.link_up) {
+        return;
+    }
+    memset(f, 0, sizeof(f));
+    memcpy(f, dst, ETH_ALEN);
+    memcpy(f + ETH_ALEN, c->port.mac, ETH_ALEN);
+    stw_be_p(f + 12, ROCX_ETH_P_MAC_CONTROL);
+    stw_be_p(f + ETH_HLEN, ROCX_PFC_OPCODE);
+    stw_be_p(f + ETH_HLEN + 2, cev);
+    for (p = 0; p < ROCX_NUM_PRIO; p++) {
+        if (cev & ROCX_BIT(p)) {
+            stw_be_p(f + ETH_HLEN + 4 + 2 * p, quanta);
+            if (quanta) {
+                rocx_count(c, ROCX_STAT_PRIO(p, ROCX_STAT_PRIO_TX_PAUSE), 1);
+            }
+        }
+    }
+    rocx_send_frame(c, f, sizeof(f));
+}
+
+/* XOFF for p, and again at half its time while the buffer stays full. */
+static void rocx_dcb_xoff(RocxCore *c, unsigned p, int64_t now)
+{
+    RocxDcb *d = &c->dcb;
+
+    if (!(d->xoff_sent & ROCX_BIT(p))) {
+        d->xoff_sent |= ROCX_BIT(p);
+        d->xoff_since[p] = now;
+    }
+    rocx_dcb_send_pfc(c, ROCX_BIT(p), d->pfc_quanta);
+    rocx_timer_mod(c, &d->xoff_timer[p], ROCX_TIMER_DCB,
+                   now + MAX(rocx_dcb_quanta_ns(c, d->pfc_quanta) / 2, 1));
+}
+
+static void rocx_dcb_xon(RocxCore *c, unsigned p, int64_t now)
+{
+    RocxDcb *d = &c->dcb;
+
+    if (!(d->xoff_sent & ROCX_BIT(p))) {
+        return;
+    }
+    d->xoff_sent &= ~ROCX_BIT(p);
+    rocx_timer_del(c, &d->xoff_timer[p]);
+    rocx_count(c, ROCX_STAT_PRIO(p, ROCX_STAT_PRIO_TX_PAUSE_DURATION),
+               (now - d->xoff_since[p]) / 1000);
+    rocx_dcb_send_pfc(c, ROCX_BIT(p), 0);
+}
+
+bool rocx_dcb_rx_room(RocxCore *c, uint8_t prio, uint32_t len)
+{
+    return c->dcb.rx_occ[prio] + len <= c->dcb.buf_size[prio];
+}
+
+void rocx_dcb_rx_held(RocxCore *c, uint8_t prio, int32_t delta)
+{
+    RocxDcb *d = &c->dcb;
+    uint64_t max_stat = ROCX_STAT_PRIO(prio, ROCX_STAT_PRIO_RX_BUF_MAX);
+
+    d->rx_occ[prio] += delta;
+    if (d->rx_occ[prio] > c->stats[max_stat]) {
+        c->stats[max_stat] = d->rx_occ[prio];
+    }
+    if (!(d->pfc_en & ROCX_BIT(prio))) {
+        return;
+    }
+    if (delta > 0 && d->rx_occ[prio] >= d->xoff[prio] &&
+        !(d->xoff_sent & ROCX_BIT(prio))) {
+        rocx_dcb_xoff(c, prio, rocx_now(c));
+    } else if (delta < 0 && d->rx_occ[prio] <= d->xon[prio]) {
+        rocx_dcb_xon(c, prio, rocx_now(c));
+    }
+}
+
+void rocx_dcb_rx_clear(RocxCore *c)
+{
+    int64_t now = rocx_now(c);
+    unsigned p;
+
+    for (p = 0; p < ROCX_NUM_PRIO; p++) {
+        c->dcb.rx_occ[p] = 0;
+        rocx_dcb_xon(c, p, now);
+    }
+}
+
 void rocx_dcb_timer(RocxCore *c, RocxTimer *t, int64_t now)
 {
-    unsigned p = t - c->dcb.pause_timer;
+    RocxDcb *d = &c->dcb;
 
-    rocx_dcb_resume(c, p, now);
+    if (t >= d->xoff_timer && t < d->xoff_timer + ROCX_NUM_PRIO) {
+        unsigned p = t - d->xoff_timer;
+
+        /* Still above xon, and still lossless: ask again. */
+        if ((d->pfc_en & ROCX_BIT(p)) && d->rx_occ[p] > d->xon[p]) {
+            rocx_dcb_xoff(c, p, now);
+        } else {
+            rocx_dcb_xon(c, p, now);
+        }
+        return;
+    }
+    rocx_dcb_resume(c, t - d->pause_timer, now);
 }
 
 bool rocx_dcb_qp_paused(RocxCore *c, RocxQp *qp)

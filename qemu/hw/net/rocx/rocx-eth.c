@@ -197,12 +197,13 @@ static const uint8_t rocx_pause_dst[ETH_ALEN] = {
     0x01, 0x80, 0xc2, 0x00, 0x00, 0x01
 };
 /*
- * Before each waiting frame in the holding queue: [13:0] its length
- * (ROCX_MAX_FRAME fits), [15:14] its class, decided when it came.  A
- * frame longer than any buffer takes (it will be returned TRUNC) waits as
- * its length alone, ROCX_RX_HOLD_TOO_LONG.
+ * Before each waiting frame in the holding queue, 4 bytes: [13:0] its
+ * length (ROCX_MAX_FRAME fits) and [15:14] its class, decided when it
+ * came, then its priority (whose receive buffer it occupies, rocx-dcb.c)
+ * and a zero byte.  A frame longer than any buffer takes (it will be
+ * returned TRUNC) waits as its length alone, ROCX_RX_HOLD_TOO_LONG.
  */
-#define ROCX_RX_HOLD_HLEN       2
+#define ROCX_RX_HOLD_HLEN       4
 #define ROCX_RX_HOLD_LEN_MASK   0x3fff
 #define ROCX_RX_HOLD_CLS_SHIFT  14
 #define ROCX_RX_HOLD_TOO_LONG   (ROCX_MAX_FRAME + 1)
@@ -359,12 +360,17 @@ static bool rocx_rx_hold_push(RocxCore *c, const uint8_t *buf, size_t len,
                               RocxRxClass cls)
 {
     RocxRxHold *h = &c->rx_hold;
+    uint8_t prio = rocx_dcb_frame_prio(c, buf, len);
     uint32_t need, at;
 
     if (len > ROCX_MAX_FRAME) {
         len = ROCX_RX_HOLD_TOO_LONG;
     }
     need = ROCX_RX_HOLD_HLEN + (len > ROCX_MAX_FRAME ? 0 : len);
+    /* The priority's share of the receive buffer first. */
+    if (!rocx_dcb_rx_room(c, prio, need - ROCX_RX_HOLD_HLEN)) {
+        return false;
+    }
 
     if (!h->count) {
         h->head = h->tail = 0;
@@ -387,9 +393,12 @@ static bool rocx_rx_hold_push(RocxCore *c, const uint8_t *buf, size_t len,
         return false;
     }
     stw_he_p(h->buf + at, len | cls << ROCX_RX_HOLD_CLS_SHIFT);
+    h->buf[at + 2] = prio;
+    h->buf[at + 3] = 0;
     memcpy(h->buf + at + ROCX_RX_HOLD_HLEN, buf, need - ROCX_RX_HOLD_HLEN);
     h->tail = at + need;
     h->count++;
+    rocx_dcb_rx_held(c, prio, need - ROCX_RX_HOLD_HLEN);
     return true;
 }
 
@@ -404,11 +413,13 @@ static uint8_t *rocx_rx_hold_peek(RocxRxHold *h, size_t *len,
     return h->buf + h->head + ROCX_RX_HOLD_HLEN;
 }
 
-static void rocx_rx_hold_pop(RocxRxHold *h)
+static void rocx_rx_hold_pop(RocxCore *c, RocxRxHold *h)
 {
     uint32_t len = lduw_he_p(h->buf + h->head) & ROCX_RX_HOLD_LEN_MASK;
+    uint32_t data = len > ROCX_MAX_FRAME ? 0 : len;
 
-    h->head += ROCX_RX_HOLD_HLEN + (len > ROCX_MAX_FRAME ? 0 : len);
+    rocx_dcb_rx_held(c, h->buf[h->head + 2], -(int32_t)data);
+    h->head += ROCX_RX_HOLD_HLEN + data;
     if (h->wrapped && h->head == h->wrap_at) {
         h->head = 0;
         h->wrapped = false;
@@ -429,6 +440,7 @@ void rocx_rx_hold_drop(RocxCore *c, bool link_down)
     h->count = 0;
     h->head = h->tail = 0;
     h->wrapped = false;
+    rocx_dcb_rx_clear(c);
 }
 
 bool rocx_rx_drain(RocxCore *c)
@@ -454,7 +466,7 @@ bool rocx_rx_drain(RocxCore *c)
         uint8_t *f = rocx_rx_hold_peek(h, &len, &cls);
 
         rocx_rx_write(c, f, len, cls);
-        rocx_rx_hold_pop(h);
+        rocx_rx_hold_pop(c, h);
         n++;
     }
     return h->count && r->ci != r->pi;
@@ -513,6 +525,8 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
         rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
         if (!rocx_rx_hold_push(c, buf, len, cls)) {
             rocx_count(c, ROCX_STAT_RX_DISCARDS, 1);
+            rocx_count(c, ROCX_STAT_PRIO(rocx_dcb_frame_prio(c, buf, len),
+                                         ROCX_STAT_PRIO_RX_DISCARDS), 1);
         } else if (r->ci != r->pi) {
             rocx_schedule(c);
         }

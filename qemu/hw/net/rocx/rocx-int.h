@@ -247,8 +247,19 @@ void rocx_dcb_timer(RocxCore *c, RocxTimer *t, int64_t now);
  * parked until it resumes, and must send nothing now.
  */
 bool rocx_dcb_qp_paused(RocxCore *c, RocxQp *qp);
+/* The tag a path's packets carry (RocxPath.tci), from its priority. */
+void rocx_dcb_path_tag(RocxCore *c, RocxPath *p);
 /* The frame's priority is paused: a TX ring waits at it. */
 bool rocx_dcb_tx_paused(RocxCore *c, const uint8_t *buf, size_t len);
+/* The priority's receive buffer has room for len more bytes. */
+bool rocx_dcb_rx_room(RocxCore *c, uint8_t prio, uint32_t len);
+/*
+ * The priority's receive buffer holds delta more bytes (less, if < 0):
+ * crossing xoff of a lossless priority sends XOFF, falling to xon XON.
+ */
+void rocx_dcb_rx_held(RocxCore *c, uint8_t prio, int32_t delta);
+/* The receive buffer was emptied: XON for every priority held off. */
+void rocx_dcb_rx_clear(RocxCore *c);
 
 /* ---- GID table (rocx-gid.c) ---- */
 

@@ -548,6 +548,7 @@ static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
     p->vlan = vlan;
     p->flow_label = ROCX_FIELD_GET(ROCX_AV_FLOW_LABEL, fl);
     p->prio = ROCX_FIELD_GET(ROCX_AV_PRIO, fl);
+    rocx_dcb_path_tag(c, p);
     p->hop_limit = av->hop_limit;
     p->traffic_class = av->traffic_class;
     p->loopback = rocx_gid_find(c, av->dgid, g->type) != NULL;

@@ -157,6 +157,12 @@ typedef struct RocxPath {
     uint8_t smac[6];
     uint8_t dmac[6];
     uint16_t vlan;              /* ROCX_VLAN_NONE: untagged */
+    /*
+     * The 802.1Q tag sent (PCP and VLAN id) or ROCX_VLAN_NONE: a VLAN
+     * path's, or priority-tagged (VLAN 0) for a lossless priority under
+     * PCP trust.  rocx_dcb_path_tag() sets it.
+     */
+    uint16_t tci;
     uint32_t flow_label;
     uint8_t prio;               /* 802.1p priority (rocx-dcb.c) */
     uint8_t hop_limit;

@@ -111,7 +111,7 @@ uint32_t rocx_op_flags(uint8_t opcode)
 
 static size_t rocx_l2_len(const RocxPath *p)
 {
-    return ETH_HLEN + (p->vlan != ROCX_VLAN_NONE ? ROCX_VLAN_HLEN : 0);
+    return ETH_HLEN + (p->tci != ROCX_VLAN_NONE ? ROCX_VLAN_HLEN : 0);
 }
 
 /* The network headers: IPv4 or IPv6 and UDP, or the GRH. */
@@ -168,19 +168,19 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
 
     switch (p->net_type) {
     case ROCX_NET_ROCE_V2_IPV4:
-        rocx_eth_build(buf, p->dmac, p->smac, p->vlan, ETH_P_IP);
+        rocx_eth_build(buf, p->dmac, p->smac, p->tci, ETH_P_IP);
         rocx_ip4_build(l3, p->traffic_class, l3len + l4len, hop_limit,
                        IP_PROTO_UDP, rocx_gid_v4(p->sgid),
                        rocx_gid_v4(p->dgid));
         break;
     case ROCX_NET_ROCE_V2_IPV6:
-        rocx_eth_build(buf, p->dmac, p->smac, p->vlan, ETH_P_IPV6);
+        rocx_eth_build(buf, p->dmac, p->smac, p->tci, ETH_P_IPV6);
         rocx_ip6_build(l3, p->traffic_class, p->flow_label,
                        ROCX_UDP_HLEN + l4len, IP_PROTO_UDP, hop_limit,
                        p->sgid, p->dgid);
         break;
     default:
-        rocx_eth_build(buf, p->dmac, p->smac, p->vlan, ROCX_ETHERTYPE_ROCE);
+        rocx_eth_build(buf, p->dmac, p->smac, p->tci, ROCX_ETHERTYPE_ROCE);
         rocx_ip6_build(l3, p->traffic_class, p->flow_label, l4len,
                        ROCX_GRH_NEXT_BTH, hop_limit, p->sgid, p->dgid);
         break;
