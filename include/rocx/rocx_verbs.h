@@ -120,6 +120,8 @@ struct rocx_cqe {
 #define ROCX_CQE_WITH_INV		ROCX_BIT(2)
 #define ROCX_CQE_GRH			ROCX_BIT(3)	/* UD: a GRH precedes the data */
 #define ROCX_CQE_RECV			ROCX_BIT(4)	/* completes an RQ/SRQ entry */
+/* 1.2, UD and GSI receives: enum rocx_net_type of the packet. */
+#define ROCX_CQE_NET_TYPE_MASK		ROCX_GENMASK(6, 5)
 
 enum rocx_cqe_opcode {
 	ROCX_CQE_OP_SEND		= 0,
@@ -367,11 +369,20 @@ struct rocx_wqe_atomic {
 
 /* UD: the whole address vector travels in the WQE; no AH object exists. */
 struct rocx_wqe_ud {
-	__le32 remote_qpn;
-	__le32 qkey;
+	__le32 remote_qpn;	/* [23:0] */
+	__le32 qkey;		/* ROCX_WQE_UD_QKEY_OWN: the QP's own */
 	struct rocx_av av;
 	__u8 rsvd[8];
 };
+
+/* 1.2 (ROCX_CAP2_UD): a send Q_Key with bit 31 set means the QP's Q_Key. */
+#define ROCX_WQE_UD_QKEY_OWN		ROCX_BIT(31)
+/*
+ * 1.2 (ROCX_CAP2_UD): every UD receive buffer starts with this many bytes
+ * the device fills with the packet's GRH, IPv6 header, or 20 zero bytes
+ * and the IPv4 header; the data follows.
+ */
+#define ROCX_UD_GRH_LEN			40
 
 struct rocx_send_wqe {
 	struct rocx_wqe_ctrl ctrl;

@@ -379,8 +379,7 @@ void t_cq_arm(TCq *cq, uint64_t flags)
 unsigned t_create_qp(TDev *d, TQp *qp, TCq *scq, TCq *rcq, unsigned sq_ld,
                      unsigned rq_ld, uint8_t flags)
 {
-    return t_create_qp_type(d, qp, ROCX_QPT_RC, scq, rcq, sq_ld, rq_ld,
-                            flags);
+    return t_create_qp_type(d, qp, ROCX_QPT_RC, scq, rcq, sq_ld, rq_ld, flags);
 }
 
 unsigned t_create_qp_type(TDev *d, TQp *qp, uint8_t type, TCq *scq,
@@ -906,6 +905,7 @@ int main(int argc, char **argv)
         { t_cases_rx, t_ncases_rx },
         { t_cases_uc, t_ncases_uc },
         { t_cases_dcb, t_ncases_dcb },
+        { t_cases_ud, t_ncases_ud },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

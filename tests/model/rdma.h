@@ -125,7 +125,7 @@ typedef struct TQp {
 
 unsigned t_create_qp(TDev *d, TQp *qp, TCq *scq, TCq *rcq, unsigned sq_ld,
                      unsigned rq_ld, uint8_t flags);
-/* The same with a QP type other than RC. */
+/* The same of any enum rocx_qp_type. */
 unsigned t_create_qp_type(TDev *d, TQp *qp, uint8_t type, TCq *scq,
                           TCq *rcq, unsigned sq_ld, unsigned rq_ld,
                           uint8_t flags);
@@ -232,5 +232,7 @@ extern const TCase t_cases_uc[];
 extern const unsigned t_ncases_uc;
 extern const TCase t_cases_dcb[];
 extern const unsigned t_ncases_dcb;
+extern const TCase t_cases_ud[];
+extern const unsigned t_ncases_ud;
 
 #endif /* ROCX_TEST_RDMA_H */

@@ -800,7 +800,8 @@ static void t_op_identify(void)
     /* Contract 1.2: the parts implemented, at byte 96. */
     CHECK_EQ(le64toh(id->caps2),
              ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
-             ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC);
+             ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC |
+             ROCX_CAP2_UD);
     CHECK_EQ(le32toh(id->rx_buf_total), 512 * 1024);
     CHECK_EQ(le32toh(id->max_speed), 400000);
     CHECK_EQ(id->rsvd[0], 0);

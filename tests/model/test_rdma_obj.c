@@ -544,7 +544,7 @@ static void t_qp_create_errors(void)
         q->field = (val); \
         CHECK_EQ(t_aq(A, &c, NULL), (st)); \
     } while (0)
-    TRY(type, ROCX_QPT_UD, ROCX_AQ_STS_UNSUPPORTED);
+    TRY(type, ROCX_QPT_GSI, ROCX_AQ_STS_UNSUPPORTED);
     TRY(type, 4, ROCX_AQ_STS_INVALID);
     TRY(srqn, htole32(1), ROCX_AQ_STS_UNSUPPORTED);
     TRY(flags, 2, ROCX_AQ_STS_INVALID);

@@ -68,7 +68,8 @@
                                      ROCX_CAP2_EQ_OVERFLOW_EVENT | \
                                      ROCX_CAP2_MCAST_FILTER | \
                                      ROCX_CAP2_UC | \
-                                     ROCX_CAP2_PFC)
+                                     ROCX_CAP2_PFC | \
+                                     ROCX_CAP2_UD)
 #define ROCX_CORE_MAX_MCAST_MACS    64
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
 #define ROCX_CORE_DEFAULT_MTU       1500

@@ -253,16 +253,24 @@ bool rocx_cq_write(RocxCore *c, uint32_t cqn, const RocxCqeInfo *ci)
     stl_le_p(&e.qpn_op, ROCX_FIELD_PREP(ROCX_CQE_QPN_MASK, ci->qpn) |
              ROCX_FIELD_PREP(ROCX_CQE_OPCODE_MASK, ci->opcode));
     stl_le_p(&e.src_qp_status,
+             ROCX_FIELD_PREP(ROCX_CQE_SRC_QP_MASK, ci->src_qp) |
              ROCX_FIELD_PREP(ROCX_CQE_STATUS_MASK, ci->status));
     stw_le_p(&e.wqe_idx, ci->wqe_idx);
     e.vendor_err = ci->vendor_err;
     stw_le_p(&e.vlan, ROCX_VLAN_NONE);
+    if (ci->flags & ROCX_CQE_GRH) {
+        memcpy(e.smac, ci->smac, sizeof(e.smac));
+        stw_le_p(&e.vlan, ci->vlan);
+    }
     phase = (cq->pi >> cq->log_depth) & 1 ? 0 : ROCX_CQE_PHASE;
     /*
      * The entry with the stale phase first, then its flags byte: a
      * consumer that sees the new phase sees the whole entry.
      */
-    e.flags = (ci->flags & ~ROCX_CQE_PHASE) | (phase ^ ROCX_CQE_PHASE);
+    e.flags = (ci->flags & ~(ROCX_CQE_PHASE | ROCX_CQE_NET_TYPE_MASK)) |
+              ((ci->flags & ROCX_CQE_GRH) ?
+               ROCX_FIELD_PREP(ROCX_CQE_NET_TYPE_MASK, ci->net_type) : 0) |
+              (phase ^ ROCX_CQE_PHASE);
     off = (uint64_t)(cq->pi & (depth - 1)) * ROCX_CQE_SIZE;
     if (rocx_pbl_rw(c, &cq->pbl, off, &e, sizeof(e), true)) {
         goto fault;

@@ -56,6 +56,18 @@ static inline uint16_t rocx_vlan_type(const uint8_t *eth)
     return lduw_be_p(eth + ETH_HLEN + offsetof(struct vlan_header, h_proto));
 }
 
+static inline const uint8_t *rocx_eth_src(const uint8_t *eth)
+{
+    return eth + offsetof(struct eth_header, h_source);
+}
+
+/* The VLAN id of an 802.1Q tag (the priority bits apart). */
+static inline uint16_t rocx_vlan_vid(const uint8_t *eth)
+{
+    return lduw_be_p(eth + ETH_HLEN + offsetof(struct vlan_header, h_tci)) &
+           VLAN_VID_MASK;
+}
+
 /* Addresses, the tag unless vlan is ROCX_VLAN_NONE, the EtherType. */
 static inline void rocx_eth_build(uint8_t *eth, const uint8_t *dmac,
                                   const uint8_t *smac, uint16_t vlan,
@@ -286,6 +298,11 @@ static inline void rocx_udp_icrc_mask(uint8_t *udp)
 #define ROCX_TR_XRC             0xa0
 #define ROCX_TR_MASK            0xe0
 #define ROCX_OP_MASK            0x1f
+
+static inline uint8_t rocx_op_transport(uint8_t opcode)
+{
+    return opcode & ROCX_TR_MASK;
+}
 
 /*
  * Operations; the RC transport's code is 0, so an RC opcode is its
@@ -568,6 +585,27 @@ static inline void rocx_aeth_build(uint8_t *bth, uint32_t opf,
 
     stl_be_p(aeth + ROCX_AETH_MSN, msn & ROCX_PSN_MASK);
     aeth[ROCX_AETH_SYNDROME] = syndrome;
+}
+
+static inline uint32_t rocx_deth_qkey(const uint8_t *bth, uint32_t opf)
+{
+    return ldl_be_p(bth + rocx_tp_off(opf, ROCX_TP_DETH) + ROCX_DETH_QKEY);
+}
+
+static inline uint32_t rocx_deth_src_qp(const uint8_t *bth, uint32_t opf)
+{
+    return ldl_be_p(bth + rocx_tp_off(opf, ROCX_TP_DETH) + ROCX_DETH_SRC_QP) &
+           ROCX_QPN_MASK;
+}
+
+/* The source QP's word has its reserved byte [4] as 0. */
+static inline void rocx_deth_build(uint8_t *bth, uint32_t opf, uint32_t qkey,
+                                   uint32_t src_qp)
+{
+    uint8_t *deth = bth + rocx_tp_off(opf, ROCX_TP_DETH);
+
+    stl_be_p(deth + ROCX_DETH_QKEY, qkey);
+    stl_be_p(deth + ROCX_DETH_SRC_QP, src_qp & ROCX_QPN_MASK);
 }
 
 /*

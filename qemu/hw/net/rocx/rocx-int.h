@@ -28,6 +28,8 @@
  *              retransmission, completions);
  * rocx-uc.c: UC queue pairs (requester without ACKs, responder that
  *            drops what it cannot take);
+ * rocx-ud.c: UD queue pairs (send with the WQE's address vector, Q_Key,
+ *            receive with the GRH area, which QPs a packet reaches);
  * rocx-wire.c: RoCE v1/v2 header build and parse, the opcode table;
  * rocx-hdr.h: the packet's header layouts and their accessors;
  * rocx-icrc.c: the ICRC and the CRC behind it;
@@ -362,6 +364,11 @@ typedef struct RocxCqeInfo {
     uint32_t byte_len;
     uint32_t imm;               /* wire bytes */
     bool solicited;
+    /* UD receives (with ROCX_CQE_GRH). */
+    uint32_t src_qp;
+    uint8_t net_type;
+    uint8_t smac[6];
+    uint16_t vlan;
 } RocxCqeInfo;
 
 /* Write a CQE; false if the CQ is gone, broken or just overflowed. */
@@ -405,6 +412,22 @@ void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now);
 /* Engine: run QPs with work; true if some remains. */
 bool rocx_rdma_process(RocxCore *c);
 void rocx_rdma_reset(RocxCore *c);
+/* Attributes each transition accepts beyond STATE, and those it needs. */
+typedef struct RocxQpTrans {
+    uint8_t from;
+    uint8_t to;
+    uint32_t required;
+    uint32_t optional;
+} RocxQpTrans;
+
+/* Whether a MODIFY_QP from, to with attributes valid is in table tab. */
+bool rocx_qp_trans_check(const RocxQpTrans *tab, unsigned n, uint8_t from,
+                         uint8_t to, uint32_t valid);
+/* Check an AV against the GID table; fill the path it selects. */
+bool rocx_av_to_path(RocxCore *c, RocxQp *qp, const struct rocx_av *av,
+                     RocxPath *p);
+/* RoCE v2 source port of a flow label and QP pair. */
+uint16_t rocx_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn);
 
 /* ---- Requester, completer, responder ---- */
 
@@ -445,6 +468,8 @@ void rocx_comp_error(RocxCore *c, RocxQp *qp, uint8_t status,
 void rocx_comp_timers(RocxCore *c, RocxQp *qp, int64_t now);
 
 unsigned rocx_resp_run(RocxCore *c, RocxQp *qp, unsigned budget);
+/* Fetch the receive WQE at rq_ci; a completion status or SUCCESS. */
+uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr);
 bool rocx_resp_ready(RocxQp *qp);
 void rocx_resp_reset(RocxQp *qp);
 
@@ -465,6 +490,7 @@ typedef struct RocxTx {
     uint8_t syndrome;           /* AETH */
     uint32_t msn;
     uint32_t imm;               /* ImmDt, wire bytes */
+    uint32_t qkey;              /* DETH; its source QP is the QP's */
     uint32_t paylen;
 } RocxTx;
 
@@ -474,6 +500,9 @@ typedef struct RocxPkt {
     uint8_t net_type;
     uint8_t sgid[16];           /* IPv4 as ::ffff:a.b.c.d */
     uint8_t dgid[16];
+    const uint8_t *l3;          /* IPv4, IPv6 or GRH header, as received */
+    uint8_t smac[6];
+    uint16_t vlan;              /* VLAN id or ROCX_VLAN_NONE */
     uint8_t opcode;
     uint32_t opf;               /* rocx_op_flags(opcode) */
     bool se;
@@ -486,6 +515,8 @@ typedef struct RocxPkt {
     uint8_t syndrome;
     uint32_t msn;
     uint32_t imm;
+    uint32_t qkey;              /* DETH */
+    uint32_t src_qp;
     const uint8_t *payload;
     uint32_t paylen;
 } RocxPkt;
@@ -508,8 +539,6 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
 /* Requests go to the responder, responses to the completer. */
 void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
 void rocx_comp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
-/* Fetch the receive WQE at rq_ci into resp.rwqe; a completion status. */
-uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr);
 /* Complete the receive WQE at rq_ci for packet p's message. */
 void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
                          uint8_t verr, uint8_t opcode, uint32_t len,
@@ -527,6 +556,19 @@ static inline uint8_t rocx_qp_transport(const RocxQp *qp)
 {
     return qp->type == ROCX_QPT_UC ? ROCX_TR_UC : ROCX_TR_RC;
 }
+
+/* ---- UD queue pairs (rocx-ud.c) ---- */
+
+/* Send and complete what the SQ holds, up to budget packets. */
+unsigned rocx_ud_send_run(RocxCore *c, RocxQp *qp, unsigned budget);
+/* Whether rocx_ud_send_run could send now. */
+bool rocx_ud_send_ready(const RocxQp *qp);
+/* The largest UD message the port's MTU allows. */
+uint32_t rocx_ud_max_msg(RocxCore *c);
+/* A UD packet received: to the QP (or QPs) it is for. */
+void rocx_ud_rx(RocxCore *c, const RocxPkt *p);
+/* MODIFY_QP's transition rules of a UD QP; false: not allowed. */
+bool rocx_ud_trans_ok(uint8_t from, uint8_t to, uint32_t valid);
 
 /* ---- ICRC (rocx-icrc.c) ---- */
 

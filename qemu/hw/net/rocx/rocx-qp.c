@@ -165,6 +165,8 @@ static unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget,
     if (qp->state == ROCX_QPS_RTS && used < budget) {
         used += qp->type == ROCX_QPT_UC ?
                 rocx_uc_req_run(c, qp, budget - used) :
+                qp->type == ROCX_QPT_UD ?
+                rocx_ud_send_run(c, qp, budget - used) :
                 rocx_req_run(c, qp, budget - used);
     }
     if (qp->state == ROCX_QPS_ERR) {
@@ -172,7 +174,8 @@ static unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget,
     } else {
         *more = ((qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) &&
                  rocx_resp_ready(qp)) ||
-                (qp->state == ROCX_QPS_RTS && rocx_req_ready(qp));
+                (qp->type == ROCX_QPT_UD ? rocx_ud_send_ready(qp) :
+                 qp->state == ROCX_QPS_RTS && rocx_req_ready(qp));
     }
     return used;
 }
@@ -283,7 +286,8 @@ void rocx_qp_port_mtu(RocxCore *c)
          * Its packets would be dropped by every real network: end it now
          * rather than by retries nobody answers.
          */
-        if (qp && (qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) &&
+        if (qp && qp->type != ROCX_QPT_UD &&
+            (qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) &&
             !rocx_path_mtu_fits(c, qp->path_mtu)) {
             rocx_qp_error(c, qp, true, ROCX_VERR_PATH_MTU);
         }
@@ -329,8 +333,9 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
-    /* RC, UC (contract 1.2), and no SRQs yet. */
-    if ((cq->type != ROCX_QPT_RC && cq->type != ROCX_QPT_UC) ||
+    /* RC, UC and UD (contract 1.2), and no SRQs yet. */
+    if ((cq->type != ROCX_QPT_RC && cq->type != ROCX_QPT_UC &&
+         cq->type != ROCX_QPT_UD) ||
         srqn != ROCX_NO_SRQ) {
         res->status = ROCX_AQ_STS_UNSUPPORTED;
         return;
@@ -445,14 +450,6 @@ bool rocx_uctx_has_qp(RocxCore *c, uint16_t uctx)
     return false;
 }
 
-/* Attributes each transition accepts beyond STATE, and those it needs. */
-typedef struct RocxQpTrans {
-    uint8_t from;
-    uint8_t to;
-    uint32_t required;
-    uint32_t optional;
-} RocxQpTrans;
-
 static const RocxQpTrans rocx_qp_trans[] = {
     { ROCX_QPS_RESET, ROCX_QPS_INIT, 0,
       ROCX_QP_ATTR_ACCESS | ROCX_QP_ATTR_PKEY_INDEX },
@@ -485,23 +482,18 @@ static const RocxQpTrans rocx_uc_qp_trans[] = {
     { ROCX_QPS_RTS, ROCX_QPS_RTS, 0, ROCX_QP_ATTR_ACCESS },
 };
 
-static bool rocx_qp_trans_ok(const RocxQp *qp, uint8_t to, uint32_t valid)
+bool rocx_qp_trans_check(const RocxQpTrans *tab, unsigned n, uint8_t from,
+                         uint8_t to, uint32_t valid)
 {
-    const RocxQpTrans *tbl = rocx_qp_trans;
-    unsigned i, n = ARRAY_SIZE(rocx_qp_trans);
-    uint8_t from = qp->state;
+    unsigned i;
 
     valid &= ~ROCX_QP_ATTR_STATE;
     /* Any state may go to RESET or ERR, with nothing else. */
     if (to == ROCX_QPS_RESET || to == ROCX_QPS_ERR) {
         return !valid;
     }
-    if (qp->type == ROCX_QPT_UC) {
-        tbl = rocx_uc_qp_trans;
-        n = ARRAY_SIZE(rocx_uc_qp_trans);
-    }
     for (i = 0; i < n; i++) {
-        const RocxQpTrans *t = &tbl[i];
+        const RocxQpTrans *t = &tab[i];
 
         if (t->from == from && t->to == to) {
             return (valid & t->required) == t->required &&
@@ -511,8 +503,23 @@ static bool rocx_qp_trans_ok(const RocxQp *qp, uint8_t to, uint32_t valid)
     return false;
 }
 
-/* Check an AV against the GID table; fill the path it selects. */
-static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
+/* The transitions and attributes of the QP's type. */
+static bool rocx_qp_trans_ok(const RocxQp *qp, uint8_t to, uint32_t valid)
+{
+    switch (qp->type) {
+    case ROCX_QPT_UD:
+        return rocx_ud_trans_ok(qp->state, to, valid);
+    case ROCX_QPT_UC:
+        return rocx_qp_trans_check(rocx_uc_qp_trans,
+                                   ARRAY_SIZE(rocx_uc_qp_trans), qp->state,
+                                   to, valid);
+    default:
+        return rocx_qp_trans_check(rocx_qp_trans, ARRAY_SIZE(rocx_qp_trans),
+                                   qp->state, to, valid);
+    }
+}
+
+bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
                             const struct rocx_av *av, RocxPath *p)
 {
     uint16_t vlan = lduw_le_p(&av->vlan);
@@ -556,7 +563,7 @@ static bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
 }
 
 /* RoCE v2 source port: as Linux's rdma_get_udp_sport(). */
-static uint16_t rocx_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn)
+uint16_t rocx_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn)
 {
     if (!fl) {
         uint64_t v = (uint64_t)lqpn * rqpn;
@@ -675,6 +682,9 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     if (valid & ROCX_QP_ATTR_SQ_PSN) {
         qp->sq_psn = ldl_le_p(&a.sq_psn);
     }
+    if (valid & ROCX_QP_ATTR_QKEY) {
+        qp->qkey = ldl_le_p(&a.qkey);
+    }
 
     if (to == ROCX_QPS_RTR && qp->state == ROCX_QPS_INIT) {
         qp->path.udp_sport = rocx_udp_sport(qp->path.flow_label, qp->qpn,
@@ -721,6 +731,7 @@ void rocx_cmd_query_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     stl_le_p(&a.sq_psn, qp->state == ROCX_QPS_RTS ?
              qp->req.psn_next : qp->sq_psn);
     stl_le_p(&a.dest_qpn, qp->dest_qpn);
+    stl_le_p(&a.qkey, qp->qkey);
     a.av = qp->av;
     if (rocx_dma_write(c, ldq_le_p(&m->addr), &a, sizeof(a))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
@@ -777,7 +788,8 @@ bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
     }
     rocx_count(c, ROCX_STAT_DOORBELLS, 1);
     /* Nothing sent and unacknowledged, nothing started and unsent. */
-    quiet = qp->req.psn_una == qp->req.psn_next &&
+    quiet = qp->type == ROCX_QPT_UD ? qp->req.ci == qp->sq_pi :
+            qp->req.psn_una == qp->req.psn_next &&
             qp->req.cur == qp->req.next;
     qp->sq_pi = idx;
     if (qp->state == ROCX_QPS_RTS) {

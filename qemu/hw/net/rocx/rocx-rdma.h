@@ -186,6 +186,7 @@ typedef struct RocxSendWqe {
     uint64_t raddr;
     uint32_t rkey;
     uint32_t length;            /* message bytes */
+    struct rocx_wqe_ud ud;      /* UD: as posted */
     RocxSge sge[ROCX_CORE_MAX_SGE];
     uint8_t inline_data[ROCX_CORE_MAX_INLINE];
 } RocxSendWqe;
@@ -268,7 +269,9 @@ typedef struct RocxQp {
     uint32_t dest_qpn;
     uint32_t rq_psn;
     uint32_t sq_psn;
+    uint32_t qkey;              /* UD */
     struct rocx_av av;
+    /* RC: the QP's path.  UD: the path of the WQE being sent. */
     RocxPath path;
 
     /*
@@ -347,6 +350,10 @@ typedef struct RocxRdmaStats {
     uint64_t rnr_naks_sent;
     uint64_t dup_requests;
     uint64_t loopback;
+    /* UD packets dropped: no such UD QP, wrong Q_Key, no receive WQE. */
+    uint64_t ud_no_qp_drops;
+    uint64_t ud_qkey_drops;
+    uint64_t ud_no_wqe_drops;
     /* What the timer and arm passes cost: passes, objects looked at. */
     uint64_t timer_runs;
     uint64_t timer_visits;

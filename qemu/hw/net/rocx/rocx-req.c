@@ -87,6 +87,13 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
          w->opcode == ROCX_WQE_FETCH_ADD || w->opcode == ROCX_WQE_SEND_INV)) {
         return ROCX_WC_LOC_QP_OP_ERR;
     }
+    if (qp->type == ROCX_QPT_UD) {
+        /* Its address vector is checked when it is sent (rocx-ud.c). */
+        if (w->opcode != ROCX_WQE_SEND && w->opcode != ROCX_WQE_SEND_IMM) {
+            return ROCX_WC_LOC_QP_OP_ERR;
+        }
+        w->ud = hdr.ud;
+    }
     switch (w->opcode) {
     case ROCX_WQE_RDMA_READ:
         if (w->flags & ROCX_WQE_INLINE) {

@@ -85,8 +85,12 @@ static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
         [ROCX_OP_WRITE_ONLY]        = W | F | L | ROCX_OPF_RETH,
         [ROCX_OP_WRITE_ONLY_IMM]    = W | F | L | ROCX_OPF_RETH | IMM,
     },
+    /* UD (rocx-ud.c): SEND_ONLY and SEND_ONLY_IMM, each with a DETH. */
+    [ROCX_TR_UD >> 5] = {
+        [ROCX_OP_SEND_ONLY]         = S | F | L | ROCX_OPF_DETH,
+        [ROCX_OP_SEND_ONLY_IMM]     = S | F | L | ROCX_OPF_DETH | IMM,
+    },
     /*
-     * UD: SEND_ONLY and SEND_ONLY_IMM, each with a DETH.
      * CNP: ROCX_OP_CNP, ROCX_CNP_PAYLOAD_LEN reserved bytes.
      * XRC: RC's operations, each request with an XRCETH.
      * These come with contract 1.2.
@@ -193,6 +197,9 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
 
     rocx_bth_build(bth, tx->opcode, tx->se, pad, ROCX_PKEY_DEFAULT,
                    qp->dest_qpn, tx->ackreq, tx->psn);
+    if (opf & ROCX_OPF_DETH) {
+        rocx_deth_build(bth, opf, tx->qkey, qp->qpn);
+    }
     if (opf & ROCX_OPF_RETH) {
         rocx_reth_build(bth, opf, tx->va, tx->rkey, tx->dmalen);
     }
@@ -253,11 +260,13 @@ static bool rocx_rx_match_gid(RocxCore *c, RocxRxFrame *f, RocxPkt *p)
         return false;
     }
     etype = rocx_eth_type(buf);
+    p->vlan = ROCX_VLAN_NONE;
     if (etype == ETH_P_VLAN) {
         if (end - buf < ETH_HLEN + ROCX_VLAN_HLEN) {
             return false;
         }
         etype = rocx_vlan_type(buf);
+        p->vlan = rocx_vlan_vid(buf);
         l2 += ROCX_VLAN_HLEN;
     }
     l3 = buf + l2;
@@ -306,7 +315,9 @@ static bool rocx_rx_match_gid(RocxCore *c, RocxRxFrame *f, RocxPkt *p)
         return false;
     }
     memcpy(p->dgid, dgid, 16);
+    memcpy(p->smac, rocx_eth_src(buf), ETH_ALEN);
     f->l3 = l3;
+    p->l3 = l3;
     return true;
 }
 
@@ -390,6 +401,10 @@ static bool rocx_rx_parse_bth(const RocxRxFrame *f, RocxPkt *p)
     p->dqpn = rocx_bth_dqpn(bth);
     p->ackreq = rocx_bth_ackreq(bth);
     p->psn = rocx_bth_psn(bth);
+    if (p->opf & ROCX_OPF_DETH) {
+        p->qkey = rocx_deth_qkey(bth, p->opf);
+        p->src_qp = rocx_deth_src_qp(bth, p->opf);
+    }
     if (p->opf & ROCX_OPF_RETH) {
         p->va = rocx_reth_va(bth, p->opf);
         p->rkey = rocx_reth_rkey(bth, p->opf);
@@ -458,6 +473,10 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
     }
     if (!rocx_rx_parse_bth(&f, &p)) {
         return rocx_rx_drop(c);
+    }
+    if (rocx_op_transport(p.opcode) == ROCX_TR_UD) {
+        rocx_ud_rx(c, &p);
+        return ROCX_RX_DONE;
     }
     qp = rocx_rx_find_qp(c, &p);
     if (!qp) {
