@@ -27,8 +27,9 @@
  * request and a response of its own, and a QP on an SRQ sends
  * rq_log_depth 0, as a QP without a receive queue does now; a UD QP uses
  * the same create_qp request (the QP type is in the core command), and an
- * address handle a response of its own carrying what the provider needs
- * to build the address vector of a UD WQE; an extended CQ (other CQE
+ * address handle has a response of its own (rocx_create_ah_resp) carrying
+ * what the provider needs to build the address vector of a UD WQE; an
+ * extended CQ (other CQE
  * formats) asks with a create_cq comp_mask bit and an appended field.
  */
 #ifndef ROCX_ABI_USER_H
@@ -117,6 +118,20 @@ struct rocx_create_qp_resp {
 	__u32 max_inline;	/* inline bytes one send WQE carries */
 	__u32 comp_mask;	/* no optional fields yet */
 	__u32 reserved;
+};
+
+/*
+ * AH (UD QPs): no device object.  The provider builds the address vector
+ * of every UD WQE itself, from the ibv_ah_attr and what the kernel
+ * resolved once when the AH was created: the destination MAC, the VLAN
+ * of the source GID's netdev and the headers its type asks for.
+ */
+struct rocx_create_ah_resp {
+	__u8 dmac[6];
+	__u16 vlan;		/* VLAN id, or 0xffff: untagged */
+	__u8 net_type;		/* enum rocx_net_type (include/rocx/rocx_verbs.h) */
+	__u8 reserved[3];
+	__u32 comp_mask;	/* no optional fields yet */
 };
 
 #endif /* ROCX_ABI_USER_H */

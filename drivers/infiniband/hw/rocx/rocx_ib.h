@@ -212,7 +212,7 @@ struct rocx_ib_cq {
 };
 
 /**
- * struct rocx_ib_qp - an RC queue pair with user-space queues
+ * struct rocx_ib_qp - an RC or UD queue pair with user-space queues
  * @ibqp: ib_core's QP; qp_num is the device qpn
  * @umem: the pinned SQ and RQ buffer
  * @lock: serialises modify and query; protects @state
@@ -228,6 +228,14 @@ struct rocx_ib_qp {
 	enum ib_qp_state state;
 	struct ib_qp_cap cap;
 	bool sq_sig_all;
+};
+
+/**
+ * struct rocx_ib_ah - an address handle (UD); the provider holds its AV
+ * @ibah: ib_core's AH
+ */
+struct rocx_ib_ah {
+	struct ib_ah ibah;
 };
 
 static inline struct rocx_ib_dev *to_rocx_ib_dev(struct ib_device *ibdev)
@@ -316,6 +324,12 @@ int rocx_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init);
 int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn, u64 info);
+int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah, struct rocx_av *av);
+
+/* rocx_ib_ah.c */
+int rocx_ib_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+			   struct ib_udata *udata);
+int rocx_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);

@@ -115,10 +115,12 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	.alloc_ucontext = rocx_ib_alloc_ucontext,
 	.create_cq = rocx_ib_create_cq,
 	.create_qp = rocx_ib_create_qp,
+	.create_user_ah = rocx_ib_create_user_ah,
 	.dealloc_pd = rocx_ib_dealloc_pd,
 	.dealloc_ucontext = rocx_ib_dealloc_ucontext,
 	.del_gid = rocx_ib_del_gid,
 	.dereg_mr = rocx_ib_dereg_mr,
+	.destroy_ah = rocx_ib_destroy_ah,
 	.destroy_cq = rocx_ib_destroy_cq,
 	.destroy_qp = rocx_ib_destroy_qp,
 	.disassociate_ucontext = rocx_ib_disassociate_ucontext,
@@ -135,6 +137,7 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	.reg_user_mr = rocx_ib_reg_user_mr,
 	/* No post_send, post_recv, poll_cq, req_notify_cq, get_dma_mr: see top. */
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, rocx_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rocx_ib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, rocx_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, rocx_ib_qp, ibqp),

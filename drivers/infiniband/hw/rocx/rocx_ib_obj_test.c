@@ -882,8 +882,12 @@ static void rocx_ib_qp_type_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UC, 0), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UC, ~ROCX_CAP2_UC),
 			-EOPNOTSUPP);
-	/* UC's bit makes no other type. */
+	/* UC's bit makes no other type, nor UD's. */
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UD, ROCX_CAP2_UC),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UD, ROCX_CAP2_UD),
+			ROCX_QPT_UD);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UC, ROCX_CAP2_UD),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_XRC_INI, ROCX_CAP2_UC),
 			-EOPNOTSUPP);

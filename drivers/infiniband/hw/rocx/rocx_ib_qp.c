@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rocx_ib queue pairs: RC, and UC where the device has it, with user-space
- * queues.
+ * rocx_ib queue pairs: RC, and UC and UD where the device has them
+ * (ROCX_CAP2_UC, ROCX_CAP2_UD), with user-space queues.
  *
  * The provider allocates one buffer holding the SQ and the RQ, sized from
  * the QP's capabilities (rocx_create_qp_req); the kernel checks the sizes
@@ -151,6 +151,8 @@ VISIBLE_IF_KUNIT int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2)
 		return ROCX_QPT_RC;
 	case IB_QPT_UC:
 		return caps2 & ROCX_CAP2_UC ? ROCX_QPT_UC : -EOPNOTSUPP;
+	case IB_QPT_UD:
+		return caps2 & ROCX_CAP2_UD ? ROCX_QPT_UD : -EOPNOTSUPP;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -265,8 +267,14 @@ VISIBLE_IF_KUNIT void rocx_ib_av_encode(struct rocx_av *av,
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_av_encode);
 
-static int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah,
-			      struct rocx_av *av)
+/**
+ * rocx_ib_av_from_ah() - the address vector of an AH attribute
+ * @ah: ib_core's attribute, with the GRH, source GID and resolved dmac
+ * @av: zeroed AV to fill
+ *
+ * Return: 0, or -EINVAL for an AH without a GID a RoCE port can send from.
+ */
+int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah, struct rocx_av *av)
 {
 	const struct ib_global_route *grh;
 	u8 smac[ETH_ALEN];
@@ -637,8 +645,9 @@ out_unlock:
 	return rocx_ib_verbs_errno(err);
 }
 
-/* Fill @attr from what QUERY_QP wrote. */
+/* Fill @attr from what QUERY_QP wrote; a UD QP has no path or peer. */
 static void rocx_ib_qp_attr_decode(const struct rocx_qp_attr *qa,
+				   enum ib_qp_type type,
 				   struct ib_qp_attr *attr)
 {
 	const struct rocx_av *av = &qa->av;
@@ -660,6 +669,8 @@ static void rocx_ib_qp_attr_decode(const struct rocx_qp_attr *qa,
 	attr->sq_psn = le32_to_cpu(qa->sq_psn) & ROCX_IB_PSN_MASK;
 	attr->dest_qp_num = le32_to_cpu(qa->dest_qpn) & ROCX_IB_QPN_MASK;
 	attr->port_num = ROCX_IB_PORT;
+	if (type == IB_QPT_UD)
+		return;
 
 	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&attr->ah_attr, ROCX_IB_PORT);
@@ -692,7 +703,7 @@ int rocx_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = rocx_ib_qp_attr_cmd(dev, ROCX_AQ_OP_QUERY_QP,
 					  ibqp->qp_num, dma);
 		if (!err) {
-			rocx_ib_qp_attr_decode(qa, attr);
+			rocx_ib_qp_attr_decode(qa, ibqp->qp_type, attr);
 			/* The device moves QPs to ERR on its own. */
 			qp->state = attr->qp_state;
 		}

@@ -157,6 +157,9 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID;
+	/* UD AHs are provider memory: the device sets no limit on them. */
+	if (le64_to_cpu(id->caps2) & ROCX_CAP2_UD)
+		attr->max_ah = INT_MAX;
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_identify_to_attr);
 

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx_ib address handles, for UD QPs (contract 1.2, ROCX_CAP2_UD).
+ *
+ * The device has no AH object: every UD work request carries its whole
+ * address vector (struct rocx_wqe_ud), which the provider builds.  What
+ * user space cannot know, the kernel resolves once per AH: the
+ * destination MAC (ib_core put it in roce.dmac before calling us), the
+ * VLAN of the source GID's netdev and the headers the GID's type asks
+ * for.  They go back in the create_ah response; nothing is resolved per
+ * post.
+ */
+#include <linux/etherdevice.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rocx-abi.h>
+
+#include "rocx_ib.h"
+
+int rocx_ib_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibah->device);
+	struct rocx_create_ah_resp resp = {};
+	struct rocx_av av = {};
+	int err;
+
+	/* Kernel AHs need kernel verbs (post_send): a later issue. */
+	if (!udata || !(le64_to_cpu(dev->id->caps2) & ROCX_CAP2_UD))
+		return -EOPNOTSUPP;
+	err = rocx_ib_udata_in(udata, NULL, 0, 0);
+	if (err)
+		return err;
+	err = rocx_ib_av_from_ah(init->ah_attr, &av);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "AH refused: %d\n", err);
+		return err;
+	}
+	ether_addr_copy(resp.dmac, av.dmac);
+	resp.vlan = le16_to_cpu(av.vlan);
+	resp.net_type = av.net_type;
+	return rocx_ib_udata_out(udata, &resp, sizeof(resp));
+}
+
+int rocx_ib_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	/* The device never knew it. */
+	return 0;
+}
