@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rocx provider: RC and UC queue pairs and the work requests posted to them.
+ * rocx provider: RC, UC and UD queue pairs and the work requests posted to
+ * them.
  *
  * One page-aligned buffer holds the SQ (2^sq_log_depth entries of
  * 2^sq_wqe_shift bytes) and the RQ after it.  A send WQE is a 64-byte
@@ -183,8 +184,9 @@ struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	size_t sq_size;
 	int err;
 
-	/* The kernel refuses UC if the device lacks ROCX_CAP2_UC. */
-	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC) ||
+	/* The kernel refuses UC and UD if the device lacks their caps2 bits. */
+	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	     attr->qp_type != IBV_QPT_UD) ||
 	    attr->srq) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -413,6 +415,11 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 		return EINVAL;
 	if (wr->num_sge < 0)
 		return EINVAL;
+	/* UD sends only SENDs, each to the AH of its work request. */
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD &&
+	    ((opcode != ROCX_WQE_SEND && opcode != ROCX_WQE_SEND_IMM) ||
+	     !wr->wr.ud.ah))
+		return EINVAL;
 
 	if (wr->send_flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
 		flags |= ROCX_WQE_SIGNALED;
@@ -449,6 +456,12 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 	    opcode == ROCX_WQE_RDMA_READ) {
 		wqe->rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
 		wqe->rdma.rkey = htole32(wr->wr.rdma.rkey);
+	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+		/* Bit 31 of the Q_Key (the QP's own) means the same to the device. */
+		wqe->ud.remote_qpn = htole32(wr->wr.ud.remote_qpn & 0xffffff);
+		wqe->ud.qkey = htole32(wr->wr.ud.remote_qkey);
+		wqe->ud.av = to_rocx_ah(wr->wr.ud.ah)->av;
 	}
 	return 0;
 }

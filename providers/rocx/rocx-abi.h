@@ -19,5 +19,7 @@ DECLARE_DRV_CMD(urocx_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		rocx_create_cq_req, rocx_create_cq_resp);
 DECLARE_DRV_CMD(urocx_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		rocx_create_qp_req, rocx_create_qp_resp);
+DECLARE_DRV_CMD(urocx_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
+		rocx_create_ah_resp);
 
 #endif /* __ROCX_ABI_H__ */

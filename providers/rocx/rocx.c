@@ -21,15 +21,17 @@ static const struct verbs_match_ent rocx_match_table[] = {
 };
 
 /*
- * Everything not set here (SRQs, AHs, memory windows, ...) is left to
+ * Everything not set here (SRQs, memory windows, ...) is left to
  * libibverbs, which answers EOPNOTSUPP.
  */
 static const struct verbs_context_ops rocx_ctx_ops = {
 	.alloc_pd = rocx_alloc_pd,
+	.create_ah = rocx_create_ah,
 	.create_cq = rocx_create_cq,
 	.create_qp = rocx_create_qp,
 	.dealloc_pd = rocx_dealloc_pd,
 	.dereg_mr = rocx_dereg_mr,
+	.destroy_ah = rocx_destroy_ah,
 	.destroy_cq = rocx_destroy_cq,
 	.destroy_qp = rocx_destroy_qp,
 	.free_context = rocx_free_context,

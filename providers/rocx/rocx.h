@@ -109,6 +109,12 @@ struct rocx_wq {
 	void *db;		/* the SQ or RQ doorbell of the context's page */
 };
 
+/* An address handle: the address vector every UD WQE to it carries. */
+struct rocx_ah {
+	struct ibv_ah ibvah;
+	struct rocx_av av;
+};
+
 struct rocx_qp {
 	struct verbs_qp vqp;
 	void *buf;		/* the SQ, then the RQ; pinned by the kernel */
@@ -140,6 +146,11 @@ static inline struct rocx_qp *to_rocx_qp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct rocx_qp, vqp.qp);
 }
 
+static inline struct rocx_ah *to_rocx_ah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct rocx_ah, ibvah);
+}
+
 /*
  * A doorbell value: [23:0] queue id, [47:32] index, arm bits; written with
  * mmio_write64_le(db, htole64(value)).
@@ -163,6 +174,10 @@ int rocx_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *rocx_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int rocx_dereg_mr(struct verbs_mr *vmr);
+
+/* ah.c */
+struct ibv_ah *rocx_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int rocx_destroy_ah(struct ibv_ah *ah);
 
 /* cq.c */
 struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
