@@ -400,6 +400,8 @@ void rocx_ib_qp_caps(const struct rocx_identify *id,
 		     const struct rocx_create_qp_req *req,
 		     struct ib_qp_cap *cap);
 size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req);
+void rocx_ib_ah_resp(const struct rocx_av *av,
+		     struct rocx_create_ah_resp *resp);
 void rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
 			   const struct rocx_ib_ucontext *uc,
 			   struct rocx_alloc_ucontext_resp *resp);

@@ -10,11 +10,26 @@
  * for.  They go back in the create_ah response; nothing is resolved per
  * post.
  */
+#include <kunit/visibility.h>
 #include <linux/etherdevice.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rocx-abi.h>
 
 #include "rocx_ib.h"
+
+/**
+ * rocx_ib_ah_resp() - the create_ah response for an AH's address vector
+ * @av: the AV rocx_ib_av_from_ah() built
+ * @resp: zeroed response to fill
+ */
+VISIBLE_IF_KUNIT void rocx_ib_ah_resp(const struct rocx_av *av,
+				      struct rocx_create_ah_resp *resp)
+{
+	ether_addr_copy(resp->dmac, av->dmac);
+	resp->vlan = le16_to_cpu(av->vlan);
+	resp->net_type = av->net_type;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_ah_resp);
 
 int rocx_ib_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			   struct ib_udata *udata)
@@ -35,9 +50,7 @@ int rocx_ib_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		ibdev_dbg(&dev->ibdev, "AH refused: %d\n", err);
 		return err;
 	}
-	ether_addr_copy(resp.dmac, av.dmac);
-	resp.vlan = le16_to_cpu(av.vlan);
-	resp.net_type = av.net_type;
+	rocx_ib_ah_resp(&av, &resp);
 	return rocx_ib_udata_out(udata, &resp, sizeof(resp));
 }
 

@@ -810,6 +810,30 @@ static const struct rocx_ib_qp_case rocx_ib_qp_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(rocx_ib_qp, rocx_ib_qp_cases, desc);
 
+/* What a UD AH's response hands the provider: MAC, VLAN, headers. */
+static void rocx_ib_ah_resp_test(struct kunit *test)
+{
+	static const u8 mac[ETH_ALEN] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	struct rocx_create_ah_resp resp = {};
+	struct rocx_av av = {};
+
+	ether_addr_copy(av.dmac, mac);
+	av.vlan = cpu_to_le16(100);
+	av.net_type = ROCX_NET_ROCE_V2_IPV6;
+	rocx_ib_ah_resp(&av, &resp);
+	KUNIT_EXPECT_MEMEQ(test, resp.dmac, mac, ETH_ALEN);
+	KUNIT_EXPECT_EQ(test, resp.vlan, 100);
+	KUNIT_EXPECT_EQ(test, resp.net_type, ROCX_NET_ROCE_V2_IPV6);
+	KUNIT_EXPECT_EQ(test, resp.comp_mask, 0);
+
+	memset(&resp, 0, sizeof(resp));
+	av.vlan = cpu_to_le16(ROCX_VLAN_NONE);
+	av.net_type = ROCX_NET_ROCE_V1;
+	rocx_ib_ah_resp(&av, &resp);
+	KUNIT_EXPECT_EQ(test, resp.vlan, 0xffff);
+	KUNIT_EXPECT_EQ(test, resp.net_type, ROCX_NET_ROCE_V1);
+}
+
 static void rocx_ib_qp_check_test(struct kunit *test)
 {
 	const struct rocx_ib_qp_case *c = test->param_value;
@@ -906,6 +930,7 @@ static struct kunit_case rocx_ib_qp_test_cases[] = {
 	KUNIT_CASE(rocx_ib_qp_event_type_test),
 	KUNIT_CASE(rocx_ib_qp_attr_encode_test),
 	KUNIT_CASE(rocx_ib_av_encode_test),
+	KUNIT_CASE(rocx_ib_ah_resp_test),
 	KUNIT_CASE_PARAM(rocx_ib_qp_check_test, rocx_ib_qp_gen_params),
 	KUNIT_CASE(rocx_ib_qp_check_buf_test),
 	KUNIT_CASE(rocx_ib_qp_caps_test),

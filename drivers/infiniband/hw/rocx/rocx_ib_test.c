@@ -295,6 +295,19 @@ static void rocx_ib_identify_attr_clamp_test(struct kunit *test)
 			(u64)(ROCX_PBL_MAX_PAGES - 1) * SZ_4K);
 }
 
+/* AHs are provider memory: unlimited with UD, none without it. */
+static void rocx_ib_identify_attr_ud_test(struct kunit *test)
+{
+	struct rocx_identify id = {};
+	struct ib_device_attr attr = {};
+
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_ah, 0);
+	id.caps2 = cpu_to_le64(ROCX_CAP2_UD);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_ah, INT_MAX);
+}
+
 /* CQ rings are powers of two: max_cqe is the largest one the device takes. */
 static void rocx_ib_identify_attr_max_cqe_test(struct kunit *test)
 {
@@ -378,6 +391,7 @@ static struct kunit_case rocx_ib_attr_cases[] = {
 	KUNIT_CASE(rocx_ib_identify_attr_clamp_test),
 	KUNIT_CASE(rocx_ib_identify_attr_mr_size_test),
 	KUNIT_CASE(rocx_ib_identify_attr_max_cqe_test),
+	KUNIT_CASE(rocx_ib_identify_attr_ud_test),
 	KUNIT_CASE(rocx_ib_identify_attr_zero_test),
 	KUNIT_CASE_PARAM(rocx_ib_verbs_errno_test, rocx_ib_errno_gen_params),
 	{}
