@@ -47,7 +47,10 @@ class End:
         self.rcq = CQ(ctx, 32)
         cap = QPCap(max_send_wr=16, max_recv_wr=NRECV, max_send_sge=1,
                     max_recv_sge=1)
-        attr = QPAttr(qkey=qkey, port_num=1)
+        attr = QPAttr()
+        attr.qkey = qkey
+        attr.port_num = 1
+        attr.pkey_index = 0
         self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=self.scq,
                                     rcq=self.rcq, cap=cap), attr)
         self.mr = MR(pd, self.slot * (NRECV + 1), e.IBV_ACCESS_LOCAL_WRITE)
