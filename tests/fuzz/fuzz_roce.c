@@ -3,12 +3,15 @@
  * libFuzzer target for the rocx RoCE transport: the receive path (parse,
  * ICRC, QP lookup) and the requester, responder and completer behind it.
  *
- * Each input starts from a device with six RC (or UC) QPs in RTS sharing an MR
- * and a CQ.  Four talk to peers the input plays, one per wire format:
- * RoCE v2 over IPv4, over IPv6, over IPv4 with an 802.1Q tag, and RoCE v1
- * (GRH).  The other two are connected to each other, in loopback inside
- * the device.  The input is a flags byte (bits 0-2: path MTU - 1, modulo
- * 5; bit 3: the six QPs are UC instead of RC) and then a program: frames from a peer to its QP (the headers of its
+ * Each input starts from a device with six RC (or UC) QPs and a UD QP in
+ * RTS sharing an MR and a CQ.  Four of the six talk to peers the input
+ * plays, one per wire format: RoCE v2 over IPv4, over IPv6, over IPv4 with
+ * an 802.1Q tag, and RoCE v1 (GRH).  The other two are connected to each
+ * other, in loopback inside the device.  The UD QP takes the UD frames of
+ * every peer, and sends to the IPv4 peer or, in loopback, to itself.  The
+ * input is a flags byte (bits 0-2: path MTU - 1, modulo 5; bit 3: the six
+ * QPs are UC instead of RC) and then a program: frames from a peer to its
+ * QP (the headers of its
  * format around fuzzer-chosen BTH and extension headers, any opcode,
  * with the ICRC and IPv4 checksum fixed up or not, so that mutations get
  * past them), raw frames, send and receive WQEs on any QP, doorbells,
@@ -31,7 +34,7 @@
 #define QPLIST      0x0b80      /* each QP's 2 pages, 16 bytes apart */
 #define CQR         0x1000      /* 128 CQEs */
 #define CQ_LD       7
-#define QPB         0x2000      /* QP i at QPB + i * QP_STRIDE */
+#define QPB         0x2000      /* RC QP i at QPB + i * QP_STRIDE */
 #define QP_STRIDE   0x2000      /* SQ 16 x 256, RQ 16 x 64 */
 #define SQ_LD       4
 #define RQ_LD       4
@@ -39,13 +42,19 @@
 #define RQ_SHIFT    6
 #define MR_OFF      0xe000      /* 64 KiB registered */
 #define MR_LEN      0x10000
+#define UD_QPB      0x1e000     /* the UD QP's queues */
 #define GPA(o)      (FAKE_MEM_BASE + (uint64_t)(o))
+/* What the UD QP takes, and every DETH carries unless the input says. */
+#define UD_QKEY     0x11112222u
 
-QEMU_BUILD_BUG_ON(MR_OFF + MR_LEN > FAKE_MEM_SIZE);
+QEMU_BUILD_BUG_ON(MR_OFF + MR_LEN > UD_QPB);
+QEMU_BUILD_BUG_ON(UD_QPB + QP_STRIDE > FAKE_MEM_SIZE);
 
-/* The QPs: four with a peer on the wire, one loopback pair. */
+/* The RC QPs: four with a peer on the wire, one loopback pair. */
 #define NQP         6
 #define NWIRE       4
+/* The UD QP, after them. */
+#define UDQ         NQP
 #define VLAN_ID     100
 
 typedef struct Input {
@@ -66,7 +75,7 @@ typedef struct FQp {
 } FQp;
 
 static FakeDev *F;
-static FQp qps[NQP];
+static FQp qps[NQP + 1];
 static uint16_t aq_pi;
 static uint32_t cq_ci, cqn, pdn, mr_key;
 static uint8_t mtu;
@@ -141,7 +150,7 @@ static void plan(void)
     unsigned i;
 
     memset(qps, 0, sizeof(qps));
-    for (i = 0; i < NQP; i++) {
+    for (i = 0; i <= UDQ; i++) {
         FQp *q = &qps[i];
 
         q->vlan = ROCX_VLAN_NONE;
@@ -168,9 +177,12 @@ static void plan(void)
             q->peer[15] = 2;
             break;
         default:
-            /* 0, and the loopback pair, whose peer is GID 0 itself. */
+            /*
+             * 0, the UD QP (whose peer is 0's), and the loopback pair,
+             * whose peer is GID 0 itself.
+             */
             gid_v4(q->ours, 0, 1);
-            gid_v4(q->peer, 0, i < NWIRE ? 2 : 1);
+            gid_v4(q->peer, 0, i < NWIRE || i == UDQ ? 2 : 1);
             break;
         }
     }
@@ -194,6 +206,7 @@ static void modify(const FQp *q, uint32_t valid, uint8_t state)
     a->access = htole32(ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE |
                         ROCX_ACCESS_REMOTE_READ);
     a->rq_psn = htole32(0x10);
+    a->qkey = htole32(UD_QKEY);
     /* The loopback pair starts where the other half expects it. */
     a->sq_psn = htole32(q - qps < NWIRE ? 0x20 : 0x10);
     a->dest_qpn = htole32(q->dest_qpn);
@@ -210,6 +223,12 @@ static void modify(const FQp *q, uint32_t valid, uint8_t state)
 
 static void to_rts(const FQp *q)
 {
+    if (q == &qps[UDQ]) {
+        modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_QKEY, ROCX_QPS_INIT);
+        modify(q, ROCX_QP_ATTR_STATE, ROCX_QPS_RTR);
+        modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_SQ_PSN, ROCX_QPS_RTS);
+        return;
+    }
     /* UC takes none of RC's timer, retry and READ attributes. */
     modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_ACCESS, ROCX_QPS_INIT);
     modify(q, ROCX_QP_ATTR_STATE | ROCX_QP_ATTR_AV | ROCX_QP_ATTR_PATH_MTU |
@@ -223,13 +242,19 @@ static void to_rts(const FQp *q)
            ROCX_QPS_RTS);
 }
 
+/* Where QP i's queues are: SQ at 0, RQ at 4096. */
+static uint64_t qp_buf(unsigned i)
+{
+    return i == UDQ ? UD_QPB : QPB + i * QP_STRIDE;
+}
+
 static uint32_t create_qp(unsigned i)
 {
     union rocx_aq_cmd c = cmd(ROCX_AQ_OP_CREATE_QP);
     struct rocx_aq_create_qp *q = (void *)&c;
     uint64_t *list = (void *)gmem(QPLIST + i * 16);
 
-    q->type = uc ? ROCX_QPT_UC : ROCX_QPT_RC;
+    q->type = i == UDQ ? ROCX_QPT_UD : uc ? ROCX_QPT_UC : ROCX_QPT_RC;
     q->sq_log_depth = SQ_LD;
     q->rq_log_depth = RQ_LD;
     q->sq_wqe_shift = SQ_SHIFT;
@@ -237,8 +262,8 @@ static uint32_t create_qp(unsigned i)
     q->pdn = htole32(pdn);
     q->send_cqn = q->recv_cqn = htole32(cqn);
     q->srqn = htole32(ROCX_NO_SRQ);
-    list[0] = htole64(GPA(QPB + i * QP_STRIDE));
-    list[1] = htole64(GPA(QPB + i * QP_STRIDE + 4096));
+    list[0] = htole64(GPA(qp_buf(i)));
+    list[1] = htole64(GPA(qp_buf(i) + 4096));
     q->pbl.addr = htole64(GPA(QPLIST + i * 16));
     q->pbl.npages = htole32(2);
     q->pbl.page_shift = 12;
@@ -321,11 +346,11 @@ static void setup(void)
         cc->pbl.page_shift = 12;
     }
     cqn = aq(&c);
-    for (i = 0; i < NQP; i++) {
+    for (i = 0; i <= UDQ; i++) {
         qps[i].qpn = create_qp(i);
     }
     link_pair();
-    for (i = 0; i < NQP; i++) {
+    for (i = 0; i <= UDQ; i++) {
         to_rts(&qps[i]);
     }
 }
@@ -406,7 +431,8 @@ static void ip6_header(uint8_t *l3, const FQp *q, uint16_t plen, uint8_t nh)
  * [bth1][psn mode][psn u16][qpn sel][fix][paylen u16][fill][va u16]
  * [rkey sel][dmalen u16][aeth].  fix: bit 0 the IPv4 checksum, bit 1 the
  * ICRC, bit 2 any BTH byte 1, bit 3 cut short, bit 4 the next wire QP's
- * format (a peer on the wrong path).
+ * format (a peer on the wrong path).  A UD opcode goes to the UD QP, with
+ * the UD QP's Q_Key unless rkey sel says otherwise.
  */
 static void op_frame(Input *in)
 {
@@ -468,7 +494,8 @@ static void op_frame(Input *in)
     bth[1] = bth1 & (fix & 4 ? 0xff : 0xb0);
     bth[2] = bth[3] = 0xff;
     bth[4] = 0;
-    dqpn = dsel & 7 ? q->qpn : dsel;
+    dqpn = !(dsel & 7) ? dsel : rocx_op_transport(opcode) == ROCX_TR_UD ?
+           qps[UDQ].qpn : q->qpn;
     bth[5] = dqpn >> 16;
     bth[6] = dqpn >> 8;
     bth[7] = dqpn;
@@ -476,6 +503,11 @@ static void op_frame(Input *in)
     bth[9] = psn >> 16;
     bth[10] = psn >> 8;
     bth[11] = psn;
+    if (opf & ROCX_OPF_DETH) {
+        stl_be_p(h, rsel & 7 ? UD_QKEY : (uint32_t)rsel << 24);
+        stl_be_p(h + 4, q->dest_qpn);
+        h += 8;
+    }
     if (opf & ROCX_OPF_RETH) {
         uint64_t a = GPA(MR_OFF) + va;
         uint32_t key = rsel & 7 ? mr_key : (uint32_t)rsel << 8 | 1;
@@ -553,20 +585,22 @@ static void op_raw(Input *in)
 
 /* ---- Work requests ---- */
 
+/* 0xff: the UD QP; else an RC QP. */
 static FQp *pick_qp(Input *in)
 {
-    return &qps[in_u8(in) % NQP];
+    uint8_t b = in_u8(in);
+
+    return &qps[b == 0xff ? UDQ : b % NQP];
 }
 
 static uint8_t *sq_wqe(const FQp *q, uint16_t idx)
 {
-    return gmem(QPB + (q - qps) * QP_STRIDE + (idx & 15) * 256);
+    return gmem(qp_buf(q - qps) + (idx & 15) * 256);
 }
 
 static uint8_t *rq_wqe(const FQp *q, uint16_t idx)
 {
-    return gmem(QPB + (q - qps) * QP_STRIDE + (16 << SQ_SHIFT) +
-                (idx & 15) * 64);
+    return gmem(qp_buf(q - qps) + (16 << SQ_SHIFT) + (idx & 15) * 64);
 }
 
 static void put_sge(uint8_t *p, Input *in)
@@ -604,7 +638,9 @@ static void op_post_recv(Input *in)
 /*
  * [qp][opcode][flags][n][raddr u16][sge... or inline len], rung.  Every
  * WQE opcode of the contract (those of later parts complete in error)
- * and, above them, raw values.
+ * and, above them, raw values.  On the UD QP the address vector names the
+ * IPv4 peer or, with flags bit 6, the QP itself (in loopback); flags bit
+ * 5 asks for the QP's own Q_Key.
  */
 static void op_post_send(Input *in)
 {
@@ -622,6 +658,19 @@ static void op_post_send(Input *in)
     w[13] = q->sq_pi >> 8;
     stq_le_p(w + 16, raddr);
     stl_le_p(w + 24, mr_key);
+    if (q == &qps[UDQ]) {
+        struct rocx_wqe_ud *ud = (void *)(w + 16);
+        bool self = flags & 0x40;
+
+        memset(ud, 0, sizeof(*ud));
+        stl_le_p(&ud->remote_qpn, self ? q->qpn : q->dest_qpn);
+        stl_le_p(&ud->qkey, flags & 0x20 ? ROCX_WQE_UD_QKEY_OWN : UD_QKEY);
+        memcpy(ud->av.dgid, self ? q->ours : q->peer, 16);
+        memcpy(ud->av.dmac, self ? F->core.port.mac : peer_mac, 6);
+        stw_le_p(&ud->av.vlan, ROCX_VLAN_NONE);
+        ud->av.hop_limit = 64;
+        ud->av.net_type = ROCX_NET_ROCE_V2_IPV4;
+    }
     if (flags & 0x80) {
         w[1] |= ROCX_WQE_INLINE;
         w[8] = in_u8(in);
@@ -668,7 +717,7 @@ static void op_recreate(Input *in)
     aq(&c);
     q->qpn = create_qp(i);
     q->sq_pi = q->rq_pi = 0;
-    if (i >= NWIRE) {
+    if (i >= NWIRE && i < NQP) {
         link_pair();
         /* The other half now names a QP that is gone: connect it again. */
         modify(&qps[i ^ 1], ROCX_QP_ATTR_STATE, ROCX_QPS_RESET);
@@ -728,7 +777,7 @@ static void run_op(Input *in)
         off = in_u16(in) % 0x1400;
         n = in_u8(in) % 16;
         for (i = 0; i < n; i++) {
-            *gmem(QPB + (q - qps) * QP_STRIDE + off + i) = in_u8(in);
+            *gmem(qp_buf(q - qps) + off + i) = in_u8(in);
         }
         break;
     case 12:    /* the MR goes away */
@@ -766,7 +815,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cq_ci = 0;
     plan();
     setup();
-    for (i = 0; i < NQP; i++) {
+    for (i = 0; i <= UDQ; i++) {
         RocxQp *qp = rocx_qp_get(&F->core, qps[i].qpn);
 
         if (!qp || qp->state != ROCX_QPS_RTS) {

@@ -178,8 +178,10 @@ def seeds():
 R_FRAME, R_RAW, R_RECV, R_SEND, R_CLOCK, R_ROUND, R_RUN, R_POLL, R_STATE, \
     R_STRAY, R_DEREG, R_CARRIER, R_RECREATE = \
     0, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
-# The QPs of the fixture: four wire formats, then a loopback pair.
+# The QPs of the fixture: four wire formats, then a loopback pair; the
+# UD QP is selected by 0xff.
 Q_V4, Q_V6, Q_VLAN, Q_V1, Q_LA, Q_LB = range(6)
+Q_UD = 0xff
 WIRE = (Q_V4, Q_V6, Q_VLAN, Q_V1)
 # all_opcodes[] in fuzz_roce.c: a byte below 0xc0 indexes it.
 ALL_OPCODES = [
@@ -193,6 +195,7 @@ SEND_ONLY_IMM, WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST = 0x05, 0x06, 0x07, 0x08
 WRITE_ONLY, WRITE_ONLY_IMM, READ_REQ = 0x0a, 0x0b, 0x0c
 UC = 0x20                       # the UC transport's opcodes
 READ_RESP_FIRST, READ_RESP_LAST, READ_RESP_ONLY, ACK = 0x0d, 0x0f, 0x10, 0x11
+UD_SEND_ONLY, UD_SEND_ONLY_IMM = 0x64, 0x65
 # WQE opcodes (enum rocx_wqe_opcode).
 W_SEND, W_SEND_IMM, W_SEND_INV, W_WRITE, W_WRITE_IMM, W_READ = range(6)
 
@@ -242,6 +245,21 @@ def roce_seeds():
             rframe(q, READ_RESP_FIRST, 512, mode=1) + \
             rframe(q, READ_RESP_LAST, 88, mode=1, delta=1) + \
             bytes([R_RUN, R_POLL, 0])
+    for q in WIRE:
+        fmt = ['v4', 'v6', 'vlan', 'v1'][q]
+        # UD in, from each wire format: one taken, one without a receive
+        # posted, one with a wrong Q_Key.
+        s['ud_in_' + fmt] = bytes([2]) + rrecv(Q_UD, (0, 4096)) + \
+            rframe(q, UD_SEND_ONLY, 100) + \
+            rframe(q, UD_SEND_ONLY_IMM, 0) + rrecv(Q_UD, (0, 4096)) + \
+            rframe(q, UD_SEND_ONLY, 50, rsel=0) + bytes([R_RUN, R_POLL, 1])
+    # UD out: to itself (flags bit 6), to the peer, with the QP's own
+    # Q_Key (bit 5), and longer than the port allows at path MTU 1.
+    s['ud_send'] = bytes([0]) + rrecv(Q_UD, (0, 4096)) + \
+        rsend(Q_UD, W_SEND, 100, flags=1 | 0x40) + \
+        rsend(Q_UD, W_SEND_IMM, 200, flags=1 | 0x20) + \
+        rsend(Q_UD, W_SEND, 4000, flags=1) + \
+        rsend(Q_UD, W_WRITE, 10, flags=1) + bytes([R_RUN, R_POLL, 0])
     s['send_multi'] = bytes([0]) + rrecv(Q_V6, (0, 4096), (8192, 100)) + \
         rframe(Q_V6, SEND_FIRST, 256) + rframe(Q_V6, SEND_MIDDLE, 256) + \
         rframe(Q_V6, SEND_LAST_IMM, 17) + rframe(Q_V6, SEND_MIDDLE, 256) + \
