@@ -440,6 +440,13 @@ struct rocx_identify {
 #define ROCX_CAP2_MCAST_FILTER		ROCX_BIT_ULL(18)
 
 /*
+ * IDENTIFY.atomic_cap (ROCX_CAP2_ATOMIC): HCA means atomic against the
+ * device's own atomics, not against the host's CPUs (IBV_ATOMIC_HCA).
+ */
+#define ROCX_ATOMIC_CAP_NONE		0
+#define ROCX_ATOMIC_CAP_HCA		1
+
+/*
  * Port and device events (LINK_CHANGE, GUEST_ERROR, FATAL) a 1.2 device
  * queues for EQ 0 beside one QP_ERROR per QP and one CQ_ERROR per CQ;
  * EQ 0 needs max_qp + max_cq + max_srq + this many entries.
