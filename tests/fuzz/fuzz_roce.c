@@ -205,6 +205,10 @@ static void modify(const FQp *q, uint32_t valid, uint8_t state)
     a->max_dest_rd_atomic = 4;
     a->access = htole32(ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE |
                         ROCX_ACCESS_REMOTE_READ);
+    /* Atomics on every QP but the RoCE v1 one, which refuses them. */
+    if (q - qps != 3) {
+        a->access |= htole32(ROCX_ACCESS_REMOTE_ATOMIC);
+    }
     a->rq_psn = htole32(0x10);
     a->qkey = htole32(UD_QKEY);
     /* The loopback pair starts where the other half expects it. */
@@ -326,7 +330,8 @@ static void setup(void)
         r->pdn = htole32(pdn);
         r->access = htole32(ROCX_ACCESS_LOCAL_WRITE |
                             ROCX_ACCESS_REMOTE_WRITE |
-                            ROCX_ACCESS_REMOTE_READ);
+                            ROCX_ACCESS_REMOTE_READ |
+                            ROCX_ACCESS_REMOTE_ATOMIC);
         r->iova = htole64(GPA(MR_OFF));
         r->length = htole64(MR_LEN);
         r->pbl.addr = htole64(GPA(MRLIST));
@@ -517,11 +522,25 @@ static void op_frame(Input *in)
         stl_be_p(h + 12, dmalen);
         h += 16;
     }
+    if (opf & ROCX_OPF_ATOMETH) {
+        /* va as for RETH (misaligned unless a multiple of 8). */
+        uint32_t key = rsel & 7 ? mr_key : (uint32_t)rsel << 8 | 1;
+
+        stq_be_p(h, GPA(MR_OFF) + va);
+        stl_be_p(h + 8, key);
+        stq_be_p(h + 12, dmalen);
+        stq_be_p(h + 20, fill);
+        h += 28;
+    }
     if (opf & ROCX_OPF_AETH) {
         h[0] = syn;
         h[1] = h[2] = 0;
         h[3] = 1;
         h += 4;
+    }
+    if (opf & ROCX_OPF_ATOMACKETH) {
+        stq_be_p(h, (uint64_t)fill << 32 | dmalen);
+        h += 8;
     }
     if (opf & ROCX_OPF_IMM) {
         memset(h, fill, 4);

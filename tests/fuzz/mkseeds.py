@@ -196,8 +196,10 @@ WRITE_ONLY, WRITE_ONLY_IMM, READ_REQ = 0x0a, 0x0b, 0x0c
 UC = 0x20                       # the UC transport's opcodes
 READ_RESP_FIRST, READ_RESP_LAST, READ_RESP_ONLY, ACK = 0x0d, 0x0f, 0x10, 0x11
 UD_SEND_ONLY, UD_SEND_ONLY_IMM = 0x64, 0x65
+ATOMIC_ACK, CMP_SWAP, FETCH_ADD = 0x12, 0x13, 0x14
 # WQE opcodes (enum rocx_wqe_opcode).
 W_SEND, W_SEND_IMM, W_SEND_INV, W_WRITE, W_WRITE_IMM, W_READ = range(6)
+W_CMP_SWAP, W_FETCH_ADD = 6, 7
 
 
 def rframe(q, opcode, paylen=0, mode=0, delta=0, fix=3, va=0, dmalen=0,
@@ -287,6 +289,21 @@ def roce_seeds():
         bytes([R_STATE, Q_V1, 1, 0, R_RUN, R_RECREATE, Q_LB]) + \
         rclock(2000) + bytes([R_RUN, R_POLL, 2]) + rclock(20000) + \
         bytes([R_RUN])
+    # Atomics in: executed, duplicated, misaligned, refused (RoCE v1).
+    s['atomic_in'] = bytes([1]) + \
+        rframe(Q_V4, CMP_SWAP, va=8, dmalen=5) + \
+        rframe(Q_V4, FETCH_ADD, va=16, dmalen=3, delta=1) + \
+        bytes([R_RUN]) + rframe(Q_V4, FETCH_ADD, va=16, dmalen=3, delta=-1) + \
+        rframe(Q_V6, FETCH_ADD, va=12, dmalen=1) + \
+        rframe(Q_V1, CMP_SWAP, va=8) + bytes([R_RUN])
+    # Atomics out: the answer, a lost one and the implied NAK, loopback.
+    s['atomic_out'] = bytes([1]) + rsend(Q_V4, W_CMP_SWAP, 8) + \
+        rsend(Q_V4, W_FETCH_ADD, 8) + rsend(Q_V4, W_READ, 8) + \
+        bytes([R_RUN]) + rframe(Q_V4, ATOMIC_ACK, mode=1) + \
+        rframe(Q_V4, ACK, mode=1, delta=1) + bytes([R_RUN]) + \
+        rframe(Q_V4, ATOMIC_ACK, mode=1) + rsend(Q_V6, W_FETCH_ADD, 4) + \
+        rsend(Q_LA, W_FETCH_ADD, 8) + rsend(Q_LB, W_CMP_SWAP, 8) + \
+        bytes([R_RUN, R_POLL, 0])
     # Every opcode the contract names, to a wire QP in each format.
     s['opcodes'] = bytes([2]) + rrecv(Q_V4, (0, 4096)) + b''.join(
         rframe(WIRE[i % 4], op, 16, dmalen=16, mode=i & 1)

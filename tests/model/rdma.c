@@ -906,6 +906,7 @@ int main(int argc, char **argv)
         { t_cases_uc, t_ncases_uc },
         { t_cases_dcb, t_ncases_dcb },
         { t_cases_ud, t_ncases_ud },
+        { t_cases_atomic, t_ncases_atomic },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

@@ -234,5 +234,7 @@ extern const TCase t_cases_dcb[];
 extern const unsigned t_ncases_dcb;
 extern const TCase t_cases_ud[];
 extern const unsigned t_ncases_ud;
+extern const TCase t_cases_atomic[];
+extern const unsigned t_ncases_atomic;
 
 #endif /* ROCX_TEST_RDMA_H */

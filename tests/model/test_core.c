@@ -801,7 +801,8 @@ static void t_op_identify(void)
     CHECK_EQ(le64toh(id->caps2),
              ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
              ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC |
-             ROCX_CAP2_UD);
+             ROCX_CAP2_UD | ROCX_CAP2_ATOMIC);
+    CHECK_EQ(id->atomic_cap, ROCX_ATOMIC_CAP_HCA);
     CHECK_EQ(le32toh(id->rx_buf_total), 512 * 1024);
     CHECK_EQ(le32toh(id->max_speed), 400000);
     CHECK_EQ(id->rsvd[0], 0);

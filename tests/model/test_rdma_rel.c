@@ -563,8 +563,7 @@ static void t_rel_local_errors(void)
     t_teardown();
     t_setup();
     rel_setup(&r, 4 * T_PAGE, &conn);
-    t_post_send(&r.qa, ROCX_WQE_COMP_SWAP, ROCX_WQE_SIGNALED, &s, 1, 0, 0,
-                0);
+    t_post_send(&r.qa, 0x7f, ROCX_WQE_SIGNALED, &s, 1, 0, 0, 0);
     t_ring_sq(&r.qa);
     t_pump();
     CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_LOC_QP_OP_ERR);

@@ -563,8 +563,9 @@ static void t_wire_protocol_errors(void)
 }
 
 /*
- * An atomic request (which this device does not execute) is an invalid
- * request whatever the QP's access flags say: NAKed, not dropped.
+ * An atomic request to a QP whose access flags do not enable atomics is
+ * an invalid request; with them, through an MR without REMOTE_ATOMIC, a
+ * remote access error.  NAKed, not dropped, and memory is untouched.
  */
 static void t_wire_atomic_refused(void)
 {
@@ -618,11 +619,13 @@ static void t_wire_atomic_refused(void)
         CHECK_EQ(ldq_le_p(t_ptr(B, w.bbuf, 8)), 0);
         while ((ev = t_eq_next(B, 0))) {
             qp_err += le16toh(ev->type) == ROCX_EQE_QP_ERROR &&
-                      le64toh(ev->info) == ROCX_VERR_NAK_INVALID;
+                      le64toh(ev->info) == (i ? ROCX_VERR_LKEY_ACCESS :
+                                            ROCX_VERR_NAK_INVALID);
         }
         CHECK_EQ(qp_err, 1);
         CHECK(t_poll(&w.acq, &e));
-        CHECK_EQ(le32toh(e.src_qp_status) >> 24, ROCX_WC_REM_INV_REQ_ERR);
+        CHECK_EQ(le32toh(e.src_qp_status) >> 24,
+                 i ? ROCX_WC_REM_ACCESS_ERR : ROCX_WC_REM_INV_REQ_ERR);
     }
 }
 

@@ -168,6 +168,7 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
     stl_le_p(&id.max_mcast_macs, ROCX_CORE_MAX_MCAST_MACS);
     stl_le_p(&id.rx_buf_total, ROCX_CORE_RX_BUF_TOTAL);
     stl_le_p(&id.max_speed, ROCX_CORE_MAX_SPEED);
+    id.atomic_cap = ROCX_CORE_ATOMIC_CAP;
     if (rocx_dma_write(c, addr, &id, sizeof(id))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }

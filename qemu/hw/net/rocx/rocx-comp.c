@@ -38,6 +38,10 @@ uint8_t rocx_cqe_op(uint8_t wqe_op)
         return ROCX_CQE_OP_RDMA_WRITE;
     case ROCX_WQE_RDMA_READ:
         return ROCX_CQE_OP_RDMA_READ;
+    case ROCX_WQE_COMP_SWAP:
+        return ROCX_CQE_OP_COMP_SWAP;
+    case ROCX_WQE_FETCH_ADD:
+        return ROCX_CQE_OP_FETCH_ADD;
     default:
         return ROCX_CQE_OP_SEND;
     }
@@ -67,7 +71,7 @@ void rocx_comp_oldest(RocxCore *c, RocxQp *qp, uint8_t status, uint8_t verr)
 
         rocx_cq_write(c, qp->send_cqn, &ci);
     }
-    if (s->opcode == ROCX_WQE_RDMA_READ && qp->req.rd_out) {
+    if (rocx_wqe_rd_atomic(s->opcode) && qp->req.rd_out) {
         qp->req.rd_out--;
     }
     qp->req.ci++;
@@ -133,10 +137,11 @@ static bool rocx_comp_ack(RocxCore *c, RocxQp *qp, uint32_t psn)
     while (qp->req.ci != qp->req.next && qp->state == ROCX_QPS_RTS) {
         RocxSqSlot *s = rocx_comp_slot(qp, qp->req.ci);
 
-        if (s->opcode == ROCX_WQE_RDMA_READ) {
+        if (rocx_wqe_rd_atomic(s->opcode)) {
             /*
-             * Its data comes in responses; an ACK does not complete it,
-             * and one that covers its unanswered PSNs is an implied NAK.
+             * Its data comes in responses (an atomic's in its
+             * ATOMIC_ACKNOWLEDGE); an ACK does not complete it, and one
+             * that covers its unanswered PSNs is an implied NAK.
              */
             implied = rocx_comp_reached(psn, s->first_psn, 0) &&
                       rocx_psn_diff(psn, qp->req.psn_una) >= 0;
@@ -257,6 +262,45 @@ drop:
     rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
 }
 
+/* An ATOMIC_ACKNOWLEDGE: the answer to the atomic at psn_una. */
+static void rocx_comp_atomic_ack(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+{
+    uint32_t psn = p->psn;
+    RocxSqSlot *s;
+    uint8_t status, verr;
+
+    if ((p->syndrome & ROCX_AETH_KIND_MASK) != ROCX_AETH_ACK ||
+        rocx_psn_diff(psn, qp->req.psn_una) < 0 ||
+        rocx_psn_diff(psn, qp->req.psn_next) >= 0) {
+        goto drop;  /* an old duplicate, or nothing we asked for */
+    }
+    /* It acknowledges every request before it, as a READ response does. */
+    if (!rocx_comp_ack(c, qp, rocx_psn_add(psn, -1)) ||
+        psn != qp->req.psn_una) {
+        rocx_comp_gap(c, qp);
+        goto drop;
+    }
+    if (qp->state != ROCX_QPS_RTS || qp->req.ci == qp->req.next) {
+        goto drop;
+    }
+    s = rocx_comp_slot(qp, qp->req.ci);
+    if (!rocx_wqe_atomic(s->opcode) || s->first_psn != psn) {
+        goto drop;
+    }
+    status = rocx_atomic_comp(c, qp, p, &verr);
+    if (status != ROCX_WC_SUCCESS) {
+        rocx_comp_error(c, qp, status, verr);
+        return;
+    }
+    qp->req.psn_una = rocx_psn_add(psn, 1);
+    rocx_comp_oldest(c, qp, ROCX_WC_SUCCESS, ROCX_VERR_NONE);
+    rocx_comp_progress(c, qp);
+    return;
+
+drop:
+    rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+}
+
 static void rocx_comp_nak(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 {
     static const uint8_t status[] = {
@@ -338,6 +382,10 @@ void rocx_comp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     }
     if (p->opf & ROCX_OPF_RESP) {
         rocx_comp_read_resp(c, qp, p);
+        return;
+    }
+    if (p->opf & ROCX_OPF_ATOMACKETH) {
+        rocx_comp_atomic_ack(c, qp, p);
         return;
     }
     /* An ACK names the last PSN it covers; a NAK the first it refuses. */

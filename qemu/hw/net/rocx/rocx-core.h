@@ -69,7 +69,13 @@
                                      ROCX_CAP2_MCAST_FILTER | \
                                      ROCX_CAP2_UC | \
                                      ROCX_CAP2_PFC | \
-                                     ROCX_CAP2_UD)
+                                     ROCX_CAP2_UD | \
+                                     ROCX_CAP2_ATOMIC)
+/*
+ * IDENTIFY.atomic_cap: atomic against other rocx requests, not against
+ * the guest's CPUs (rocx-atomic.c).
+ */
+#define ROCX_CORE_ATOMIC_CAP        ROCX_ATOMIC_CAP_HCA
 #define ROCX_CORE_MAX_MCAST_MACS    64
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
 #define ROCX_CORE_DEFAULT_MTU       1500

@@ -608,6 +608,56 @@ static inline void rocx_deth_build(uint8_t *bth, uint32_t opf, uint32_t qkey,
     stl_be_p(deth + ROCX_DETH_SRC_QP, src_qp & ROCX_QPN_MASK);
 }
 
+/* AtomicETH: the target, and the operands of CMP_SWAP or FETCH_ADD. */
+static inline uint64_t rocx_atometh_va(const uint8_t *bth, uint32_t opf)
+{
+    return ldq_be_p(bth + rocx_tp_off(opf, ROCX_TP_ATOMETH) +
+                    ROCX_ATOMETH_VA);
+}
+
+static inline uint32_t rocx_atometh_rkey(const uint8_t *bth, uint32_t opf)
+{
+    return ldl_be_p(bth + rocx_tp_off(opf, ROCX_TP_ATOMETH) +
+                    ROCX_ATOMETH_RKEY);
+}
+
+static inline uint64_t rocx_atometh_swap_add(const uint8_t *bth,
+                                             uint32_t opf)
+{
+    return ldq_be_p(bth + rocx_tp_off(opf, ROCX_TP_ATOMETH) +
+                    ROCX_ATOMETH_SWAP_ADD);
+}
+
+static inline uint64_t rocx_atometh_compare(const uint8_t *bth, uint32_t opf)
+{
+    return ldq_be_p(bth + rocx_tp_off(opf, ROCX_TP_ATOMETH) +
+                    ROCX_ATOMETH_COMPARE);
+}
+
+static inline void rocx_atometh_build(uint8_t *bth, uint32_t opf, uint64_t va,
+                                      uint32_t rkey, uint64_t swap_add,
+                                      uint64_t compare)
+{
+    uint8_t *a = bth + rocx_tp_off(opf, ROCX_TP_ATOMETH);
+
+    stq_be_p(a + ROCX_ATOMETH_VA, va);
+    stl_be_p(a + ROCX_ATOMETH_RKEY, rkey);
+    stq_be_p(a + ROCX_ATOMETH_SWAP_ADD, swap_add);
+    stq_be_p(a + ROCX_ATOMETH_COMPARE, compare);
+}
+
+/* AtomicAckETH: the value the target held before the operation. */
+static inline uint64_t rocx_atomacketh_orig(const uint8_t *bth, uint32_t opf)
+{
+    return ldq_be_p(bth + rocx_tp_off(opf, ROCX_TP_ATOMACKETH));
+}
+
+static inline void rocx_atomacketh_build(uint8_t *bth, uint32_t opf,
+                                         uint64_t orig)
+{
+    stq_be_p(bth + rocx_tp_off(opf, ROCX_TP_ATOMACKETH), orig);
+}
+
 /*
  * ImmDt is kept in wire order from end to end: the CQE hands the guest
  * the bytes as they were sent, so these copy them unconverted.

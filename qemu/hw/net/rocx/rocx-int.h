@@ -30,6 +30,8 @@
  *            drops what it cannot take);
  * rocx-ud.c: UD queue pairs (send with the WQE's address vector, Q_Key,
  *            receive with the GRH area, which QPs a packet reaches);
+ * rocx-atomic.c: atomics (CMP_SWAP, FETCH_ADD) in requester, responder
+ *                and completer;
  * rocx-wire.c: RoCE v1/v2 header build and parse, the opcode table;
  * rocx-hdr.h: the packet's header layouts and their accessors;
  * rocx-icrc.c: the ICRC and the CRC behind it;
@@ -88,6 +90,21 @@ static inline uint32_t rocx_psn_off(uint32_t psn, uint32_t first)
 static inline uint32_t rocx_read_req_end(uint32_t n, uint32_t npkts)
 {
     return MIN(npkts, (n / ROCX_READ_MAX_PKTS + 1) * ROCX_READ_MAX_PKTS);
+}
+
+/* Send WQE opcodes that are atomics. */
+static inline bool rocx_wqe_atomic(uint8_t op)
+{
+    return op == ROCX_WQE_COMP_SWAP || op == ROCX_WQE_FETCH_ADD;
+}
+
+/*
+ * Those that take one of the peer's responder resources, and count
+ * against max_rd_atomic: READs and atomics.
+ */
+static inline bool rocx_wqe_rd_atomic(uint8_t op)
+{
+    return op == ROCX_WQE_RDMA_READ || rocx_wqe_atomic(op);
 }
 
 /* ---- Core services (rocx-core.c) ---- */
@@ -472,7 +489,6 @@ unsigned rocx_resp_run(RocxCore *c, RocxQp *qp, unsigned budget);
 uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr);
 bool rocx_resp_ready(RocxQp *qp);
 void rocx_resp_reset(RocxQp *qp);
-
 /* ---- Wire (rocx-wire.c) ---- */
 
 /* The flags (ROCX_OPF_*) of an opcode; 0 for one the model does not take. */
@@ -492,6 +508,9 @@ typedef struct RocxTx {
     uint32_t imm;               /* ImmDt, wire bytes */
     uint32_t qkey;              /* DETH; its source QP is the QP's */
     uint32_t paylen;
+    uint64_t swap_add;          /* AtomicETH (va, rkey above) */
+    uint64_t compare;
+    uint64_t orig;              /* AtomicAckETH */
 } RocxTx;
 
 /* A received packet, parsed and checked. */
@@ -517,6 +536,9 @@ typedef struct RocxPkt {
     uint32_t imm;
     uint32_t qkey;              /* DETH */
     uint32_t src_qp;
+    uint64_t swap_add;          /* AtomicETH (va, rkey above) */
+    uint64_t compare;
+    uint64_t orig;              /* AtomicAckETH */
     const uint8_t *payload;
     uint32_t paylen;
 } RocxPkt;
@@ -569,6 +591,36 @@ uint32_t rocx_ud_max_msg(RocxCore *c);
 void rocx_ud_rx(RocxCore *c, const RocxPkt *p);
 /* MODIFY_QP's transition rules of a UD QP; false: not allowed. */
 bool rocx_ud_trans_ok(uint8_t from, uint8_t to, uint32_t valid);
+
+/* ---- Responder resources (rocx-resp.c), atomics (rocx-atomic.c) ---- */
+
+/*
+ * A new responder resource (READ or atomic) for the request at psn, or
+ * NULL if max_dest_rd_atomic of them are being answered already.
+ */
+RocxReadJob *rocx_resp_job_new(RocxQp *qp, uint32_t psn);
+/* A request the responder cannot execute: NAK code, QP to ERR. */
+void rocx_resp_nak_fatal(RocxCore *c, RocxQp *qp, const RocxPkt *p,
+                         uint8_t code, uint8_t verr);
+
+/* Requester: the operation segment and SGE of a CMP_SWAP or FETCH_ADD. */
+uint8_t rocx_atomic_fetch(RocxCore *c, RocxQp *qp, uint64_t off,
+                          const struct rocx_send_wqe *hdr, RocxSendWqe *w,
+                          uint8_t *verr);
+/* Requester: send the request of the atomic WQE in qp->req.wqe. */
+void rocx_atomic_send(RocxCore *c, RocxQp *qp, uint32_t psn);
+/*
+ * Completer: the original value of an ATOMIC_ACKNOWLEDGE for the oldest
+ * WQE into its SGE; ROCX_WC_SUCCESS or the status it completes with.
+ */
+uint8_t rocx_atomic_comp(RocxCore *c, RocxQp *qp, const RocxPkt *p,
+                         uint8_t *verr);
+/* Responder: a new atomic request at the expected PSN. */
+void rocx_atomic_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
+/* Responder: a duplicate one, answered from the saved result. */
+void rocx_atomic_dup(RocxCore *c, RocxQp *qp, const RocxPkt *p);
+/* Responder: send the response of a held atomic. */
+void rocx_atomic_resp_pkt(RocxCore *c, RocxQp *qp, RocxReadJob *j);
 
 /* ---- ICRC (rocx-icrc.c) ---- */
 

@@ -187,6 +187,8 @@ typedef struct RocxSendWqe {
     uint32_t rkey;
     uint32_t length;            /* message bytes */
     struct rocx_wqe_ud ud;      /* UD: as posted */
+    uint64_t swap_add;          /* atomics: swap (CMP_SWAP) or add */
+    uint64_t compare;
     RocxSge sge[ROCX_CORE_MAX_SGE];
     uint8_t inline_data[ROCX_CORE_MAX_INLINE];
 } RocxSendWqe;
@@ -211,7 +213,10 @@ typedef struct RocxSqSlot {
 /*
  * An RDMA READ the responder accepted: one of its last max_dest_rd_atomic
  * READs (its "responder resources"), which a duplicate request may ask
- * for again from any of its PSNs, and the responses still to send.
+ * for again from any of its PSNs, and the responses still to send.  An
+ * atomic takes a resource too (atomic set): its one response carries
+ * the value saved when it was executed, so that a duplicate is answered
+ * from it and never executed twice.
  */
 typedef struct RocxReadJob {
     /* The request as accepted. */
@@ -226,6 +231,10 @@ typedef struct RocxReadJob {
     uint32_t psn;
     uint64_t va;
     uint32_t left;
+    /* An atomic: its opcode (ROCX_OP_*) and the value it found. */
+    bool atomic;
+    uint8_t op;
+    uint64_t orig;
 } RocxReadJob;
 
 enum RocxRespOp {

@@ -108,8 +108,11 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
     case ROCX_WQE_SEND:
     case ROCX_WQE_SEND_IMM:
         break;
+    case ROCX_WQE_COMP_SWAP:
+    case ROCX_WQE_FETCH_ADD:
+        return rocx_atomic_fetch(c, qp, off, &hdr, w, verr);
     default:
-        /* Invalidation, atomics, MR/MW work requests: not in 1.1. */
+        /* Invalidation, MR/MW work requests: not in 1.1. */
         return ROCX_WC_LOC_QP_OP_ERR;
     }
 
@@ -183,6 +186,10 @@ uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s, uint32_t n)
     };
     uint8_t err;
 
+    if (rocx_wqe_atomic(s->opcode)) {
+        rocx_atomic_send(c, qp, tx.psn);
+        return ROCX_VERR_NONE;
+    }
     if (s->opcode == ROCX_WQE_RDMA_READ) {
         /*
          * One request for the rest of the message (all of it at first),
@@ -280,7 +287,7 @@ bool rocx_req_start(RocxCore *c, RocxQp *qp)
         }
         return false;
     }
-    if ((w->opcode == ROCX_WQE_RDMA_READ &&
+    if ((rocx_wqe_rd_atomic(w->opcode) &&
          qp->req.rd_out >= MAX(qp->max_rd_atomic, 1)) ||
         ((w->flags & ROCX_WQE_FENCE) && qp->req.rd_out)) {
         qp->req.blocked = true;
@@ -291,8 +298,9 @@ bool rocx_req_start(RocxCore *c, RocxQp *qp)
     s->flags = w->flags;
     s->length = w->length;
     s->first_psn = qp->req.cur_psn;
-    s->npkts = rocx_req_npkts(qp, w->length);
-    if (w->opcode == ROCX_WQE_RDMA_READ) {
+    s->npkts = rocx_wqe_atomic(w->opcode) ? 1 :
+               rocx_req_npkts(qp, w->length);
+    if (rocx_wqe_rd_atomic(w->opcode)) {
         qp->req.rd_out++;
     }
     qp->req.cur = idx;

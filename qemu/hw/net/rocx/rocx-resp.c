@@ -3,10 +3,12 @@
  *
  * Executes the requests that arrive in PSN order: SENDs into receive
  * WQEs, RDMA WRITEs into memory regions (with immediate: consuming a
- * receive), RDMA READs by queueing responses.  A duplicate is
+ * receive), RDMA READs by queueing responses, atomics (rocx-atomic.c)
+ * by executing them and queueing the response.  A duplicate is
  * acknowledged again; a duplicate READ is executed again from its PSN if
- * it repeats one of the last max_dest_rd_atomic READs (the responder
- * resources), and dropped otherwise.  A gap gets one sequence-error NAK;
+ * it repeats one of the last max_dest_rd_atomic READs and atomics (the
+ * responder resources), and dropped otherwise; a duplicate atomic is
+ * answered from the result saved there.  A gap gets one sequence-error NAK;
  * a request it cannot execute gets a NAK and moves the QP to ERR; a SEND
  * with no receive posted gets an RNR NAK.
  *
@@ -57,6 +59,12 @@ static void rocx_resp_fatal(RocxCore *c, RocxQp *qp, const RocxPkt *p,
     qp->resp.ack_psn = p->psn;
     qp->nak_final = true;
     rocx_qp_error(c, qp, !cqe_written, verr);
+}
+
+void rocx_resp_nak_fatal(RocxCore *c, RocxQp *qp, const RocxPkt *p,
+                         uint8_t code, uint8_t verr)
+{
+    rocx_resp_fatal(c, qp, p, code, verr, false);
 }
 
 /* Complete the receive WQE at rq_ci. */
@@ -214,12 +222,12 @@ static uint8_t rocx_resp_rkey(RocxCore *c, RocxQp *qp, uint32_t rkey,
  * request, not a remote access error (IBTA: a request the QP is not
  * configured for is an unsupported operation, class C; rxe's
  * check_op_valid() likewise): access errors are for what an R_Key
- * reaches.  This device has no atomics, so they are never enabled.
+ * reaches.
  */
 static bool rocx_resp_op_enabled(const RocxQp *qp, uint32_t opf)
 {
     if (opf & ROCX_OPF_ATOMETH) {
-        return false;
+        return qp->access & ROCX_ACCESS_REMOTE_ATOMIC;
     }
     if (opf & ROCX_OPF_WRITE) {
         return qp->access & ROCX_ACCESS_REMOTE_WRITE;
@@ -308,18 +316,16 @@ static void rocx_resp_read_start(RocxQp *qp, RocxReadJob *j, uint32_t psn,
 }
 
 /*
- * Hold a new READ and queue its responses; false if max_dest_rd_atomic
- * READs are being answered already.  The oldest READ whose responses are
- * all sent makes room: the window is the last max_dest_rd_atomic READs,
- * in PSN order.
+ * The oldest READ or atomic whose responses are all sent makes room: the
+ * window is the last max_dest_rd_atomic of them, in PSN order.
  */
-static bool rocx_resp_read_queue(RocxQp *qp, const RocxPkt *p)
+RocxReadJob *rocx_resp_job_new(RocxQp *qp, uint32_t psn)
 {
     unsigned max = MAX(qp->max_dest_rd_atomic, 1), i;
     RocxReadJob *j;
 
     if (qp->resp.rd_busy >= max) {
-        return false;
+        return NULL;
     }
     if (qp->resp.rd_count >= max) {
         /* rd_busy < max <= rd_count: one of them is idle. */
@@ -333,7 +339,21 @@ static bool rocx_resp_read_queue(RocxQp *qp, const RocxPkt *p)
     }
     j = &qp->resp.rd[qp->resp.rd_count++];
     memset(j, 0, sizeof(*j));
-    j->first_psn = p->psn;
+    j->first_psn = psn;
+    return j;
+}
+
+/*
+ * Hold a new READ and queue its responses; false if max_dest_rd_atomic
+ * READs and atomics are being answered already.
+ */
+static bool rocx_resp_read_queue(RocxQp *qp, const RocxPkt *p)
+{
+    RocxReadJob *j = rocx_resp_job_new(qp, p->psn);
+
+    if (!j) {
+        return false;
+    }
     j->npkts = rocx_resp_npkts(qp, p->dmalen);
     j->va0 = p->va;
     j->rkey = p->rkey;
@@ -382,7 +402,7 @@ static RocxReadJob *rocx_resp_dup_job(RocxQp *qp, const RocxPkt *p)
         uint32_t n = (p->psn - j->first_psn) & ROCX_PSN_MASK;
         uint64_t off = (uint64_t)n * qp->mtu;
 
-        if (n >= j->npkts ||
+        if (j->atomic || n >= j->npkts ||
             rocx_psn_diff(rocx_psn_add(j->first_psn, j->npkts),
                           qp->resp.epsn) > 0) {
             continue;   /* not this one's, or held since before a wrap */
@@ -442,6 +462,8 @@ void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
         c->rdma.stats.dup_requests++;
         if (opf & ROCX_OPF_READ) {
             rocx_resp_dup_read(c, qp, p);
+        } else if (opf & ROCX_OPF_ATOMETH) {
+            rocx_atomic_dup(c, qp, p);
         } else if (qp->resp.ack != ROCX_ACK_NAK) {
             rocx_resp_ack(c, qp, ROCX_ACK_ACK, ROCX_AETH_ACK,
                           rocx_psn_add(qp->resp.epsn, -1));
@@ -485,6 +507,10 @@ void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
         rocx_resp_read(c, qp, p);
         return;
     }
+    if (opf & ROCX_OPF_ATOMETH) {
+        rocx_atomic_rx(c, qp, p);
+        return;
+    }
     if (opf & ROCX_OPF_SEND) {
         rocx_resp_send(c, qp, p);
     } else {
@@ -524,6 +550,10 @@ static void rocx_resp_read_pkt(RocxCore *c, RocxQp *qp)
     /* rd_busy says one is. */
     while (!j->busy && j + 1 < qp->resp.rd + qp->resp.rd_count) {
         j++;
+    }
+    if (j->atomic) {
+        rocx_atomic_resp_pkt(c, qp, j);
+        return;
     }
     len = MIN(j->left, qp->mtu);
     last = j->left <= qp->mtu;

@@ -61,12 +61,8 @@ static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
         [ROCX_OP_READ_RESP_LAST]    = RR | L | ROCX_OPF_AETH,
         [ROCX_OP_READ_RESP_ONLY]    = RR | F | L | ROCX_OPF_AETH,
         [ROCX_OP_ACK]               = V | ROCX_OPF_AETH,
-        /*
-         * Atomic requests are parsed so that the responder can refuse
-         * them as IB asks (NAK invalid request) rather than drop them;
-         * executing them, ATOMIC_ACK (AETH, AtomicAckETH) and SEND with
-         * invalidate (IETH) come with contract 1.2.
-         */
+        /* Atomics (contract 1.2); SEND with invalidate (IETH) to come. */
+        [ROCX_OP_ATOMIC_ACK]        = V | ROCX_OPF_AETH | ROCX_OPF_ATOMACKETH,
         [ROCX_OP_CMP_SWAP]          = RQ | F | L | ROCX_OPF_ATOMETH,
         [ROCX_OP_FETCH_ADD]         = RQ | F | L | ROCX_OPF_ATOMETH,
     },
@@ -203,8 +199,15 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
     if (opf & ROCX_OPF_RETH) {
         rocx_reth_build(bth, opf, tx->va, tx->rkey, tx->dmalen);
     }
+    if (opf & ROCX_OPF_ATOMETH) {
+        rocx_atometh_build(bth, opf, tx->va, tx->rkey, tx->swap_add,
+                           tx->compare);
+    }
     if (opf & ROCX_OPF_AETH) {
         rocx_aeth_build(bth, opf, tx->syndrome, tx->msn);
+    }
+    if (opf & ROCX_OPF_ATOMACKETH) {
+        rocx_atomacketh_build(bth, opf, tx->orig);
     }
     if (opf & ROCX_OPF_IMM) {
         rocx_immdt_build(bth, opf, tx->imm);
@@ -410,9 +413,18 @@ static bool rocx_rx_parse_bth(const RocxRxFrame *f, RocxPkt *p)
         p->rkey = rocx_reth_rkey(bth, p->opf);
         p->dmalen = rocx_reth_dmalen(bth, p->opf);
     }
+    if (p->opf & ROCX_OPF_ATOMETH) {
+        p->va = rocx_atometh_va(bth, p->opf);
+        p->rkey = rocx_atometh_rkey(bth, p->opf);
+        p->swap_add = rocx_atometh_swap_add(bth, p->opf);
+        p->compare = rocx_atometh_compare(bth, p->opf);
+    }
     if (p->opf & ROCX_OPF_AETH) {
         p->syndrome = rocx_aeth_syndrome(bth, p->opf);
         p->msn = rocx_aeth_msn(bth, p->opf);
+    }
+    if (p->opf & ROCX_OPF_ATOMACKETH) {
+        p->orig = rocx_atomacketh_orig(bth, p->opf);
     }
     if (p->opf & ROCX_OPF_IMM) {
         p->imm = rocx_immdt(bth, p->opf);
