@@ -359,8 +359,14 @@ static int rocx_wqe_opcode(enum ibv_wr_opcode op, uint8_t *opcode)
 	case IBV_WR_RDMA_READ:
 		*opcode = ROCX_WQE_RDMA_READ;
 		return 0;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		*opcode = ROCX_WQE_COMP_SWAP;
+		return 0;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		*opcode = ROCX_WQE_FETCH_ADD;
+		return 0;
 	default:
-		/* Atomics, invalidation, binds: not in contract 1.1. */
+		/* Invalidation, binds: not in contract 1.1. */
 		return EINVAL;
 	}
 }
@@ -463,6 +469,8 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 		wqe->ud.qkey = htole32(wr->wr.ud.remote_qkey);
 		wqe->ud.av = to_rocx_ah(wr->wr.ud.ah)->av;
 	}
+	if (opcode == ROCX_WQE_COMP_SWAP || opcode == ROCX_WQE_FETCH_ADD)
+		return rocx_wqe_atomic(qp, wr, wqe);
 	return 0;
 }
 

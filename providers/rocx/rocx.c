@@ -110,6 +110,7 @@ static struct verbs_context *rocx_alloc_context(struct ibv_device *ibdev,
 		goto err_free;
 	}
 	ctx->max_cqe = attr.orig_attr.max_cqe;
+	ctx->atomic = attr.orig_attr.atomic_cap != IBV_ATOMIC_NONE;
 	err = rocx_map_db(ctx, cmd_fd, &resp);
 	if (err)
 		goto err_free;

@@ -47,6 +47,7 @@ struct rocx_context {
 	uint32_t max_inline;
 	uint32_t max_sge;
 	uint32_t max_cqe;	/* query_device's, read once */
+	bool atomic;		/* query_device's atomic_cap is not NONE */
 	/*
 	 * qpn -> QP for poll_cq.  qp_table_mutex serialises changes, and
 	 * destroy_qp holds it from before the kernel frees the qpn until the
@@ -188,6 +189,11 @@ int rocx_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int rocx_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void rocx_cq_clean(struct rocx_cq *cq, uint32_t qpn);
 struct rocx_qp *rocx_find_qp(struct rocx_context *ctx, uint32_t qpn);
+
+/* atomic.c: the 8 bytes an atomic reads, and returns. */
+#define ROCX_ATOMIC_SIZE	8
+int rocx_wqe_atomic(struct rocx_qp *qp, const struct ibv_send_wr *wr,
+		    struct rocx_send_wqe *wqe);
 
 /* qp.c */
 struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);

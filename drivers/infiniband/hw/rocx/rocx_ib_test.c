@@ -345,6 +345,41 @@ static void rocx_ib_identify_attr_mr_size_test(struct kunit *test)
 			(u64)(ROCX_PBL_MAX_PAGES - 1) * SZ_2M);
 }
 
+/* Atomics only with ROCX_CAP2_ATOMIC and a known atomic_cap: HCA. */
+static void rocx_ib_identify_attr_atomic_test(struct kunit *test)
+{
+	static const struct {
+		u64 caps2;
+		u8 cap;
+		enum ib_atomic_cap want;
+	} v[] = {
+		{ 0, ROCX_ATOMIC_CAP_NONE, IB_ATOMIC_NONE },
+		{ 0, ROCX_ATOMIC_CAP_HCA, IB_ATOMIC_NONE },
+		{ ROCX_CAP2_ATOMIC, ROCX_ATOMIC_CAP_NONE, IB_ATOMIC_NONE },
+		{ ROCX_CAP2_ATOMIC, ROCX_ATOMIC_CAP_HCA, IB_ATOMIC_HCA },
+		{ ~0ULL, ROCX_ATOMIC_CAP_HCA, IB_ATOMIC_HCA },
+		{ ROCX_CAP2_ATOMIC, 2, IB_ATOMIC_NONE },
+		{ ~0ULL, 0xff, IB_ATOMIC_NONE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		struct rocx_identify id = {};
+		struct ib_device_attr attr = {};
+
+		id.caps2 = cpu_to_le64(v[i].caps2);
+		id.atomic_cap = v[i].cap;
+		id.max_rd_atom = cpu_to_le32(16);
+		rocx_ib_identify_to_attr(&id, &attr);
+		KUNIT_EXPECT_EQ_MSG(test, attr.atomic_cap, v[i].want,
+				    "case %u", i);
+		KUNIT_EXPECT_EQ(test, attr.masked_atomic_cap, IB_ATOMIC_NONE);
+		/* READs and atomics share the responder resources. */
+		KUNIT_EXPECT_EQ(test, attr.max_qp_rd_atom, 16);
+		KUNIT_EXPECT_EQ(test, attr.max_qp_init_rd_atom, 16);
+	}
+}
+
 /* Contract 1.0 reports no transport objects: all limits are zero. */
 static void rocx_ib_identify_attr_zero_test(struct kunit *test)
 {
@@ -393,6 +428,7 @@ static struct kunit_case rocx_ib_attr_cases[] = {
 	KUNIT_CASE(rocx_ib_identify_attr_max_cqe_test),
 	KUNIT_CASE(rocx_ib_identify_attr_ud_test),
 	KUNIT_CASE(rocx_ib_identify_attr_zero_test),
+	KUNIT_CASE(rocx_ib_identify_attr_atomic_test),
 	KUNIT_CASE_PARAM(rocx_ib_verbs_errno_test, rocx_ib_errno_gen_params),
 	{}
 };

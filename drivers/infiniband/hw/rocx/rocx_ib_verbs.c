@@ -152,8 +152,17 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 	/* No create_srq: the device's SRQ limits are of no use to anyone. */
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = ROCX_IB_LOCAL_ACK_DELAY;
-	/* Atomics are reserved for a later contract version. */
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	/*
+	 * Atomic against the device's own atomics only (HCA): it executes
+	 * them as DMA read-modify-writes, which the CPUs do not see as one
+	 * access.  No masked atomics.  A value this driver does not know
+	 * promises nothing.
+	 */
+	if ((le64_to_cpu(id->caps2) & ROCX_CAP2_ATOMIC) &&
+	    id->atomic_cap == ROCX_ATOMIC_CAP_HCA)
+		attr->atomic_cap = IB_ATOMIC_HCA;
+	else
+		attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SYS_IMAGE_GUID;
