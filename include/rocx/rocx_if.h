@@ -486,6 +486,10 @@ enum rocx_stat {
 	ROCX_STAT_TX_PAUSE,		/* 802.3x pause frames sent */
 	ROCX_STAT_RX_PAUSE_DURATION,	/* us the port was paused by a peer */
 	ROCX_STAT_TX_PAUSE_DURATION,	/* us the device asked the peer to wait */
+	/* Requests taken in sequence by responders (not duplicates). */
+	ROCX_STAT_RX_WRITE_REQUESTS,
+	ROCX_STAT_RX_READ_REQUESTS,
+	ROCX_STAT_RX_ATOMIC_REQUESTS,
 	/* ROCX_NUM_PRIO blocks of ROCX_STAT_PRIO_NUM: ROCX_STAT_PRIO(p, k). */
 	ROCX_STAT_PRIO_BASE,
 	ROCX_STAT_NUM = ROCX_STAT_PRIO_BASE + 8 * 10

@@ -167,6 +167,8 @@ static void t_atomic_ops(void)
             CHECK_EQ(*at_u64(t.db, t.bbuf + 8), 0x5555666677778888ULL);
             CHECK_EQ(*at_u64(t.db, t.bbuf + 16), 0x15);
             CHECK_EQ(*at_u64(t.db, t.bbuf + 4088), 77);
+            CHECK_EQ(t_stat(t.db, ROCX_STAT_RX_ATOMIC_REQUESTS), 4);
+            CHECK_EQ(t_stat(t.db, ROCX_STAT_RX_READ_REQUESTS), 0);
             CHECK_EQ(qp_state(&t.qa), ROCX_QPS_RTS);
             CHECK_EQ(qp_state(&t.qb), ROCX_QPS_RTS);
             CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
@@ -461,6 +463,8 @@ static void t_atomic_dup_lost_ack(void)
         CHECK_EQ(*at_u64(A, t.abuf), 100);
         CHECK_EQ(*at_u64(B, t.bbuf), k ? 7 : 105);
         CHECK_EQ(B->f->core.rdma.stats.dup_requests, 1);
+        /* The duplicate is not counted as a request. */
+        CHECK_EQ(t_stat(B, ROCX_STAT_RX_ATOMIC_REQUESTS), 1);
         CHECK_EQ(A->f->core.rdma.stats.timeouts, 1);
     }
 }
@@ -502,6 +506,8 @@ static void t_atomic_dup_implied(void)
     CHECK(!memcmp(t_ptr(A, t.abuf + 256, 100), t_ptr(B, t.bbuf + 256, 100),
                   100));
     CHECK_EQ(A->f->core.rdma.stats.retransmits, 1);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_ATOMIC_REQUESTS), 1);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_WRITE_REQUESTS), 1);
 }
 
 /*
@@ -615,6 +621,8 @@ static void t_atomic_rd_limit_req(void)
     }
     CHECK_EQ(peak, 4);
     CHECK_EQ(outstanding, 0);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_ATOMIC_REQUESTS), 8);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_READ_REQUESTS), 5);
     CHECK_EQ(*at_u64(B, t.bbuf), 8);
     CHECK_EQ(*at_u64(A, t.abuf + 2 * T_PAGE), 8);
     for (i = 2; i < 12; i += 3) {

@@ -364,9 +364,12 @@ static void rocx_aq_identify_stats_test(struct kunit *test)
 	static const u8 off[] = { 0, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17 };
 	static const u8 id_val[] = { 0x01, 0x00, 0xf0, 0xde, 0xbc, 0x9a, 0x78,
 				     0x56, 0x34, 0x00, 0x01 };
-	/* 25 counters (enum rocx_stat, RX_DISCARDS the last) of 8 bytes. */
+	/*
+	 * 112 counters of 8 bytes (enum rocx_stat: 32 singles, the last
+	 * RX_ATOMIC_REQUESTS, then 8 priorities of 10).
+	 */
 	static const u8 st_val[] = { 0x04, 0x00, 0xf0, 0xde, 0xbc, 0x9a, 0x78,
-				     0x56, 0x34, 0xc8, 0x00 };
+				     0x56, 0x34, 0x80, 0x03 };
 	union rocx_aq_cmd cmd;
 
 	rocx_aq_build_identify(&cmd, 0x3456789abcdef000ULL,

@@ -44,6 +44,9 @@ static const char * const rocx_hw_stat_names[] = {
 	[ROCX_STAT_TX_PAUSE] = "hw_tx_pause",
 	[ROCX_STAT_RX_PAUSE_DURATION] = "hw_rx_pause_duration",
 	[ROCX_STAT_TX_PAUSE_DURATION] = "hw_tx_pause_duration",
+	[ROCX_STAT_RX_WRITE_REQUESTS] = "hw_rx_write_requests",
+	[ROCX_STAT_RX_READ_REQUESTS] = "hw_rx_read_requests",
+	[ROCX_STAT_RX_ATOMIC_REQUESTS] = "hw_rx_atomic_requests",
 };
 
 static_assert(ARRAY_SIZE(rocx_hw_stat_names) == ROCX_STAT_PRIO_BASE);

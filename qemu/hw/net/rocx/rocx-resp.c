@@ -504,12 +504,17 @@ void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     }
 
     if (opf & ROCX_OPF_READ) {
+        rocx_count(c, ROCX_STAT_RX_READ_REQUESTS, 1);
         rocx_resp_read(c, qp, p);
         return;
     }
     if (opf & ROCX_OPF_ATOMETH) {
+        rocx_count(c, ROCX_STAT_RX_ATOMIC_REQUESTS, 1);
         rocx_atomic_rx(c, qp, p);
         return;
+    }
+    if ((opf & ROCX_OPF_WRITE) && (opf & ROCX_OPF_FIRST)) {
+        rocx_count(c, ROCX_STAT_RX_WRITE_REQUESTS, 1);
     }
     if (opf & ROCX_OPF_SEND) {
         rocx_resp_send(c, qp, p);
