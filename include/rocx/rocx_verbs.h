@@ -44,6 +44,8 @@ struct rocx_pbl {
 #define ROCX_ACCESS_REMOTE_WRITE	ROCX_BIT(1)
 #define ROCX_ACCESS_REMOTE_READ		ROCX_BIT(2)
 #define ROCX_ACCESS_REMOTE_ATOMIC	ROCX_BIT(3)
+/* 1.2, ROCX_CAP2_MW: memory windows may be bound to the MR. */
+#define ROCX_ACCESS_MW_BIND		ROCX_BIT(4)
 
 /*
  * Keys: [31:8] MR table index, [7:0] a variant the device bumps every time
@@ -71,6 +73,52 @@ struct rocx_aq_dereg_mr {
 	struct rocx_aq_hdr hdr;
 	__le32 key;
 	__u8 rsvd1[52];
+};
+
+/*
+ * Memory windows (1.2, ROCX_CAP2_MW).  A window's key lives in the same
+ * key space as the MRs' ([31:8] index, [7:0] variant), at indices no MR
+ * takes.  ALLOC_MW: result = key, unbound.  Type 1 and type 2 windows are
+ * bound by a BIND_MW work request, whose mw_key carries the new variant.
+ */
+enum rocx_mw_type {
+	ROCX_MW_TYPE_1			= 1,
+	ROCX_MW_TYPE_2			= 2,
+};
+
+struct rocx_aq_alloc_mw {
+	struct rocx_aq_hdr hdr;
+	__le32 pdn;
+	__u8 type;		/* enum rocx_mw_type */
+	__u8 rsvd1[51];
+};
+
+/*
+ * DEALLOC_MW: invalidates the window (if bound) and frees its key.  The
+ * window is named by the key's index: any variant (binds change it).
+ */
+struct rocx_aq_dealloc_mw {
+	struct rocx_aq_hdr hdr;
+	__le32 key;
+	__u8 rsvd1[52];
+};
+
+/* REREG_MR (1.2, ROCX_CAP2_MW): what valid names changes, the key stays. */
+#define ROCX_REREG_TRANS		ROCX_BIT(0)	/* iova, length, offset, pbl */
+#define ROCX_REREG_PD			ROCX_BIT(1)	/* pdn */
+#define ROCX_REREG_ACCESS		ROCX_BIT(2)	/* access */
+
+struct rocx_aq_rereg_mr {
+	struct rocx_aq_hdr hdr;
+	__le32 key;
+	__le32 valid;		/* ROCX_REREG_* */
+	__le32 pdn;
+	__le32 access;		/* ROCX_ACCESS_* */
+	__le64 iova;
+	__le64 length;
+	__le32 offset;		/* of iova within the first page */
+	__le32 rsvd1;
+	struct rocx_pbl pbl;
 };
 
 /* ======================= Completion queues ======================= */
@@ -143,6 +191,7 @@ enum rocx_wc_status {
 	ROCX_WC_LOC_QP_OP_ERR		= 2,
 	ROCX_WC_LOC_PROT_ERR		= 4,
 	ROCX_WC_WR_FLUSH_ERR		= 5,
+	ROCX_WC_MW_BIND_ERR		= 6,
 	ROCX_WC_BAD_RESP_ERR		= 7,
 	ROCX_WC_LOC_ACCESS_ERR		= 8,
 	ROCX_WC_REM_INV_REQ_ERR		= 9,
@@ -168,6 +217,10 @@ enum rocx_vendor_err {
 	ROCX_VERR_TIMEOUT		= 10,	/* local ACK timeout, retries used up */
 	ROCX_VERR_RNR			= 11,	/* RNR NAKs, retries used up */
 	ROCX_VERR_PATH_MTU		= 12,	/* port MTU now below the path MTU */
+	ROCX_VERR_BAD_MW		= 13,	/* bind or invalidate: no such window */
+	ROCX_VERR_MW_STATE		= 14,	/* type 2 window bound already */
+	ROCX_VERR_MW_ACCESS		= 15,	/* rights the MR does not allow */
+	ROCX_VERR_MW_BOUNDS		= 16,	/* window not inside the MR */
 };
 
 /* ======================= Queue pairs ======================= */
@@ -367,6 +420,21 @@ struct rocx_wqe_atomic {
 	__le64 swap;
 };
 
+/*
+ * BIND_MW (1.2, ROCX_CAP2_MW): bind the window whose index mw_key names to
+ * [addr, addr + length) of the MR mr_key, with the remote rights in access;
+ * the window's key becomes mw_key.  A type 2 window is bound to the QP
+ * that executes it; a type 1 window of length 0 is unbound.
+ */
+struct rocx_wqe_bind_mw {
+	__le32 mw_key;
+	__le32 mr_key;
+	__le64 addr;
+	__le64 length;
+	__le32 access;		/* ROCX_ACCESS_REMOTE_* (LOCAL_WRITE ignored) */
+	__u8 rsvd[20];
+};
+
 /* UD: the whole address vector travels in the WQE; no AH object exists. */
 struct rocx_wqe_ud {
 	__le32 remote_qpn;	/* [23:0] */
@@ -390,6 +458,7 @@ struct rocx_send_wqe {
 		struct rocx_wqe_raddr rdma;
 		struct rocx_wqe_atomic atomic;
 		struct rocx_wqe_ud ud;
+		struct rocx_wqe_bind_mw bind_mw;
 		__u8 raw[48];
 	};
 };
@@ -414,6 +483,9 @@ union rocx_aq_verbs_cmd {
 	struct rocx_aq_create_qp create_qp;
 	struct rocx_aq_qp_attr_cmd qp_attr;
 	struct rocx_aq_destroy_qp destroy_qp;
+	struct rocx_aq_alloc_mw alloc_mw;
+	struct rocx_aq_dealloc_mw dealloc_mw;
+	struct rocx_aq_rereg_mr rereg_mr;
 };
 
 ROCX_ASSERT_SIZE(struct rocx_pbl, 16);
@@ -429,6 +501,10 @@ ROCX_ASSERT_SIZE(struct rocx_av, 32);
 ROCX_ASSERT_SIZE(struct rocx_qp_attr, 128);
 ROCX_ASSERT_SIZE(struct rocx_wqe_ctrl, 16);
 ROCX_ASSERT_SIZE(struct rocx_wqe_ud, 48);
+ROCX_ASSERT_SIZE(struct rocx_wqe_bind_mw, 48);
+ROCX_ASSERT_SIZE(struct rocx_aq_alloc_mw, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_dealloc_mw, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_rereg_mr, 64);
 ROCX_ASSERT_SIZE(struct rocx_send_wqe, ROCX_SEND_WQE_HDR);
 ROCX_ASSERT_SIZE(struct rocx_sge, 16);
 ROCX_ASSERT_SIZE(struct rocx_recv_wqe, ROCX_RECV_WQE_HDR);
