@@ -236,5 +236,7 @@ extern const TCase t_cases_ud[];
 extern const unsigned t_ncases_ud;
 extern const TCase t_cases_atomic[];
 extern const unsigned t_ncases_atomic;
+extern const TCase t_cases_mw[];
+extern const unsigned t_ncases_mw;
 
 #endif /* ROCX_TEST_RDMA_H */

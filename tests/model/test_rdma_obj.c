@@ -54,7 +54,7 @@ static void t_mr_keys(void)
     r->length = htole64(T_PAGE);
     r->pbl = t_pbl(A, buf, T_PAGE, 12, 0);
     CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_OK);
-    r->access = htole32(0x10);
+    r->access = htole32(0x20);
     CHECK_EQ(t_aq(A, &c, NULL), ROCX_AQ_STS_INVALID);
     r->access = 0;
     r->pdn = htole32(0);

@@ -169,6 +169,7 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
     stl_le_p(&id.rx_buf_total, ROCX_CORE_RX_BUF_TOTAL);
     stl_le_p(&id.max_speed, ROCX_CORE_MAX_SPEED);
     id.atomic_cap = ROCX_CORE_ATOMIC_CAP;
+    stl_le_p(&id.max_mw, ROCX_CORE_MAX_MW);
     if (rocx_dma_write(c, addr, &id, sizeof(id))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }
@@ -311,7 +312,8 @@ static void rocx_cmd_destroy_pd(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     /* MRs and QPs in the PD keep it alive. */
-    if (rocx_pd_has_mr(c, pdn) || rocx_pd_has_qp(c, pdn)) {
+    if (rocx_pd_has_mr(c, pdn) || rocx_pd_has_qp(c, pdn) ||
+        rocx_pd_has_mw(c, pdn)) {
         res->status = ROCX_AQ_STS_BAD_STATE;
         return;
     }
@@ -401,6 +403,15 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
         break;
     case ROCX_AQ_OP_DESTROY_QP:
         rocx_cmd_destroy_qp(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_ALLOC_MW:
+        rocx_cmd_alloc_mw(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DEALLOC_MW:
+        rocx_cmd_dealloc_mw(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_REREG_MR:
+        rocx_cmd_rereg_mr(c, cmd, res);
         break;
     default:
         /* SRQs, MWs, DCB and congestion control come in later versions. */

@@ -42,6 +42,10 @@ uint8_t rocx_cqe_op(uint8_t wqe_op)
         return ROCX_CQE_OP_COMP_SWAP;
     case ROCX_WQE_FETCH_ADD:
         return ROCX_CQE_OP_FETCH_ADD;
+    case ROCX_WQE_BIND_MW:
+        return ROCX_CQE_OP_BIND_MW;
+    case ROCX_WQE_LOCAL_INV:
+        return ROCX_CQE_OP_LOCAL_INV;
     default:
         return ROCX_CQE_OP_SEND;
     }
@@ -77,6 +81,17 @@ void rocx_comp_oldest(RocxCore *c, RocxQp *qp, uint8_t status, uint8_t verr)
     qp->req.ci++;
     /* A WQE waiting for a completion (READ slot, fence) may go now. */
     qp->req.blocked = false;
+    if (status == ROCX_WC_SUCCESS) {
+        rocx_comp_local(c, qp);
+    }
+}
+
+void rocx_comp_local(RocxCore *c, RocxQp *qp)
+{
+    /* Local WQEs (no PSNs) were done when fetched: retire those now due. */
+    if (qp->req.ci != qp->req.next && !rocx_comp_slot(qp, qp->req.ci)->npkts) {
+        rocx_comp_oldest(c, qp, ROCX_WC_SUCCESS, ROCX_VERR_NONE);
+    }
 }
 
 void rocx_comp_error(RocxCore *c, RocxQp *qp, uint8_t status,

@@ -55,6 +55,8 @@
 #define ROCX_CORE_MAX_CQ            1024
 #define ROCX_CORE_MAX_CQE           65536
 #define ROCX_CORE_MAX_MR            4096
+/* Memory windows (ROCX_CAP2_MW). */
+#define ROCX_CORE_MAX_MW            1024
 #define ROCX_CORE_MAX_SRQ           256
 #define ROCX_CORE_MAX_SRQ_WR        4096
 #define ROCX_CORE_MAX_RD_ATOM       16
@@ -70,7 +72,8 @@
                                      ROCX_CAP2_UC | \
                                      ROCX_CAP2_PFC | \
                                      ROCX_CAP2_UD | \
-                                     ROCX_CAP2_ATOMIC)
+                                     ROCX_CAP2_ATOMIC | \
+                                     ROCX_CAP2_MW)
 /*
  * IDENTIFY.atomic_cap: atomic against other rocx requests, not against
  * the guest's CPUs (rocx-atomic.c).

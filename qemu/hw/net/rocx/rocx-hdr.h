@@ -672,6 +672,17 @@ static inline void rocx_immdt_build(uint8_t *bth, uint32_t opf, uint32_t imm)
     stl_he_p(bth + rocx_tp_off(opf, ROCX_TP_IMMDT), imm);
 }
 
+/* IETH: the R_Key a SEND with invalidate names, big endian. */
+static inline uint32_t rocx_ieth(const uint8_t *bth, uint32_t opf)
+{
+    return ldl_be_p(bth + rocx_tp_off(opf, ROCX_TP_IETH));
+}
+
+static inline void rocx_ieth_build(uint8_t *bth, uint32_t opf, uint32_t rkey)
+{
+    stl_be_p(bth + rocx_tp_off(opf, ROCX_TP_IETH), rkey);
+}
+
 /* The ICRC goes on the wire least significant byte first, as rxe sends it. */
 static inline uint32_t rocx_icrc_get(const uint8_t *icrc)
 {

@@ -18,6 +18,7 @@
  *             received, the port's line rate (ETS, PFC sent, ECN and
  *             congestion control: to come);
  * rocx-mr.c: page lists, MR table, key checks, MR data access;
+ * rocx-mw.c: memory windows: bind, invalidation, rkey checks;
  * rocx-cq.c: CQs, CQEs, CQ arming and events;
  * rocx-qp.c: QP lifecycle, state machine, flush, doorbells, scheduling,
  *            QP deadlines;
@@ -355,6 +356,35 @@ uint8_t rocx_sge_rw(RocxCore *c, const RocxSge *sge, unsigned n,
                     uint32_t pdn, uint32_t access, uint64_t off, void *buf,
                     size_t len, bool write);
 
+void rocx_cmd_rereg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
+                       RocxAqResult *res);
+
+/* ---- Memory windows (rocx-mw.c) ---- */
+
+void rocx_cmd_alloc_mw(RocxCore *c, const union rocx_aq_cmd *cmd,
+                       RocxAqResult *res);
+void rocx_cmd_dealloc_mw(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res);
+bool rocx_pd_has_mw(RocxCore *c, uint32_t pdn);
+/* Windows bound to the MR at this key index (REREG_MR refuses those). */
+bool rocx_mr_has_mw(RocxCore *c, uint32_t key);
+/* The MR at this key index is going away: its windows become unbound. */
+void rocx_mw_mr_gone(RocxCore *c, uint32_t key);
+/* The QP is being destroyed: type 2 windows bound to it become unbound. */
+void rocx_mw_qp_gone(RocxCore *c, uint32_t qpn);
+/*
+ * A remote access through rkey (an MR's or a window's) by a request on
+ * qp: a ROCX_VERR_* or 0, and the MR to access in *mrp.
+ */
+uint8_t rocx_rkey_check(RocxCore *c, const RocxQp *qp, uint32_t rkey,
+                        uint64_t va, uint64_t len, uint32_t access,
+                        RocxMr **mrp);
+/* Execute a BIND_MW or LOCAL_INV WQE: a completion status, *verr. */
+uint8_t rocx_mw_local_op(RocxCore *c, RocxQp *qp, const RocxSendWqe *w,
+                         uint8_t *verr);
+/* SEND with invalidate arrived on qp: a ROCX_VERR_* or 0. */
+uint8_t rocx_mw_remote_inv(RocxCore *c, const RocxQp *qp, uint32_t rkey);
+
 /* ---- Completion queues (rocx-cq.c) ---- */
 
 void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
@@ -481,6 +511,8 @@ void rocx_comp_oldest(RocxCore *c, RocxQp *qp, uint8_t status, uint8_t verr);
 /* The oldest send WQE failed: complete it with status, QP to ERR. */
 void rocx_comp_error(RocxCore *c, RocxQp *qp, uint8_t status,
                      uint8_t vendor_err);
+/* Retire the local WQEs (BIND_MW, LOCAL_INV) that are now oldest. */
+void rocx_comp_local(RocxCore *c, RocxQp *qp);
 /* Timer work: ACK timeout and RNR wait expiries. */
 void rocx_comp_timers(RocxCore *c, RocxQp *qp, int64_t now);
 
@@ -507,6 +539,7 @@ typedef struct RocxTx {
     uint32_t msn;
     uint32_t imm;               /* ImmDt, wire bytes */
     uint32_t qkey;              /* DETH; its source QP is the QP's */
+    uint32_t ieth;              /* IETH: the rkey to invalidate */
     uint32_t paylen;
     uint64_t swap_add;          /* AtomicETH (va, rkey above) */
     uint64_t compare;
@@ -539,6 +572,7 @@ typedef struct RocxPkt {
     uint64_t swap_add;          /* AtomicETH (va, rkey above) */
     uint64_t compare;
     uint64_t orig;              /* AtomicAckETH */
+    uint32_t ieth;              /* IETH: the rkey to invalidate */
     const uint8_t *payload;
     uint32_t paylen;
 } RocxPkt;

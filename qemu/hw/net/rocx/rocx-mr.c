@@ -147,7 +147,8 @@ void rocx_cmd_reg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
 {
     const struct rocx_aq_reg_mr *r = (const void *)cmd;
     const uint32_t known = ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE |
-                           ROCX_ACCESS_REMOTE_READ | ROCX_ACCESS_REMOTE_ATOMIC;
+                           ROCX_ACCESS_REMOTE_READ | ROCX_ACCESS_REMOTE_ATOMIC |
+                           ROCX_ACCESS_MW_BIND;
     uint32_t pdn = ldl_le_p(&r->pdn);
     uint32_t access = ldl_le_p(&r->access);
     uint64_t iova = ldq_le_p(&r->iova);
@@ -228,10 +229,76 @@ void rocx_cmd_dereg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
     /*
      * Every access looks the key up again, so from here on the device
-     * never touches these pages.
+     * never touches these pages; nor through a window bound to it.
      */
+    rocx_mw_mr_gone(c, key);
     rocx_pbl_free(c, &mr->pbl);
     mr->valid = false;
+}
+
+/*
+ * REREG_MR: the region keeps its key and changes what valid names; every
+ * check is made before anything changes, so a failure leaves it as it was.
+ */
+void rocx_cmd_rereg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
+                       RocxAqResult *res)
+{
+    const struct rocx_aq_rereg_mr *r = (const void *)cmd;
+    const uint32_t known_valid = ROCX_REREG_TRANS | ROCX_REREG_PD |
+                                 ROCX_REREG_ACCESS;
+    const uint32_t known = ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE |
+                           ROCX_ACCESS_REMOTE_READ | ROCX_ACCESS_REMOTE_ATOMIC |
+                           ROCX_ACCESS_MW_BIND;
+    uint32_t key = ldl_le_p(&r->key);
+    uint32_t valid = ldl_le_p(&r->valid);
+    uint32_t pdn = ldl_le_p(&r->pdn);
+    uint32_t access = ldl_le_p(&r->access);
+    uint64_t iova = ldq_le_p(&r->iova);
+    uint64_t length = ldq_le_p(&r->length);
+    uint32_t offset = ldl_le_p(&r->offset);
+    uint32_t idx = ROCX_FIELD_GET(ROCX_KEY_INDEX_MASK, key);
+    RocxPbl pbl = { 0 };
+    RocxMr *mr;
+
+    if (idx < 1 || idx >= ROCX_CORE_MR_SLOTS || !valid ||
+        (valid & ~known_valid) || ldl_le_p(&r->rsvd1) ||
+        ((valid & ROCX_REREG_PD) && (pdn < 1 || pdn > ROCX_CORE_MAX_PD)) ||
+        ((valid & ROCX_REREG_ACCESS) && (access & ~known)) ||
+        ((valid & ROCX_REREG_TRANS) &&
+         (length > ROCX_CORE_MAX_MR_SIZE || iova + length < iova ||
+          r->pbl.page_shift > ROCX_MAX_PAGE_SHIFT ||
+          offset >= (1u << r->pbl.page_shift)))) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
+    mr = rocx_mr_lookup(c, key);
+    if (!mr || ((valid & ROCX_REREG_PD) && !rocx_pd_valid(c, pdn))) {
+        res->status = ROCX_AQ_STS_NOT_FOUND;
+        return;
+    }
+    /* IBTA: a region with windows bound cannot be re-registered. */
+    if (rocx_mr_has_mw(c, key)) {
+        res->status = ROCX_AQ_STS_BAD_STATE;
+        return;
+    }
+    if (valid & ROCX_REREG_TRANS) {
+        res->status = rocx_pbl_copy(c, &r->pbl, offset + length, &pbl);
+        if (res->status != ROCX_AQ_STS_OK) {
+            return;
+        }
+        rocx_pbl_free(c, &mr->pbl);
+        mr->pbl = pbl;
+        mr->iova = iova;
+        mr->length = length;
+        mr->offset = offset;
+    }
+    if (valid & ROCX_REREG_PD) {
+        mr->pdn = pdn;
+    }
+    if (valid & ROCX_REREG_ACCESS) {
+        mr->access = access;
+    }
+    res->result = key;
 }
 
 bool rocx_pd_has_mr(RocxCore *c, uint32_t pdn)

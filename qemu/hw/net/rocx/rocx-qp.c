@@ -421,8 +421,11 @@ void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     /*
      * The engine runs only between commands and holds no reference to a
      * QP across calls, so once it is unlinked no DMA can touch its
-     * memory; its deadline leaves the timer heap with it.
+     * memory; its deadline leaves the timer heap with it.  Type 2
+     * windows bound to it are unbound: no later QP of that number may
+     * use them.
      */
+    rocx_mw_qp_gone(c, qp->qpn);
     rocx_qp_free(c, qp);
 }
 

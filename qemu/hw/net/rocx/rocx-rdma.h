@@ -128,6 +128,26 @@ typedef struct RocxMr {
     RocxPbl pbl;
 } RocxMr;
 
+/*
+ * A memory window (rocx-mw.c): key index ROCX_CORE_MW_KEY_BASE + its
+ * slot, so no MR key names it.  While bound it grants access to
+ * [addr, addr + length) of the MR mr_key.
+ */
+#define ROCX_CORE_MW_KEY_BASE       ROCX_CORE_MR_SLOTS
+
+typedef struct RocxMw {
+    bool valid;
+    bool bound;
+    uint8_t type;               /* enum rocx_mw_type */
+    uint8_t variant;            /* the key's [7:0]; survives DEALLOC */
+    uint32_t pdn;
+    uint32_t qpn;               /* type 2: the QP it is bound to */
+    uint32_t mr_key;
+    uint32_t access;            /* ROCX_ACCESS_REMOTE_* */
+    uint64_t addr;
+    uint64_t length;
+} RocxMw;
+
 typedef struct RocxCq {
     uint32_t cqn;
     bool valid;
@@ -189,6 +209,13 @@ typedef struct RocxSendWqe {
     struct rocx_wqe_ud ud;      /* UD: as posted */
     uint64_t swap_add;          /* atomics: swap (CMP_SWAP) or add */
     uint64_t compare;
+    struct {                    /* BIND_MW */
+        uint32_t mw_key;
+        uint32_t mr_key;
+        uint32_t access;
+        uint64_t addr;
+        uint64_t length;
+    } bind;
     RocxSge sge[ROCX_CORE_MAX_SGE];
     uint8_t inline_data[ROCX_CORE_MAX_INLINE];
 } RocxSendWqe;
@@ -207,7 +234,8 @@ typedef struct RocxSqSlot {
     uint8_t flags;
     uint32_t length;
     uint32_t first_psn;
-    uint32_t npkts;             /* PSNs the message uses */
+    /* PSNs the message uses; 0: local (BIND_MW, LOCAL_INV), done. */
+    uint32_t npkts;
 } RocxSqSlot;
 
 /*
@@ -371,6 +399,7 @@ typedef struct RocxRdmaStats {
 
 typedef struct RocxRdma {
     RocxMr mr[ROCX_CORE_MR_SLOTS];
+    RocxMw mw[ROCX_CORE_MAX_MW];
     RocxCq cq[ROCX_CORE_CQ_SLOTS];
     RocxQp *qp[ROCX_CORE_QP_SLOTS];
     uint32_t pbl_entries;       /* page-list entries held, all objects */

@@ -53,6 +53,36 @@ static uint32_t rocx_req_npkts(RocxQp *qp, uint32_t length)
     return length ? DIV_ROUND_UP(length, qp->mtu) : 1;
 }
 
+/* The operation segment of BIND_MW (LOCAL_INV has none); false: bad. */
+static bool rocx_req_fetch_local(const struct rocx_send_wqe *hdr,
+                                 RocxSendWqe *w)
+{
+    const struct rocx_wqe_bind_mw *b = &hdr->bind_mw;
+    const uint32_t known = ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE |
+                           ROCX_ACCESS_REMOTE_READ | ROCX_ACCESS_REMOTE_ATOMIC;
+    unsigned i;
+
+    if (w->opcode != ROCX_WQE_BIND_MW) {
+        return true;
+    }
+    for (i = 0; i < sizeof(b->rsvd); i++) {
+        if (b->rsvd[i]) {
+            return false;
+        }
+    }
+    w->bind.mw_key = ldl_le_p(&b->mw_key);
+    w->bind.mr_key = ldl_le_p(&b->mr_key);
+    w->bind.addr = ldq_le_p(&b->addr);
+    w->bind.length = ldq_le_p(&b->length);
+    w->bind.access = ldl_le_p(&b->access);
+    return !(w->bind.access & ~known);
+}
+
+static bool rocx_req_is_local(uint8_t opcode)
+{
+    return opcode == ROCX_WQE_BIND_MW || opcode == ROCX_WQE_LOCAL_INV;
+}
+
 uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
                        uint8_t *verr)
 {
@@ -107,10 +137,19 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
         break;
     case ROCX_WQE_SEND:
     case ROCX_WQE_SEND_IMM:
+    case ROCX_WQE_SEND_INV:
         break;
     case ROCX_WQE_COMP_SWAP:
     case ROCX_WQE_FETCH_ADD:
         return rocx_atomic_fetch(c, qp, off, &hdr, w, verr);
+    case ROCX_WQE_BIND_MW:
+    case ROCX_WQE_LOCAL_INV:
+        /* Local operations (rocx-mw.c): no data, no packets. */
+        if (w->num_sge || (w->flags & ROCX_WQE_INLINE) ||
+            !rocx_req_fetch_local(&hdr, w)) {
+            return ROCX_WC_LOC_QP_OP_ERR;
+        }
+        goto done;
     default:
         /* Invalidation, MR/MW work requests: not in 1.1. */
         return ROCX_WC_LOC_QP_OP_ERR;
@@ -206,7 +245,11 @@ uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s, uint32_t n)
     }
 
     tx.paylen = MIN(qp->mtu, s->length - off);
-    if (s->opcode == ROCX_WQE_SEND || s->opcode == ROCX_WQE_SEND_IMM) {
+    if (s->opcode == ROCX_WQE_SEND_INV && last) {
+        tx.opcode = first ? ROCX_OP_SEND_ONLY_INV : ROCX_OP_SEND_LAST_INV;
+        tx.ieth = ldl_be_p(&w->imm);
+    } else if (s->opcode == ROCX_WQE_SEND || s->opcode == ROCX_WQE_SEND_IMM ||
+               s->opcode == ROCX_WQE_SEND_INV) {
         tx.opcode = first && last ? ROCX_OP_SEND_ONLY :
                     first ? ROCX_OP_SEND_FIRST :
                     last ? ROCX_OP_SEND_LAST : ROCX_OP_SEND_MIDDLE;
@@ -257,6 +300,41 @@ uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s, uint32_t n)
 }
 
 /*
+ * Execute the local WQE (BIND_MW, LOCAL_INV) just fetched at next: it
+ * takes a slot without PSNs, done at once and completed in order (at
+ * once if it is the oldest, else when the WQEs before it are).  One that
+ * fails changes nothing, and is reported once every WQE before it has
+ * completed: it runs again then.  Then go on to the WQE after it.
+ */
+static bool rocx_req_local(RocxCore *c, RocxQp *qp)
+{
+    RocxSendWqe *w = &qp->req.wqe;
+    uint16_t idx = qp->req.next;
+    uint8_t status, verr;
+    RocxSqSlot *s;
+
+    status = rocx_mw_local_op(c, qp, w, &verr);
+    if (status != ROCX_WC_SUCCESS && qp->req.ci != idx) {
+        qp->req.blocked = true;
+        return false;
+    }
+    s = rocx_req_slot(qp, idx);
+    memset(s, 0, sizeof(*s));
+    s->opcode = w->opcode;
+    s->flags = w->flags;
+    s->first_psn = qp->req.cur_psn;
+    qp->req.next++;
+    qp->req.cur = qp->req.next;
+    qp->req.cur_cached = false;
+    if (status != ROCX_WC_SUCCESS) {
+        rocx_comp_error(c, qp, status, verr);
+        return false;
+    }
+    rocx_comp_local(c, qp);
+    return rocx_req_start(c, qp);
+}
+
+/*
  * Start the next WQE from the SQ: returns false if it has to wait (for
  * completions, a READ slot, a fence) or failed.
  */
@@ -292,6 +370,9 @@ bool rocx_req_start(RocxCore *c, RocxQp *qp)
         ((w->flags & ROCX_WQE_FENCE) && qp->req.rd_out)) {
         qp->req.blocked = true;
         return false;
+    }
+    if (rocx_req_is_local(w->opcode)) {
+        return rocx_req_local(c, qp);
     }
     s = rocx_req_slot(qp, idx);
     s->opcode = w->opcode;
@@ -381,6 +462,11 @@ unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
         }
         if (rocx_psn_off(qp->req.cur_psn, s->first_psn) >= s->npkts) {
             qp->req.cur++;
+            /* Local WQEs in between were done when first fetched. */
+            while (qp->req.cur != qp->req.next &&
+                   !rocx_req_slot(qp, qp->req.cur)->npkts) {
+                qp->req.cur++;
+            }
         }
         if (rocx_psn_diff(qp->req.cur_psn, qp->req.psn_next) > 0) {
             qp->req.psn_next = qp->req.cur_psn;
@@ -402,8 +488,9 @@ void rocx_req_seek(RocxQp *qp)
     for (idx = qp->req.ci; idx != qp->req.next; idx++) {
         RocxSqSlot *s = rocx_req_slot(qp, idx);
 
-        if (rocx_psn_diff(qp->req.psn_una,
-                          rocx_psn_add(s->first_psn, s->npkts)) < 0) {
+        if (s->npkts && rocx_psn_diff(qp->req.psn_una,
+                                      rocx_psn_add(s->first_psn,
+                                                   s->npkts)) < 0) {
             break;
         }
     }

@@ -87,6 +87,11 @@ void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
         ci.flags |= ROCX_CQE_WITH_IMM;
         ci.imm = p->imm;
     }
+    if (status == ROCX_WC_SUCCESS && (p->opf & ROCX_OPF_IETH)) {
+        /* The invalidated rkey, in wire order as immediate data is. */
+        ci.flags |= ROCX_CQE_WITH_INV;
+        stl_be_p(&ci.imm, p->ieth);
+    }
     rocx_cq_write(c, qp->recv_cqn, &ci);
     qp->resp.rq_ci++;
     qp->resp.rwqe_valid = false;
@@ -197,6 +202,15 @@ static void rocx_resp_send(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     }
     qp->resp.recv_off += p->paylen;
     qp->resp.op = ROCX_RESP_SEND;
+    /* SEND with invalidate: the message is placed, then the key goes. */
+    verr = p->opf & ROCX_OPF_IETH ? rocx_mw_remote_inv(c, qp, p->ieth) :
+           ROCX_VERR_NONE;
+    if (verr) {
+        rocx_resp_recv_done(c, qp, ROCX_WC_REM_INV_REQ_ERR, verr,
+                            ROCX_CQE_OP_RECV, 0, p);
+        rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID, verr, true);
+        return;
+    }
     if (p->opf & ROCX_OPF_LAST) {
         rocx_resp_recv_done(c, qp, ROCX_WC_SUCCESS, ROCX_VERR_NONE,
                             ROCX_CQE_OP_RECV, qp->resp.recv_off, p);
@@ -206,14 +220,14 @@ static void rocx_resp_send(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 
 /*
  * Check a remote access through an R_Key: key, PD, range and the MR's
- * rights (a remote access error if one fails).  The QP's own rights are
- * rocx_resp_op_enabled()'s.
+ * or window's rights (a remote access error if one fails).  The QP's own
+ * rights are rocx_resp_op_enabled()'s.
  */
 static uint8_t rocx_resp_rkey(RocxCore *c, RocxQp *qp, uint32_t rkey,
                               uint64_t va, uint64_t len, uint32_t access,
                               RocxMr **mr)
 {
-    return rocx_mr_check(c, rkey, qp->pdn, va, len, access, mr);
+    return rocx_rkey_check(c, qp, rkey, va, len, access, mr);
 }
 
 /*

@@ -65,6 +65,9 @@ static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
         [ROCX_OP_ATOMIC_ACK]        = V | ROCX_OPF_AETH | ROCX_OPF_ATOMACKETH,
         [ROCX_OP_CMP_SWAP]          = RQ | F | L | ROCX_OPF_ATOMETH,
         [ROCX_OP_FETCH_ADD]         = RQ | F | L | ROCX_OPF_ATOMETH,
+        /* SEND with invalidate (ROCX_CAP2_MW). */
+        [ROCX_OP_SEND_LAST_INV]     = S | L | ROCX_OPF_IETH,
+        [ROCX_OP_SEND_ONLY_INV]     = S | F | L | ROCX_OPF_IETH,
     },
     /* UC (rocx-uc.c): SEND and WRITE as RC has them, no READ, no ACK. */
     [ROCX_TR_UC >> 5] = {
@@ -211,6 +214,9 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
     }
     if (opf & ROCX_OPF_IMM) {
         rocx_immdt_build(bth, opf, tx->imm);
+    }
+    if (opf & ROCX_OPF_IETH) {
+        rocx_ieth_build(bth, opf, tx->ieth);
     }
     memset(icrc - pad, 0, pad);
 
@@ -428,6 +434,9 @@ static bool rocx_rx_parse_bth(const RocxRxFrame *f, RocxPkt *p)
     }
     if (p->opf & ROCX_OPF_IMM) {
         p->imm = rocx_immdt(bth, p->opf);
+    }
+    if (p->opf & ROCX_OPF_IETH) {
+        p->ieth = rocx_ieth(bth, p->opf);
     }
     p->payload = rocx_payload(bth, p->opf);
     p->paylen = f->icrc - pad - p->payload;
