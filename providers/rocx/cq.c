@@ -186,6 +186,8 @@ static enum ibv_wc_status rocx_wc_status(uint8_t status)
 		return IBV_WC_LOC_PROT_ERR;
 	case ROCX_WC_WR_FLUSH_ERR:
 		return IBV_WC_WR_FLUSH_ERR;
+	case ROCX_WC_MW_BIND_ERR:
+		return IBV_WC_MW_BIND_ERR;
 	case ROCX_WC_BAD_RESP_ERR:
 		return IBV_WC_BAD_RESP_ERR;
 	case ROCX_WC_LOC_ACCESS_ERR:

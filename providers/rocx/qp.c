@@ -365,8 +365,18 @@ static int rocx_wqe_opcode(enum ibv_wr_opcode op, uint8_t *opcode)
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		*opcode = ROCX_WQE_FETCH_ADD;
 		return 0;
+	/* Memory windows (ROCX_CAP2_MW; a device without it fails the WQE). */
+	case IBV_WR_SEND_WITH_INV:
+		*opcode = ROCX_WQE_SEND_INV;
+		return 0;
+	case IBV_WR_LOCAL_INV:
+		*opcode = ROCX_WQE_LOCAL_INV;
+		return 0;
+	case IBV_WR_BIND_MW:
+		*opcode = ROCX_WQE_BIND_MW;
+		return 0;
 	default:
-		/* Invalidation, binds: not in contract 1.1. */
+		/* Anything else: not in the contract. */
 		return EINVAL;
 	}
 }
@@ -435,7 +445,10 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 		flags |= ROCX_WQE_FENCE;
 
 	memset(wqe, 0, ROCX_SEND_WQE_HDR);
-	if (wr->send_flags & IBV_SEND_INLINE) {
+	if (opcode == ROCX_WQE_BIND_MW || opcode == ROCX_WQE_LOCAL_INV) {
+		/* No data: SGEs and inline flags do not apply. */
+		flags &= ~ROCX_WQE_INLINE;
+	} else if (wr->send_flags & IBV_SEND_INLINE) {
 		/* The device would have to write into the WQE: no. */
 		if (opcode == ROCX_WQE_RDMA_READ)
 			return EINVAL;
@@ -458,6 +471,11 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 	/* Big endian in both ibv_send_wr and the WQE, as on the wire. */
 	if (opcode == ROCX_WQE_SEND_IMM || opcode == ROCX_WQE_RDMA_WRITE_IMM)
 		wqe->ctrl.imm_data = wr->imm_data;
+	/* The key to invalidate: big endian in the WQE, as ImmDt. */
+	if (opcode == ROCX_WQE_SEND_INV || opcode == ROCX_WQE_LOCAL_INV)
+		wqe->ctrl.imm_data = htobe32(wr->invalidate_rkey);
+	if (opcode == ROCX_WQE_BIND_MW)
+		rocx_wqe_bind_mw(wqe, wr);
 	if (opcode == ROCX_WQE_RDMA_WRITE || opcode == ROCX_WQE_RDMA_WRITE_IMM ||
 	    opcode == ROCX_WQE_RDMA_READ) {
 		wqe->rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);

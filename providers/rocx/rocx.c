@@ -21,14 +21,17 @@ static const struct verbs_match_ent rocx_match_table[] = {
 };
 
 /*
- * Everything not set here (SRQs, memory windows, ...) is left to
+ * Everything not set here (SRQs, ...) is left to
  * libibverbs, which answers EOPNOTSUPP.
  */
 static const struct verbs_context_ops rocx_ctx_ops = {
+	.alloc_mw = rocx_alloc_mw,
 	.alloc_pd = rocx_alloc_pd,
 	.create_ah = rocx_create_ah,
+	.bind_mw = rocx_bind_mw,
 	.create_cq = rocx_create_cq,
 	.create_qp = rocx_create_qp,
+	.dealloc_mw = rocx_dealloc_mw,
 	.dealloc_pd = rocx_dealloc_pd,
 	.dereg_mr = rocx_dereg_mr,
 	.destroy_ah = rocx_destroy_ah,
@@ -43,6 +46,7 @@ static const struct verbs_context_ops rocx_ctx_ops = {
 	.query_port = rocx_query_port,
 	.query_qp = rocx_query_qp,
 	.reg_mr = rocx_reg_mr,
+	.rereg_mr = rocx_rereg_mr,
 	.req_notify_cq = rocx_req_notify_cq,
 };
 

@@ -194,6 +194,15 @@ struct rocx_qp *rocx_find_qp(struct rocx_context *ctx, uint32_t qpn);
 #define ROCX_ATOMIC_SIZE	8
 int rocx_wqe_atomic(struct rocx_qp *qp, const struct ibv_send_wr *wr,
 		    struct rocx_send_wqe *wqe);
+/* mw.c */
+struct ibv_mw *rocx_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int rocx_dealloc_mw(struct ibv_mw *mw);
+int rocx_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
+int rocx_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
+/* Fill the BIND_MW operation segment of a send WQE from @wr. */
+void rocx_wqe_bind_mw(struct rocx_send_wqe *wqe, const struct ibv_send_wr *wr);
 
 /* qp.c */
 struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);

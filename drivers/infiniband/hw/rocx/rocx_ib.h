@@ -191,10 +191,20 @@ struct rocx_ib_pbl {
  * struct rocx_ib_mr - a memory region of user memory
  * @ibmr: ib_core's MR; lkey == rkey == the device key
  * @umem: the pinned memory
+ * @ib_access: its IB_ACCESS_* flags (rereg_user_mr pins new pages with them)
  */
 struct rocx_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	int ib_access;
+};
+
+/**
+ * struct rocx_ib_mw - a memory window (ROCX_CAP2_MW)
+ * @ibmw: ib_core's window; rkey is the device key
+ */
+struct rocx_ib_mw {
+	struct ib_mw ibmw;
 };
 
 /**
@@ -308,6 +318,13 @@ struct ib_mr *rocx_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  struct ib_udata *udata);
 int rocx_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
+/* rocx_ib_mw.c */
+int rocx_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int rocx_ib_dealloc_mw(struct ib_mw *ibmw);
+struct ib_mr *rocx_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				    u64 length, u64 virt_addr, int access_flags,
+				    struct ib_pd *ibpd, struct ib_udata *udata);
+
 /* rocx_ib_cq.c */
 int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs);
@@ -355,6 +372,8 @@ int rocx_ib_verbs_errno(int err);
 enum rocx_ib_destroy_outcome rocx_ib_destroy_outcome(int err);
 u32 rocx_ib_access(int ib_access);
 int rocx_ib_access_to_ib(u32 access);
+/* rocx_ib_mr.c, also for rereg_user_mr (rocx_ib_mw.c). */
+int rocx_ib_mr_access(int ib_access, u64 caps2, u32 *access);
 
 /* rocx_ib_gid.c: the device GID table mirrors ib_core's. */
 int rocx_ib_add_gid(const struct ib_gid_attr *attr, void **context);
@@ -378,7 +397,6 @@ int rocx_ib_pbl_levels(u32 npages);
 int rocx_ib_pbl_init(struct rocx_ib_pbl *pbl, struct device *dma_dev,
 		     u32 npages, u8 page_shift);
 void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i, u64 addr);
-int rocx_ib_mr_access(int ib_access, u32 *access);
 int rocx_ib_cq_check(const struct rocx_identify *id, int cqe,
 		     const struct rocx_create_cq_req *req);
 int rocx_ib_qp_attr_mask(int ib_mask, u32 *valid);

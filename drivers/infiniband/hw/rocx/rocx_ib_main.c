@@ -111,11 +111,13 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	.uverbs_abi_ver = ROCX_UVERBS_ABI_VERSION,
 
 	.add_gid = rocx_ib_add_gid,
+	.alloc_mw = rocx_ib_alloc_mw,
 	.alloc_pd = rocx_ib_alloc_pd,
 	.alloc_ucontext = rocx_ib_alloc_ucontext,
 	.create_cq = rocx_ib_create_cq,
 	.create_qp = rocx_ib_create_qp,
 	.create_user_ah = rocx_ib_create_user_ah,
+	.dealloc_mw = rocx_ib_dealloc_mw,
 	.dealloc_pd = rocx_ib_dealloc_pd,
 	.dealloc_ucontext = rocx_ib_dealloc_ucontext,
 	.del_gid = rocx_ib_del_gid,
@@ -135,10 +137,12 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	.query_port = rocx_ib_query_port,
 	.query_qp = rocx_ib_query_qp,
 	.reg_user_mr = rocx_ib_reg_user_mr,
+	.rereg_user_mr = rocx_ib_rereg_user_mr,
 	/* No post_send, post_recv, poll_cq, req_notify_cq, get_dma_mr: see top. */
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, rocx_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rocx_ib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, rocx_ib_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, rocx_ib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, rocx_ib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, rocx_ib_ucontext, ibuc),

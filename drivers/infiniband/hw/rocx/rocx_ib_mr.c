@@ -54,6 +54,8 @@ int rocx_ib_access_to_ib(u32 access)
 		ib_access |= IB_ACCESS_REMOTE_READ;
 	if (access & ROCX_ACCESS_REMOTE_ATOMIC)
 		ib_access |= IB_ACCESS_REMOTE_ATOMIC;
+	if (access & ROCX_ACCESS_MW_BIND)
+		ib_access |= IB_ACCESS_MW_BIND;
 	return ib_access;
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_access_to_ib);
@@ -61,21 +63,27 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_access_to_ib);
 /**
  * rocx_ib_mr_access() - device access flags for a new MR
  * @ib_access: IB_ACCESS_* flags of reg_user_mr
+ * @caps2: the device's IDENTIFY.caps2
  * @access: set to the ROCX_ACCESS_* flags
  *
  * Return: 0, or -EOPNOTSUPP for what the device cannot do (memory
- * windows, zero-based or on-demand regions, persistence flushes).
- * Optional flags and pinning hints are ignored, as ib_core allows.
+ * windows without ROCX_CAP2_MW, zero-based or on-demand regions,
+ * persistence flushes).  Optional flags and pinning hints are ignored,
+ * as ib_core allows.
  */
-VISIBLE_IF_KUNIT int rocx_ib_mr_access(int ib_access, u32 *access)
+int rocx_ib_mr_access(int ib_access, u64 caps2, u32 *access)
 {
 	int known = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
 		    ROCX_IB_ACCESS_HINTS;
 
+	if (caps2 & ROCX_CAP2_MW)
+		known |= IB_ACCESS_MW_BIND;
 	if (ib_access & ~known)
 		return -EOPNOTSUPP;
 	*access = rocx_ib_access(ib_access);
+	if (ib_access & IB_ACCESS_MW_BIND)
+		*access |= ROCX_ACCESS_MW_BIND;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_mr_access);
@@ -106,7 +114,8 @@ struct ib_mr *rocx_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = rocx_ib_udata_in(udata, NULL, 0, 0);
 	if (err)
 		return ERR_PTR(err);
-	err = rocx_ib_mr_access(access_flags, &access);
+	err = rocx_ib_mr_access(access_flags, le64_to_cpu(dev->id->caps2),
+				&access);
 	if (err)
 		return ERR_PTR(err);
 	/* ib_core checks the user range; the device's range is ours. */
@@ -143,6 +152,7 @@ struct ib_mr *rocx_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 
 	mr->ibmr.lkey = le32_to_cpu(cqe.result);
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->ib_access = access_flags;
 	return &mr->ibmr;
 
 err_release:

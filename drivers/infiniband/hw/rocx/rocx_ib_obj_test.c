@@ -362,7 +362,7 @@ static void rocx_ib_mr_access_test(struct kunit *test)
 	const struct rocx_ib_access_case *c = test->param_value;
 	u32 access = 0xdead;
 
-	KUNIT_ASSERT_EQ(test, rocx_ib_mr_access(c->ib, &access), c->err);
+	KUNIT_ASSERT_EQ(test, rocx_ib_mr_access(c->ib, 0, &access), c->err);
 	if (c->err)
 		return;
 	KUNIT_EXPECT_EQ(test, access, c->rocx);
@@ -379,11 +379,33 @@ static void rocx_ib_access_bits_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_ib_access(IB_ACCESS_REMOTE_WRITE), 2U);
 	KUNIT_EXPECT_EQ(test, rocx_ib_access(IB_ACCESS_REMOTE_READ), 4U);
 	KUNIT_EXPECT_EQ(test, rocx_ib_access(IB_ACCESS_REMOTE_ATOMIC), 8U);
-	KUNIT_EXPECT_EQ(test, rocx_ib_access_to_ib(0xf0), 0);
+	/* Bit 4 is 1.2's MW_BIND; the bits above it mean nothing. */
+	KUNIT_EXPECT_EQ(test, ROCX_ACCESS_MW_BIND, 0x10U);
+	KUNIT_EXPECT_EQ(test, rocx_ib_access_to_ib(ROCX_ACCESS_MW_BIND),
+			IB_ACCESS_MW_BIND);
+	KUNIT_EXPECT_EQ(test, rocx_ib_access_to_ib(0xe0), 0);
+}
+
+/* With ROCX_CAP2_MW an MR may have windows bound to it. */
+static void rocx_ib_mr_access_mw_test(struct kunit *test)
+{
+	u32 access = 0;
+
+	KUNIT_ASSERT_EQ(test, rocx_ib_mr_access(IB_ACCESS_LOCAL_WRITE |
+						IB_ACCESS_MW_BIND,
+						ROCX_CAP2_MW, &access), 0);
+	KUNIT_EXPECT_EQ(test, access,
+			ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_MW_BIND);
+	KUNIT_EXPECT_EQ(test, rocx_ib_access_to_ib(access),
+			IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND);
+	/* Still nothing the device cannot do. */
+	KUNIT_EXPECT_EQ(test, rocx_ib_mr_access(IB_ZERO_BASED, ROCX_CAP2_MW,
+						&access), -EOPNOTSUPP);
 }
 
 static struct kunit_case rocx_ib_mr_cases[] = {
 	KUNIT_CASE_PARAM(rocx_ib_mr_access_test, rocx_ib_access_gen_params),
+	KUNIT_CASE(rocx_ib_mr_access_mw_test),
 	KUNIT_CASE(rocx_ib_access_bits_test),
 	{}
 };

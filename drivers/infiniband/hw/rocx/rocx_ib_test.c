@@ -268,6 +268,29 @@ static void rocx_ib_identify_attr_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.atomic_cap, IB_ATOMIC_NONE);
 	KUNIT_EXPECT_TRUE(test, attr.device_cap_flags &
 				IB_DEVICE_PORT_ACTIVE_EVENT);
+	/* No ROCX_CAP2_MW: no windows, whatever max_mw says. */
+	KUNIT_EXPECT_FALSE(test, attr.device_cap_flags & IB_DEVICE_MEM_WINDOW);
+	KUNIT_EXPECT_EQ(test, attr.max_mw, 0);
+}
+
+/* ROCX_CAP2_MW: type 1 and type 2B windows, max_mw of them. */
+static void rocx_ib_identify_attr_mw_test(struct kunit *test)
+{
+	struct rocx_identify id = {};
+	struct ib_device_attr attr = {};
+
+	id.page_size_cap = cpu_to_le64(SZ_4K);
+	id.max_mw = cpu_to_le32(1024);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_mw, 0);
+	id.caps2 = cpu_to_le64(ROCX_CAP2_MW);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_mw, 1024);
+	KUNIT_EXPECT_TRUE(test, attr.device_cap_flags & IB_DEVICE_MEM_WINDOW);
+	KUNIT_EXPECT_TRUE(test, attr.device_cap_flags &
+				IB_DEVICE_MEM_WINDOW_TYPE_2B);
+	KUNIT_EXPECT_FALSE(test, attr.device_cap_flags &
+				 IB_DEVICE_MEM_WINDOW_TYPE_2A);
 }
 
 /* Device limits are u32, ib_device_attr's ints: nothing may go negative. */
@@ -424,6 +447,7 @@ static void rocx_ib_verbs_errno_test(struct kunit *test)
 static struct kunit_case rocx_ib_attr_cases[] = {
 	KUNIT_CASE(rocx_ib_identify_attr_test),
 	KUNIT_CASE(rocx_ib_identify_attr_clamp_test),
+	KUNIT_CASE(rocx_ib_identify_attr_mw_test),
 	KUNIT_CASE(rocx_ib_identify_attr_mr_size_test),
 	KUNIT_CASE(rocx_ib_identify_attr_max_cqe_test),
 	KUNIT_CASE(rocx_ib_identify_attr_ud_test),

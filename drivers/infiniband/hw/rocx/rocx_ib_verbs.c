@@ -169,6 +169,12 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 	/* UD AHs are provider memory: the device sets no limit on them. */
 	if (le64_to_cpu(id->caps2) & ROCX_CAP2_UD)
 		attr->max_ah = INT_MAX;
+	if (le64_to_cpu(id->caps2) & ROCX_CAP2_MW) {
+		/* Type 2 windows are bound to one QP: type 2B. */
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		attr->max_mw = rocx_ib_limit(id->max_mw);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_identify_to_attr);
 
