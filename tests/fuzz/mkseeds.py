@@ -200,6 +200,8 @@ ATOMIC_ACK, CMP_SWAP, FETCH_ADD = 0x12, 0x13, 0x14
 # WQE opcodes (enum rocx_wqe_opcode).
 W_SEND, W_SEND_IMM, W_SEND_INV, W_WRITE, W_WRITE_IMM, W_READ = range(6)
 W_CMP_SWAP, W_FETCH_ADD = 6, 7
+W_LOCAL_INV, W_BIND_MW = 8, 10
+SEND_LAST_INV, SEND_ONLY_INV = 0x16, 0x17
 
 
 def rframe(q, opcode, paylen=0, mode=0, delta=0, fix=3, va=0, dmalen=0,
@@ -308,6 +310,14 @@ def roce_seeds():
     s['opcodes'] = bytes([2]) + rrecv(Q_V4, (0, 4096)) + b''.join(
         rframe(WIRE[i % 4], op, 16, dmalen=16, mode=i & 1)
         for i, op in enumerate(ALL_OPCODES)) + bytes([R_RUN, R_POLL, 0])
+    # SEND with invalidate in (ONLY and FIRST ... LAST) and out, with
+    # the local memory-window WQEs (LOCAL_INV 8, BIND_MW 10) between.
+    s['invalidate'] = bytes([2]) + rrecv(Q_V4, (0, 4096), (4096, 4096)) + \
+        rframe(Q_V4, SEND_ONLY_INV, 32) + rframe(Q_V4, SEND_FIRST, 256) + \
+        rframe(Q_V4, SEND_LAST_INV, 16) + rsend(Q_V6, W_SEND_INV) + \
+        rsend(Q_V6, W_LOCAL_INV) + rsend(Q_V6, W_BIND_MW) + \
+        bytes([R_RUN]) + rframe(Q_V6, ACK, mode=1) + \
+        bytes([R_RUN, R_POLL, 0])
     s['bad_frames'] = bytes([4]) + rframe(Q_V4, SEND_ONLY, 10, fix=0) + \
         rframe(Q_V6, SEND_ONLY, 10, fix=1) + \
         rframe(Q_V1, SEND_ONLY, 10, fix=3 | 8) + struct.pack('<H', 40) + \
