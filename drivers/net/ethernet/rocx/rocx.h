@@ -371,6 +371,7 @@ int rocx_aq_identify(struct rocx_core *core);
 int rocx_aq_set_port(struct rocx_core *core, u32 valid, u16 mtu,
 		     const u8 *mac, bool admin_up, u8 rx_mode);
 int rocx_aq_set_mcast_macs(struct rocx_core *core, dma_addr_t addr, u32 count);
+int rocx_aq_dcb(struct rocx_core *core, u16 opcode, struct rocx_dcb_cfg *cfg);
 int rocx_aq_create_eth_ring(struct rocx_core *core, u8 type, u8 qid,
 			    dma_addr_t base, u32 size, u8 vector, u16 buf_size);
 int rocx_aq_destroy_eth_ring(struct rocx_core *core, u8 type, u8 qid);
@@ -414,6 +415,12 @@ irqreturn_t rocx_eth_irq_handler(int irq, void *data);
 
 /* rocx_ethtool.c */
 void rocx_set_ethtool_ops(struct net_device *netdev);
+
+/* rocx_dcb.c: dcbnl, and the SET_DCB fields ethtool's pause maps to */
+bool rocx_dcb_supported(struct rocx_core *core);
+void rocx_dcb_init(struct net_device *netdev);
+int rocx_dcb_get_pause(struct rocx_core *core, u8 *pause, u8 *pfc_en);
+int rocx_dcb_set_pause(struct rocx_core *core, u8 pause);
 
 /* rocx_reset.c: the one quiesce, reset and restore path */
 extern const struct pci_error_handlers rocx_err_handlers;

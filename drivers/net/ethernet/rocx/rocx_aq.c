@@ -67,6 +67,7 @@ static const char * const rocx_aq_op_names[] = {
 	[ROCX_AQ_OP_DEALLOC_MW] = "DEALLOC_MW",
 	[ROCX_AQ_OP_SET_DCB] = "SET_DCB",
 	[ROCX_AQ_OP_SET_CC] = "SET_CC",
+	[ROCX_AQ_OP_QUERY_DCB] = "QUERY_DCB",
 };
 
 /**

@@ -34,6 +34,8 @@ void rocx_aq_build_create_eth_ring(union rocx_aq_cmd *cmd, u8 type, u8 qid,
 void rocx_aq_build_destroy_eth_ring(union rocx_aq_cmd *cmd, u8 type, u8 qid);
 void rocx_aq_build_set_mcast_macs(union rocx_aq_cmd *cmd, dma_addr_t addr,
 				  u32 count);
+void rocx_aq_build_dcb(union rocx_aq_cmd *cmd, u16 opcode, dma_addr_t addr,
+		       u32 len);
 enum rocx_aq_diag rocx_aq_diagnose(u16 pi, u32 head, bool cqe_ready,
 				   u32 status);
 #endif

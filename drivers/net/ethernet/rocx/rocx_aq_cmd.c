@@ -110,6 +110,15 @@ VISIBLE_IF_KUNIT void rocx_aq_build_set_mcast_macs(union rocx_aq_cmd *cmd,
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_set_mcast_macs);
 
+VISIBLE_IF_KUNIT void rocx_aq_build_dcb(union rocx_aq_cmd *cmd, u16 opcode,
+					dma_addr_t addr, u32 len)
+{
+	rocx_aq_hdr(cmd, opcode);
+	cmd->dcb.addr = cpu_to_le64(addr);
+	cmd->dcb.len = cpu_to_le32(len);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_dcb);
+
 /* ---- Commands rocx_core itself issues ---- */
 
 /**
@@ -178,6 +187,38 @@ int rocx_aq_set_mcast_macs(struct rocx_core *core, dma_addr_t addr, u32 count)
 
 	rocx_aq_build_set_mcast_macs(&cmd, addr, count);
 	return rocx_admin_exec(core, &cmd, NULL);
+}
+
+/**
+ * rocx_aq_dcb() - SET_DCB or QUERY_DCB through a DMA copy of @cfg
+ * @core: device with ROCX_CAP2_PFC or ROCX_CAP2_ETS
+ * @opcode: ROCX_AQ_OP_SET_DCB (the device reads @cfg; it applies the
+ *	fields cfg->valid selects, all or none) or ROCX_AQ_OP_QUERY_DCB
+ *	(the device writes its whole configuration into @cfg)
+ * @cfg: the configuration
+ *
+ * Return: 0 or an errno: -EINVAL for a configuration the device refuses
+ * (nothing changed), -EFAULT if it could not reach the buffer.
+ */
+int rocx_aq_dcb(struct rocx_core *core, u16 opcode, struct rocx_dcb_cfg *cfg)
+{
+	struct device *dev = rocx_dev(core);
+	struct rocx_dcb_cfg *buf;
+	union rocx_aq_cmd cmd;
+	dma_addr_t dma;
+	int err;
+
+	buf = dma_alloc_coherent(dev, sizeof(*buf), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (opcode == ROCX_AQ_OP_SET_DCB)
+		memcpy(buf, cfg, sizeof(*buf));
+	rocx_aq_build_dcb(&cmd, opcode, dma, sizeof(*buf));
+	err = rocx_admin_exec(core, &cmd, NULL);
+	if (!err && opcode == ROCX_AQ_OP_QUERY_DCB)
+		memcpy(cfg, buf, sizeof(*cfg));
+	dma_free_coherent(dev, sizeof(*buf), buf, dma);
+	return err;
 }
 
 /**

@@ -10,6 +10,7 @@
  * Documentation/rocx-device.rst, not computed with the code under test.
  */
 #include <kunit/test.h>
+#include <linux/dcbnl.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/ethtool.h>
@@ -22,6 +23,7 @@
 
 #include "rocx.h"
 #include "rocx_aq.h"
+#include "rocx_dcb.h"
 #include "rocx_ethtool.h"
 #include "rocx_ring.h"
 
@@ -427,7 +429,8 @@ static void rocx_aq_op_name_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x0a), "CREATE_ETH_RING");
 	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x31), "SET_CC");
 	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x05), "?");
-	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x32), "?");
+	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x32), "QUERY_DCB");
+	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0x34), "?");
 	KUNIT_EXPECT_STREQ(test, rocx_aq_op_name(0xffff), "?");
 }
 
@@ -1287,9 +1290,242 @@ static struct kunit_suite rocx_selftest_suite = {
 	.test_cases = rocx_selftest_test_cases,
 };
 
+/* ---- DCB: dcbnl validation, trust mapping, SET_DCB encoding ---- */
+
+/* The reset default: one class per priority, eight ETS shares. */
+static void rocx_ets_default(struct ieee_ets *ets)
+{
+	static const u8 bw[IEEE_8021QAZ_MAX_TCS] = {
+		12, 12, 12, 12, 13, 13, 13, 13 };
+	unsigned int i;
+
+	memset(ets, 0, sizeof(*ets));
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+		ets->prio_tc[i] = i;
+		ets->tc_tsa[i] = IEEE_8021QAZ_TSA_ETS;
+		ets->tc_tx_bw[i] = bw[i];
+	}
+}
+
+static void rocx_dcb_check_ets_test(struct kunit *test)
+{
+	const char *why = NULL;
+	struct ieee_ets ets;
+	unsigned int i;
+
+	rocx_ets_default(&ets);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_check_ets(&ets, &why), 0);
+
+	/* 99 and 101 are refused, with a reason. */
+	ets.tc_tx_bw[7] = 12;
+	KUNIT_EXPECT_EQ(test, rocx_dcb_check_ets(&ets, &why), -EINVAL);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(why, "100"));
+	ets.tc_tx_bw[7] = 14;
+	KUNIT_EXPECT_EQ(test, rocx_dcb_check_ets(&ets, &why), -EINVAL);
+
+	/* A strict class's share does not count; all strict needs none. */
+	rocx_ets_default(&ets);
+	ets.tc_tsa[0] = IEEE_8021QAZ_TSA_STRICT;
+	ets.tc_tx_bw[0] = 50;
+	ets.tc_tx_bw[1] = 24;
+	KUNIT_EXPECT_EQ(test, rocx_dcb_check_ets(&ets, &why), 0);
+	for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++)
+		ets.tc_tsa[i] = IEEE_8021QAZ_TSA_STRICT;
+	KUNIT_EXPECT_EQ(test, rocx_dcb_check_ets(&ets, &why), 0);
+
+	/* The device has strict and ETS only. */
+	rocx_ets_default(&ets);
+	ets.tc_tsa[3] = IEEE_8021QAZ_TSA_CB_SHAPER;
+	KUNIT_EXPECT_EQ(test, rocx_dcb_check_ets(&ets, &why), -EOPNOTSUPP);
+	ets.tc_tsa[3] = IEEE_8021QAZ_TSA_VENDOR;
+	KUNIT_EXPECT_EQ(test, rocx_dcb_check_ets(&ets, &why), -EOPNOTSUPP);
+
+	/* Eight classes. */
+	rocx_ets_default(&ets);
+	ets.prio_tc[5] = 8;
+	KUNIT_EXPECT_EQ(test, rocx_dcb_check_ets(&ets, &why), -EINVAL);
+}
+
+static void rocx_dcb_trust_test(struct kunit *test)
+{
+	const u8 pcp[] = { DCB_APP_SEL_PCP };
+	const u8 dscp[] = { IEEE_8021QAZ_APP_SEL_DSCP };
+	const u8 dscp_pcp[] = { IEEE_8021QAZ_APP_SEL_DSCP, DCB_APP_SEL_PCP };
+	const u8 pcp_dscp[] = { DCB_APP_SEL_PCP, IEEE_8021QAZ_APP_SEL_DSCP };
+	const u8 ethertype[] = { IEEE_8021QAZ_APP_SEL_ETHERTYPE };
+	const u8 dscp_eth[] = { IEEE_8021QAZ_APP_SEL_DSCP,
+				IEEE_8021QAZ_APP_SEL_ETHERTYPE };
+	u8 sel[IEEE_8021QAZ_APP_SEL_MAX + 1] = {};
+
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_of(pcp, 1), ROCX_TRUST_PCP);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_of(dscp, 1), ROCX_TRUST_DSCP);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_of(dscp_pcp, 2), ROCX_TRUST_DSCP);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_of(pcp_dscp, 2), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_of(ethertype, 1), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_of(dscp_eth, 2), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_of(dscp, 0), -EOPNOTSUPP);
+
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_sel(ROCX_TRUST_PCP, sel), 1);
+	KUNIT_EXPECT_EQ(test, sel[0], DCB_APP_SEL_PCP);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_sel(ROCX_TRUST_DSCP, sel), 1);
+	KUNIT_EXPECT_EQ(test, sel[0], IEEE_8021QAZ_APP_SEL_DSCP);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_sel(2, sel), -EINVAL);
+	/* What a mode reports maps back to it. */
+	KUNIT_EXPECT_EQ(test, rocx_dcb_trust_of(sel, 1), ROCX_TRUST_DSCP);
+}
+
+/*
+ * Every byte of @cfg outside [@from, @to), [@from2, @to2) and the valid
+ * word is 0.
+ */
+static void rocx_expect_cfg_zero_but2(struct kunit *test,
+				      const struct rocx_dcb_cfg *cfg,
+				      size_t from, size_t to,
+				      size_t from2, size_t to2)
+{
+	const u8 *b = (const u8 *)cfg;
+	size_t i;
+
+	for (i = sizeof(cfg->valid); i < sizeof(*cfg); i++)
+		if ((i < from || i >= to) && (i < from2 || i >= to2))
+			KUNIT_EXPECT_EQ_MSG(test, b[i], 0, "byte %zu", i);
+}
+
+static void rocx_expect_cfg_zero_but(struct kunit *test,
+				     const struct rocx_dcb_cfg *cfg,
+				     size_t from, size_t to)
+{
+	rocx_expect_cfg_zero_but2(test, cfg, from, to, from, to);
+}
+
+static void rocx_dcb_build_pfc_pause_test(struct kunit *test)
+{
+	struct rocx_dcb_cfg cfg;
+
+	memset(&cfg, 0xa5, sizeof(cfg));
+	rocx_dcb_build_pfc(&cfg, BIT(3), 0x1234);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.valid), ROCX_DCB_PFC);
+	KUNIT_EXPECT_EQ(test, cfg.pfc_en, BIT(3));
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cfg.pfc_quanta), 0x1234);
+	KUNIT_EXPECT_EQ(test, cfg.pause, 0);
+	rocx_expect_cfg_zero_but2(test, &cfg, 5, 6, 224, 226);
+	/* Bytes 224-225, spelt out: the layout table's offset. */
+	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[224], 0x34);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[225], 0x12);
+
+	/* Quanta 0 is INVALID to the device: the default instead. */
+	rocx_dcb_build_pfc(&cfg, 0, 0);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cfg.pfc_quanta), ROCX_DCB_PFC_QUANTA);
+
+	memset(&cfg, 0xa5, sizeof(cfg));
+	rocx_dcb_build_pause(&cfg, ROCX_PAUSE_RX | ROCX_PAUSE_TX);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.valid), ROCX_DCB_PAUSE);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[6], 3);
+	rocx_expect_cfg_zero_but(test, &cfg, 6, 7);
+}
+
+static void rocx_dcb_build_trust_dscp_test(struct kunit *test)
+{
+	struct rocx_dcb_cfg cfg;
+	u8 map[ROCX_NUM_DSCP];
+	unsigned int i;
+
+	memset(&cfg, 0xa5, sizeof(cfg));
+	rocx_dcb_build_trust(&cfg, ROCX_TRUST_DSCP);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.valid), ROCX_DCB_TRUST);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[4], 1);
+	rocx_expect_cfg_zero_but(test, &cfg, 4, 5);
+
+	for (i = 0; i < ROCX_NUM_DSCP; i++)
+		map[i] = i >> 3;
+	map[26] = 3;
+	memset(&cfg, 0xa5, sizeof(cfg));
+	rocx_dcb_build_dscp2prio(&cfg, map);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.valid), ROCX_DCB_DSCP2PRIO);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[64 + 26], 3);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[64 + 63], 7);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[64 + 8], 1);
+	rocx_expect_cfg_zero_but(test, &cfg, 64, 128);
+}
+
+static void rocx_dcb_build_ets_test(struct kunit *test)
+{
+	struct rocx_dcb_cfg cfg;
+	struct ieee_ets ets;
+	const u8 *b = (const u8 *)&cfg;
+
+	rocx_ets_default(&ets);
+	ets.prio_tc[3] = 6;
+	ets.tc_tsa[7] = IEEE_8021QAZ_TSA_STRICT;
+	/* dcb(8) sends back the share the class had before. */
+	ets.tc_tx_bw[7] = 13;
+	ets.tc_tx_bw[0] = 25;
+	memset(&cfg, 0xa5, sizeof(cfg));
+	rocx_dcb_build_ets(&cfg, &ets);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.valid), ROCX_DCB_ETS);
+	KUNIT_EXPECT_EQ(test, b[8 + 3], 6);
+	KUNIT_EXPECT_EQ(test, b[8 + 7], 7);
+	KUNIT_EXPECT_EQ(test, b[16 + 0], ROCX_TSA_ETS);
+	KUNIT_EXPECT_EQ(test, b[16 + 7], ROCX_TSA_STRICT);
+	KUNIT_EXPECT_EQ(test, b[24 + 0], 25);
+	KUNIT_EXPECT_EQ(test, b[24 + 4], 13);
+	/* The device refuses a strict class with a share. */
+	KUNIT_EXPECT_EQ(test, b[24 + 7], 0);
+	rocx_expect_cfg_zero_but(test, &cfg, 8, 32);
+}
+
+static void rocx_dcb_build_maxrate_test(struct kunit *test)
+{
+	struct ieee_maxrate rate = {};
+	struct rocx_dcb_cfg cfg;
+
+	rate.tc_maxrate[0] = 100000;	/* kb/s: 100 Mb/s */
+	rate.tc_maxrate[1] = 1;		/* rounds up, never to "line rate" */
+	rate.tc_maxrate[2] = 1500;
+	rate.tc_maxrate[7] = U64_MAX;
+	memset(&cfg, 0xa5, sizeof(cfg));
+	rocx_dcb_build_maxrate(&cfg, &rate);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.valid), ROCX_DCB_MAXRATE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.tc_maxrate[0]), 100U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.tc_maxrate[1]), 1U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.tc_maxrate[2]), 2U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.tc_maxrate[3]), 0U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.tc_maxrate[7]), U32_MAX);
+	rocx_expect_cfg_zero_but(test, &cfg, 32, 64);
+}
+
+static void rocx_aq_dcb_test(struct kunit *test)
+{
+	union rocx_aq_cmd cmd;
+
+	memset(&cmd, 0xa5, sizeof(cmd));
+	rocx_aq_build_dcb(&cmd, ROCX_AQ_OP_QUERY_DCB, 0x123456789000ULL, 256);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cmd.hdr.opcode), 0x32);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(cmd.dcb.addr), 0x123456789000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.dcb.len), 256U);
+	KUNIT_EXPECT_EQ(test, cmd.raw[20], 0);
+	KUNIT_EXPECT_EQ(test, cmd.raw[ROCX_AQ_CMD_SIZE - 1], 0);
+}
+
+static struct kunit_case rocx_dcb_test_cases[] = {
+	KUNIT_CASE(rocx_dcb_check_ets_test),
+	KUNIT_CASE(rocx_dcb_trust_test),
+	KUNIT_CASE(rocx_dcb_build_pfc_pause_test),
+	KUNIT_CASE(rocx_dcb_build_trust_dscp_test),
+	KUNIT_CASE(rocx_dcb_build_ets_test),
+	KUNIT_CASE(rocx_dcb_build_maxrate_test),
+	KUNIT_CASE(rocx_aq_dcb_test),
+	{}
+};
+
+static struct kunit_suite rocx_dcb_suite = {
+	.name = "rocx_dcb",
+	.test_cases = rocx_dcb_test_cases,
+};
+
 kunit_test_suites(&rocx_ring_suite, &rocx_db_suite, &rocx_aq_suite,
 		  &rocx_ethtool_suite, &rocx_dev_suite, &rocx_eq_suite,
-		  &rocx_reset_suite, &rocx_selftest_suite);
+		  &rocx_reset_suite, &rocx_selftest_suite, &rocx_dcb_suite);
 
 MODULE_DESCRIPTION("KUnit tests for rocx_core");
 MODULE_LICENSE("Dual BSD/GPL");

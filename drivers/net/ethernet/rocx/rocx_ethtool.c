@@ -9,6 +9,7 @@
 #include <linux/ethtool.h>
 #include <linux/log2.h>
 #include <linux/netdevice.h>
+#include <linux/slab.h>
 
 #include "rocx.h"
 #include "rocx_ethtool.h"
@@ -223,12 +224,28 @@ static void rocx_get_drvinfo(struct net_device *netdev,
 		sizeof(info->bus_info));
 }
 
+/*
+ * The port's line rate in Mb/s, 0 with the link down.  A 1.2 device with
+ * DCB models the rate in Mb/s (LINK_SPEED), small enough for TCG guests
+ * to fill; LINK_STATUS's Gb/s field would round it away.
+ */
+static u32 rocx_port_speed_mbps(struct rocx_core *core)
+{
+	u32 status = rocx_rd32(core, ROCX_REG_LINK_STATUS);
+	u32 minor = ROCX_FIELD_GET(ROCX_VERSION_MINOR_MASK, core->version);
+
+	if (rocx_gone(core) || !(status & ROCX_LINK_UP))
+		return 0;
+	if (minor >= 2 && rocx_dcb_supported(core))
+		return rocx_rd32(core, ROCX_REG_LINK_SPEED);
+	return rocx_link_speed_mbps(status);
+}
+
 static int rocx_get_link_ksettings(struct net_device *netdev,
 				   struct ethtool_link_ksettings *cmd)
 {
 	struct rocx_ndev *nd = netdev_priv(netdev);
-	u32 status = rocx_rd32(nd->core, ROCX_REG_LINK_STATUS);
-	u32 speed = rocx_gone(nd->core) ? 0 : rocx_link_speed_mbps(status);
+	u32 speed = rocx_port_speed_mbps(nd->core);
 
 	ethtool_link_ksettings_zero_link_mode(cmd, supported);
 	ethtool_link_ksettings_zero_link_mode(cmd, advertising);
@@ -237,6 +254,73 @@ static int rocx_get_link_ksettings(struct net_device *netdev,
 	cmd->base.port = PORT_OTHER;
 	cmd->base.autoneg = AUTONEG_DISABLE;
 	return 0;
+}
+
+/* 802.3x pause is SET_DCB's pause field; there is no autonegotiation. */
+static void rocx_get_pauseparam(struct net_device *netdev,
+				struct ethtool_pauseparam *pause)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	u8 bits = 0;
+
+	pause->autoneg = AUTONEG_DISABLE;
+	if (rocx_dcb_supported(nd->core) &&
+	    rocx_dcb_get_pause(nd->core, &bits, NULL))
+		netdev_warn_once(netdev, "QUERY_DCB failed\n");
+	pause->rx_pause = !!(bits & ROCX_PAUSE_RX);
+	pause->tx_pause = !!(bits & ROCX_PAUSE_TX);
+}
+
+static int rocx_set_pauseparam(struct net_device *netdev,
+			       struct ethtool_pauseparam *pause)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	u8 bits = 0, cur, pfc_en;
+	int err;
+
+	if (!rocx_dcb_supported(nd->core))
+		return -EOPNOTSUPP;
+	if (pause->autoneg) {
+		netdev_err(netdev, "pause autonegotiation is not supported\n");
+		return -EINVAL;
+	}
+	if (pause->rx_pause)
+		bits |= ROCX_PAUSE_RX;
+	if (pause->tx_pause)
+		bits |= ROCX_PAUSE_TX;
+	err = rocx_dcb_get_pause(nd->core, &cur, &pfc_en);
+	if (err)
+		return err;
+	/* The device refuses both at once, as 802.1Qbb says. */
+	if (bits && pfc_en) {
+		netdev_err(netdev, "link pause refused: PFC is on for priorities 0x%02x and excludes it (dcb pfc set dev %s prio-pfc all:off)\n",
+			   pfc_en, netdev->name);
+		return -EBUSY;
+	}
+	if (bits == cur)
+		return 0;
+	return rocx_dcb_set_pause(nd->core, bits);
+}
+
+static void rocx_get_pause_stats(struct net_device *netdev,
+				 struct ethtool_pause_stats *stats)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	u64 *data;
+	int got;
+
+	if (!rocx_dcb_supported(nd->core))
+		return;
+	data = kcalloc(ROCX_STAT_PRIO_BASE, sizeof(*data), GFP_KERNEL);
+	if (!data)
+		return;
+	/* Left ETHTOOL_STAT_NOT_SET when the device has no such counter. */
+	got = rocx_aq_get_stats(nd->core, data, ROCX_STAT_PRIO_BASE);
+	if (got > ROCX_STAT_TX_PAUSE) {
+		stats->rx_pause_frames = data[ROCX_STAT_RX_PAUSE];
+		stats->tx_pause_frames = data[ROCX_STAT_TX_PAUSE];
+	}
+	kfree(data);
 }
 
 static void rocx_get_ringparam(struct net_device *netdev,
@@ -398,6 +482,9 @@ static const struct ethtool_ops rocx_ethtool_ops = {
 	.get_drvinfo		= rocx_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= rocx_get_link_ksettings,
+	.get_pauseparam		= rocx_get_pauseparam,
+	.set_pauseparam		= rocx_set_pauseparam,
+	.get_pause_stats	= rocx_get_pause_stats,
 	.get_ringparam		= rocx_get_ringparam,
 	.set_ringparam		= rocx_set_ringparam,
 	.get_sset_count		= rocx_get_sset_count,

@@ -671,6 +671,7 @@ int rocx_netdev_create(struct rocx_core *core)
 
 	netdev->netdev_ops = &rocx_netdev_ops;
 	rocx_set_ethtool_ops(netdev);
+	rocx_dcb_init(netdev);
 	netdev->watchdog_timeo = ROCX_TX_TIMEOUT;
 	netdev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
 	netdev->min_mtu = ROCX_MIN_MTU;
