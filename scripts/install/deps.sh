@@ -14,14 +14,16 @@ pkgs_bookworm=(
 	libattr1-dev libcap-ng-dev seabios qemu-system-data qemu-system-x86
 	cmake libnl-3-dev libnl-route-3-dev libudev-dev python3-dev cython3
 	libsystemd-dev
-	busybox-static iproute2 ethtool iputils-ping netcat-openbsd socat
+	busybox-static ethtool iputils-ping netcat-openbsd socat
 	perftest ibverbs-utils rdmacm-utils rdma-core infiniband-diags
 	tshark libpcap-dev libisal-dev sparse
 	clang libclang-rt-14-dev
 	procps psmisc
 )
+# iproute2 6.15: bookworm's 6.1 `dcb` has no `apptrust` (guests run the
+# host's user space, so the e2e dcb test needs it here).
 pkgs_backports=(
-	meson python3-pycotap
+	meson python3-pycotap iproute2
 	"linux-image-${ROCX_KVER}-unsigned" "linux-headers-${ROCX_KVER}"
 	"linux-source-6.12=${ROCX_KSRC_VER}"
 )
