@@ -468,12 +468,15 @@ static void rocx_ethtool_names_test(struct kunit *test)
 			   "hw_link_changes");
 	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_ROCE_RX_DROPPED),
 			   "hw_roce_rx_dropped");
-	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_PRIO(0,
-				ROCX_STAT_PRIO_RX_BYTES)), "rx_prio0_bytes");
-	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_PRIO(3,
-				ROCX_STAT_PRIO_RX_PAUSE)), "rx_prio3_pause");
-	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_PRIO(7,
-				ROCX_STAT_PRIO_RX_BUF_MAX)), "rx_prio7_buf_max");
+	KUNIT_EXPECT_STREQ(test,
+			   rocx_stat_name(ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_RX_BYTES)),
+			   "rx_prio0_bytes");
+	KUNIT_EXPECT_STREQ(test,
+			   rocx_stat_name(ROCX_STAT_PRIO(3, ROCX_STAT_PRIO_RX_PAUSE)),
+			   "rx_prio3_pause");
+	KUNIT_EXPECT_STREQ(test,
+			   rocx_stat_name(ROCX_STAT_PRIO(7, ROCX_STAT_PRIO_RX_BUF_MAX)),
+			   "rx_prio7_buf_max");
 	for (i = 0; i < n; i++) {
 		const char *name = rocx_stat_name(i);
 
