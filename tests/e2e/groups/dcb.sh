@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# dcb: the driver's DCB through the standard tools, between two rocx
+# guests: `dcb pfc/ets/app/apptrust set/show` (every show read back from
+# the device by QUERY_DCB), refused inputs, `ethtool -a/-A` and pause
+# statistics, and `ethtool -S` per-priority counters that move with
+# traffic classified by the DSCP table, and a PFC XOFF from the switch
+# (guest/switch_lib.sh) counted in rx_prio3_pause.
+timeout=300
+host_cmd="bash tests/e2e/host/switch_ctl.sh"
+guest rocx dcb.sh
+guest rocx dcb.sh
+
+checks() {
+	host_check "dcb: the model logged no guest errors" \
+		no_model_guest_errors "$out/dcb/guest0/qemu.log" "$out/dcb/guest1/qemu.log"
+}

@@ -1,0 +1,217 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest script of group dcb: rocx_core's dcbnl and ethtool pause on both
+# guests, with iproute2's dcb(8) (6.15: `dcb apptrust` is newer than
+# bookworm's 6.1) and ethtool.  Every `show` goes to the device
+# (QUERY_DCB), so a value read back proves the write reached the model.
+#
+#   pfc       prio-pfc 3:on shown; link pause refused while it is on
+#   ets       the device's classes shown; shares not summing to 100
+#             refused (before anything is sent); a valid set refused as
+#             unsupported while the device has no ETS scheduler
+#   app       dscp-prio add/show/del; the kernel's app table lists them
+#   apptrust  dscp pcp -> dscp trust; pcp dscp refused
+#   traffic   ping with DSCP 10 (priority 1 by default) mapped to
+#             priority 3 by the app table: tx/rx_prio3_packets move on
+#             both sides; after del, priority 1's counters move instead
+#   switch    the switch's port 1 at 5 Mb/s and priority 3 lossless at
+#             port 0 (host/switch_ctl.sh): guest 0's burst of DSCP 26
+#             (priority 3 by default) makes the switch send XOFFs, which
+#             guest 0's device counts in rx_prio3_pause and pfc's
+#             indications
+#   pause     ethtool -A rx on tx on with PFC off, shown by -a, pause
+#             statistics by -I -a
+. "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/switch_lib.sh"
+
+[ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
+me=$ROCX_GUEST_INDEX
+peer=$(rocx_ip $((1 - me)))
+
+t "load rocx_core and rocx_ib" rocx_load_modules || t_done
+dev=$(rocx_netdev)
+t "rocx netdev exists ($dev)" test -n "$dev" || t_done
+t "dcb(8) has apptrust (iproute2 >= 6.3)" dcb apptrust help || t_done
+ip link set "$dev" up
+ip addr add "$ROCX_IP/24" dev "$dev"
+t "carrier up" wait_for 20 carrier_is "$dev" 1
+
+# hw NAME - a device counter by its `ethtool -S` name.
+hw() {
+	ethtool -S "$dev" | awk -v k="$1:" '$1 == k { print $2 }'
+}
+
+# shows WHAT PATTERN CMD... - CMD's output matches the extended PATTERN.
+shows() {
+	local name=$1 pat=$2 out
+
+	shift 2
+	out=$("$@" 2>&1)
+	if grep -qE -- "$pat" <<<"$out"; then
+		t_ok "$name"
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		t_not_ok "$name (no /$pat/ in $*)"
+	fi
+}
+
+# refused WHAT CMD... - CMD fails.
+refused() {
+	local name=$1 out
+
+	shift
+	if out=$("$@" 2>&1); then
+		printf '%s\n' "$out" | sed 's/^/# /'
+		t_not_ok "$name (accepted: $*)"
+	else
+		t_ok "$name ($(tail -n 1 <<<"$out"))"
+	fi
+}
+
+shows "ethtool: the line rate in Mb/s" 'Speed: [1-9][0-9]*Mb/s' ethtool "$dev"
+shows "dcbx: host-managed IEEE" 'host.*ieee|ieee.*host' dcb dcbx show dev "$dev"
+
+# ---- PFC ----
+shows "pfc: 8 priorities capable, none on after probe" \
+	'pfc-cap 8' dcb pfc show dev "$dev"
+shows "pfc: none on after probe" \
+	'prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:off 7:off' \
+	dcb pfc show dev "$dev" prio-pfc
+t "pfc: set prio-pfc 3:on" dcb pfc set dev "$dev" prio-pfc 3:on
+shows "pfc: the device has priority 3 lossless" \
+	'prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off 7:off' \
+	dcb pfc show dev "$dev" prio-pfc
+shows "pfc: requests and indications per priority" \
+	'requests.*0:[0-9]+.*7:[0-9]+' dcb -s pfc show dev "$dev"
+refused "pause: refused while PFC is on" ethtool -A "$dev" rx on tx on
+shows "pause: the refusal says why" 'PFC is on for priorities 0x08' dmesg
+shows "pause: still off" 'RX:[[:space:]]+off' ethtool -a "$dev"
+
+# ---- ETS ----
+shows "ets: eight classes, one per priority" \
+	'prio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7' dcb ets show dev "$dev" prio-tc
+shows "ets: the device's default shares" \
+	'tc-bw 0:12 1:12 2:12 3:12 4:13 5:13 6:13 7:13' dcb ets show dev "$dev" tc-bw
+shows "ets: every class ETS" 'tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets 5:ets 6:ets 7:ets' \
+	dcb ets show dev "$dev" tc-tsa
+refused "ets: shares summing to 101 refused (by dcb(8))" \
+	dcb ets set dev "$dev" tc-bw 0:13
+# dcb(8) sums every class's share; the driver sums the ETS classes': with
+# class 0 strict those are 88.
+refused "ets: ets shares summing to 88 refused (by the driver)" \
+	dcb ets set dev "$dev" tc-tsa 0:strict
+shows "ets: ... as not summing to 100" 'do not sum to 100' dmesg
+refused "ets: a valid set refused while the device has no ETS scheduler" \
+	dcb ets set dev "$dev" tc-tsa all:strict
+shows "ets: ... saying so" 'no ROCX_CAP2_ETS' dmesg
+shows "ets: unchanged" 'tc-tsa 0:ets' dcb ets show dev "$dev" tc-tsa
+
+# ---- App table and trust ----
+t "app: add dscp-prio 26:3" dcb app add dev "$dev" dscp-prio 26:3
+shows "app: shown" 'dscp-prio 26:3' dcb -N app show dev "$dev" dscp-prio
+t "app: del dscp-prio 26:3" dcb app del dev "$dev" dscp-prio 26:3
+refused "app: show lists none after del" \
+	sh -c "dcb -N app show dev $dev dscp-prio | grep -q 26:"
+refused "app: an ethertype entry refused" dcb app add dev "$dev" ethtype-prio 0x8915:3
+
+shows "apptrust: pcp after probe" 'order: pcp *$' dcb apptrust show dev "$dev"
+refused "apptrust: pcp before dscp refused" \
+	dcb apptrust set dev "$dev" order pcp dscp
+t "apptrust: set order dscp pcp" dcb apptrust set dev "$dev" order dscp pcp
+shows "apptrust: the device trusts DSCP" 'order: dscp *$' dcb apptrust show dev "$dev"
+
+# ---- Traffic by priority ----
+# DSCP 10 (AF11) is priority 1 by the default table (DSCP >> 3).
+t "app: add dscp-prio 10:3" dcb app add dev "$dev" dscp-prio 10:3
+# Counters before the barrier: the peer's ping may start right after it.
+tx3=$(hw tx_prio3_packets) rx3=$(hw rx_prio3_packets)
+tx1=$(hw tx_prio1_packets)
+rocx_barrier mapped
+if [ "$me" -eq 0 ]; then
+	t "ping with DSCP 10" ping -c 10 -i 0.1 -W 5 -Q 40 "$peer"
+fi
+rocx_barrier pinged
+# Echo replies keep the request's TOS: both directions on both guests.
+moved() {
+	local name=$1 before=$2 after
+
+	after=$(hw "$name")
+	if [ "$((after - before))" -ge 10 ]; then
+		t_ok "traffic: $name moved by $((after - before))"
+	else
+		t_not_ok "traffic: $name moved by $((after - before)), expected >= 10"
+	fi
+}
+moved tx_prio3_packets "$tx3"
+moved rx_prio3_packets "$rx3"
+t "traffic: priority 1 untouched" test "$(hw tx_prio1_packets)" -eq "$tx1"
+t "app: del dscp-prio 10:3 (back to priority 1)" dcb app del dev "$dev" dscp-prio 10:3
+tx1=$(hw tx_prio1_packets) rx1=$(hw rx_prio1_packets)
+rocx_barrier unmapped
+if [ "$me" -eq 0 ]; then
+	t "ping with DSCP 10 again" ping -c 10 -i 0.1 -W 5 -Q 40 "$peer"
+fi
+rocx_barrier pinged2
+moved tx_prio1_packets "$tx1"
+moved rx_prio1_packets "$rx1"
+shows "ethtool -S: per-priority pause counters" 'rx_prio3_pause: [0-9]+' ethtool -S "$dev"
+
+# ---- PFC from the switch ----
+# 3000 datagrams of 1400 bytes with DSCP 26 (TOS 104): 4 MB against the
+# bottleneck's 5 Mb/s.
+# shellcheck disable=SC2317 # blast and paused_more are called through t
+blast() {
+	python3 - "$peer" <<'PY'
+import socket
+import sys
+
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 26 << 2)
+buf = bytes(1400)
+for _ in range(3000):
+    try:
+        s.sendto(buf, (sys.argv[1], 9))
+    except OSError:
+        pass
+PY
+}
+# shellcheck disable=SC2317
+paused_more() {
+	[ "$(hw rx_prio3_pause)" -gt "$pause0" ]
+}
+if [ "$me" -eq 0 ]; then
+	pause0=$(hw rx_prio3_pause)
+	t "switch: a shared buffer" switch_ctl buffer size=1000000
+	t "switch: port 1 (guest 1) at 5 Mb/s" switch_ctl qos port=1 rate=5
+	t "switch: port 0 trusts DSCP, 26 is priority 3" \
+		switch_ctl qos port=0 trust=dscp dscp=26 to=3
+	t "switch: port 0 priority 3 lossless" switch_ctl qos port=0 prio=3 \
+		pfc=on xoff=20000 xon=10000 headroom=20000
+	t "switch: burst of priority 3 to guest 1" blast
+	t "switch: XOFF counted in rx_prio3_pause" wait_for 20 paused_more
+	shows "switch: pfc indications of priority 3" 'indications 0:0 1:0 2:0 3:[1-9]' \
+		dcb -s pfc show dev "$dev"
+	switch_ctl qshow port=0 | sed 's/^/# /'
+	t "switch: QoS cleared" switch_ctl qos port=all clear
+	t "switch: no shared buffer" switch_ctl buffer size=0
+fi
+rocx_barrier switch
+
+# ---- Link pause ----
+t "apptrust: back to pcp" dcb apptrust set dev "$dev" order pcp
+t "pfc: all off" dcb pfc set dev "$dev" prio-pfc all:off
+t "pause: ethtool -A rx on tx on" ethtool -A "$dev" rx on tx on
+shows "pause: ethtool -a shows rx on" 'RX:[[:space:]]+on' ethtool -a "$dev"
+shows "pause: ethtool -a shows tx on" 'TX:[[:space:]]+on' ethtool -a "$dev"
+refused "pause: autonegotiation refused" ethtool -A "$dev" autoneg on
+shows "pause: statistics from the device" 'rx_pause_frames: [0-9]+' \
+	ethtool -I -a "$dev"
+refused "pfc: refused while link pause is on" dcb pfc set dev "$dev" prio-pfc 3:on
+t "pause: ethtool -A rx off tx off" ethtool -A "$dev" rx off tx off
+shows "pause: off again" 'RX:[[:space:]]+off' ethtool -a "$dev"
+
+rocx_barrier end
+t "dmesg clean" dmesg_clean
+t_done
