@@ -5,10 +5,12 @@
 # the device by QUERY_DCB), refused inputs, `ethtool -a/-A` and pause
 # statistics, and `ethtool -S` per-priority counters that move with
 # traffic classified by the DSCP table, and a PFC XOFF from the switch
-# (guest/switch_lib.sh) counted in rx_prio3_pause.
+# (guest/switch_lib.sh) counted in rx_prio3_pause; then guest 0's
+# function is reset (its NIC behind a root port, as in group reset) and
+# the device gets the kernel's DSCP app entries back.
 timeout=300
 host_cmd="bash tests/e2e/host/switch_ctl.sh"
-guest rocx dcb.sh
+guest rocx,rootport=1 dcb.sh
 guest rocx dcb.sh
 
 checks() {

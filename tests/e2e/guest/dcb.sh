@@ -20,6 +20,9 @@
 #             (priority 3 by default) makes the switch send XOFFs, which
 #             guest 0's device counts in rx_prio3_pause and pfc's
 #             indications
+#   reset     guest 0's function reset through sysfs: trust and PFC are
+#             the device's defaults again, the DSCP app entry the kernel
+#             kept is back in the device (traffic classified by it)
 #   pause     ethtool -A rx on tx on with PFC off, shown by -a, pause
 #             statistics by -I -a
 . "$ROCX_REPO/scripts/guest/lib.sh"
@@ -134,14 +137,15 @@ if [ "$me" -eq 0 ]; then
 fi
 rocx_barrier pinged
 # Echo replies keep the request's TOS: both directions on both guests.
+# moved NAME BEFORE [MIN] - counter NAME grew by MIN (10) at least.
 moved() {
-	local name=$1 before=$2 after
+	local name=$1 before=$2 min=${3:-10} after
 
 	after=$(hw "$name")
-	if [ "$((after - before))" -ge 10 ]; then
+	if [ "$((after - before))" -ge "$min" ]; then
 		t_ok "traffic: $name moved by $((after - before))"
 	else
-		t_not_ok "traffic: $name moved by $((after - before)), expected >= 10"
+		t_not_ok "traffic: $name moved by $((after - before)), expected >= $min"
 	fi
 }
 moved tx_prio3_packets "$tx3"
@@ -211,6 +215,32 @@ shows "pause: statistics from the device" 'rx_pause_frames: [0-9]+' \
 refused "pfc: refused while link pause is on" dcb pfc set dev "$dev" prio-pfc 3:on
 t "pause: ethtool -A rx off tx off" ethtool -A "$dev" rx off tx off
 shows "pause: off again" 'RX:[[:space:]]+off' ethtool -a "$dev"
+
+# ---- A function reset ----
+# shellcheck disable=SC2317 # called through t
+flr() {
+	local pci
+
+	pci=$(basename "$(readlink -f "/sys/class/net/$dev/device")")
+	[ -n "$(cat "/sys/bus/pci/devices/$pci/reset_method")" ] &&
+		timeout 30 sh -c "echo 1 >/sys/bus/pci/devices/$pci/reset"
+}
+if [ "$me" -eq 0 ]; then
+	t "reset: app add dscp-prio 10:3" dcb app add dev "$dev" dscp-prio 10:3
+	t "reset: apptrust dscp" dcb apptrust set dev "$dev" order dscp
+	t "reset: function reset through sysfs" flr
+	t "reset: carrier back" wait_for 20 carrier_is "$dev" 1
+	shows "reset: the device trusts PCP again" 'order: pcp *$' \
+		dcb apptrust show dev "$dev"
+	shows "reset: the kernel kept the app entry" 'dscp-prio 10:3' \
+		dcb -N app show dev "$dev" dscp-prio
+	t "reset: apptrust dscp again" dcb apptrust set dev "$dev" order dscp
+	tx3=$(hw tx_prio3_packets)
+	t "reset: ping with DSCP 10" ping -c 5 -i 0.1 -W 5 -Q 40 "$peer"
+	moved tx_prio3_packets "$tx3" 5
+	t "reset: app del dscp-prio 10:3" dcb app del dev "$dev" dscp-prio 10:3
+	t "reset: apptrust pcp" dcb apptrust set dev "$dev" order pcp
+fi
 
 rocx_barrier end
 t "dmesg clean" dmesg_clean

@@ -419,6 +419,7 @@ void rocx_set_ethtool_ops(struct net_device *netdev);
 /* rocx_dcb.c: dcbnl, and the SET_DCB fields ethtool's pause maps to */
 bool rocx_dcb_supported(struct rocx_core *core);
 void rocx_dcb_init(struct net_device *netdev);
+void rocx_dcb_restore(struct net_device *netdev);
 int rocx_dcb_get_pause(struct rocx_core *core, u8 *pause, u8 *pfc_en);
 int rocx_dcb_set_pause(struct rocx_core *core, u8 pause);
 

@@ -1510,6 +1510,26 @@ static void rocx_aq_dcb_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cmd.raw[ROCX_AQ_CMD_SIZE - 1], 0);
 }
 
+static void rocx_dcb_dscp_table_test(struct kunit *test)
+{
+	u8 masks[ROCX_NUM_DSCP] = {}, map[ROCX_NUM_DSCP];
+
+	/* No entry: the default table, DSCP >> 3. */
+	KUNIT_EXPECT_FALSE(test, rocx_dcb_dscp_table(masks, map));
+	KUNIT_EXPECT_EQ(test, map[0], 0);
+	KUNIT_EXPECT_EQ(test, map[26], 3);
+	KUNIT_EXPECT_EQ(test, map[63], 7);
+	/* An entry equal to the default changes nothing. */
+	masks[26] = BIT(3);
+	KUNIT_EXPECT_FALSE(test, rocx_dcb_dscp_table(masks, map));
+	masks[10] = BIT(3);
+	masks[46] = BIT(6) | BIT(2);
+	KUNIT_EXPECT_TRUE(test, rocx_dcb_dscp_table(masks, map));
+	KUNIT_EXPECT_EQ(test, map[10], 3);
+	KUNIT_EXPECT_EQ(test, map[46], 2);
+	KUNIT_EXPECT_EQ(test, map[11], 1);
+}
+
 static struct kunit_case rocx_dcb_test_cases[] = {
 	KUNIT_CASE(rocx_dcb_check_ets_test),
 	KUNIT_CASE(rocx_dcb_trust_test),
@@ -1517,6 +1537,7 @@ static struct kunit_case rocx_dcb_test_cases[] = {
 	KUNIT_CASE(rocx_dcb_build_trust_dscp_test),
 	KUNIT_CASE(rocx_dcb_build_ets_test),
 	KUNIT_CASE(rocx_dcb_build_maxrate_test),
+	KUNIT_CASE(rocx_dcb_dscp_table_test),
 	KUNIT_CASE(rocx_aq_dcb_test),
 	{}
 };

@@ -13,6 +13,7 @@
 #include <kunit/visibility.h>
 #include <linux/dcbnl.h>
 #include <linux/math64.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/dcbnl.h>
 
@@ -254,6 +255,27 @@ int rocx_dcb_set_pause(struct rocx_core *core, u8 pause)
 	rocx_dcb_build_pause(&cfg, pause);
 	return rocx_dcb_set(core, &cfg);
 }
+
+/**
+ * rocx_dcb_dscp_table() - the device's DSCP table for the kernel's app table
+ * @masks: per DSCP, the priorities of its DSCP app entries (bit p)
+ * @map: receives the table: the lowest such priority, else the device's
+ *	default, DSCP >> 3
+ *
+ * Return: true if @map differs from the default table.
+ */
+VISIBLE_IF_KUNIT bool rocx_dcb_dscp_table(const u8 *masks, u8 *map)
+{
+	bool changed = false;
+	unsigned int d;
+
+	for (d = 0; d < ROCX_NUM_DSCP; d++) {
+		map[d] = masks[d] ? __ffs(masks[d]) : d >> 3;
+		changed |= map[d] != d >> 3;
+	}
+	return changed;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_dcb_dscp_table);
 
 #if IS_ENABLED(CONFIG_DCB)
 
@@ -534,9 +556,42 @@ void rocx_dcb_init(struct net_device *netdev)
 		netdev->dcbnl_ops = &rocx_dcbnl_ops;
 }
 
+/**
+ * rocx_dcb_restore() - give a reset device the kernel's DSCP app entries
+ * @netdev: the port's netdev; rtnl held
+ *
+ * A function reset returns the device to its defaults.  The kernel's app
+ * table outlives it and is what `dcb app show` lists, so the device gets
+ * its DSCP entries back; PFC, ETS, trust and pause stay the defaults,
+ * which is what the getters then report.
+ */
+void rocx_dcb_restore(struct net_device *netdev)
+{
+	struct dcb_ieee_app_dscp_map masks;
+	struct rocx_dcb_cfg cfg;
+	u8 map[ROCX_NUM_DSCP];
+	int err;
+
+	ASSERT_RTNL();
+	if (netdev->dcbnl_ops != &rocx_dcbnl_ops)
+		return;
+	dcb_ieee_getapp_dscp_prio_mask_map(netdev, &masks);
+	if (!rocx_dcb_dscp_table(masks.map, map))
+		return;
+	rocx_dcb_build_dscp2prio(&cfg, map);
+	err = rocx_dcb_set(rocx_dcb_core(netdev), &cfg);
+	if (err)
+		netdev_err(netdev, "could not give the device its DSCP table back after the reset (%d)\n",
+			   err);
+}
+
 #else
 
 void rocx_dcb_init(struct net_device *netdev)
+{
+}
+
+void rocx_dcb_restore(struct net_device *netdev)
 {
 }
 

@@ -17,6 +17,7 @@ struct ieee_maxrate;
 #define ROCX_DCB_PFC_QUANTA	0xffff
 
 #if IS_ENABLED(CONFIG_KUNIT)
+bool rocx_dcb_dscp_table(const u8 *masks, u8 *map);
 int rocx_dcb_check_ets(const struct ieee_ets *ets, const char **why);
 int rocx_dcb_trust_of(const u8 *sel, int n);
 int rocx_dcb_trust_sel(u8 trust, u8 *sel);

@@ -417,6 +417,7 @@ void rocx_netdev_reset_restore(struct rocx_core *core)
 		/* The reset forgot the multicast filter: hand it the list. */
 		schedule_work(&nd->rx_mode_work);
 	}
+	rocx_dcb_restore(netdev);
 out:
 	rtnl_unlock();
 	return;
