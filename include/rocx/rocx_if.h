@@ -535,7 +535,7 @@ ROCX_ASSERT_SIZE(struct rocx_eth_rx_desc, 16);
 ROCX_ASSERT_SIZE(struct rocx_identify, 256);
 ROCX_ASSERT_SIZE(struct rocx_aq_set_mcast_macs, ROCX_AQ_CMD_SIZE);
 ROCX_ASSERT_SIZE(struct rocx_mcast_mac, 8);
-static_assert(ROCX_STAT_NUM == ROCX_STAT_PRIO(ROCX_NUM_PRIO, 0),
+static_assert(ROCX_STAT_PRIO(ROCX_NUM_PRIO, 0) == ROCX_STAT_NUM,
 	      "the per-priority blocks end the counters");
 ROCX_ASSERT_SIZE(struct rocx_aq_dcb, ROCX_AQ_CMD_SIZE);
 ROCX_ASSERT_SIZE(struct rocx_dcb_cfg, 256);
