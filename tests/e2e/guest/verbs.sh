@@ -21,7 +21,11 @@
 #   tool_loop NAME PORT CMD ARGS...
 #                      the same, both ends in this guest
 # Each part starts and ends at a barrier of its own name, so that a part
-# failing in one guest does not leave the other waiting in the next part.
+# failing in one guest does not leave the other waiting in the next part;
+# tool_pair's keys and barriers carry the part's name too.  Parts keep to
+# TCP ports of their own hundred (rc 191xx, uc 192xx, atomic 193xx, ud
+# 194xx, srq 195xx, ...), since a port still in TIME_WAIT or a server
+# still running from one part would meet the next one's client.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib.sh"
@@ -121,18 +125,18 @@ tool_pair() {
 			>"/tmp/$port.srv" 2>&1 &
 		local spid=$!
 		wait_for 30 roce_port_listening "$port"
-		rocx_put "tool.$port" listening
+		rocx_put "tool.$name.$port" listening
 		wait "$spid"
 		rc=$?
 		tool_report "$rc" "/tmp/$port.srv" "$name, two guests, server" "$pat"
 	else
-		rocx_get "tool.$port" >/dev/null
+		rocx_get "tool.$name.$port" >/dev/null
 		rdma_env timeout "$tool_timeout" "$@" -p "$port" "$(rocx_ip 0)" \
 			>"/tmp/$port.cli" 2>&1
 		rc=$?
 		tool_report "$rc" "/tmp/$port.cli" "$name, two guests, client" "$pat"
 	fi
-	rocx_barrier "tool.$port"
+	rocx_barrier "tool.$name.$port"
 }
 
 if roce_up rocx; then

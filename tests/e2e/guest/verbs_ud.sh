@@ -12,7 +12,7 @@ done
 ud_gid_idx() { case $1 in v2) echo "$gid_v2" ;; v6) echo "$gid_v6" ;; v1) echo "$gid_v1" ;; esac; }
 # ibv_ud_pingpong's -s must fit the active MTU (its receives add the GRH).
 ud_mtu=$(rdma_env ibv_devinfo -d "$ibdev" -i 1 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
-port=19200
+port=19400
 for kind in v2 v6 v1; do
 	port=$((port + 1))
 	tool_pair "ibv_ud_pingpong --chk, $kind GID" "$port" 'bytes in .* seconds' \
