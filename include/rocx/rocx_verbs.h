@@ -463,17 +463,74 @@ struct rocx_send_wqe {
 	};
 };
 
-/* A receive WQE: 16-byte header, then num_sge struct rocx_sge. */
+/*
+ * A receive WQE: 16-byte header, then num_sge struct rocx_sge.  In an SRQ
+ * (contract 1.2) tag names the entry in its CQE; 0 in an RQ.
+ */
 struct rocx_recv_wqe {
 	__u8 num_sge;
 	__u8 rsvd0;
 	__le16 wqe_idx;
-	__le32 rsvd1;
+	__le16 tag;		/* SRQ: the CQE's wqe_idx */
+	__le16 rsvd1;
 	__le64 rsvd2;
 };
 
 #define ROCX_SEND_WQE_HDR		64
 #define ROCX_RECV_WQE_HDR		16
+
+/* ======================= Shared receive queues (1.2) ======================= */
+
+/*
+ * SRQs (contract 1.2, ROCX_CAP2_SRQ): a ring of 2^log_depth receive WQEs
+ * of 2^wqe_shift bytes, rung at ROCX_DB_SRQ.  rocx-device.rst, "SRQs in
+ * detail", has the rules.
+ */
+enum rocx_srq_type {
+	ROCX_SRQT_BASIC	= 0,
+	ROCX_SRQT_XRC	= 1,	/* ROCX_CAP2_XRC */
+};
+
+#define ROCX_SRQ_MIN_LOG_DEPTH		1
+#define ROCX_SRQ_MAX_LOG_DEPTH		15
+
+/* CREATE_SRQ: result = srqn. */
+struct rocx_aq_create_srq {
+	struct rocx_aq_hdr hdr;
+	__le32 uctx;		/* owning user context, 0: kernel */
+	__le32 pdn;		/* receive SGEs are checked against it */
+	__u8 log_depth;		/* 1..15, 2^log_depth <= max_srq_wr */
+	__u8 wqe_shift;		/* 4..9: 16..512-byte entries */
+	__u8 type;		/* enum rocx_srq_type */
+	__u8 rsvd0;
+	__le32 limit;		/* 0: disarmed, else <= 2^log_depth */
+	__le32 xrcdn;		/* XRC */
+	__le32 cqn;		/* XRC */
+	struct rocx_pbl pbl;	/* the ring */
+	__u8 rsvd1[16];
+};
+
+/* Which fields of struct rocx_aq_modify_srq MODIFY_SRQ applies. */
+#define ROCX_SRQ_ATTR_LIMIT		ROCX_BIT(0)
+#define ROCX_SRQ_ATTR_RESIZE		ROCX_BIT(1)	/* ROCX_CAP2_SRQ_RESIZE */
+
+struct rocx_aq_modify_srq {
+	struct rocx_aq_hdr hdr;
+	__le32 srqn;
+	__le32 valid;		/* ROCX_SRQ_ATTR_* */
+	__le32 limit;		/* arm: an SRQ_LIMIT event below it */
+	__u8 log_depth;		/* RESIZE */
+	__u8 rsvd0[3];
+	struct rocx_pbl pbl;	/* RESIZE: the new ring */
+	__u8 rsvd1[24];
+};
+
+/* DESTROY_SRQ; QUERY_SRQ: result = limit, result64 = posted, not taken. */
+struct rocx_aq_srq {
+	struct rocx_aq_hdr hdr;
+	__le32 srqn;
+	__u8 rsvd1[52];
+};
 
 union rocx_aq_verbs_cmd {
 	struct rocx_aq_reg_mr reg_mr;
@@ -486,6 +543,9 @@ union rocx_aq_verbs_cmd {
 	struct rocx_aq_alloc_mw alloc_mw;
 	struct rocx_aq_dealloc_mw dealloc_mw;
 	struct rocx_aq_rereg_mr rereg_mr;
+	struct rocx_aq_create_srq create_srq;
+	struct rocx_aq_modify_srq modify_srq;
+	struct rocx_aq_srq srq;
 };
 
 ROCX_ASSERT_SIZE(struct rocx_pbl, 16);
@@ -508,5 +568,8 @@ ROCX_ASSERT_SIZE(struct rocx_aq_rereg_mr, 64);
 ROCX_ASSERT_SIZE(struct rocx_send_wqe, ROCX_SEND_WQE_HDR);
 ROCX_ASSERT_SIZE(struct rocx_sge, 16);
 ROCX_ASSERT_SIZE(struct rocx_recv_wqe, ROCX_RECV_WQE_HDR);
+ROCX_ASSERT_SIZE(struct rocx_aq_create_srq, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_modify_srq, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_srq, 64);
 
 #endif /* _ROCX_VERBS_H_ */
