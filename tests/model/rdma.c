@@ -908,6 +908,7 @@ int main(int argc, char **argv)
         { t_cases_ud, t_ncases_ud },
         { t_cases_atomic, t_ncases_atomic },
         { t_cases_mw, t_ncases_mw },
+        { t_cases_srq, t_ncases_srq },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

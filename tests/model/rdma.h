@@ -238,5 +238,7 @@ extern const TCase t_cases_atomic[];
 extern const unsigned t_ncases_atomic;
 extern const TCase t_cases_mw[];
 extern const unsigned t_ncases_mw;
+extern const TCase t_cases_srq[];
+extern const unsigned t_ncases_srq;
 
 #endif /* ROCX_TEST_RDMA_H */

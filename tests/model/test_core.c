@@ -801,7 +801,8 @@ static void t_op_identify(void)
     CHECK_EQ(le64toh(id->caps2),
              ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
              ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC |
-             ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW);
+             ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW | ROCX_CAP2_SRQ);
+    CHECK_EQ(le32toh(id->max_srq_sge), 8);
     CHECK_EQ(le32toh(id->max_mw), ROCX_CORE_MAX_MW);
     CHECK_EQ(id->atomic_cap, ROCX_ATOMIC_CAP_HCA);
     CHECK_EQ(le32toh(id->rx_buf_total), 512 * 1024);
@@ -1087,8 +1088,7 @@ static void t_op_uctx_pd(void)
 static void t_op_unsupported(void)
 {
     static const uint16_t ops[] = {
-        0x05, 0x06, 0x07, 0x0c, 0x0f, 0x16, 0x1f, ROCX_AQ_OP_CREATE_SRQ,
-        ROCX_AQ_OP_MODIFY_SRQ, ROCX_AQ_OP_DESTROY_SRQ,
+        0x05, 0x06, 0x07, 0x0c, 0x0f, 0x16, 0x1f,
         ROCX_AQ_OP_SET_CC, ROCX_AQ_OP_QUERY_CC, 0xff, 0x100, 0xffff,
     };
     unsigned i;

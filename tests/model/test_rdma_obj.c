@@ -546,7 +546,7 @@ static void t_qp_create_errors(void)
     } while (0)
     TRY(type, ROCX_QPT_GSI, ROCX_AQ_STS_UNSUPPORTED);
     TRY(type, 4, ROCX_AQ_STS_INVALID);
-    TRY(srqn, htole32(1), ROCX_AQ_STS_UNSUPPORTED);
+    TRY(srqn, htole32(1), ROCX_AQ_STS_NOT_FOUND);   /* no such SRQ */
     TRY(flags, 2, ROCX_AQ_STS_INVALID);
     TRY(sq_log_depth, 0, ROCX_AQ_STS_INVALID);
     TRY(sq_log_depth, 13, ROCX_AQ_STS_INVALID);     /* > max_qp_wr */

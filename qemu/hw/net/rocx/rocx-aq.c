@@ -170,6 +170,7 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
     stl_le_p(&id.max_speed, ROCX_CORE_MAX_SPEED);
     id.atomic_cap = ROCX_CORE_ATOMIC_CAP;
     stl_le_p(&id.max_mw, ROCX_CORE_MAX_MW);
+    stl_le_p(&id.max_srq_sge, ROCX_CORE_MAX_SRQ_SGE);
     if (rocx_dma_write(c, addr, &id, sizeof(id))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }
@@ -266,7 +267,8 @@ static void rocx_cmd_dealloc_uctx(RocxCore *c, const union rocx_aq_cmd *cmd,
             return;
         }
     }
-    if (rocx_uctx_has_cq(c, uctx) || rocx_uctx_has_qp(c, uctx)) {
+    if (rocx_uctx_has_cq(c, uctx) || rocx_uctx_has_qp(c, uctx) ||
+        rocx_uctx_has_srq(c, uctx)) {
         res->status = ROCX_AQ_STS_BAD_STATE;
         return;
     }
@@ -311,9 +313,9 @@ static void rocx_cmd_destroy_pd(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_NOT_FOUND;
         return;
     }
-    /* MRs and QPs in the PD keep it alive. */
+    /* MRs, QPs, windows and SRQs in the PD keep it alive. */
     if (rocx_pd_has_mr(c, pdn) || rocx_pd_has_qp(c, pdn) ||
-        rocx_pd_has_mw(c, pdn)) {
+        rocx_pd_has_mw(c, pdn) || rocx_pd_has_srq(c, pdn)) {
         res->status = ROCX_AQ_STS_BAD_STATE;
         return;
     }
@@ -413,8 +415,20 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
     case ROCX_AQ_OP_REREG_MR:
         rocx_cmd_rereg_mr(c, cmd, res);
         break;
+    case ROCX_AQ_OP_CREATE_SRQ:
+        rocx_cmd_create_srq(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_MODIFY_SRQ:
+        rocx_cmd_modify_srq(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_QUERY_SRQ:
+        rocx_cmd_query_srq(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DESTROY_SRQ:
+        rocx_cmd_destroy_srq(c, cmd, res);
+        break;
     default:
-        /* SRQs, MWs, DCB and congestion control come in later versions. */
+        /* MWs, XRC, DCB and congestion control come in later versions. */
         res->status = ROCX_AQ_STS_UNSUPPORTED;
         break;
     }

@@ -59,6 +59,7 @@
 #define ROCX_CORE_MAX_MW            1024
 #define ROCX_CORE_MAX_SRQ           256
 #define ROCX_CORE_MAX_SRQ_WR        4096
+#define ROCX_CORE_MAX_SRQ_SGE       ROCX_CORE_MAX_SGE
 #define ROCX_CORE_MAX_RD_ATOM       16
 #define ROCX_CORE_MAX_MR_SIZE       (1ULL << 40)
 #define ROCX_CORE_PAGE_SIZE_CAP     ((1ULL << 12) | (1ULL << 21))
@@ -73,7 +74,8 @@
                                      ROCX_CAP2_PFC | \
                                      ROCX_CAP2_UD | \
                                      ROCX_CAP2_ATOMIC | \
-                                     ROCX_CAP2_MW)
+                                     ROCX_CAP2_MW | \
+                                     ROCX_CAP2_SRQ)
 /*
  * IDENTIFY.atomic_cap: atomic against other rocx requests, not against
  * the guest's CPUs (rocx-atomic.c).

@@ -273,6 +273,12 @@ bool rocx_evq_drain(RocxCore *c)
             if (qp) {
                 qp->evq_pending = false;
             }
+        } else if (ev.type == ROCX_EQE_QP_LAST_WQE) {
+            RocxQp *qp = rocx_qp_get(c, ev.data);
+
+            if (qp) {
+                qp->evq_last_pending = false;
+            }
         }
         rocx_eq_post(c, 0, ev.type, ev.data, ev.info);
     }
@@ -365,6 +371,7 @@ void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
         for (i = 0; i < ROCX_CORE_QP_SLOTS; i++) {
             if (c->rdma.qp[i]) {
                 c->rdma.qp[i]->evq_pending = false;
+                c->rdma.qp[i]->evq_last_pending = false;
             }
         }
     }

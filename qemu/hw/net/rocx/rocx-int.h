@@ -22,6 +22,8 @@
  * rocx-cq.c: CQs, CQEs, CQ arming and events;
  * rocx-qp.c: QP lifecycle, state machine, flush, doorbells, scheduling,
  *            QP deadlines;
+ * rocx-srq.c: shared receive queues: lifecycle, doorbell, taking
+ *             entries for QPs, the limit event;
  * rocx-req.c: requester (WQE fetch, segmentation, go-back-N);
  * rocx-resp.c: responder (PSN checks, data placement, ACK/NAK, READ
  *              responses);
@@ -475,6 +477,38 @@ bool rocx_av_to_path(RocxCore *c, RocxQp *qp, const struct rocx_av *av,
                      RocxPath *p);
 /* RoCE v2 source port of a flow label and QP pair. */
 uint16_t rocx_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn);
+
+/* ---- Shared receive queues (rocx-srq.c) ---- */
+
+void rocx_cmd_create_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res);
+void rocx_cmd_modify_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res);
+void rocx_cmd_query_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res);
+void rocx_cmd_destroy_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                          RocxAqResult *res);
+RocxSrq *rocx_srq_get(RocxCore *c, uint32_t srqn);
+void rocx_db_srq(RocxCore *c, unsigned page, uint32_t srqn, uint16_t idx);
+bool rocx_pd_has_srq(RocxCore *c, uint32_t pdn);
+bool rocx_uctx_has_srq(RocxCore *c, uint16_t uctx);
+
+typedef enum RocxSrqTake {
+    ROCX_SRQ_TAKEN,             /* qp->resp.rwqe holds the entry */
+    ROCX_SRQ_EMPTY,             /* nothing posted: RNR */
+    ROCX_SRQ_FAILED,            /* the SRQ is in error */
+} RocxSrqTake;
+
+/* Take the SRQ's oldest entry for qp's next receive. */
+RocxSrqTake rocx_srq_take(RocxCore *c, RocxQp *qp);
+/*
+ * qp leaves the SRQ's service (ERR, RESET, destroyed): the entry it holds
+ * completes with WR_FLUSH_ERR.
+ */
+void rocx_srq_qp_stop(RocxCore *c, RocxQp *qp);
+/* An SRQ-attached qp reached ERR: post QP_LAST_WQE. */
+void rocx_srq_last_wqe(RocxCore *c, RocxQp *qp);
+void rocx_srq_reset(RocxCore *c);
 
 /* ---- Requester, completer, responder ---- */
 

@@ -240,6 +240,7 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome)
     rocx_qp_stop_timers(c, qp);
     qp->resp.rd_count = qp->resp.rd_busy = 0;
     qp->resp.op = ROCX_RESP_IDLE;
+    rocx_srq_qp_stop(c, qp);
     qp->resp.rwqe_valid = false;
     if (!qp->nak_final) {
         qp->resp.ack = ROCX_ACK_NONE;
@@ -252,6 +253,7 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome)
         qp->evq_pending = rocx_evq_push(c, ROCX_EQE_QP_ERROR, qp->qpn,
                                         syndrome);
     }
+    rocx_srq_last_wqe(c, qp);
     rocx_qp_schedule(c, qp);
 }
 
@@ -318,6 +320,7 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     uint32_t srqn = ldl_le_p(&cq->srqn);
     uint32_t uctx = ldl_le_p(&cq->uctx);
     RocxCq *scq, *rcq;
+    RocxSrq *srq = NULL;
     uint64_t bytes;
     RocxQp *qp;
     uint32_t qpn;
@@ -333,10 +336,9 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
-    /* RC, UC and UD (contract 1.2), and no SRQs yet. */
-    if ((cq->type != ROCX_QPT_RC && cq->type != ROCX_QPT_UC &&
-         cq->type != ROCX_QPT_UD) ||
-        srqn != ROCX_NO_SRQ) {
+    /* RC, UC and UD (contract 1.2). */
+    if (cq->type != ROCX_QPT_RC && cq->type != ROCX_QPT_UC &&
+        cq->type != ROCX_QPT_UD) {
         res->status = ROCX_AQ_STS_UNSUPPORTED;
         return;
     }
@@ -354,6 +356,25 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         rcq->uctx != uctx) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
+    }
+    /*
+     * With an SRQ of its own context, and then no RQ.  Only RC's receive
+     * path takes SRQ entries yet (rocx-srq.c).
+     */
+    if (srqn != ROCX_NO_SRQ) {
+        if (cq->type != ROCX_QPT_RC) {
+            res->status = ROCX_AQ_STS_UNSUPPORTED;
+            return;
+        }
+        srq = rocx_srq_get(c, srqn);
+        if (!srq) {
+            res->status = ROCX_AQ_STS_NOT_FOUND;
+            return;
+        }
+        if (srq->uctx != uctx || cq->rq_log_depth) {
+            res->status = ROCX_AQ_STS_INVALID;
+            return;
+        }
     }
     qp = g_new0(RocxQp, 1);
     qp->sq_bytes = 1ULL << (cq->sq_log_depth + cq->sq_wqe_shift);
@@ -383,15 +404,21 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     qp->pdn = pdn;
     qp->send_cqn = scqn;
     qp->recv_cqn = rcqn;
+    qp->srqn = srq ? srqn : ROCX_NO_SRQ;
+    qp->recv_pdn = srq ? srq->pdn : pdn;
     rocx_qp_to_reset(qp);
     scq->users++;
     rcq->users++;
+    if (srq) {
+        srq->users++;
+    }
     c->rdma.qp[rocx_num_slot(qpn)] = qp;
     res->result = qp->qpn;
 }
 
 static void rocx_qp_free(RocxCore *c, RocxQp *qp)
 {
+    RocxSrq *srq = rocx_srq_get(c, qp->srqn);
     RocxCq *cq;
 
     rocx_timer_del(c, &qp->timer);
@@ -402,6 +429,9 @@ static void rocx_qp_free(RocxCore *c, RocxQp *qp)
     cq = rocx_cq_get(c, qp->recv_cqn);
     if (cq) {
         cq->users--;
+    }
+    if (srq) {
+        srq->users--;
     }
     rocx_pbl_free(c, &qp->pbl);
     c->rdma.qp[rocx_num_slot(qp->qpn)] = NULL;
@@ -423,9 +453,10 @@ void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
      * QP across calls, so once it is unlinked no DMA can touch its
      * memory; its deadline leaves the timer heap with it.  Type 2
      * windows bound to it are unbound: no later QP of that number may
-     * use them.
+     * use them.  An SRQ entry it holds goes back to the consumer first.
      */
     rocx_mw_qp_gone(c, qp->qpn);
+    rocx_srq_qp_stop(c, qp);
     rocx_qp_free(c, qp);
 }
 
@@ -630,6 +661,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
 
     if (to == ROCX_QPS_RESET) {
+        rocx_srq_qp_stop(c, qp);
         rocx_qp_to_reset(qp);
         return;
     }
@@ -845,6 +877,7 @@ void rocx_rdma_reset(RocxCore *c)
             rocx_qp_free(c, r->qp[i]);
         }
     }
+    rocx_srq_reset(c);
     for (i = 0; i < ROCX_CORE_CQ_SLOTS; i++) {
         rocx_pbl_free(c, &r->cq[i].pbl);
     }

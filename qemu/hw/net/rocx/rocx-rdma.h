@@ -71,6 +71,11 @@ typedef struct RocxNumSpace {
     uint16_t next;                      /* next-fit: slot to try first */
     uint16_t gen[ROCX_NUM_SLOTS];       /* generation of the slot's next */
 } RocxNumSpace;
+/* Index 0 of the SRQ table is never handed out either. */
+#define ROCX_CORE_SRQ_SLOTS         (ROCX_CORE_MAX_SRQ + 1)
+/* Entries of 16..512 bytes (CREATE_SRQ.wqe_shift), as in an RQ. */
+#define ROCX_CORE_SRQ_MIN_WQE_SHIFT 4
+#define ROCX_CORE_SRQ_MAX_WQE_SHIFT 9
 
 /*
  * Page-list entries the device keeps for all objects together (its
@@ -168,6 +173,26 @@ typedef struct RocxCq {
 #define ROCX_CQ_ARM_ANY         1
 #define ROCX_CQ_ARM_SOLICITED   2
 
+/*
+ * A shared receive queue (rocx-srq.c): a ring the QPs attached to it take
+ * receive WQEs from, in ring order, whatever QP asks.
+ */
+typedef struct RocxSrq {
+    bool valid;
+    bool error;                 /* a bad entry: takes nothing more */
+    uint8_t log_depth;
+    uint8_t wqe_shift;
+    uint8_t type;               /* enum rocx_srq_type */
+    uint16_t uctx;
+    uint32_t pdn;
+    uint32_t limit;             /* armed while not 0 */
+    uint32_t users;             /* QPs attached */
+    RocxPbl pbl;
+    uint16_t ci;                /* next entry to take */
+    /* MMIO: producer latched from the SRQ doorbell. */
+    uint16_t pi;
+} RocxSrq;
+
 /* The path of an RTR QP, snapshotted from its AV and source GID. */
 typedef struct RocxPath {
     uint8_t net_type;           /* enum rocx_net_type */
@@ -222,7 +247,7 @@ typedef struct RocxSendWqe {
 
 /* A receive WQE as fetched by the responder. */
 typedef struct RocxRecvWqe {
-    uint16_t idx;
+    uint16_t idx;               /* what its CQE names: an SRQ entry's tag */
     uint8_t num_sge;
     uint64_t length;            /* sum of the SGEs */
     RocxSge sge[ROCX_CORE_MAX_SGE];
@@ -290,6 +315,8 @@ typedef struct RocxQp {
     uint32_t pdn;
     uint32_t send_cqn;
     uint32_t recv_cqn;
+    uint32_t srqn;              /* ROCX_NO_SRQ: receives from its RQ */
+    uint32_t recv_pdn;          /* receive SGEs' PD: the SRQ's or pdn */
     RocxPbl pbl;                /* SQ at 0, RQ at sq_bytes */
     uint64_t sq_bytes;
 
@@ -328,6 +355,8 @@ typedef struct RocxQp {
     bool nak_final;
     /* Engine: a QP_ERROR of this QP waits in the event FIFO (evq). */
     bool evq_pending;
+    /* Engine: its QP_LAST_WQE waits there (SRQ-attached QPs). */
+    bool evq_last_pending;
 
     /* Requester and completer (send queue). */
     struct {
@@ -402,6 +431,7 @@ typedef struct RocxRdma {
     RocxMw mw[ROCX_CORE_MAX_MW];
     RocxCq cq[ROCX_CORE_CQ_SLOTS];
     RocxQp *qp[ROCX_CORE_QP_SLOTS];
+    RocxSrq srq[ROCX_CORE_SRQ_SLOTS];
     uint32_t pbl_entries;       /* page-list entries held, all objects */
     RocxNumSpace qpns;
     RocxNumSpace cqns;

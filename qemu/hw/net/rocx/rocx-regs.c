@@ -361,6 +361,9 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
     case ROCX_DB_RQ:
         rocx_db_rq(c, page, qid, idx);
         break;
+    case ROCX_DB_SRQ:
+        rocx_db_srq(c, page, qid, idx);
+        break;
     case ROCX_DB_CQ:
         rocx_db_cq(c, page, qid, idx, val);
         break;
@@ -384,7 +387,6 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
         }
         break;
     default:
-        /* SRQ: version 1.1 creates no such queues. */
         rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
                   "doorbell 0x%x on page %u: no queue %" PRIu32,
                   reg, page, qid);

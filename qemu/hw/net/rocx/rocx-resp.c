@@ -82,6 +82,7 @@ void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
         .byte_len = len,
         .solicited = p->se,
     };
+    bool srq = qp->srqn != ROCX_NO_SRQ;
 
     if (status == ROCX_WC_SUCCESS && (p->opf & ROCX_OPF_IMM)) {
         ci.flags |= ROCX_CQE_WITH_IMM;
@@ -92,8 +93,14 @@ void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
         ci.flags |= ROCX_CQE_WITH_INV;
         stl_be_p(&ci.imm, p->ieth);
     }
+    if (srq) {
+        /* An SRQ entry is named by its tag; the RQ index stays. */
+        ci.wqe_idx = qp->resp.rwqe.idx;
+    }
     rocx_cq_write(c, qp->recv_cqn, &ci);
-    qp->resp.rq_ci++;
+    if (!srq) {
+        qp->resp.rq_ci++;
+    }
     qp->resp.rwqe_valid = false;
 }
 
@@ -147,22 +154,35 @@ uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr)
 static bool rocx_resp_need_recv(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 {
     uint8_t status, verr;
+    RocxSrqTake take = ROCX_SRQ_EMPTY;
 
     if (qp->resp.rwqe_valid) {
         return true;
     }
-    if (!qp->rq_log_depth) {
+    if (qp->srqn != ROCX_NO_SRQ) {
+        take = rocx_srq_take(c, qp);
+        if (take == ROCX_SRQ_FAILED) {
+            rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_OPERATION,
+                            ROCX_VERR_BAD_WQE, false);
+            return false;
+        }
+    } else if (!qp->rq_log_depth) {
         rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_INVALID,
                         ROCX_VERR_RQ_OVERFLOW, false);
         return false;
     }
-    if (qp->resp.rq_ci == qp->rq_pi) {
+    if (qp->srqn != ROCX_NO_SRQ ? take == ROCX_SRQ_EMPTY :
+        qp->resp.rq_ci == qp->rq_pi) {
         /* Receiver not ready; the requester retries from this PSN. */
         c->rdma.stats.rnr_naks_sent++;
         qp->resp.nak_sent = true;
         rocx_resp_ack(c, qp, ROCX_ACK_NAK,
                       ROCX_AETH_RNR | qp->min_rnr_timer, p->psn);
         return false;
+    }
+    if (take == ROCX_SRQ_TAKEN) {
+        qp->resp.recv_off = 0;
+        return true;
     }
     status = rocx_resp_fetch(c, qp, &verr);
     if (status != ROCX_WC_SUCCESS) {
@@ -190,7 +210,7 @@ static void rocx_resp_send(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     }
     if (p->paylen) {
         verr = rocx_sge_rw(c, qp->resp.rwqe.sge, qp->resp.rwqe.num_sge,
-                           qp->pdn, ROCX_ACCESS_LOCAL_WRITE,
+                           qp->recv_pdn, ROCX_ACCESS_LOCAL_WRITE,
                            qp->resp.recv_off, (void *)p->payload, p->paylen,
                            true);
         if (verr) {
