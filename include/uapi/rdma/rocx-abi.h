@@ -134,4 +134,28 @@ struct rocx_create_ah_resp {
 	__u32 comp_mask;	/* no optional fields yet */
 };
 
+/*
+ * SRQ (contract 1.2, ROCX_CAP2_SRQ): the provider allocates the ring,
+ * 2^log_depth receive WQEs of 2^wqe_shift bytes, page aligned, and the
+ * kernel pins it.  The provider posts to it and rings the SRQ doorbell of
+ * its own page; each WQE carries a tag its CQE names it by.  A QP on the
+ * SRQ sends rq_log_depth 0.
+ */
+enum rocx_create_srq_req_comp {
+	ROCX_CREATE_SRQ_REQ_RSVD = 0,	/* none defined yet */
+};
+
+struct rocx_create_srq_req {
+	__aligned_u64 buf_addr;	/* user address of the ring */
+	__u8 log_depth;
+	__u8 wqe_shift;
+	__u16 reserved;
+	__u32 comp_mask;	/* enum rocx_create_srq_req_comp */
+};
+
+struct rocx_create_srq_resp {
+	__u32 srqn;
+	__u32 comp_mask;	/* no optional fields yet */
+};
+
 #endif /* ROCX_ABI_USER_H */

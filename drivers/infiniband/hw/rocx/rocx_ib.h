@@ -58,6 +58,8 @@
 #define ROCX_IB_QP_REQ_MIN	offsetofend(struct rocx_create_qp_req, comp_mask)
 #define ROCX_IB_CQ_REQ_COMP	0U
 #define ROCX_IB_QP_REQ_COMP	0U
+#define ROCX_IB_SRQ_REQ_MIN	offsetofend(struct rocx_create_srq_req, comp_mask)
+#define ROCX_IB_SRQ_REQ_COMP	0U
 
 #define ROCX_IB_PSN_MASK		GENMASK(23, 0)
 #define ROCX_IB_QPN_MASK		GENMASK(23, 0)
@@ -115,6 +117,8 @@ struct rocx_ib_eq {
  *	event_handler calls, as for @cq_xa.  Interrupt-safe like @cq_xa:
  *	both xarrays share one lockdep class (xa_init_flags() is inline),
  *	and a QP lookup from the completion path is where kernel verbs go
+ * @srq_xa: srqn -> struct rocx_ib_srq, interrupt-safe and held across
+ *	event_handler calls, as @qp_xa
  */
 struct rocx_ib_dev {
 	struct ib_device ibdev;
@@ -129,6 +133,7 @@ struct rocx_ib_dev {
 	struct rocx_ib_eq ceq;
 	struct xarray cq_xa;
 	struct xarray qp_xa;
+	struct xarray srq_xa;
 };
 
 /**
@@ -248,6 +253,22 @@ struct rocx_ib_ah {
 	struct ib_ah ibah;
 };
 
+/**
+ * struct rocx_ib_srq - a shared receive queue with a user-space ring
+ * @ibsrq: ib_core's SRQ
+ * @umem: the pinned ring
+ * @lock: serialises modify and query, so a query sees the last limit set
+ * @srqn: device SRQ number
+ * @attr: max_wr and max_sge of the ring as created
+ */
+struct rocx_ib_srq {
+	struct ib_srq ibsrq;
+	struct ib_umem *umem;
+	struct mutex lock;	/* orders MODIFY_SRQ and QUERY_SRQ */
+	u32 srqn;
+	struct ib_srq_attr attr;
+};
+
 static inline struct rocx_ib_dev *to_rocx_ib_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct rocx_ib_dev, ibdev);
@@ -283,6 +304,11 @@ static inline struct rocx_ib_cq *to_rocx_ib_cq(struct ib_cq *ibcq)
 static inline struct rocx_ib_qp *to_rocx_ib_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct rocx_ib_qp, ibqp);
+}
+
+static inline struct rocx_ib_srq *to_rocx_ib_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct rocx_ib_srq, ibsrq);
 }
 
 /* rocx_ib_verbs.c: device, port and context verbs. */
@@ -347,6 +373,16 @@ int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah, struct rocx_av *av);
 int rocx_ib_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			   struct ib_udata *udata);
 int rocx_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* rocx_ib_srq.c (ROCX_CAP2_SRQ) */
+int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata);
+int rocx_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int rocx_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void rocx_ib_srq_event(struct rocx_ib_dev *dev, u32 srqn, u16 type);
+void rocx_ib_qp_last_wqe(struct rocx_ib_dev *dev, u32 qpn);
 
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);
@@ -420,6 +456,12 @@ void rocx_ib_qp_caps(const struct rocx_identify *id,
 size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req);
 void rocx_ib_ah_resp(const struct rocx_av *av,
 		     struct rocx_create_ah_resp *resp);
+int rocx_ib_srq_check(const struct rocx_identify *id,
+		      const struct ib_srq_attr *attr,
+		      const struct rocx_create_srq_req *req);
+void rocx_ib_srq_caps(const struct rocx_identify *id,
+		      const struct rocx_create_srq_req *req,
+		      struct ib_srq_attr *attr);
 void rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
 			   const struct rocx_ib_ucontext *uc,
 			   struct rocx_alloc_ucontext_resp *resp);

@@ -94,6 +94,14 @@ static void rocx_ib_event(void *priv, const struct rocx_eqe *eqe)
 	case ROCX_EQE_CQ_ERROR:
 		rocx_ib_cq_event(dev, le32_to_cpu(eqe->data));
 		break;
+	case ROCX_EQE_SRQ_LIMIT:
+	case ROCX_EQE_SRQ_ERROR:
+		rocx_ib_srq_event(dev, le32_to_cpu(eqe->data),
+				  le16_to_cpu(eqe->type));
+		break;
+	case ROCX_EQE_QP_LAST_WQE:
+		rocx_ib_qp_last_wqe(dev, le32_to_cpu(eqe->data));
+		break;
 	default:
 		/* Guest errors are rocx_core's to log. */
 		break;
@@ -148,6 +156,16 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, rocx_ib_ucontext, ibuc),
 };
 
+/* Only for a device with ROCX_CAP2_SRQ. */
+static const struct ib_device_ops rocx_ib_srq_ops = {
+	.create_srq = rocx_ib_create_srq,
+	.destroy_srq = rocx_ib_destroy_srq,
+	.modify_srq = rocx_ib_modify_srq,
+	.query_srq = rocx_ib_query_srq,
+
+	INIT_RDMA_OBJ_SIZE(ib_srq, rocx_ib_srq, ibsrq),
+};
+
 static int rocx_ib_probe(struct auxiliary_device *adev,
 			 const struct auxiliary_device_id *adev_id)
 {
@@ -180,6 +198,7 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	mutex_init(&dev->port_lock);
 	xa_init_flags(&dev->cq_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srq_xa, XA_FLAGS_LOCK_IRQ);
 	auxiliary_set_drvdata(adev, dev);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -190,6 +209,8 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	ibdev->dev.parent = &dev->pdev->dev;
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, id->mac);
 	ib_set_device_ops(ibdev, &rocx_ib_dev_ops);
+	if (le64_to_cpu(id->caps2) & ROCX_CAP2_SRQ)
+		ib_set_device_ops(ibdev, &rocx_ib_srq_ops);
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, ROCX_IB_PORT);
 	if (err) {
@@ -244,9 +265,11 @@ static void rocx_ib_remove(struct auxiliary_device *adev)
 	 */
 	ib_unregister_device(&dev->ibdev);
 	rocx_ib_ceq_destroy(dev);
-	WARN_ON(!xa_empty(&dev->cq_xa) || !xa_empty(&dev->qp_xa));
+	WARN_ON(!xa_empty(&dev->cq_xa) || !xa_empty(&dev->qp_xa) ||
+		!xa_empty(&dev->srq_xa));
 	xa_destroy(&dev->cq_xa);
 	xa_destroy(&dev->qp_xa);
+	xa_destroy(&dev->srq_xa);
 	mutex_destroy(&dev->port_lock);
 	ib_dealloc_device(&dev->ibdev);
 }

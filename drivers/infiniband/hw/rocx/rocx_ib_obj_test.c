@@ -2,7 +2,7 @@
 /*
  * KUnit tests for rocx_ib's RDMA objects: page lists built from pinned
  * memory, and the encodings of MR access rights, CQ and QP requests and QP
- * attributes.  No rocx device is needed: page lists are built for a KUnit
+ * attributes, SRQ requests.  No rocx device is needed: page lists are built for a KUnit
  * device from hand-made scatterlists, as ib_umem_get() would leave them.
  */
 #include <kunit/device.h>
@@ -941,6 +941,128 @@ static void rocx_ib_qp_type_test(struct kunit *test)
 			-EOPNOTSUPP);
 }
 
+/* ---------------- SRQs ---------------- */
+
+struct rocx_ib_srq_case {
+	const char *desc;
+	struct ib_srq_attr attr;
+	struct rocx_create_srq_req req;
+	int err;
+};
+
+#define ROCX_IB_SRQ_REQ(ld, shift) \
+	{ .buf_addr = 0x100000, .log_depth = (ld), .wqe_shift = (shift) }
+
+static const struct rocx_ib_srq_case rocx_ib_srq_cases[] = {
+	/* What ibv_srq_pingpong asks for: 500 receives of one SGE. */
+	{ "pingpong", { 500, 1, 0 }, ROCX_IB_SRQ_REQ(9, 5), 0 },
+	{ "min", { 1, 0, 0 }, ROCX_IB_SRQ_REQ(1, 4), 0 },
+	{ "max", { 1024, 8, 0 }, ROCX_IB_SRQ_REQ(10, 8), 0 },
+	{ "no_wr", { 0, 1, 0 }, ROCX_IB_SRQ_REQ(1, 5), -EINVAL },
+	{ "too_many_wr", { 1025, 1, 0 }, ROCX_IB_SRQ_REQ(11, 5), -EINVAL },
+	{ "deeper_than_device", { 8, 1, 0 }, ROCX_IB_SRQ_REQ(11, 5), -EINVAL },
+	{ "too_shallow", { 9, 1, 0 }, ROCX_IB_SRQ_REQ(3, 5), -EINVAL },
+	{ "depth_0", { 1, 1, 0 }, ROCX_IB_SRQ_REQ(0, 5), -EINVAL },
+	{ "too_many_sge", { 1, 9, 0 }, ROCX_IB_SRQ_REQ(1, 9), -EINVAL },
+	{ "wqe_too_small", { 1, 2, 0 }, ROCX_IB_SRQ_REQ(1, 5), -EINVAL },
+	{ "wqe_shift_3", { 1, 0, 0 }, ROCX_IB_SRQ_REQ(1, 3), -EINVAL },
+	{ "wqe_shift_10", { 1, 1, 0 }, ROCX_IB_SRQ_REQ(1, 10), -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_srq, rocx_ib_srq_cases, desc);
+
+static void rocx_ib_srq_test_identify(struct rocx_identify *id)
+{
+	rocx_ib_test_identify(id);
+	id->caps2 = cpu_to_le64(ROCX_CAP2_SRQ);
+	id->max_srq = cpu_to_le32(256);
+	id->max_srq_wr = cpu_to_le32(1024);
+	id->max_srq_sge = cpu_to_le32(8);
+}
+
+static void rocx_ib_srq_check_test(struct kunit *test)
+{
+	const struct rocx_ib_srq_case *c = test->param_value;
+	struct rocx_identify id;
+
+	rocx_ib_srq_test_identify(&id);
+	KUNIT_EXPECT_EQ(test, rocx_ib_srq_check(&id, &c->attr, &c->req),
+			c->err);
+}
+
+static void rocx_ib_srq_check_req_test(struct kunit *test)
+{
+	struct rocx_create_srq_req req = ROCX_IB_SRQ_REQ(4, 5);
+	struct ib_srq_attr attr = { 16, 1, 0 };
+	struct rocx_identify id;
+
+	rocx_ib_srq_test_identify(&id);
+	KUNIT_EXPECT_EQ(test, rocx_ib_srq_check(&id, &attr, &req), 0);
+	req.buf_addr = 0x100800;
+	KUNIT_EXPECT_EQ(test, rocx_ib_srq_check(&id, &attr, &req), -EINVAL);
+	req.buf_addr = 0;
+	KUNIT_EXPECT_EQ(test, rocx_ib_srq_check(&id, &attr, &req), -EINVAL);
+	req.buf_addr = 0x100000;
+	req.reserved = 1;
+	KUNIT_EXPECT_EQ(test, rocx_ib_srq_check(&id, &attr, &req), -EINVAL);
+	req.reserved = 0;
+	req.comp_mask = 1;
+	KUNIT_EXPECT_EQ(test, rocx_ib_srq_check(&id, &attr, &req),
+			-EOPNOTSUPP);
+}
+
+/* What the ring holds, reported back; the device's SGE limit caps it. */
+static void rocx_ib_srq_caps_test(struct kunit *test)
+{
+	struct rocx_create_srq_req req = ROCX_IB_SRQ_REQ(9, 5);
+	struct ib_srq_attr attr = {};
+	struct rocx_identify id;
+
+	rocx_ib_srq_test_identify(&id);
+	rocx_ib_srq_caps(&id, &req, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_wr, 512);
+	KUNIT_EXPECT_EQ(test, attr.max_sge, 1);		/* (32 - 16) / 16 */
+	req = (struct rocx_create_srq_req)ROCX_IB_SRQ_REQ(10, 9);
+	rocx_ib_srq_caps(&id, &req, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_wr, 1024);
+	KUNIT_EXPECT_EQ(test, attr.max_sge, 8);		/* not 31 */
+}
+
+/* Limits reach ib_core only from a device with ROCX_CAP2_SRQ. */
+static void rocx_ib_srq_attr_test(struct kunit *test)
+{
+	struct ib_device_attr attr = {};
+	struct rocx_identify id;
+
+	rocx_ib_srq_test_identify(&id);
+	id.max_srq_wr = cpu_to_le32(3000);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_srq, 256);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 2048);	/* a ring it takes */
+	KUNIT_EXPECT_EQ(test, attr.max_srq_sge, 8);
+	KUNIT_EXPECT_FALSE(test, attr.device_cap_flags & IB_DEVICE_SRQ_RESIZE);
+
+	memset(&attr, 0, sizeof(attr));
+	id.caps2 = 0;
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_srq, 0);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 0);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_sge, 0);
+}
+
+static struct kunit_case rocx_ib_srq_test_cases[] = {
+	KUNIT_CASE_PARAM(rocx_ib_srq_check_test, rocx_ib_srq_gen_params),
+	KUNIT_CASE(rocx_ib_srq_check_req_test),
+	KUNIT_CASE(rocx_ib_srq_caps_test),
+	KUNIT_CASE(rocx_ib_srq_attr_test),
+	{}
+};
+
+static struct kunit_suite rocx_ib_srq_suite = {
+	.name = "rocx_ib_srq",
+	.test_cases = rocx_ib_srq_test_cases,
+};
+
 static struct kunit_case rocx_ib_qp_test_cases[] = {
 	KUNIT_CASE(rocx_ib_qp_type_test),
 	KUNIT_CASE_PARAM(rocx_ib_qp_attr_mask_test, rocx_ib_mask_gen_params),
@@ -965,7 +1087,7 @@ static struct kunit_suite rocx_ib_qp_suite = {
 };
 
 kunit_test_suites(&rocx_ib_pbl_suite, &rocx_ib_mr_suite, &rocx_ib_cq_suite,
-		  &rocx_ib_qp_suite);
+		  &rocx_ib_qp_suite, &rocx_ib_srq_suite);
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests for rocx_ib's RDMA objects");

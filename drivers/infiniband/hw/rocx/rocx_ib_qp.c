@@ -420,6 +420,7 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct rocx_create_qp_resp resp = {};
 	union rocx_aq_verbs_cmd cmd = {};
 	struct rocx_create_qp_req req;
+	struct ib_qp_cap cap = init->cap;
 	struct rocx_ib_pbl pbl;
 	struct rocx_aq_cqe cqe;
 	u32 offset;
@@ -430,12 +431,22 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (!uc)
 		return -EOPNOTSUPP;
 	type = rocx_ib_qp_type(init->qp_type, le64_to_cpu(dev->id->caps2));
-	if (type < 0 || init->srq || init->create_flags || init->rwq_ind_tbl)
+	if (type < 0 || init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	/* The device takes SRQ entries for RC QPs only (rocx-device.rst). */
+	if (init->srq && type != ROCX_QPT_RC)
 		return -EOPNOTSUPP;
 	err = rocx_ib_udata_in(udata, &req, sizeof(req), ROCX_IB_QP_REQ_MIN);
 	if (err)
 		return err;
-	err = rocx_ib_qp_check(dev->id, &init->cap, &req);
+	/* On an SRQ the receive capabilities mean nothing, and no RQ is made. */
+	if (init->srq) {
+		cap.max_recv_wr = 0;
+		cap.max_recv_sge = 0;
+		if (req.rq_log_depth)
+			return -EINVAL;
+	}
+	err = rocx_ib_qp_check(dev->id, &cap, &req);
 	if (err) {
 		ibdev_dbg(&dev->ibdev,
 			  "bad QP request: wr %u/%u sge %u/%u inline %u, log depth %u/%u, wqe shift %u/%u\n",
@@ -467,7 +478,9 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			cpu_to_le32(to_rocx_ib_cq(init->send_cq)->cqn);
 		cmd.create_qp.recv_cqn =
 			cpu_to_le32(to_rocx_ib_cq(init->recv_cq)->cqn);
-		cmd.create_qp.srqn = cpu_to_le32(ROCX_NO_SRQ);
+		cmd.create_qp.srqn = cpu_to_le32(init->srq ?
+						 to_rocx_ib_srq(init->srq)->srqn :
+						 ROCX_NO_SRQ);
 		cmd.create_qp.uctx = cpu_to_le32(uc->uctx);
 		rocx_ib_pbl_to_hw(&pbl, &cmd.create_qp.pbl);
 		err = rocx_ib_exec(dev, &cmd, &cqe);

@@ -249,7 +249,7 @@ static void rocx_ib_identify_attr_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_cqe, 65536);
 	KUNIT_EXPECT_EQ(test, attr.max_mr, 4096);
 	KUNIT_EXPECT_EQ(test, attr.max_pd, 256);
-	/* rocx_ib creates no SRQ, whatever the device could hold. */
+	/* No SRQs without ROCX_CAP2_SRQ, whatever the device could hold. */
 	KUNIT_EXPECT_EQ(test, attr.max_srq, 0);
 	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 0);
 	KUNIT_EXPECT_EQ(test, attr.max_srq_sge, 0);
@@ -311,7 +311,10 @@ static void rocx_ib_identify_attr_clamp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_cqe, 65536);
 	KUNIT_EXPECT_EQ(test, attr.max_pd, INT_MAX);
 	KUNIT_EXPECT_EQ(test, attr.max_res_rd_atom, INT_MAX);
-	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 0);
+	/* caps2 has ROCX_CAP2_SRQ: rings of at most 2^15, 31 SGEs. */
+	KUNIT_EXPECT_EQ(test, attr.max_srq, INT_MAX);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 32768);
+	KUNIT_EXPECT_EQ(test, attr.max_srq_sge, 31);
 	/* Every page size a page list takes: 4 KiB to 2 MiB. */
 	KUNIT_EXPECT_EQ(test, attr.page_size_cap, 0x3ff000ULL);
 	KUNIT_EXPECT_EQ(test, attr.max_mr_size,

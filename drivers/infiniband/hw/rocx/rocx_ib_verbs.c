@@ -149,7 +149,23 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 	attr->max_qp_init_rd_atom = attr->max_qp_rd_atom;
 	res_rd_atom = (u64)attr->max_qp * attr->max_qp_rd_atom;
 	attr->max_res_rd_atom = min_t(u64, res_rd_atom, INT_MAX);
-	/* No create_srq: the device's SRQ limits are of no use to anyone. */
+	/*
+	 * SRQs only where create_srq is offered (ROCX_CAP2_SRQ).  A ring is a
+	 * power of two of at most 2^15 entries the device must take whole
+	 * (rocx_ib_srq_check()), so max_srq_wr is the largest such.
+	 */
+	if (le64_to_cpu(id->caps2) & ROCX_CAP2_SRQ) {
+		u32 max_srq_wr = min_t(u32, le32_to_cpu(id->max_srq_wr),
+				       BIT(ROCX_SRQ_MAX_LOG_DEPTH));
+
+		attr->max_srq = rocx_ib_limit(id->max_srq);
+		attr->max_srq_wr = max_srq_wr ?
+				   rounddown_pow_of_two(max_srq_wr) : 0;
+		attr->max_srq_sge = min_t(u32, rocx_ib_limit(id->max_srq_sge),
+					  (BIT(ROCX_IB_RQ_MAX_WQE_SHIFT) -
+					   ROCX_RECV_WQE_HDR) /
+					  sizeof(struct rocx_sge));
+	}
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = ROCX_IB_LOCAL_ACK_DELAY;
 	/*

@@ -92,6 +92,16 @@ static void rocx_eq_handle(struct rocx_core *core, const struct rocx_eqe *eqe)
 	case ROCX_EQE_QP_ERROR:
 	case ROCX_EQE_CQ_ERROR:
 		break;
+	case ROCX_EQE_SRQ_LIMIT:
+	case ROCX_EQE_QP_LAST_WQE:
+	case ROCX_EQE_SRQ_ERROR:
+		/* rocx_ib's, from a device with SRQs only. */
+		if (!(rocx_caps2(core) & ROCX_CAP2_SRQ)) {
+			dev_warn_ratelimited(rocx_dev(core), "unknown event type %u on EQ 0\n",
+					     le16_to_cpu(eqe->type));
+			return;
+		}
+		break;
 	case ROCX_EQE_EQ_OVERFLOW:
 		if (rocx_caps2(core) & ROCX_CAP2_EQ_OVERFLOW_EVENT) {
 			rocx_eq_lost(core, data, le64_to_cpu(eqe->info));

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx_ib shared receive queues (contract 1.2, ROCX_CAP2_SRQ), for user
+ * space.
+ *
+ * As for a QP's queues, the provider allocates the ring (rocx_create_srq_req),
+ * the kernel checks its geometry against the device, pins it and hands its
+ * page list to the device; posting receives and ringing the SRQ doorbell
+ * are the provider's.  The kernel arms the limit (MODIFY_SRQ), reads it
+ * back (QUERY_SRQ) and passes the SRQ's events on: SRQ_LIMIT and
+ * SRQ_ERROR to the SRQ, QP_LAST_WQE to the QP that reached it.
+ */
+#include <kunit/visibility.h>
+#include <rdma/ib_umem.h>
+#include <rdma/rocx-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "rocx_ib.h"
+
+/**
+ * rocx_ib_srq_check() - check a provider's SRQ ring against the device
+ * @id: identify block
+ * @attr: the application's max_wr and max_sge
+ * @req: the ring the provider chose for them
+ *
+ * Return: 0, -EOPNOTSUPP for request bits this kernel does not know, or
+ * -EINVAL when the request exceeds the device or the ring cannot hold
+ * what @attr asks.
+ */
+VISIBLE_IF_KUNIT int rocx_ib_srq_check(const struct rocx_identify *id,
+				       const struct ib_srq_attr *attr,
+				       const struct rocx_create_srq_req *req)
+{
+	u32 max_wr = le32_to_cpu(id->max_srq_wr);
+	u32 max_sge = le32_to_cpu(id->max_srq_sge);
+
+	if (req->comp_mask & ~ROCX_IB_SRQ_REQ_COMP)
+		return -EOPNOTSUPP;
+	if (req->reserved)
+		return -EINVAL;
+	if (!req->buf_addr || !PAGE_ALIGNED(req->buf_addr))
+		return -EINVAL;
+	if (!attr->max_wr || attr->max_wr > max_wr || attr->max_sge > max_sge)
+		return -EINVAL;
+	if (req->log_depth < ROCX_SRQ_MIN_LOG_DEPTH ||
+	    req->log_depth > ROCX_SRQ_MAX_LOG_DEPTH ||
+	    BIT(req->log_depth) < attr->max_wr ||
+	    BIT(req->log_depth) > max_wr)
+		return -EINVAL;
+	if (req->wqe_shift < ROCX_IB_RQ_MIN_WQE_SHIFT ||
+	    req->wqe_shift > ROCX_IB_RQ_MAX_WQE_SHIFT ||
+	    BIT(req->wqe_shift) < ROCX_RECV_WQE_HDR +
+	    attr->max_sge * sizeof(struct rocx_sge))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_srq_check);
+
+/**
+ * rocx_ib_srq_caps() - what a checked ring really holds
+ * @id: identify block
+ * @req: a ring that passed rocx_ib_srq_check()
+ * @attr: max_wr and max_sge set to it, reported back to the application
+ */
+VISIBLE_IF_KUNIT void rocx_ib_srq_caps(const struct rocx_identify *id,
+				       const struct rocx_create_srq_req *req,
+				       struct ib_srq_attr *attr)
+{
+	attr->max_wr = BIT(req->log_depth);
+	attr->max_sge = min_t(u32, (BIT(req->wqe_shift) - ROCX_RECV_WQE_HDR) /
+				   sizeof(struct rocx_sge),
+			      le32_to_cpu(id->max_srq_sge));
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_srq_caps);
+
+static int rocx_ib_srq_cmd(struct rocx_ib_dev *dev, u16 op, u32 srqn,
+			   struct rocx_aq_cqe *cqe)
+{
+	union rocx_aq_verbs_cmd cmd = {};
+
+	cmd.srq.hdr.opcode = cpu_to_le16(op);
+	cmd.srq.srqn = cpu_to_le32(srqn);
+	return rocx_ib_exec(dev, &cmd, cqe);
+}
+
+int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		       struct ib_udata *udata)
+{
+	struct rocx_ib_ucontext *uc = rdma_udata_to_drv_context(udata,
+		struct rocx_ib_ucontext, ibuc);
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibsrq->device);
+	struct rocx_ib_pd *pd = to_rocx_ib_pd(ibsrq->pd);
+	struct rocx_ib_srq *srq = to_rocx_ib_srq(ibsrq);
+	struct rocx_create_srq_resp resp = {};
+	struct rocx_create_srq_req req;
+	union rocx_aq_verbs_cmd cmd = {};
+	struct rocx_ib_pbl pbl;
+	struct rocx_aq_cqe cqe;
+	u32 offset;
+	int err;
+
+	/* Kernel SRQs need kernel verbs (post_srq_recv): a later issue. */
+	if (!uc)
+		return -EOPNOTSUPP;
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	err = rocx_ib_udata_in(udata, &req, sizeof(req), ROCX_IB_SRQ_REQ_MIN);
+	if (err)
+		return err;
+	err = rocx_ib_srq_check(dev->id, &init->attr, &req);
+	if (err) {
+		ibdev_dbg(&dev->ibdev,
+			  "bad SRQ request: wr %u sge %u, log depth %u, wqe shift %u\n",
+			  init->attr.max_wr, init->attr.max_sge, req.log_depth,
+			  req.wqe_shift);
+		return err;
+	}
+
+	srq->umem = ib_umem_get(ibsrq->device, req.buf_addr,
+				BIT(req.log_depth + req.wqe_shift),
+				IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(srq->umem))
+		return PTR_ERR(srq->umem);
+
+	err = rocx_ib_pbl_from_umem(&pbl, &dev->pdev->dev, srq->umem,
+				    dev->pgsz_bitmap, 0, &offset);
+	if (!err) {
+		cmd.create_srq.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_CREATE_SRQ);
+		cmd.create_srq.uctx = cpu_to_le32(uc->uctx);
+		cmd.create_srq.pdn = cpu_to_le32(pd->pdn);
+		cmd.create_srq.log_depth = req.log_depth;
+		cmd.create_srq.wqe_shift = req.wqe_shift;
+		cmd.create_srq.type = ROCX_SRQT_BASIC;
+		/* The limit is armed by modify_srq alone, as the IBA says. */
+		rocx_ib_pbl_to_hw(&pbl, &cmd.create_srq.pbl);
+		err = rocx_ib_exec(dev, &cmd, &cqe);
+	}
+	rocx_ib_pbl_destroy(&pbl);
+	if (err) {
+		err = rocx_ib_verbs_errno(err);
+		goto err_release;
+	}
+	srq->srqn = le32_to_cpu(cqe.result);
+	mutex_init(&srq->lock);
+	rocx_ib_srq_caps(dev->id, &req, &srq->attr);
+	init->attr.max_wr = srq->attr.max_wr;
+	init->attr.max_sge = srq->attr.max_sge;
+
+	err = xa_insert_irq(&dev->srq_xa, srq->srqn, srq, GFP_KERNEL);
+	if (err) {
+		ibdev_err(&dev->ibdev, "device gave srqn %u twice\n", srq->srqn);
+		err = err == -EBUSY ? -EIO : err;
+		goto err_destroy;
+	}
+
+	resp.srqn = srq->srqn;
+	err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_erase;
+	return 0;
+
+err_erase:
+	xa_erase_irq(&dev->srq_xa, srq->srqn);
+err_destroy:
+	mutex_destroy(&srq->lock);
+	if (rocx_ib_destroy_outcome(rocx_ib_srq_cmd(dev, ROCX_AQ_OP_DESTROY_SRQ,
+						    srq->srqn, NULL)) !=
+	    ROCX_IB_DESTROYED)
+		return err;	/* the device may still read: keep it pinned */
+err_release:
+	ib_umem_release(srq->umem);
+	return err;
+}
+
+int rocx_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		       enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibsrq->device);
+	struct rocx_ib_srq *srq = to_rocx_ib_srq(ibsrq);
+	union rocx_aq_verbs_cmd cmd = {};
+	int err;
+
+	if (udata) {
+		err = rocx_ib_udata_in(udata, NULL, 0, 0);
+		if (err)
+			return err;
+	}
+	/* Resizing needs ROCX_CAP2_SRQ_RESIZE, which rocx_ib does not use. */
+	if (mask & ~IB_SRQ_LIMIT)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit > srq->attr.max_wr)
+		return -EINVAL;
+
+	cmd.modify_srq.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_MODIFY_SRQ);
+	cmd.modify_srq.srqn = cpu_to_le32(srq->srqn);
+	cmd.modify_srq.valid = cpu_to_le32(ROCX_SRQ_ATTR_LIMIT);
+	cmd.modify_srq.limit = cpu_to_le32(attr->srq_limit);
+	mutex_lock(&srq->lock);
+	err = rocx_ib_exec(dev, &cmd, NULL);
+	mutex_unlock(&srq->lock);
+	return rocx_ib_verbs_errno(err);
+}
+
+int rocx_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibsrq->device);
+	struct rocx_ib_srq *srq = to_rocx_ib_srq(ibsrq);
+	struct rocx_aq_cqe cqe;
+	int err;
+
+	mutex_lock(&srq->lock);
+	err = rocx_ib_srq_cmd(dev, ROCX_AQ_OP_QUERY_SRQ, srq->srqn, &cqe);
+	mutex_unlock(&srq->lock);
+	if (err)
+		return rocx_ib_verbs_errno(err);
+	attr->max_wr = srq->attr.max_wr;
+	attr->max_sge = srq->attr.max_sge;
+	/* 0 once the limit event has fired: the SRQ is disarmed. */
+	attr->srq_limit = le32_to_cpu(cqe.result);
+	return 0;
+}
+
+int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibsrq->device);
+	struct rocx_ib_srq *srq = to_rocx_ib_srq(ibsrq);
+	u32 srqn = srq->srqn;
+	int err;
+
+	/* As for QPs: out of the table before the device frees the srqn. */
+	xa_erase_irq(&dev->srq_xa, srqn);
+	err = rocx_ib_srq_cmd(dev, ROCX_AQ_OP_DESTROY_SRQ, srqn, NULL);
+	switch (rocx_ib_destroy_outcome(err)) {
+	case ROCX_IB_DESTROYED:
+		mutex_destroy(&srq->lock);
+		ib_umem_release(srq->umem);
+		return 0;
+	case ROCX_IB_DESTROY_REFUSED:
+		/* ib_core holds a QP's SRQ until the QP is gone: not expected. */
+		ibdev_err(&dev->ibdev, "DESTROY_SRQ %u failed: %d\n", srqn, err);
+		if (xa_insert_irq(&dev->srq_xa, srqn, srq, GFP_KERNEL))
+			ibdev_err(&dev->ibdev, "SRQ %u gets no more events\n",
+				  srqn);
+		return err;
+	case ROCX_IB_DESTROY_UNKNOWN:
+		break;
+	}
+	/* As for QPs: the device may still read the ring. */
+	ibdev_err(&dev->ibdev, "DESTROY_SRQ %u unanswered (%d); leaking its ring\n",
+		  srqn, err);
+	mutex_destroy(&srq->lock);
+	return 0;
+}
+
+/**
+ * rocx_ib_srq_event() - report an SRQ event (EQ 0 SRQ_LIMIT, SRQ_ERROR)
+ * @dev: device
+ * @srqn: the SRQ
+ * @type: ROCX_EQE_SRQ_LIMIT or ROCX_EQE_SRQ_ERROR
+ */
+void rocx_ib_srq_event(struct rocx_ib_dev *dev, u32 srqn, u16 type)
+{
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.event = type == ROCX_EQE_SRQ_LIMIT ?
+			 IB_EVENT_SRQ_LIMIT_REACHED : IB_EVENT_SRQ_ERR,
+	};
+	struct rocx_ib_srq *srq;
+	unsigned long flags;
+
+	/* Held across the call so that destroy_srq waits for it. */
+	xa_lock_irqsave(&dev->srq_xa, flags);
+	srq = xa_load(&dev->srq_xa, srqn);
+	if (srq && srq->ibsrq.event_handler) {
+		ev.element.srq = &srq->ibsrq;
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	xa_unlock_irqrestore(&dev->srq_xa, flags);
+	ibdev_dbg(&dev->ibdev, "SRQ %u: %s%s\n", srqn,
+		  type == ROCX_EQE_SRQ_LIMIT ? "limit reached" : "error",
+		  srq ? "" : " (no such SRQ)");
+}
+
+/**
+ * rocx_ib_qp_last_wqe() - report QP_LAST_WQE of an SRQ-attached QP
+ * @dev: device
+ * @qpn: the QP, in the error state, which takes no more SRQ entries
+ */
+void rocx_ib_qp_last_wqe(struct rocx_ib_dev *dev, u32 qpn)
+{
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.event = IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+	struct rocx_ib_qp *qp;
+	unsigned long flags;
+
+	/* As rocx_ib_qp_event(). */
+	xa_lock_irqsave(&dev->qp_xa, flags);
+	qp = xa_load(&dev->qp_xa, qpn);
+	if (qp && qp->ibqp.event_handler) {
+		ev.element.qp = &qp->ibqp;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+	xa_unlock_irqrestore(&dev->qp_xa, flags);
+}
