@@ -252,17 +252,22 @@ static bool rocx_cqe_to_wc(struct rocx_context *ctx,
 	if (!qp)
 		return false;
 
-	wq = (cqe->flags & ROCX_CQE_RECV) ? &qp->rq : &qp->sq;
-	if (!wq->depth)
-		return false;
-	wc->wr_id = wq->wrid[idx & (wq->depth - 1)];
-	/*
-	 * Receive entries complete in order; a send entry also retires every
-	 * unsignalled WQE before it.  Either way the queue's oldest
-	 * outstanding entry is the next one.
-	 */
-	atomic_store_explicit((_Atomic(uint16_t) *)&wq->ci, (uint16_t)(idx + 1),
-			      memory_order_release);
+	if ((cqe->flags & ROCX_CQE_RECV) && qp->srq) {
+		/* An SRQ entry, named by its tag. */
+		wc->wr_id = rocx_srq_complete(qp->srq, idx);
+	} else {
+		wq = (cqe->flags & ROCX_CQE_RECV) ? &qp->rq : &qp->sq;
+		if (!wq->depth)
+			return false;
+		wc->wr_id = wq->wrid[idx & (wq->depth - 1)];
+		/*
+		 * Receive entries complete in order; a send entry also
+		 * retires every unsignalled WQE before it.  Either way the
+		 * queue's oldest outstanding entry is the next one.
+		 */
+		atomic_store_explicit((_Atomic(uint16_t) *)&wq->ci,
+				      (uint16_t)(idx + 1), memory_order_release);
+	}
 
 	wc->status = rocx_wc_status(ROCX_FIELD_GET(ROCX_CQE_STATUS_MASK,
 						   src_status));
@@ -339,9 +344,10 @@ int rocx_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
  * Forget the entries of a QP that is being destroyed or reset: the device
  * writes no more for it, and those it wrote name WQEs that no longer
  * exist.  Marking them with qpn 0 (no RC QP has it) makes poll_cq skip
- * them, also if the qpn is handed to a new QP.  Called with the CQ locked.
+ * them, also if the qpn is handed to a new QP.  The SRQ entries among them
+ * (@srq: the QP's, or NULL) go back to the SRQ.  Called with the CQ locked.
  */
-void rocx_cq_clean(struct rocx_cq *cq, uint32_t qpn)
+void rocx_cq_clean(struct rocx_cq *cq, uint32_t qpn, struct rocx_srq *srq)
 {
 	struct rocx_cqe *cqe;
 	uint32_t ci, qpn_op;
@@ -351,7 +357,10 @@ void rocx_cq_clean(struct rocx_cq *cq, uint32_t qpn)
 		if (!cqe)
 			break;
 		qpn_op = le32toh(cqe->qpn_op);
-		if (ROCX_FIELD_GET(ROCX_CQE_QPN_MASK, qpn_op) == qpn)
-			cqe->qpn_op = htole32(qpn_op & ~ROCX_CQE_QPN_MASK);
+		if (ROCX_FIELD_GET(ROCX_CQE_QPN_MASK, qpn_op) != qpn)
+			continue;
+		cqe->qpn_op = htole32(qpn_op & ~ROCX_CQE_QPN_MASK);
+		if (srq && (cqe->flags & ROCX_CQE_RECV))
+			rocx_srq_complete(srq, le16toh(cqe->wqe_idx));
 	}
 }

@@ -180,14 +180,17 @@ struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	struct urocx_create_qp_resp resp = {};
 	struct urocx_create_qp cmd = {};
 	size_t page = sysconf(_SC_PAGESIZE);
+	struct ibv_qp_init_attr layout = *attr;
 	struct rocx_qp *qp;
 	size_t sq_size;
 	int err;
 
-	/* The kernel refuses UC and UD if the device lacks their caps2 bits. */
-	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	     attr->qp_type != IBV_QPT_UD) ||
-	    attr->srq) {
+	/*
+	 * The kernel refuses UC and UD if the device lacks their caps2 bits,
+	 * and an SRQ for anything but RC.
+	 */
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -199,7 +202,13 @@ struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
-	err = rocx_qp_layout(ctx, attr, &cmd, qp);
+	/* On an SRQ: no RQ, whatever receive capabilities were asked for. */
+	if (attr->srq) {
+		layout.cap.max_recv_wr = 0;
+		layout.cap.max_recv_sge = 0;
+		qp->srq = to_rocx_srq(attr->srq);
+	}
+	err = rocx_qp_layout(ctx, &layout, &cmd, qp);
 	if (err)
 		goto err_free;
 	qp->buf_size = align(qp->buf_size, page);
@@ -267,9 +276,9 @@ err_free:
 static void rocx_qp_reset(struct rocx_qp *qp)
 {
 	rocx_lock_cqs(qp);
-	rocx_cq_clean(to_rocx_cq(qp->vqp.qp.send_cq), qp->qpn);
+	rocx_cq_clean(to_rocx_cq(qp->vqp.qp.send_cq), qp->qpn, qp->srq);
 	if (qp->vqp.qp.recv_cq != qp->vqp.qp.send_cq)
-		rocx_cq_clean(to_rocx_cq(qp->vqp.qp.recv_cq), qp->qpn);
+		rocx_cq_clean(to_rocx_cq(qp->vqp.qp.recv_cq), qp->qpn, qp->srq);
 	pthread_spin_lock(&qp->sq.lock);
 	qp->sq.pi = 0;
 	qp->sq.ci = 0;
@@ -327,9 +336,9 @@ int rocx_destroy_qp(struct ibv_qp *ibqp)
 	}
 	rocx_lock_cqs(qp);
 	rocx_qp_table_clear(ctx, qp);
-	rocx_cq_clean(to_rocx_cq(ibqp->send_cq), qp->qpn);
+	rocx_cq_clean(to_rocx_cq(ibqp->send_cq), qp->qpn, qp->srq);
 	if (ibqp->recv_cq != ibqp->send_cq)
-		rocx_cq_clean(to_rocx_cq(ibqp->recv_cq), qp->qpn);
+		rocx_cq_clean(to_rocx_cq(ibqp->recv_cq), qp->qpn, qp->srq);
 	rocx_unlock_cqs(qp);
 	pthread_mutex_unlock(&ctx->qp_table_mutex);
 
@@ -400,8 +409,7 @@ static int rocx_wqe_inline(struct rocx_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
-static void rocx_wqe_sges(struct rocx_sge *dst, const struct ibv_sge *src,
-			  int n)
+void rocx_wqe_sges(struct rocx_sge *dst, const struct ibv_sge *src, int n)
 {
 	int i;
 

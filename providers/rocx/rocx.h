@@ -116,6 +116,31 @@ struct rocx_ah {
 	struct rocx_av av;
 };
 
+/*
+ * A shared receive queue (srq.c).  Entries are posted at pi, in ring
+ * order; each carries a tag, the index of its wr_id, that its CQE names.
+ */
+struct rocx_srq {
+	struct ibv_srq ibvsrq;
+	/*
+	 * Protects pi, the ring, the tags (wrid, held, free_tags, nfree) and
+	 * the doorbell.  poll_cq takes it under a CQ's lock: CQ, then SRQ.
+	 */
+	pthread_spinlock_t lock;
+	void *buf;		/* the ring; pinned by the kernel */
+	size_t buf_size;
+	uint64_t *wrid;		/* by tag */
+	bool *held;		/* by tag: posted, no CQE yet */
+	uint16_t *free_tags;	/* a stack of nfree tags */
+	uint32_t nfree;
+	uint32_t depth;		/* entries, a power of two; as many tags */
+	uint32_t wqe_shift;
+	uint32_t max_sge;
+	uint32_t srqn;
+	uint16_t pi;
+	void *db;		/* the SRQ doorbell of the context's page */
+};
+
 struct rocx_qp {
 	struct verbs_qp vqp;
 	void *buf;		/* the SQ, then the RQ; pinned by the kernel */
@@ -125,6 +150,7 @@ struct rocx_qp {
 	uint32_t qpn;
 	uint32_t max_inline;	/* inline bytes a send WQE carries */
 	bool sq_sig_all;
+	struct rocx_srq *srq;	/* receives from it instead of rq */
 };
 
 static inline struct rocx_context *to_rocx_context(struct ibv_context *ibctx)
@@ -150,6 +176,11 @@ static inline struct rocx_qp *to_rocx_qp(struct ibv_qp *ibqp)
 static inline struct rocx_ah *to_rocx_ah(struct ibv_ah *ibah)
 {
 	return container_of(ibah, struct rocx_ah, ibvah);
+}
+
+static inline struct rocx_srq *to_rocx_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct rocx_srq, ibvsrq);
 }
 
 /*
@@ -187,7 +218,7 @@ struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
 int rocx_destroy_cq(struct ibv_cq *cq);
 int rocx_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int rocx_req_notify_cq(struct ibv_cq *cq, int solicited_only);
-void rocx_cq_clean(struct rocx_cq *cq, uint32_t qpn);
+void rocx_cq_clean(struct rocx_cq *cq, uint32_t qpn, struct rocx_srq *srq);
 struct rocx_qp *rocx_find_qp(struct rocx_context *ctx, uint32_t qpn);
 
 /* atomic.c: the 8 bytes an atomic reads, and returns. */
@@ -215,5 +246,17 @@ int rocx_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int rocx_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+void rocx_wqe_sges(struct rocx_sge *dst, const struct ibv_sge *src, int n);
+
+/* srq.c */
+struct ibv_srq *rocx_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr);
+int rocx_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int rocx_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int rocx_destroy_srq(struct ibv_srq *srq);
+int rocx_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+uint64_t rocx_srq_complete(struct rocx_srq *srq, uint16_t tag);
 
 #endif /* __ROCX_H__ */
