@@ -1224,22 +1224,37 @@ static void test_mw_bind_access(struct dev *d, void *buf)
 		ibv_dereg_mr(mr);
 }
 
-/* No SRQs, and query_device says so. */
+/*
+ * SRQs as query_device says: one of max_srq_wr entries and max_srq_sge
+ * SGEs is created and holds them, one entry more is refused.
+ */
 static void test_srq_limits(struct dev *d)
 {
-	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq_init_attr sa = {};
 	struct ibv_device_attr da;
-	struct ibv_srq *srq;
+	struct ibv_srq *srq = NULL, *big = NULL;
+	bool held = false;
 	int err;
 
 	err = ibv_query_device(d->ctx, &da);
-	srq = ibv_create_srq(d->pd, &sa);
-	ok(!err && da.max_srq == 0 && da.max_srq_wr == 0 &&
-	   want_errno(srq, EOPNOTSUPP, "create_srq"),
-	   "no SRQs: max_srq %d, max_srq_wr %d, create_srq EOPNOTSUPP",
-	   err ? -1 : da.max_srq, err ? -1 : da.max_srq_wr);
+	if (!err && da.max_srq > 0 && da.max_srq_wr > 0) {
+		sa.attr.max_wr = da.max_srq_wr;
+		sa.attr.max_sge = da.max_srq_sge;
+		srq = ibv_create_srq(d->pd, &sa);
+		held = srq && sa.attr.max_wr >= (uint32_t)da.max_srq_wr &&
+		       sa.attr.max_sge >= (uint32_t)da.max_srq_sge;
+		sa.attr.max_wr = da.max_srq_wr + 1;
+		sa.attr.max_sge = 1;
+		big = ibv_create_srq(d->pd, &sa);
+	}
+	ok(!err && held && want_errno(big, EINVAL, "create_srq beyond max_srq_wr"),
+	   "SRQs: max_srq %d, one of max_srq_wr %d entries of max_srq_sge %d SGEs, none larger",
+	   err ? -1 : da.max_srq, err ? -1 : da.max_srq_wr,
+	   err ? -1 : da.max_srq_sge);
 	if (srq)
 		ibv_destroy_srq(srq);
+	if (big)
+		ibv_destroy_srq(big);
 }
 
 /*
