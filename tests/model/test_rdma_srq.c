@@ -605,7 +605,7 @@ static void t_srq_bad_entry(void)
     TShare s;
     struct rocx_recv_wqe *w;
     struct rocx_cqe e;
-    bool srq_err = false, qp_err = false;
+    bool srq_err = false, qp_err = false, last = false;
     struct rocx_eqe *ev;
 
     share_setup(&s, 2, 0, 3);
@@ -628,9 +628,16 @@ static void t_srq_bad_entry(void)
             CHECK_EQ(le64toh(ev->info), ROCX_VERR_BAD_WQE);
             qp_err = true;
         }
+        /* LAST_WQE after the QP's QP_ERROR, sharing its FIFO entry. */
+        if (le16toh(ev->type) == ROCX_EQE_QP_LAST_WQE &&
+            le32toh(ev->data) == s.qb[0].qpn) {
+            CHECK(qp_err);
+            last = true;
+        }
     }
     CHECK(srq_err);
     CHECK(qp_err);
+    CHECK(last);
     /* The sender is told: a remote operation error. */
     CHECK(t_poll(&s.acq, &e));
     CHECK_EQ(cqe_status(&e), ROCX_WC_REM_OP_ERR);
@@ -642,6 +649,48 @@ static void t_srq_bad_entry(void)
     CHECK(!next_event(B, ROCX_EQE_SRQ_ERROR));
     CHECK(t_poll(&s.acq, &e));
     CHECK_EQ(cqe_status(&e), ROCX_WC_REM_OP_ERR);
+}
+
+/*
+ * Every QP on an SRQ that a CQ overflow ends gets its QP_ERROR and its
+ * QP_LAST_WQE, and the event FIFO holds one entry per QP for the two.
+ */
+static void t_srq_events_per_qp(void)
+{
+    TSrq srq;
+    TCq cq;
+    TQp qp[40];
+    struct rocx_eqe *ev;
+    unsigned i, errs = 0, lasts = 0;
+    RocxCore *core = &A->f->core;
+
+    CHECK_EQ(srq_create(A, &srq, 4, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(A, &cq, 4, 0, 1), ROCX_AQ_STS_OK);
+    for (i = 0; i < ARRAY_SIZE(qp); i++) {
+        CHECK_EQ(srq_qp(A, &qp[i], &cq, &srq, 0), ROCX_AQ_STS_OK);
+        CHECK_EQ(t_to_state(&qp[i], ROCX_QPS_INIT), ROCX_AQ_STS_OK);
+    }
+    while (t_eq_next(A, 0)) {
+    }
+    for (i = 0; i < ARRAY_SIZE(qp); i++) {
+        rocx_qp_error(core, rocx_qp_get(core, qp[i].qpn), true,
+                      ROCX_VERR_NONE);
+    }
+    CHECK_EQ(core->evq_count, ARRAY_SIZE(qp));
+    fake_run(A->f);
+    while ((ev = t_eq_next(A, 0))) {
+        if (le16toh(ev->type) == ROCX_EQE_QP_ERROR) {
+            errs++;
+        } else if (le16toh(ev->type) == ROCX_EQE_QP_LAST_WQE) {
+            /* Right behind the same QP's QP_ERROR. */
+            CHECK_EQ(le32toh(ev->data), qp[lasts].qpn);
+            CHECK_EQ(errs, lasts + 1);
+            lasts++;
+        }
+    }
+    CHECK_EQ(errs, ARRAY_SIZE(qp));
+    CHECK_EQ(lasts, ARRAY_SIZE(qp));
+    CHECK_EQ(t_stat(A, ROCX_STAT_EQ_OVERFLOWS), 0);
 }
 
 static void t_srq_doorbell_errors(void)
@@ -680,6 +729,7 @@ const TCase t_cases_srq[] = {
     T_CASE(srq_last_wqe),
     T_CASE(srq_destroy_holding),
     T_CASE(srq_bad_entry),
+    T_CASE(srq_events_per_qp),
     T_CASE(srq_doorbell_errors),
 };
 const unsigned t_ncases_srq = ARRAY_SIZE(t_cases_srq);

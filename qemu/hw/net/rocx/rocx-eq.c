@@ -260,6 +260,7 @@ bool rocx_evq_drain(RocxCore *c)
 
     while (n-- && c->evq_count) {
         RocxEvent ev = c->evq[c->evq_head];
+        bool last_wqe = false;
 
         c->evq_head = (c->evq_head + 1) % ROCX_CORE_EVQ_LEN;
         c->evq_count--;
@@ -272,6 +273,8 @@ bool rocx_evq_drain(RocxCore *c)
 
             if (qp) {
                 qp->evq_pending = false;
+                last_wqe = qp->evq_last_follows;
+                qp->evq_last_follows = false;
             }
         } else if (ev.type == ROCX_EQE_QP_LAST_WQE) {
             RocxQp *qp = rocx_qp_get(c, ev.data);
@@ -281,6 +284,9 @@ bool rocx_evq_drain(RocxCore *c)
             }
         }
         rocx_eq_post(c, 0, ev.type, ev.data, ev.info);
+        if (last_wqe) {
+            rocx_eq_post(c, 0, ROCX_EQE_QP_LAST_WQE, ev.data, 0);
+        }
     }
     return c->evq_count != 0;
 }
@@ -372,6 +378,7 @@ void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
             if (c->rdma.qp[i]) {
                 c->rdma.qp[i]->evq_pending = false;
                 c->rdma.qp[i]->evq_last_pending = false;
+                c->rdma.qp[i]->evq_last_follows = false;
             }
         }
     }

@@ -355,8 +355,13 @@ typedef struct RocxQp {
     bool nak_final;
     /* Engine: a QP_ERROR of this QP waits in the event FIFO (evq). */
     bool evq_pending;
-    /* Engine: its QP_LAST_WQE waits there (SRQ-attached QPs). */
+    /*
+     * Engine: its QP_LAST_WQE (SRQ-attached QPs) waits there, or follows
+     * the waiting QP_ERROR in the same entry, so that a QP never holds
+     * more than one.
+     */
     bool evq_last_pending;
+    bool evq_last_follows;
 
     /* Requester and completer (send queue). */
     struct {

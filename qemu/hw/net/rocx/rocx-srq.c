@@ -327,8 +327,13 @@ void rocx_srq_last_wqe(RocxCore *c, RocxQp *qp)
      * Written to EQ 0 when the engine drains the event FIFO, so after the
      * flush CQE of rocx_srq_qp_stop() and after the QP's QP_ERROR.
      */
-    if (qp->srqn != ROCX_NO_SRQ && !qp->evq_last_pending) {
-        qp->evq_last_pending = rocx_evq_push(c, ROCX_EQE_QP_LAST_WQE,
-                                             qp->qpn, 0);
+    if (qp->srqn == ROCX_NO_SRQ || qp->evq_last_pending) {
+        return;
     }
+    if (qp->evq_pending) {
+        /* The FIFO has room for one entry per QP: share QP_ERROR's. */
+        qp->evq_last_follows = true;
+        return;
+    }
+    qp->evq_last_pending = rocx_evq_push(c, ROCX_EQE_QP_LAST_WQE, qp->qpn, 0);
 }
