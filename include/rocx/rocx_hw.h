@@ -91,6 +91,14 @@
 #define   ROCX_TEST_DMA_DONE		2
 #define   ROCX_TEST_DMA_ERROR		3
 
+/*
+ * ---- Device clock (contract 1.2, ROCX_CAP2_CLOCK) ----
+ * Free-running nanoseconds since reset.  Reading CLOCK_LO latches the
+ * upper half for the next CLOCK_HI read: read LO, then HI.
+ */
+#define ROCX_REG_CLOCK_LO		0x060
+#define ROCX_REG_CLOCK_HI		0x064
+
 /* ---- Admin queue ---- */
 #define ROCX_REG_AQ_SQ_BASE_LO		0x100	/* 64-byte aligned */
 #define ROCX_REG_AQ_SQ_BASE_HI		0x104

@@ -129,9 +129,18 @@ struct rocx_aq_create_cq {
 	__le32 uctx;		/* owning user context (doorbell page), 0: kernel */
 	__u8 log_depth;		/* 1..16 */
 	__u8 eqn;		/* completion events go to this EQ */
-	__le16 rsvd1;
+	__le16 cqe_format;	/* 1.2: enum rocx_cqe_format, 0 before */
 	struct rocx_pbl pbl;
 	__u8 rsvd2[32];
+};
+
+/*
+ * CQE formats (contract 1.2, ROCX_CAP2_CQE64): bit n of
+ * IDENTIFY.cqe_formats says the device writes format n.
+ */
+enum rocx_cqe_format {
+	ROCX_CQE_FORMAT_32		= 0,	/* struct rocx_cqe */
+	ROCX_CQE_FORMAT_64		= 1,	/* struct rocx_cqe64 */
 };
 
 /* DESTROY_CQ: the device writes no more CQEs and posts no more events. */
@@ -157,6 +166,16 @@ struct rocx_cqe {
 	__u8 smac[6];		/* UD: source MAC */
 	__le16 vlan;		/* UD: VLAN id or ROCX_VLAN_NONE */
 	__le32 rsvd;
+};
+
+/*
+ * Format 1 (ROCX_CQE_FORMAT_64): the 32-byte CQE, then the device clock
+ * (ROCX_REG_CLOCK_LO/HI, ns) when the device wrote the entry.
+ */
+struct rocx_cqe64 {
+	struct rocx_cqe cqe;
+	__le64 timestamp;
+	__u8 rsvd[24];
 };
 
 #define ROCX_CQE_QPN_MASK		ROCX_GENMASK(23, 0)
@@ -557,6 +576,7 @@ ROCX_ASSERT_SIZE(struct rocx_aq_create_qp, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_qp_attr_cmd, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_destroy_qp, 64);
 ROCX_ASSERT_SIZE(struct rocx_cqe, 32);
+ROCX_ASSERT_SIZE(struct rocx_cqe64, 64);
 ROCX_ASSERT_SIZE(struct rocx_av, 32);
 ROCX_ASSERT_SIZE(struct rocx_qp_attr, 128);
 ROCX_ASSERT_SIZE(struct rocx_wqe_ctrl, 16);
