@@ -801,12 +801,16 @@ static void t_op_identify(void)
     CHECK_EQ(le64toh(id->caps2),
              ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
              ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC |
-             ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW | ROCX_CAP2_SRQ);
+             ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW | ROCX_CAP2_SRQ |
+             ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK);
     CHECK_EQ(le32toh(id->max_srq_sge), 8);
     CHECK_EQ(le32toh(id->max_mw), ROCX_CORE_MAX_MW);
     CHECK_EQ(id->atomic_cap, ROCX_ATOMIC_CAP_HCA);
     CHECK_EQ(le32toh(id->rx_buf_total), 512 * 1024);
     CHECK_EQ(le32toh(id->max_speed), 400000);
+    /* CQE64 and CLOCK: both formats, a nanosecond clock. */
+    CHECK_EQ(le32toh(id->cqe_formats), 0x3);
+    CHECK_EQ(le32toh(id->clock_khz), 1000000);
     CHECK_EQ(id->rsvd[0], 0);
     CHECK_EQ(id->rsvd[sizeof(id->rsvd) - 1], 0);
     CHECK_EQ(((uint8_t *)id)[256], 0xcc);   /* nothing past 256 bytes */
@@ -2297,6 +2301,46 @@ static void t_link_change_events(void)
     CHECK_NO_GERR();
 }
 
+/*
+ * The device clock: nanoseconds of the host's clock since the reset,
+ * CLOCK_LO latching the upper half for CLOCK_HI, read-only.
+ */
+static void t_device_clock(void)
+{
+    uint64_t t;
+
+    /* The clock starts at the reset, whatever the host's clock says. */
+    fake_advance(F, 5 * 1000 * 1000 * 1000LL);
+    wr(ROCX_REG_DEV_CTRL, ROCX_DEV_CTRL_RESET);
+    CHECK_EQ(rd(ROCX_REG_CLOCK_HI), 0);     /* nothing latched yet */
+    CHECK_EQ(rd(ROCX_REG_CLOCK_LO), 0);
+    fake_advance(F, 1234);
+    CHECK_EQ(rd(ROCX_REG_CLOCK_LO), 1234);
+    CHECK_EQ(rd(ROCX_REG_CLOCK_HI), 0);
+
+    /* Across a carry: HI is the half of the value LO returned. */
+    fake_advance(F, (1LL << 32) - 1234 - 1);
+    CHECK_EQ(rd(ROCX_REG_CLOCK_LO), 0xffffffffu);
+    fake_advance(F, 1);
+    CHECK_EQ(rd(ROCX_REG_CLOCK_HI), 0);     /* latched before the carry */
+    CHECK_EQ(rd(ROCX_REG_CLOCK_LO), 0);
+    CHECK_EQ(rd(ROCX_REG_CLOCK_HI), 1);
+    fake_advance(F, 3LL << 32);
+    CHECK_EQ(rd(ROCX_REG_CLOCK_HI), 1);     /* until the next LO read */
+    t = rd(ROCX_REG_CLOCK_LO);
+    t |= (uint64_t)rd(ROCX_REG_CLOCK_HI) << 32;
+    CHECK_EQ(t, 4ULL << 32);
+    CHECK_NO_GERR();
+
+    /* Read-only. */
+    wr(ROCX_REG_CLOCK_LO, 0);
+    CHECK_GERR(ROCX_GERR_REG_READONLY);
+    wr(ROCX_REG_CLOCK_HI, 0);
+    CHECK_GERR(ROCX_GERR_REG_READONLY);
+    CHECK_EQ(rd(ROCX_REG_CLOCK_LO), 0);
+    CHECK_EQ(rd(ROCX_REG_CLOCK_HI), 4);
+}
+
 /* ================= Runner ================= */
 
 typedef struct TestCase {
@@ -2347,6 +2391,7 @@ static const TestCase cases[] = {
     CASE(register_access_errors),
     CASE(garbage_writes),
     CASE(link_change_events),
+    CASE(device_clock),
 };
 
 static bool selected(int argc, char **argv, const char *name)

@@ -1164,6 +1164,122 @@ static void t_cqn_rotate(void)
     CHECK_EQ(A->f->gerrs, gmark);
 }
 
+/* CREATE_CQ with cqe_format 1 (a 64-byte ring); returns the status. */
+static unsigned create_cq64(TDev *d, TCq *cq, unsigned ld, uint64_t ring,
+                            uint16_t format, uint64_t ring_len)
+{
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_CREATE_CQ);
+    struct rocx_aq_create_cq *cc = (void *)&c;
+
+    memset(cq, 0, sizeof(*cq));
+    cq->d = d;
+    cq->ld = ld;
+    cq->ring = ring;
+    cc->log_depth = ld;
+    cc->eqn = 1;
+    cc->cqe_format = htole16(format);
+    cc->pbl = t_pbl(d, ring, ring_len, 12, -1);
+    return t_aq(d, &c, &cq->cqn);
+}
+
+/* The next 64-byte entry of cq, returned to the device, or NULL. */
+static struct rocx_cqe64 *poll64(TCq *cq)
+{
+    struct rocx_cqe64 *e = t_ptr(cq->d, cq->ring +
+                                 (cq->ci & ((1u << cq->ld) - 1)) * 64, 64);
+    uint8_t phase = (cq->ci >> cq->ld) & 1 ? 0 : ROCX_CQE_PHASE;
+
+    if ((e->cqe.flags & ROCX_CQE_PHASE) != phase) {
+        return NULL;
+    }
+    cq->ci++;
+    t_db(cq->d, 0, ROCX_DB_CQ, cq->cqn, cq->ci, 0);
+    return e;
+}
+
+/*
+ * CQE format 1: only the formats IDENTIFY names, a ring of 64-byte
+ * entries (the 1.1 entry, then the device clock when it was written) with
+ * the phase rule across wraps, and format 0 CQs beside it unchanged.
+ */
+static void t_cq_format64(void)
+{
+    uint64_t ring = t_alloc(A, 2 * T_PAGE, T_PAGE);
+    uint64_t abuf = t_alloc(A, T_PAGE, T_PAGE);
+    uint64_t bbuf = t_alloc(B, T_PAGE, T_PAGE);
+    uint64_t last = 0, sent_at, now;
+    struct rocx_cqe64 *e;
+    struct rocx_sge sa, sb;
+    TCq acq, bcq, bad;
+    TQp qa, qb;
+    TMr amr, bmr;
+    TConn conn;
+    unsigned i;
+
+    /* Formats the device does not have, and a ring too small for 64 B. */
+    CHECK_EQ(create_cq64(A, &bad, 4, ring, 2, T_PAGE), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(create_cq64(A, &bad, 4, ring, 0xffff, T_PAGE),
+             ROCX_AQ_STS_INVALID);
+    CHECK_EQ(create_cq64(A, &bad, 7, ring, 1, T_PAGE), ROCX_AQ_STS_INVALID);
+    /* 2^6 entries of 64 B: one page. */
+    CHECK_EQ(create_cq64(A, &acq, 6, ring, 1, T_PAGE), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(B, &bcq, 4, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(A, &qa, &acq, &acq, 4, 4, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(B, &qb, &bcq, &bcq, 4, 4, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_reg_mr(A, &amr, abuf, T_PAGE, ROCX_ACCESS_LOCAL_WRITE),
+             ROCX_AQ_STS_OK);
+    CHECK_EQ(t_reg_mr(B, &bmr, bbuf, T_PAGE, ROCX_ACCESS_LOCAL_WRITE |
+                      ROCX_ACCESS_REMOTE_WRITE), ROCX_AQ_STS_OK);
+    t_conn_default(&conn);
+    t_connect(&qa, &qb, &conn);
+    sa = t_sge(&amr, 0, 100);
+    sb = t_sge(&bmr, 0, 100);
+
+    /* 100 WQEs: the 64-entry ring wraps; timestamps follow the clock. */
+    for (i = 0; i < 100; i++) {
+        fake_advance(A->f, 1000 + i);
+        sent_at = rocx_clock_ns(&A->f->core);
+        if (i % 2) {
+            t_post_recv(&qa, &sa, 1);
+            t_ring_rq(&qa);
+            t_post_send(&qb, ROCX_WQE_SEND_IMM, ROCX_WQE_SIGNALED, &sb, 1,
+                        0, 0, 0x1000 + i);
+            t_ring_sq(&qb);
+        } else {
+            t_post_send(&qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &sa, 1,
+                        bmr.iova, bmr.key, 0);
+            t_ring_sq(&qa);
+        }
+        t_pump();
+        /* B's SEND completes at B; A's WRITE makes no CQE there. */
+        CHECK_EQ(t_poll(&bcq, NULL), i % 2);
+        e = poll64(&acq);
+        CHECK(e != NULL);
+        if (!e) {
+            return;
+        }
+        now = rocx_clock_ns(&A->f->core);
+        CHECK_EQ(le32toh(e->cqe.qpn_op) & 0xffffff, qa.qpn);
+        CHECK_EQ(le32toh(e->cqe.src_qp_status) >> 24, ROCX_WC_SUCCESS);
+        if (i % 2) {
+            CHECK(e->cqe.flags & ROCX_CQE_RECV);
+            CHECK(e->cqe.flags & ROCX_CQE_WITH_IMM);
+            CHECK_EQ(be32toh(e->cqe.imm_data), 0x1000 + i);
+            CHECK_EQ(le32toh(e->cqe.byte_len), 100);
+        } else {
+            CHECK_EQ(le32toh(e->cqe.qpn_op) >> 24, ROCX_CQE_OP_RDMA_WRITE);
+        }
+        CHECK(le64toh(e->timestamp) >= sent_at);
+        CHECK(le64toh(e->timestamp) <= now);
+        CHECK(le64toh(e->timestamp) > last);
+        last = le64toh(e->timestamp);
+        CHECK(!memcmp(e->rsvd, (uint8_t[24]){ 0 }, 24));
+        CHECK(!poll64(&acq));
+    }
+    /* Every one of them was polled, across the wrap. */
+    CHECK_EQ(acq.ci, 100);
+}
+
 const TCase t_cases_obj[] = {
     T_CASE(mr_keys),
     T_CASE(mr_levels_and_limits),
@@ -1172,6 +1288,7 @@ const TCase t_cases_obj[] = {
     T_CASE(cq_arming),
     T_CASE(cq_doorbell_errors),
     T_CASE(cq_overflow),
+    T_CASE(cq_format64),
     T_CASE(eq0_event_storm),
     T_CASE(qp_create_errors),
     T_CASE(qp_state_machine),

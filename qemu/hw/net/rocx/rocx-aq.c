@@ -171,6 +171,8 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
     id.atomic_cap = ROCX_CORE_ATOMIC_CAP;
     stl_le_p(&id.max_mw, ROCX_CORE_MAX_MW);
     stl_le_p(&id.max_srq_sge, ROCX_CORE_MAX_SRQ_SGE);
+    stl_le_p(&id.cqe_formats, ROCX_CORE_CQE_FORMATS);
+    stl_le_p(&id.clock_khz, ROCX_CORE_CLOCK_KHZ);
     if (rocx_dma_write(c, addr, &id, sizeof(id))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }

@@ -276,6 +276,7 @@ void rocx_reset_state(RocxCore *c)
     /* Numbers go on where they were: the peers may still use the old. */
     c->rdma.qpns = qpns;
     c->rdma.cqns = cqns;
+    rocx_clock_reset(c);
     c->port.mtu = ROCX_CORE_DEFAULT_MTU;
     memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));
     rocx_dcb_reset(c);

@@ -75,12 +75,17 @@
                                      ROCX_CAP2_UD | \
                                      ROCX_CAP2_ATOMIC | \
                                      ROCX_CAP2_MW | \
-                                     ROCX_CAP2_SRQ)
+                                     ROCX_CAP2_SRQ | \
+                                     ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK)
 /*
  * IDENTIFY.atomic_cap: atomic against other rocx requests, not against
  * the guest's CPUs (rocx-atomic.c).
  */
 #define ROCX_CORE_ATOMIC_CAP        ROCX_ATOMIC_CAP_HCA
+/* CQE64: formats 0 and 1; CLOCK: nanoseconds (rocx-clock.c). */
+#define ROCX_CORE_CQE_FORMATS       (ROCX_BIT(ROCX_CQE_FORMAT_32) | \
+                                     ROCX_BIT(ROCX_CQE_FORMAT_64))
+#define ROCX_CORE_CLOCK_KHZ         1000000
 #define ROCX_CORE_MAX_MCAST_MACS    64
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
 #define ROCX_CORE_DEFAULT_MTU       1500
@@ -373,6 +378,12 @@ typedef struct RocxCore {
         uint32_t guest_err_count;   /* both sides */
         uint32_t last_guest_err;    /* both sides */
     } regs;
+
+    /* Device clock (rocx-clock.c); base set again after the clear. */
+    struct {
+        int64_t base;           /* now_ns() at the reset */
+        uint32_t hi_latch;      /* MMIO: CLOCK_HI, latched by CLOCK_LO */
+    } clock;
 
     /* Admin queue. */
     struct {

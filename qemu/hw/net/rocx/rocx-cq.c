@@ -1,7 +1,8 @@
 /*
  * rocx device model: completion queues.
  *
- * A CQ is a ring of 32-byte CQEs in guest pages, written by the engine
+ * A CQ is a ring of 32-byte CQEs in guest pages (64-byte ones carrying
+ * the device clock, for format 1 of contract 1.2), written by the engine
  * with the admin queue's phase rule and consumed by its owner, who
  * returns entries and arms the CQ through the CQ doorbell of its doorbell
  * page (the engine applies arm requests from a list of the CQs that
@@ -21,6 +22,14 @@
 #define ROCX_CQE_SIZE   sizeof(struct rocx_cqe)
 
 QEMU_BUILD_BUG_ON(ROCX_CQE_SIZE != 32);
+QEMU_BUILD_BUG_ON(sizeof(struct rocx_cqe64) != 64);
+
+/* Bytes of one CQE of @format (which create_cq checked). */
+static uint32_t rocx_cqe_size(uint8_t format)
+{
+    return format == ROCX_CQE_FORMAT_64 ? sizeof(struct rocx_cqe64)
+                                        : ROCX_CQE_SIZE;
+}
 
 RocxCq *rocx_cq_get(RocxCore *c, uint32_t cqn)
 {
@@ -38,13 +47,16 @@ void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
 {
     const struct rocx_aq_create_cq *cc = (const void *)cmd;
     uint32_t uctx = ldl_le_p(&cc->uctx);
+    uint16_t format = lduw_le_p(&cc->cqe_format);
     RocxPbl pbl;
     RocxCq *cq;
     uint32_t cqn;
 
+    /* A format is one IDENTIFY.cqe_formats names (0 always is). */
     if (uctx >= ROCX_DB_PAGES || cc->log_depth < 1 ||
         (1u << MIN(cc->log_depth, 31)) > ROCX_CORE_MAX_CQE ||
-        cc->eqn >= ROCX_CORE_MAX_EQ) {
+        cc->eqn >= ROCX_CORE_MAX_EQ || format >= 32 ||
+        !(ROCX_CORE_CQE_FORMATS & ROCX_BIT(format))) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
@@ -53,7 +65,8 @@ void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     res->status = rocx_pbl_copy(c, &cc->pbl,
-                                (uint64_t)ROCX_CQE_SIZE << cc->log_depth,
+                                (uint64_t)rocx_cqe_size(format) <<
+                                cc->log_depth,
                                 &pbl);
     if (res->status != ROCX_AQ_STS_OK) {
         return;
@@ -70,6 +83,7 @@ void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
     cq->cqn = cqn;
     cq->valid = true;
     cq->log_depth = cc->log_depth;
+    cq->format = format;
     cq->eqn = cc->eqn;
     cq->uctx = uctx;
     res->result = cqn;
@@ -233,7 +247,9 @@ bool rocx_cq_write(RocxCore *c, uint32_t cqn, const RocxCqeInfo *ci)
 {
     RocxCq *cq = rocx_cq_get(c, cqn);
     struct rocx_cqe e;
-    uint32_t depth;
+    struct rocx_cqe64 e64;
+    void *buf = &e;
+    uint32_t depth, size = ROCX_CQE_SIZE;
     uint8_t phase;
     uint64_t off;
 
@@ -271,8 +287,16 @@ bool rocx_cq_write(RocxCore *c, uint32_t cqn, const RocxCqeInfo *ci)
               ((ci->flags & ROCX_CQE_GRH) ?
                ROCX_FIELD_PREP(ROCX_CQE_NET_TYPE_MASK, ci->net_type) : 0) |
               (phase ^ ROCX_CQE_PHASE);
-    off = (uint64_t)(cq->pi & (depth - 1)) * ROCX_CQE_SIZE;
-    if (rocx_pbl_rw(c, &cq->pbl, off, &e, sizeof(e), true)) {
+    /* Format 1: the 1.1 entry and the clock as it is written. */
+    if (cq->format == ROCX_CQE_FORMAT_64) {
+        memset(&e64, 0, sizeof(e64));
+        e64.cqe = e;
+        stq_le_p(&e64.timestamp, rocx_clock_ns(c));
+        buf = &e64;
+        size = sizeof(e64);
+    }
+    off = (uint64_t)(cq->pi & (depth - 1)) * size;
+    if (rocx_pbl_rw(c, &cq->pbl, off, buf, size, true)) {
         goto fault;
     }
     e.flags ^= ROCX_CQE_PHASE;

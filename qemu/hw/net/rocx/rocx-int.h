@@ -156,6 +156,15 @@ static inline void rocx_schedule(RocxCore *c)
     }
     c->ops->schedule_work(c->opaque);
 }
+/* ---- Device clock (rocx-clock.c) ---- */
+
+/* The clock starts at 0 now (reset). */
+void rocx_clock_reset(RocxCore *c);
+/* Nanoseconds since the reset: CLOCK_LO/HI and CQE timestamps. */
+uint64_t rocx_clock_ns(RocxCore *c);
+/* CLOCK_LO (latches the upper half) and CLOCK_HI. */
+uint32_t rocx_rd_clock(RocxCore *c, unsigned off);
+
 /* ---- Time (rocx-core.c) ---- */
 
 /* The device clock: ops->now_ns(), the only time the core reads. */

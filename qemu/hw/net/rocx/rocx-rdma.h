@@ -159,6 +159,7 @@ typedef struct RocxCq {
     bool error;                 /* overflowed: writes nothing more */
     uint8_t log_depth;
     uint8_t eqn;
+    uint8_t format;             /* enum rocx_cqe_format */
     uint16_t uctx;
     uint16_t users;             /* QPs whose send or recv CQ this is */
     RocxPbl pbl;

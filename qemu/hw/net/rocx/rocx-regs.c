@@ -211,6 +211,8 @@ static const RocxRegInfo rocx_regs[ROCX_NUM_REGS] = {
     R(TEST_DMA_LEN,     RW, rocx_rd_plain,  rocx_wr_test_dma_len),
     R(TEST_DMA_CTRL,    W,  NULL,           rocx_wr_test_dma_ctrl),
     R(TEST_DMA_STATUS,  R,  rocx_rd_plain,  NULL),
+    R(CLOCK_LO,         R,  rocx_rd_clock,  NULL),
+    R(CLOCK_HI,         R,  rocx_rd_clock,  NULL),
     R(AQ_SQ_BASE_LO,    RW, rocx_rd_plain,  rocx_wr_plain),
     R(AQ_SQ_BASE_HI,    RW, rocx_rd_plain,  rocx_wr_plain),
     R(AQ_CQ_BASE_LO,    RW, rocx_rd_plain,  rocx_wr_plain),
