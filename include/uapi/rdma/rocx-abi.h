@@ -76,16 +76,21 @@ struct rocx_alloc_pd_resp {
 /*
  * CQ: the provider allocates the ring, 2^log_depth struct rocx_cqe
  * (include/rocx/rocx_verbs.h), page aligned, and the kernel pins it.  The
- * provider polls it and rings the CQ doorbell of its own page.
+ * provider polls it and rings the CQ doorbell of its own page.  With
+ * ROCX_CREATE_CQ_REQ_CQE_FORMAT the entries are of format cqe_format
+ * (enum rocx_cqe_format: 1 is struct rocx_cqe64, with the device clock),
+ * offered in cq_req_comp only when the device writes that format.
  */
 enum rocx_create_cq_req_comp {
-	ROCX_CREATE_CQ_REQ_RSVD = 0,	/* none defined yet */
+	ROCX_CREATE_CQ_REQ_CQE_FORMAT = 1 << 0,	/* cqe_format valid */
 };
 
 struct rocx_create_cq_req {
 	__aligned_u64 buf_addr;	/* user address of the ring */
 	__u32 log_depth;
 	__u32 comp_mask;	/* enum rocx_create_cq_req_comp */
+	__u32 cqe_format;	/* ROCX_CREATE_CQ_REQ_CQE_FORMAT */
+	__u32 reserved;		/* 0 */
 };
 
 struct rocx_create_cq_resp {

@@ -56,7 +56,7 @@
  */
 #define ROCX_IB_CQ_REQ_MIN	offsetofend(struct rocx_create_cq_req, comp_mask)
 #define ROCX_IB_QP_REQ_MIN	offsetofend(struct rocx_create_qp_req, comp_mask)
-#define ROCX_IB_CQ_REQ_COMP	0U
+#define ROCX_IB_CQ_REQ_COMP	((u32)ROCX_CREATE_CQ_REQ_CQE_FORMAT)
 #define ROCX_IB_QP_REQ_COMP	0U
 #define ROCX_IB_SRQ_REQ_MIN	offsetofend(struct rocx_create_srq_req, comp_mask)
 #define ROCX_IB_SRQ_REQ_COMP	0U
@@ -218,12 +218,14 @@ struct rocx_ib_mw {
  * @umem: the pinned ring
  * @cqn: device CQ number
  * @log_depth: log2 of the ring depth
+ * @cqe_format: enum rocx_cqe_format of the ring's entries
  */
 struct rocx_ib_cq {
 	struct ib_cq ibcq;
 	struct ib_umem *umem;
 	u32 cqn;
 	u8 log_depth;
+	u8 cqe_format;
 };
 
 /**
@@ -357,6 +359,7 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int rocx_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 void rocx_ib_cq_comp(struct rocx_ib_dev *dev, u32 cqn);
 void rocx_ib_cq_event(struct rocx_ib_dev *dev, u32 cqn);
+u32 rocx_ib_cq_req_comp(const struct rocx_identify *id);
 
 /* rocx_ib_qp.c */
 int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -383,6 +386,10 @@ int rocx_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void rocx_ib_srq_event(struct rocx_ib_dev *dev, u32 srqn, u16 type);
 void rocx_ib_qp_last_wqe(struct rocx_ib_dev *dev, u32 qpn);
+/* rocx_ib_restrack.c: driver attributes of `rdma resource show`. */
+int rocx_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int rocx_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int rocx_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);

@@ -17,13 +17,37 @@
 #include "rocx_ib.h"
 
 /**
+ * rocx_ib_cq_req_comp() - the CQ request bits offered to providers
+ * @id: identify block
+ *
+ * Return: the bits of ROCX_IB_CQ_REQ_COMP the device can honour: other
+ * CQE formats only with ROCX_CAP2_CQE64.
+ */
+u32 rocx_ib_cq_req_comp(const struct rocx_identify *id)
+{
+	u32 comp = ROCX_IB_CQ_REQ_COMP;
+
+	if (!(le64_to_cpu(id->caps2) & ROCX_CAP2_CQE64))
+		comp &= ~ROCX_CREATE_CQ_REQ_CQE_FORMAT;
+	return comp;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_cq_req_comp);
+
+/* Bytes of one CQE of a format rocx_ib_cq_check() let through. */
+static size_t rocx_ib_cqe_size(u32 cqe_format)
+{
+	return cqe_format == ROCX_CQE_FORMAT_64 ? sizeof(struct rocx_cqe64) :
+						  sizeof(struct rocx_cqe);
+}
+
+/**
  * rocx_ib_cq_check() - check a provider's CQ request against the device
  * @id: identify block
  * @cqe: entries the application asked for
  * @req: the provider's request
  *
- * Return: 0, -EOPNOTSUPP for request bits this kernel does not know, or
- * -EINVAL for a ring the device cannot or should not take.
+ * Return: 0, -EOPNOTSUPP for request bits this kernel or device does not
+ * have, or -EINVAL for a ring the device cannot or should not take.
  */
 VISIBLE_IF_KUNIT int rocx_ib_cq_check(const struct rocx_identify *id,
 				      int cqe,
@@ -31,8 +55,19 @@ VISIBLE_IF_KUNIT int rocx_ib_cq_check(const struct rocx_identify *id,
 {
 	u32 max_cqe = le32_to_cpu(id->max_cqe);
 
-	if (req->comp_mask & ~ROCX_IB_CQ_REQ_COMP)
+	if (req->comp_mask & ~rocx_ib_cq_req_comp(id))
 		return -EOPNOTSUPP;
+	/* A format without its bit, or one the device does not write. */
+	if (req->reserved)
+		return -EINVAL;
+	if (!(req->comp_mask & ROCX_CREATE_CQ_REQ_CQE_FORMAT)) {
+		if (req->cqe_format)
+			return -EINVAL;
+	} else if (req->cqe_format >= 32 ||
+		   !(le32_to_cpu(id->cqe_formats) & BIT(req->cqe_format)) ||
+		   req->cqe_format > ROCX_CQE_FORMAT_64) {
+		return -EINVAL;
+	}
 	if (req->log_depth < ROCX_IB_CQ_MIN_LOG_DEPTH ||
 	    req->log_depth > ROCX_IB_CQ_MAX_LOG_DEPTH)
 		return -EINVAL;
@@ -70,8 +105,11 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 offset;
 	int err;
 
-	/* Kernel CQs need kernel verbs (poll_cq, ...): a later issue. */
-	if (!uc || attr->flags)
+	/*
+	 * Kernel CQs need kernel verbs (poll_cq, ...): a later issue.
+	 * Completion timestamps are the 64-byte format's.
+	 */
+	if (!uc || (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION))
 		return -EOPNOTSUPP;
 	if (!dev->ceq.created)
 		return -EOPNOTSUPP;
@@ -84,10 +122,15 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			  attr->cqe, req.log_depth);
 		return err;
 	}
+	if ((attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) &&
+	    req.cqe_format != ROCX_CQE_FORMAT_64)
+		return -EOPNOTSUPP;
 
 	cq->log_depth = req.log_depth;
+	cq->cqe_format = req.cqe_format;
 	cq->umem = ib_umem_get(ibcq->device, req.buf_addr,
-			       BIT(req.log_depth) * sizeof(struct rocx_cqe),
+			       BIT(req.log_depth) *
+			       rocx_ib_cqe_size(req.cqe_format),
 			       IB_ACCESS_LOCAL_WRITE);
 	if (IS_ERR(cq->umem))
 		return PTR_ERR(cq->umem);
@@ -99,6 +142,7 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		cmd.create_cq.uctx = cpu_to_le32(uc->uctx);
 		cmd.create_cq.log_depth = req.log_depth;
 		cmd.create_cq.eqn = dev->ceq.eqn;
+		cmd.create_cq.cqe_format = cpu_to_le16(req.cqe_format);
 		rocx_ib_pbl_to_hw(&pbl, &cmd.create_cq.pbl);
 		err = rocx_ib_exec(dev, &cmd, &cqe);
 	}

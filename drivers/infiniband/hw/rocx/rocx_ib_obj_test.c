@@ -481,9 +481,53 @@ static void rocx_ib_cq_check_limit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 512, &req), 0);
 }
 
+/*
+ * CQE formats: offered only by a device with ROCX_CAP2_CQE64, and then
+ * only those IDENTIFY.cqe_formats names; no format without its bit.
+ */
+static void rocx_ib_cq_check_format_test(struct kunit *test)
+{
+	struct rocx_create_cq_req req = {
+		.buf_addr = 0x10000,
+		.log_depth = 4,
+		.comp_mask = ROCX_CREATE_CQ_REQ_CQE_FORMAT,
+		.cqe_format = ROCX_CQE_FORMAT_64,
+	};
+	struct rocx_identify id;
+
+	rocx_ib_test_identify(&id);
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_req_comp(&id), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 16, &req), -EOPNOTSUPP);
+
+	id.caps2 = cpu_to_le64(ROCX_CAP2_CQE64);
+	id.cqe_formats = cpu_to_le32(BIT(ROCX_CQE_FORMAT_32) |
+				     BIT(ROCX_CQE_FORMAT_64));
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_req_comp(&id),
+			(u32)ROCX_CREATE_CQ_REQ_CQE_FORMAT);
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 16, &req), 0);
+	req.cqe_format = ROCX_CQE_FORMAT_32;
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 16, &req), 0);
+	req.cqe_format = 2;
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 16, &req), -EINVAL);
+	req.cqe_format = 0xffffffff;
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 16, &req), -EINVAL);
+	/* A format without its bit. */
+	req.comp_mask = 0;
+	req.cqe_format = ROCX_CQE_FORMAT_64;
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 16, &req), -EINVAL);
+	req.comp_mask = ROCX_CREATE_CQ_REQ_CQE_FORMAT;
+	req.reserved = 1;
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 16, &req), -EINVAL);
+	/* A device that names only format 0. */
+	req.reserved = 0;
+	id.cqe_formats = cpu_to_le32(BIT(ROCX_CQE_FORMAT_32));
+	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 16, &req), -EINVAL);
+}
+
 static struct kunit_case rocx_ib_cq_test_cases[] = {
 	KUNIT_CASE_PARAM(rocx_ib_cq_check_test, rocx_ib_cq_gen_params),
 	KUNIT_CASE(rocx_ib_cq_check_limit_test),
+	KUNIT_CASE(rocx_ib_cq_check_format_test),
 	{}
 };
 

@@ -706,8 +706,12 @@ int rocx_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	memset(attr, 0, sizeof(*attr));
 	memset(init, 0, sizeof(*init));
 	mutex_lock(&qp->lock);
-	/* Capabilities are the driver's to know; ask the device for the rest. */
-	if (mask & ~IB_QP_CAP) {
+	/*
+	 * Capabilities are the driver's to know; ask the device for the rest.
+	 * A mask of 0 asks for everything: ib_core's restrack does, for the
+	 * remote QPN, the PSNs and the state it reports.
+	 */
+	if (mask != IB_QP_CAP) {
 		qa = rocx_ib_qp_attr_alloc(dev, &dma);
 		if (!qa) {
 			err = -ENOMEM;

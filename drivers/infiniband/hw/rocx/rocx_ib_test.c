@@ -351,6 +351,34 @@ static void rocx_ib_identify_attr_max_cqe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_cqe, 1);
 }
 
+/*
+ * Completion timestamps need both the 64-byte CQE and the clock: then all
+ * 64 bits at clock_khz, otherwise none.
+ */
+static void rocx_ib_identify_attr_clock_test(struct kunit *test)
+{
+	struct rocx_identify id = {};
+	struct ib_device_attr attr = {};
+
+	id.clock_khz = cpu_to_le32(1000000);
+	id.cqe_formats = cpu_to_le32(0x3);
+	id.caps2 = cpu_to_le64(ROCX_CAP2_CLOCK);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.timestamp_mask, 0);
+	KUNIT_EXPECT_EQ(test, attr.hca_core_clock, 0);
+	id.caps2 = cpu_to_le64(ROCX_CAP2_CQE64);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.timestamp_mask, 0);
+	id.caps2 = cpu_to_le64(ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK);
+	id.cqe_formats = cpu_to_le32(0x1);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.timestamp_mask, 0);
+	id.cqe_formats = cpu_to_le32(0x3);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.timestamp_mask, U64_MAX);
+	KUNIT_EXPECT_EQ(test, attr.hca_core_clock, 1000000);
+}
+
 /* Where the device's own limits are the smaller ones, they stand. */
 static void rocx_ib_identify_attr_mr_size_test(struct kunit *test)
 {
@@ -454,6 +482,7 @@ static struct kunit_case rocx_ib_attr_cases[] = {
 	KUNIT_CASE(rocx_ib_identify_attr_mr_size_test),
 	KUNIT_CASE(rocx_ib_identify_attr_max_cqe_test),
 	KUNIT_CASE(rocx_ib_identify_attr_ud_test),
+	KUNIT_CASE(rocx_ib_identify_attr_clock_test),
 	KUNIT_CASE(rocx_ib_identify_attr_zero_test),
 	KUNIT_CASE(rocx_ib_identify_attr_atomic_test),
 	KUNIT_CASE_PARAM(rocx_ib_verbs_errno_test, rocx_ib_errno_gen_params),

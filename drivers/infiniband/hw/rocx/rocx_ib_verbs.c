@@ -115,6 +115,7 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 {
 	unsigned long pgsz = rocx_ib_pgsz_bitmap(le64_to_cpu(id->page_size_cap));
 	u32 fw = le32_to_cpu(id->fw_version);
+	u64 caps2 = le64_to_cpu(id->caps2);
 	u64 res_rd_atom, pbl_reach;
 	u32 max_cqe;
 
@@ -190,6 +191,16 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 		attr->max_mw = rocx_ib_limit(id->max_mw);
+	}
+	/*
+	 * Completion timestamps: the device clock in 64-byte CQEs, all 64
+	 * bits of it, counting at clock_khz.
+	 */
+	if ((caps2 & ROCX_CAP2_CQE64) && (caps2 & ROCX_CAP2_CLOCK) &&
+	    (le32_to_cpu(id->cqe_formats) & BIT(ROCX_CQE_FORMAT_64)) &&
+	    le32_to_cpu(id->clock_khz)) {
+		attr->timestamp_mask = U64_MAX;
+		attr->hca_core_clock = le32_to_cpu(id->clock_khz);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_identify_to_attr);
@@ -446,7 +457,7 @@ rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
 	resp->dev_caps = le32_to_cpu(dev->id->caps);
 	resp->max_inline = le32_to_cpu(dev->id->max_inline);
 	resp->max_sge = le32_to_cpu(dev->id->max_sge);
-	resp->cq_req_comp = ROCX_IB_CQ_REQ_COMP;
+	resp->cq_req_comp = rocx_ib_cq_req_comp(dev->id);
 	resp->qp_req_comp = ROCX_IB_QP_REQ_COMP;
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_ucontext_resp);

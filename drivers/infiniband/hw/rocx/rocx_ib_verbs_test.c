@@ -585,10 +585,16 @@ static void rocx_ib_ucontext_resp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, resp.max_inline, 256);
 	KUNIT_EXPECT_EQ(test, resp.max_sge, 8);
 	KUNIT_EXPECT_EQ(test, resp.reserved, 0);
-	KUNIT_EXPECT_EQ(test, resp.cq_req_comp, ROCX_IB_CQ_REQ_COMP);
+	/* A device without the 64-byte CQE: no CQE format to ask for. */
+	KUNIT_EXPECT_EQ(test, resp.cq_req_comp, 0);
 	KUNIT_EXPECT_EQ(test, resp.qp_req_comp, ROCX_IB_QP_REQ_COMP);
 	KUNIT_EXPECT_EQ(test, offsetof(struct rocx_alloc_ucontext_resp,
 				       cq_req_comp), 40);
+	id.caps2 = cpu_to_le64(ROCX_CAP2_CQE64);
+	memset(&resp, 0, sizeof(resp));
+	rocx_ib_ucontext_resp(dev, &uc, &resp);
+	KUNIT_EXPECT_EQ(test, resp.cq_req_comp,
+			(u32)ROCX_CREATE_CQ_REQ_CQE_FORMAT);
 }
 
 /* The first QP response was 8 bytes; comp_mask comes after them. */
