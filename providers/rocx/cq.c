@@ -2,7 +2,9 @@
 /*
  * rocx provider: completion queues.
  *
- * A CQ is a ring of 2^log_depth struct rocx_cqe in this process's memory.
+ * A CQ is a ring of 2^log_depth struct rocx_cqe in this process's memory
+ * (struct rocx_cqe64, with the device clock, for the extended CQs of
+ * cq_ex.c that ask for completion timestamps).
  * The device writes entries in order and flips the phase bit it writes on
  * every pass through the ring (1 on the first), so a zeroed ring reads as
  * empty.  It never overwrites an entry the consumer has not returned
@@ -32,11 +34,13 @@ static inline uint8_t rocx_cq_phase(const struct rocx_cq *cq, uint32_t ci)
 
 static inline struct rocx_cqe *rocx_cq_entry(struct rocx_cq *cq, uint32_t ci)
 {
-	return &cq->ring[ci & ((1U << cq->log_depth) - 1)];
+	return (struct rocx_cqe *)((uint8_t *)cq->ring +
+				   ((size_t)(ci & ((1U << cq->log_depth) - 1))
+				    << cq->cqe_shift));
 }
 
 /* The entry at @ci if the device has written it, else NULL. */
-static inline struct rocx_cqe *rocx_cq_ready(struct rocx_cq *cq, uint32_t ci)
+struct rocx_cqe *rocx_cq_ready(struct rocx_cq *cq, uint32_t ci)
 {
 	struct rocx_cqe *cqe = rocx_cq_entry(cq, ci);
 
@@ -64,31 +68,29 @@ struct rocx_qp *rocx_find_qp(struct rocx_context *ctx, uint32_t qpn)
 	return tbl ? tbl[qpn & ROCX_QP_TABLE_MASK] : NULL;
 }
 
-struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
-			      struct ibv_comp_channel *channel,
-			      int comp_vector)
+/*
+ * Everything but the ibv_cq/ibv_cq_ex specific parts: the ring (entries
+ * of @cqe_format), its lock, and the kernel's CQ.  On failure returns the
+ * errno with nothing left allocated.
+ */
+int rocx_cq_create_common(struct ibv_context *context, struct rocx_cq *cq,
+			  struct ibv_cq_init_attr_ex *attr, uint32_t cqe_format)
 {
 	struct rocx_context *ctx = to_rocx_context(context);
-	struct urocx_create_cq_resp resp = {};
-	struct urocx_create_cq cmd = {};
+	struct urocx_create_cq_ex_resp resp = {};
+	struct urocx_create_cq_ex cmd = {};
 	size_t page = sysconf(_SC_PAGESIZE);
-	struct rocx_cq *cq;
+	uint32_t cqe = attr->cqe;
 	int err;
 
 	/* 2^16 is the contract's bound, max_cqe the device's. */
-	if (cqe < 1 || cqe > (1 << 16) || (uint32_t)cqe > ctx->max_cqe) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (!ctx->db) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
+	if (cqe < 1 || cqe > (1 << 16) || cqe > ctx->max_cqe)
+		return EINVAL;
+	if (!ctx->db)
+		return EOPNOTSUPP;
 
-	cq = calloc(1, sizeof(*cq));
-	if (!cq)
-		return NULL;
 	cq->log_depth = ilog32(roundup_pow_of_two(cqe < 2 ? 2 : cqe)) - 1;
+	cq->cqe_shift = cqe_format == ROCX_CQE_FORMAT_64 ? 6 : 5;
 	cq->db_batch = 1;
 	/* A ring twice the size only where the device takes one that big. */
 	if (cq->log_depth >= 4 && cq->log_depth < 16 &&
@@ -96,10 +98,16 @@ struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
 		cq->db_batch = 1U << (cq->log_depth - 1);
 		cq->log_depth++;
 	}
-	cq->ring_size = align(sizeof(struct rocx_cqe) << cq->log_depth, page);
-	err = posix_memalign((void **)&cq->ring, page, cq->ring_size);
+	cq->ring_size = align((size_t)1 << (cq->log_depth + cq->cqe_shift),
+			      page);
+	/*
+	 * Not from a parent domain's allocator: destroying the CQ would call
+	 * back into the application, whose allocator state may be gone by
+	 * then (pyverbs frees it first when a test stops half set up).
+	 */
+	err = posix_memalign(&cq->ring, page, cq->ring_size);
 	if (err)
-		goto err_free;
+		return err;
 	/* Zero: every entry reads as not yet written on the first pass. */
 	memset(cq->ring, 0, cq->ring_size);
 	err = ibv_dontfork_range(cq->ring, cq->ring_size);
@@ -111,11 +119,15 @@ struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
 
 	cmd.buf_addr = (uintptr_t)cq->ring;
 	cmd.log_depth = cq->log_depth;
-	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector, &cq->ibvcq,
-				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp));
+	/* A kernel that takes no format has only format 0. */
+	if (cqe_format != ROCX_CQE_FORMAT_32) {
+		cmd.comp_mask |= ROCX_CREATE_CQ_REQ_CQE_FORMAT;
+		cmd.cqe_format = cqe_format;
+	}
+	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
 	if (err) {
-		verbs_debug(&ctx->ibvctx, "create CQ of %d failed: %s\n", cqe,
+		verbs_debug(&ctx->ibvctx, "create CQ of %u failed: %s\n", cqe,
 			    strerror(err));
 		goto err_lock;
 	}
@@ -124,7 +136,7 @@ struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
 	/* The application may count on the size it asked for, not the ring. */
 	if (cq->db_batch > 1)
 		cq->ibvcq.cqe = 1 << (cq->log_depth - 1);
-	return &cq->ibvcq;
+	return 0;
 
 err_lock:
 	pthread_spin_destroy(&cq->lock);
@@ -132,10 +144,31 @@ err_dofork:
 	ibv_dofork_range(cq->ring, cq->ring_size);
 err_free_ring:
 	free(cq->ring);
-err_free:
-	free(cq);
-	errno = err;
-	return NULL;
+	return err;
+}
+
+struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe < 0 ? 0 : cqe,
+		.channel = channel,
+		.comp_vector = comp_vector,
+	};
+	struct rocx_cq *cq;
+	int err;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	err = rocx_cq_create_common(context, cq, &attr, ROCX_CQE_FORMAT_32);
+	if (err) {
+		free(cq);
+		errno = err;
+		return NULL;
+	}
+	return &cq->ibvcq;
 }
 
 /*
@@ -149,7 +182,7 @@ err_free:
  * other does not reach the caching-inhibited doorbell page).  x86 never
  * performs a load after a later store.
  */
-static void rocx_cq_db(struct rocx_cq *cq, uint64_t arm)
+void rocx_cq_db(struct rocx_cq *cq, uint64_t arm)
 {
 	udma_from_device_barrier();
 	udma_to_device_barrier();
@@ -173,7 +206,7 @@ int rocx_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
-static enum ibv_wc_status rocx_wc_status(uint8_t status)
+enum ibv_wc_status rocx_wc_status(uint8_t status)
 {
 	switch (status) {
 	case ROCX_WC_SUCCESS:
@@ -209,7 +242,7 @@ static enum ibv_wc_status rocx_wc_status(uint8_t status)
 	}
 }
 
-static enum ibv_wc_opcode rocx_wc_opcode(uint8_t op)
+enum ibv_wc_opcode rocx_wc_opcode(uint8_t op)
 {
 	switch (op) {
 	case ROCX_CQE_OP_RDMA_WRITE:
@@ -235,39 +268,60 @@ static enum ibv_wc_opcode rocx_wc_opcode(uint8_t op)
 }
 
 /*
- * Translate one CQE.  Returns false for an entry of a QP that is gone (its
- * entries were marked by rocx_cq_clean()), which is consumed silently.
+ * The QP and work queue of one CQE, NULL for an entry of a QP that is
+ * gone (its entries were marked by rocx_cq_clean()), which is consumed
+ * silently.  Retires the entry's WQE (and those before it); the caller
+ * reads its wr_id from (*wqp)->wrid first.  CQ locked.
  */
+struct rocx_qp *rocx_cqe_qp(struct rocx_context *ctx,
+			    const struct rocx_cqe *cqe, struct rocx_wq **wqp)
+{
+	uint32_t qpn = ROCX_FIELD_GET(ROCX_CQE_QPN_MASK,
+				      le32toh(cqe->qpn_op));
+	struct rocx_qp *qp;
+	struct rocx_wq *wq;
+
+	qp = qpn ? rocx_find_qp(ctx, qpn) : NULL;
+	if (!qp)
+		return NULL;
+	/* A receive of a QP on an SRQ: no queue of its own (rocx_cqe_wr_id). */
+	if ((cqe->flags & ROCX_CQE_RECV) && qp->srq) {
+		*wqp = NULL;
+		return qp;
+	}
+	wq = (cqe->flags & ROCX_CQE_RECV) ? &qp->rq : &qp->sq;
+	if (!wq->depth)
+		return NULL;
+	*wqp = wq;
+	return qp;
+}
+
+/*
+ * The wr_id of the entry @cqe completes, which leaves its queue: an SRQ
+ * entry is named by its tag, any other by its index in @wq.
+ */
+uint64_t rocx_cqe_wr_id(struct rocx_qp *qp, struct rocx_wq *wq,
+			const struct rocx_cqe *cqe)
+{
+	if (!wq)
+		return rocx_srq_complete(qp->srq, le16toh(cqe->wqe_idx));
+	return rocx_wq_retire(wq, le16toh(cqe->wqe_idx));
+}
+
+/* Translate one CQE; false for one of a QP that is gone. */
 static bool rocx_cqe_to_wc(struct rocx_context *ctx,
 			   const struct rocx_cqe *cqe, struct ibv_wc *wc)
 {
 	uint32_t qpn_op = le32toh(cqe->qpn_op);
 	uint32_t src_status = le32toh(cqe->src_qp_status);
 	uint32_t qpn = ROCX_FIELD_GET(ROCX_CQE_QPN_MASK, qpn_op);
-	uint16_t idx = le16toh(cqe->wqe_idx);
 	struct rocx_qp *qp;
 	struct rocx_wq *wq;
 
-	qp = qpn ? rocx_find_qp(ctx, qpn) : NULL;
+	qp = rocx_cqe_qp(ctx, cqe, &wq);
 	if (!qp)
 		return false;
-
-	if ((cqe->flags & ROCX_CQE_RECV) && qp->srq) {
-		/* An SRQ entry, named by its tag. */
-		wc->wr_id = rocx_srq_complete(qp->srq, idx);
-	} else {
-		wq = (cqe->flags & ROCX_CQE_RECV) ? &qp->rq : &qp->sq;
-		if (!wq->depth)
-			return false;
-		wc->wr_id = wq->wrid[idx & (wq->depth - 1)];
-		/*
-		 * Receive entries complete in order; a send entry also
-		 * retires every unsignalled WQE before it.  Either way the
-		 * queue's oldest outstanding entry is the next one.
-		 */
-		atomic_store_explicit((_Atomic(uint16_t) *)&wq->ci,
-				      (uint16_t)(idx + 1), memory_order_release);
-	}
+	wc->wr_id = rocx_cqe_wr_id(qp, wq, cqe);
 
 	wc->status = rocx_wc_status(ROCX_FIELD_GET(ROCX_CQE_STATUS_MASK,
 						   src_status));

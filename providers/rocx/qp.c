@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * rocx provider: RC, UC and UD queue pairs and the work requests posted to
- * them.
+ * them (the ibv_wr_* API in qp_ex.c builds its WQEs with the builders
+ * here).
  *
  * One page-aligned buffer holds the SQ (2^sq_log_depth entries of
  * 2^sq_wqe_shift bytes) and the RQ after it.  A send WQE is a 64-byte
@@ -212,7 +213,8 @@ struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	if (err)
 		goto err_free;
 	qp->buf_size = align(qp->buf_size, page);
-	err = posix_memalign(&qp->buf, page, qp->buf_size);
+	err = rocx_pd_alloc(pd, qp->buf_size, page, ROCX_RES_TYPE_QP, &qp->buf,
+			    &qp->buf_custom);
 	if (err)
 		goto err_free;
 	memset(qp->buf, 0, qp->buf_size);
@@ -262,7 +264,7 @@ err_sq:
 err_dofork:
 	ibv_dofork_range(qp->buf, qp->buf_size);
 err_free_buf:
-	free(qp->buf);
+	rocx_pd_free(pd, qp->buf, ROCX_RES_TYPE_QP, qp->buf_custom);
 err_free:
 	free(qp);
 	errno = err;
@@ -345,67 +347,8 @@ int rocx_destroy_qp(struct ibv_qp *ibqp)
 	rocx_wq_destroy(&qp->rq);
 	rocx_wq_destroy(&qp->sq);
 	ibv_dofork_range(qp->buf, qp->buf_size);
-	free(qp->buf);
+	rocx_pd_free(ibqp->pd, qp->buf, ROCX_RES_TYPE_QP, qp->buf_custom);
 	free(qp);
-	return 0;
-}
-
-static int rocx_wqe_opcode(enum ibv_wr_opcode op, uint8_t *opcode)
-{
-	switch (op) {
-	case IBV_WR_SEND:
-		*opcode = ROCX_WQE_SEND;
-		return 0;
-	case IBV_WR_SEND_WITH_IMM:
-		*opcode = ROCX_WQE_SEND_IMM;
-		return 0;
-	case IBV_WR_RDMA_WRITE:
-		*opcode = ROCX_WQE_RDMA_WRITE;
-		return 0;
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		*opcode = ROCX_WQE_RDMA_WRITE_IMM;
-		return 0;
-	case IBV_WR_RDMA_READ:
-		*opcode = ROCX_WQE_RDMA_READ;
-		return 0;
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		*opcode = ROCX_WQE_COMP_SWAP;
-		return 0;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		*opcode = ROCX_WQE_FETCH_ADD;
-		return 0;
-	/* Memory windows (ROCX_CAP2_MW; a device without it fails the WQE). */
-	case IBV_WR_SEND_WITH_INV:
-		*opcode = ROCX_WQE_SEND_INV;
-		return 0;
-	case IBV_WR_LOCAL_INV:
-		*opcode = ROCX_WQE_LOCAL_INV;
-		return 0;
-	case IBV_WR_BIND_MW:
-		*opcode = ROCX_WQE_BIND_MW;
-		return 0;
-	default:
-		/* Anything else: not in the contract. */
-		return EINVAL;
-	}
-}
-
-/* Copy the data of @wr's SGEs into the WQE. */
-static int rocx_wqe_inline(struct rocx_qp *qp, const struct ibv_send_wr *wr,
-			   uint8_t *data, uint32_t *len)
-{
-	uint32_t total = 0;
-	int i;
-
-	for (i = 0; i < wr->num_sge; i++) {
-		const struct ibv_sge *sge = &wr->sg_list[i];
-
-		if (sge->length > qp->max_inline - total)
-			return EINVAL;
-		memcpy(data + total, (void *)(uintptr_t)sge->addr, sge->length);
-		total += sge->length;
-	}
-	*len = total;
 	return 0;
 }
 
@@ -420,84 +363,267 @@ void rocx_wqe_sges(struct rocx_sge *dst, const struct ibv_sge *src, int n)
 	}
 }
 
-static int rocx_build_send_wqe(struct rocx_qp *qp,
-			       const struct ibv_send_wr *wr,
-			       struct rocx_send_wqe *wqe, uint16_t idx)
-{
-	uint8_t *data = (uint8_t *)wqe + ROCX_SEND_WQE_HDR;
-	uint32_t inline_len = 0;
-	uint8_t opcode, flags = 0;
-	int err;
+/*
+ * ---- Send WQE builders ----
+ *
+ * One function per opcode starts a WQE: header and operation segment.
+ * post_send below and the ibv_wr_* functions of qp_ex.c both build every
+ * WQE through them, and then add its data with rocx_wqe_add_sge() or
+ * rocx_wqe_add_inline(); an opcode is added to both by adding its
+ * builder here.
+ */
 
-	err = rocx_wqe_opcode(wr->opcode, &opcode);
-	if (err)
-		return err;
-	/* UC's transport has no READ, atomics or invalidation. */
-	if (qp->vqp.qp.qp_type == IBV_QPT_UC &&
-	    (opcode == ROCX_WQE_RDMA_READ || opcode == ROCX_WQE_COMP_SWAP ||
-	     opcode == ROCX_WQE_FETCH_ADD || opcode == ROCX_WQE_SEND_INV))
+/* The WQE at @idx with its control segment; the rest of the header zero. */
+static struct rocx_send_wqe *rocx_wqe_start(struct rocx_qp *qp, uint16_t idx,
+					    uint8_t opcode,
+					    unsigned int send_flags)
+{
+	struct rocx_send_wqe *wqe = rocx_wqe(&qp->sq, idx);
+	uint8_t flags = 0;
+
+	if (send_flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
+		flags |= ROCX_WQE_SIGNALED;
+	if (send_flags & IBV_SEND_SOLICITED)
+		flags |= ROCX_WQE_SOLICITED;
+	if (send_flags & IBV_SEND_FENCE)
+		flags |= ROCX_WQE_FENCE;
+	memset(wqe, 0, ROCX_SEND_WQE_HDR);
+	wqe->ctrl.opcode = opcode;
+	wqe->ctrl.flags = flags;
+	wqe->ctrl.wqe_idx = htole16(idx);
+	return wqe;
+}
+
+static void rocx_wqe_set_raddr(struct rocx_send_wqe *wqe, uint32_t rkey,
+			       uint64_t raddr)
+{
+	wqe->rdma.remote_addr = htole64(raddr);
+	wqe->rdma.rkey = htole32(rkey);
+}
+
+struct rocx_send_wqe *rocx_wqe_send(struct rocx_qp *qp, uint16_t idx,
+				    unsigned int send_flags)
+{
+	return rocx_wqe_start(qp, idx, ROCX_WQE_SEND, send_flags);
+}
+
+/* @imm is big endian in both the verbs and the WQE, as on the wire. */
+struct rocx_send_wqe *rocx_wqe_send_imm(struct rocx_qp *qp, uint16_t idx,
+					unsigned int send_flags, __be32 imm)
+{
+	struct rocx_send_wqe *wqe = rocx_wqe_start(qp, idx, ROCX_WQE_SEND_IMM,
+						   send_flags);
+
+	wqe->ctrl.imm_data = imm;
+	return wqe;
+}
+
+struct rocx_send_wqe *rocx_wqe_rdma_write(struct rocx_qp *qp, uint16_t idx,
+					  unsigned int send_flags,
+					  uint32_t rkey, uint64_t raddr)
+{
+	struct rocx_send_wqe *wqe = rocx_wqe_start(qp, idx,
+						   ROCX_WQE_RDMA_WRITE,
+						   send_flags);
+
+	rocx_wqe_set_raddr(wqe, rkey, raddr);
+	return wqe;
+}
+
+struct rocx_send_wqe *rocx_wqe_rdma_write_imm(struct rocx_qp *qp,
+					      uint16_t idx,
+					      unsigned int send_flags,
+					      uint32_t rkey, uint64_t raddr,
+					      __be32 imm)
+{
+	struct rocx_send_wqe *wqe = rocx_wqe_start(qp, idx,
+						   ROCX_WQE_RDMA_WRITE_IMM,
+						   send_flags);
+
+	rocx_wqe_set_raddr(wqe, rkey, raddr);
+	wqe->ctrl.imm_data = imm;
+	return wqe;
+}
+
+struct rocx_send_wqe *rocx_wqe_rdma_read(struct rocx_qp *qp, uint16_t idx,
+					 unsigned int send_flags,
+					 uint32_t rkey, uint64_t raddr)
+{
+	struct rocx_send_wqe *wqe = rocx_wqe_start(qp, idx,
+						   ROCX_WQE_RDMA_READ,
+						   send_flags);
+
+	rocx_wqe_set_raddr(wqe, rkey, raddr);
+	return wqe;
+}
+
+/*
+ * UD: the destination of a SEND.  Bit 31 of the Q_Key (the QP's own)
+ * means the same to the device.
+ */
+void rocx_wqe_set_ud(struct rocx_send_wqe *wqe, struct ibv_ah *ah,
+		     uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	wqe->ud.remote_qpn = htole32(remote_qpn & 0xffffff);
+	wqe->ud.qkey = htole32(remote_qkey);
+	wqe->ud.av = to_rocx_ah(ah)->av;
+}
+
+/* Append one SGE to @wqe's list. */
+int rocx_wqe_add_sge(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
+		     uint32_t lkey, uint64_t addr, uint32_t length)
+{
+	struct rocx_sge *sge;
+
+	if (wqe->ctrl.flags & ROCX_WQE_INLINE ||
+	    wqe->ctrl.num_sge >= qp->sq.max_sge)
 		return EINVAL;
+	sge = (struct rocx_sge *)((uint8_t *)wqe + ROCX_SEND_WQE_HDR) +
+	      wqe->ctrl.num_sge;
+	sge->addr = htole64(addr);
+	sge->length = htole32(length);
+	sge->lkey = htole32(lkey);
+	wqe->ctrl.num_sge++;
+	return 0;
+}
+
+/* Append @length bytes at @data to @wqe's inline data. */
+int rocx_wqe_add_inline(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
+			const void *data, size_t length)
+{
+	uint32_t len = le32toh(wqe->ctrl.inline_len);
+
+	/* A READ would have the device write into the WQE: no. */
+	if (wqe->ctrl.opcode == ROCX_WQE_RDMA_READ || wqe->ctrl.num_sge ||
+	    length > qp->max_inline - len)
+		return EINVAL;
+	memcpy((uint8_t *)wqe + ROCX_SEND_WQE_HDR + len, data, length);
+	wqe->ctrl.inline_len = htole32(len + length);
+	wqe->ctrl.flags |= ROCX_WQE_INLINE;
+	return 0;
+}
+
+/* Whether a UC QP sends @op (SEND and RDMA WRITE, with immediate). */
+bool rocx_uc_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The WQE post_send builds for @wr, at @idx. */
+static int rocx_build_send_wqe(struct rocx_qp *qp,
+			       const struct ibv_send_wr *wr, uint16_t idx)
+{
+	unsigned int flags = wr->send_flags;
+	struct rocx_send_wqe *wqe;
+	int i, err = 0;
+
 	if (wr->num_sge < 0)
+		return EINVAL;
+	/* UC's transport has no READ, atomics or invalidation. */
+	if (qp->vqp.qp.qp_type == IBV_QPT_UC && !rocx_uc_opcode(wr->opcode))
 		return EINVAL;
 	/* UD sends only SENDs, each to the AH of its work request. */
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD &&
-	    ((opcode != ROCX_WQE_SEND && opcode != ROCX_WQE_SEND_IMM) ||
-	     !wr->wr.ud.ah))
+	    ((wr->opcode != IBV_WR_SEND &&
+	      wr->opcode != IBV_WR_SEND_WITH_IMM) || !wr->wr.ud.ah))
 		return EINVAL;
-
-	if (wr->send_flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
-		flags |= ROCX_WQE_SIGNALED;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		flags |= ROCX_WQE_SOLICITED;
-	if (wr->send_flags & IBV_SEND_FENCE)
-		flags |= ROCX_WQE_FENCE;
-
-	memset(wqe, 0, ROCX_SEND_WQE_HDR);
-	if (opcode == ROCX_WQE_BIND_MW || opcode == ROCX_WQE_LOCAL_INV) {
-		/* No data: SGEs and inline flags do not apply. */
-		flags &= ~ROCX_WQE_INLINE;
-	} else if (wr->send_flags & IBV_SEND_INLINE) {
-		/* The device would have to write into the WQE: no. */
-		if (opcode == ROCX_WQE_RDMA_READ)
-			return EINVAL;
-		err = rocx_wqe_inline(qp, wr, data, &inline_len);
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+		wqe = rocx_wqe_send(qp, idx, flags);
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		wqe = rocx_wqe_send_imm(qp, idx, flags, wr->imm_data);
+		break;
+	case IBV_WR_RDMA_WRITE:
+		wqe = rocx_wqe_rdma_write(qp, idx, flags, wr->wr.rdma.rkey,
+					  wr->wr.rdma.remote_addr);
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		wqe = rocx_wqe_rdma_write_imm(qp, idx, flags, wr->wr.rdma.rkey,
+					      wr->wr.rdma.remote_addr,
+					      wr->imm_data);
+		break;
+	case IBV_WR_RDMA_READ:
+		wqe = rocx_wqe_rdma_read(qp, idx, flags, wr->wr.rdma.rkey,
+					 wr->wr.rdma.remote_addr);
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		/* One 8-byte SGE for the original value (atomic.c). */
+		wqe = rocx_wqe_start(qp, idx,
+				     wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ?
+				     ROCX_WQE_COMP_SWAP : ROCX_WQE_FETCH_ADD,
+				     flags);
+		err = rocx_wqe_atomic(qp, wr, wqe);
 		if (err)
 			return err;
-		flags |= ROCX_WQE_INLINE;
-	} else {
-		if ((uint32_t)wr->num_sge > qp->sq.max_sge)
-			return EINVAL;
-		rocx_wqe_sges((struct rocx_sge *)data, wr->sg_list,
-			      wr->num_sge);
-		wqe->ctrl.num_sge = wr->num_sge;
-	}
-
-	wqe->ctrl.opcode = opcode;
-	wqe->ctrl.flags = flags;
-	wqe->ctrl.inline_len = htole32(inline_len);
-	wqe->ctrl.wqe_idx = htole16(idx);
-	/* Big endian in both ibv_send_wr and the WQE, as on the wire. */
-	if (opcode == ROCX_WQE_SEND_IMM || opcode == ROCX_WQE_RDMA_WRITE_IMM)
-		wqe->ctrl.imm_data = wr->imm_data;
-	/* The key to invalidate: big endian in the WQE, as ImmDt. */
-	if (opcode == ROCX_WQE_SEND_INV || opcode == ROCX_WQE_LOCAL_INV)
+		break;
+	/* Memory windows (ROCX_CAP2_MW; a device without it fails the WQE). */
+	case IBV_WR_SEND_WITH_INV:
+		wqe = rocx_wqe_start(qp, idx, ROCX_WQE_SEND_INV, flags);
+		/* The key to invalidate: big endian in the WQE, as ImmDt. */
 		wqe->ctrl.imm_data = htobe32(wr->invalidate_rkey);
-	if (opcode == ROCX_WQE_BIND_MW)
+		break;
+	case IBV_WR_LOCAL_INV:
+		/* No data: SGEs and inline flags do not apply. */
+		wqe = rocx_wqe_start(qp, idx, ROCX_WQE_LOCAL_INV, flags);
+		wqe->ctrl.imm_data = htobe32(wr->invalidate_rkey);
+		return 0;
+	case IBV_WR_BIND_MW:
+		wqe = rocx_wqe_start(qp, idx, ROCX_WQE_BIND_MW, flags);
 		rocx_wqe_bind_mw(wqe, wr);
-	if (opcode == ROCX_WQE_RDMA_WRITE || opcode == ROCX_WQE_RDMA_WRITE_IMM ||
-	    opcode == ROCX_WQE_RDMA_READ) {
-		wqe->rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
-		wqe->rdma.rkey = htole32(wr->wr.rdma.rkey);
+		return 0;
+	default:
+		/* Anything else: not in the contract. */
+		return EINVAL;
 	}
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
-		/* Bit 31 of the Q_Key (the QP's own) means the same to the device. */
-		wqe->ud.remote_qpn = htole32(wr->wr.ud.remote_qpn & 0xffffff);
-		wqe->ud.qkey = htole32(wr->wr.ud.remote_qkey);
-		wqe->ud.av = to_rocx_ah(wr->wr.ud.ah)->av;
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
+		rocx_wqe_set_ud(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				wr->wr.ud.remote_qkey);
+
+	if (flags & IBV_SEND_INLINE) {
+		if (wr->opcode == IBV_WR_RDMA_READ)
+			return EINVAL;
+		for (i = 0; i < wr->num_sge && !err; i++)
+			err = rocx_wqe_add_inline(qp, wqe,
+				(void *)(uintptr_t)wr->sg_list[i].addr,
+				wr->sg_list[i].length);
+		return err;
 	}
-	if (opcode == ROCX_WQE_COMP_SWAP || opcode == ROCX_WQE_FETCH_ADD)
-		return rocx_wqe_atomic(qp, wr, wqe);
+	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
+		return EINVAL;
+	rocx_wqe_sges((struct rocx_sge *)((uint8_t *)wqe + ROCX_SEND_WQE_HDR),
+		      wr->sg_list, wr->num_sge);
+	wqe->ctrl.num_sge = wr->num_sge;
 	return 0;
+}
+
+/* Whether the SQ has no room for a WQE at @pi; SQ locked. */
+bool rocx_sq_full(struct rocx_wq *sq, uint16_t pi)
+{
+	uint16_t ci = atomic_load_explicit((_Atomic(uint16_t) *)&sq->ci,
+					   memory_order_acquire);
+
+	return (uint16_t)(pi - ci) >= sq->depth;
+}
+
+/* Hand the WQEs up to @pi to the device; SQ locked. */
+void rocx_sq_ring(struct rocx_qp *qp, uint16_t pi)
+{
+	struct rocx_wq *sq = &qp->sq;
+
+	sq->pi = pi;
+	/* The WQEs must be in memory before the device hears of them. */
+	udma_to_device_barrier();
+	mmio_write64_le(sq->db, htole64(rocx_db_value(qp->qpn, sq->pi, 0)));
 }
 
 int rocx_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -505,7 +631,7 @@ int rocx_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 {
 	struct rocx_qp *qp = to_rocx_qp(ibqp);
 	struct rocx_wq *sq = &qp->sq;
-	uint16_t posted = 0;
+	uint16_t pi;
 	int err = 0;
 
 	/* Before RTS nothing would go out; in ERR the device flushes. */
@@ -520,25 +646,22 @@ int rocx_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 
 	pthread_spin_lock(&sq->lock);
+	pi = sq->pi;
 	for (; wr; wr = wr->next) {
-		if (rocx_wq_used(sq) >= sq->depth) {
+		if (rocx_sq_full(sq, pi)) {
 			err = ENOMEM;
 			break;
 		}
-		err = rocx_build_send_wqe(qp, wr, rocx_wqe(sq, sq->pi), sq->pi);
+		err = rocx_build_send_wqe(qp, wr, pi);
 		if (err)
 			break;
-		sq->wrid[sq->pi & (sq->depth - 1)] = wr->wr_id;
-		sq->pi++;
-		posted++;
+		sq->wrid[pi & (sq->depth - 1)] = wr->wr_id;
+		pi++;
 	}
 	if (err)
 		*bad_wr = wr;
-	if (posted) {
-		/* The WQEs must be in memory before the device hears of them. */
-		udma_to_device_barrier();
-		mmio_write64_le(sq->db, htole64(rocx_db_value(qp->qpn, sq->pi, 0)));
-	}
+	if (pi != sq->pi)
+		rocx_sq_ring(qp, pi);
 	pthread_spin_unlock(&sq->lock);
 	return err;
 }

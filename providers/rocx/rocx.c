@@ -26,14 +26,19 @@ static const struct verbs_match_ent rocx_match_table[] = {
  */
 static const struct verbs_context_ops rocx_ctx_ops = {
 	.alloc_mw = rocx_alloc_mw,
+	.alloc_parent_domain = rocx_alloc_parent_domain,
 	.alloc_pd = rocx_alloc_pd,
-	.create_ah = rocx_create_ah,
+	.alloc_td = rocx_alloc_td,
 	.bind_mw = rocx_bind_mw,
+	.create_ah = rocx_create_ah,
 	.create_cq = rocx_create_cq,
+	.create_cq_ex = rocx_create_cq_ex,
 	.create_qp = rocx_create_qp,
 	.dealloc_mw = rocx_dealloc_mw,
 	.create_srq = rocx_create_srq,
+	.create_qp_ex = rocx_create_qp_ex,
 	.dealloc_pd = rocx_dealloc_pd,
+	.dealloc_td = rocx_dealloc_td,
 	.dereg_mr = rocx_dereg_mr,
 	.destroy_ah = rocx_destroy_ah,
 	.destroy_cq = rocx_destroy_cq,
@@ -110,6 +115,9 @@ static struct verbs_context *rocx_alloc_context(struct ibv_device *ibdev,
 	ctx->dev_caps = resp.dev_caps;
 	ctx->max_inline = resp.max_inline;
 	ctx->max_sge = resp.max_sge;
+	/* A kernel without the field takes no request bits. */
+	if (resp.comp_mask & ROCX_UCONTEXT_RESP_REQ_COMP)
+		ctx->cq_req_comp = resp.cq_req_comp;
 	/* CQ sizing needs the device's max_cqe, which every kernel reports. */
 	err = ibv_cmd_query_device_any(&ctx->ibvctx.context, NULL, &attr,
 				       sizeof(attr.orig_attr), NULL, NULL);

@@ -11,6 +11,7 @@
 #define __ROCX_H__
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +49,7 @@ struct rocx_context {
 	uint32_t max_sge;
 	uint32_t max_cqe;	/* query_device's, read once */
 	bool atomic;		/* query_device's atomic_cap is not NONE */
+	uint32_t cq_req_comp;	/* create_cq request bits the kernel takes */
 	/*
 	 * qpn -> QP for poll_cq.  qp_table_mutex serialises changes, and
 	 * destroy_qp holds it from before the kernel frees the qpn until the
@@ -61,27 +63,65 @@ struct rocx_context {
 	struct rocx_qp **qp_table[ROCX_QP_TABLE_SIZE];
 };
 
+struct rocx_td {
+	struct ibv_td ibvtd;
+	atomic_int refcount;	/* 1 + the parent domains holding it */
+};
+
+/*
+ * A protection domain, or a parent domain (domain.c) holding one in
+ * @protection, with the application's allocators.
+ */
 struct rocx_pd {
 	struct ibv_pd ibvpd;
 	uint32_t pdn;
+	/*
+	 * A PD: 1 + the parent domains holding it; a parent domain: 1 +
+	 * the buffers taken from it (rocx_pd_alloc()).
+	 */
+	atomic_int refcount;
+	struct rocx_pd *protection;	/* parent domains only */
+	struct rocx_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+/* resource_type of the buffers the allocators of a parent domain give. */
+enum rocx_res_type {
+	ROCX_RES_TYPE_QP = 1,	/* SQ and RQ of a QP */
 };
 
 struct rocx_cq {
-	struct ibv_cq ibvcq;
+	/* ibv_create_cq_ex's CQs are verbs_cq: the same first fields. */
+	union {
+		struct ibv_cq ibvcq;
+		struct verbs_cq vcq;
+	};
 	/*
 	 * Protects the consumer side: ci and the CQ doorbell (so that the
 	 * index it carries never goes back), and the QP table's view of the
 	 * QPs using this CQ (see rocx_context.qp_table_mutex).
 	 */
 	pthread_spinlock_t lock;
-	struct rocx_cqe *ring;	/* 2^log_depth entries, written by the device */
+	void *ring;		/* 2^log_depth entries, written by the device */
 	size_t ring_size;	/* bytes allocated, page aligned */
 	uint32_t log_depth;
+	uint32_t cqe_shift;	/* log2 of an entry: 5, or 6 for rocx_cqe64 */
 	uint32_t ci;		/* free-running consumer index */
 	uint32_t db_ci;		/* the last ci the device was given */
 	uint32_t db_batch;	/* give entries back this many at a time */
 	uint32_t cqn;
 	void *db;		/* the CQ doorbell of the context's page */
+	/*
+	 * ibv_start_poll() to ibv_end_poll() (cq_ex.c), under @lock: the
+	 * entry the read functions read, and the ci of the poll's start.
+	 */
+	struct rocx_cqe *cur_cqe;
+	uint32_t poll_start;
+	bool single_threaded;	/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED: no lock */
 };
 
 /*
@@ -141,6 +181,17 @@ struct rocx_srq {
 	void *db;		/* the SRQ doorbell of the context's page */
 };
 
+/*
+ * The ibv_wr_* batch between ibv_wr_start() and ibv_wr_complete() or
+ * ibv_wr_abort() (qp_ex.c), under the SQ lock: WQEs are built from the
+ * SQ's pi on, and handed to the device only by wr_complete.
+ */
+struct rocx_wr_batch {
+	uint16_t pi;		/* the next WQE's index */
+	struct rocx_send_wqe *cur;	/* the WQE being built, or NULL */
+	int err;		/* the first error: the batch is refused */
+};
+
 struct rocx_qp {
 	struct verbs_qp vqp;
 	void *buf;		/* the SQ, then the RQ; pinned by the kernel */
@@ -151,6 +202,8 @@ struct rocx_qp {
 	uint32_t max_inline;	/* inline bytes a send WQE carries */
 	bool sq_sig_all;
 	struct rocx_srq *srq;	/* receives from it instead of rq */
+	bool buf_custom;	/* buf from the PD's allocator (rocx_pd_alloc()) */
+	struct rocx_wr_batch wr;
 };
 
 static inline struct rocx_context *to_rocx_context(struct ibv_context *ibctx)
@@ -195,6 +248,27 @@ static inline uint64_t rocx_db_value(uint32_t qid, uint32_t index,
 	       arm;
 }
 
+/*
+ * Retire the WQE at @idx of @wq, returning its wr_id; CQ locked.  Receive
+ * entries complete in order; a send entry also retires every unsignalled
+ * WQE before it.  Either way the queue's oldest outstanding entry is the
+ * next one.
+ */
+static inline uint64_t rocx_wq_retire(struct rocx_wq *wq, uint16_t idx)
+{
+	uint64_t wr_id = wq->wrid[idx & (wq->depth - 1)];
+
+	atomic_store_explicit((_Atomic(uint16_t) *)&wq->ci, (uint16_t)(idx + 1),
+			      memory_order_release);
+	return wr_id;
+}
+
+/* The QP of an ibv_qp_ex (ibv_create_qp_ex with send_ops_flags). */
+static inline struct rocx_qp *to_rocx_qp_ex(struct ibv_qp_ex *qpx)
+{
+	return container_of(qpx, struct rocx_qp, vqp.qp_ex);
+}
+
 /* verbs.c */
 int rocx_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
@@ -211,6 +285,17 @@ int rocx_dereg_mr(struct verbs_mr *vmr);
 struct ibv_ah *rocx_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int rocx_destroy_ah(struct ibv_ah *ah);
 
+/* domain.c: thread and parent domains */
+struct ibv_td *rocx_alloc_td(struct ibv_context *context,
+			     struct ibv_td_init_attr *attr);
+int rocx_dealloc_td(struct ibv_td *td);
+struct ibv_pd *rocx_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr);
+int rocx_dealloc_parent_domain(struct rocx_pd *pd);
+int rocx_pd_alloc(struct ibv_pd *ibpd, size_t size, size_t align,
+		  uint64_t type, void **p, bool *custom);
+void rocx_pd_free(struct ibv_pd *ibpd, void *p, uint64_t type, bool custom);
+
 /* cq.c */
 struct ibv_cq *rocx_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
@@ -220,6 +305,20 @@ int rocx_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int rocx_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 void rocx_cq_clean(struct rocx_cq *cq, uint32_t qpn, struct rocx_srq *srq);
 struct rocx_qp *rocx_find_qp(struct rocx_context *ctx, uint32_t qpn);
+int rocx_cq_create_common(struct ibv_context *context, struct rocx_cq *cq,
+			  struct ibv_cq_init_attr_ex *attr, uint32_t cqe_format);
+struct rocx_cqe *rocx_cq_ready(struct rocx_cq *cq, uint32_t ci);
+struct rocx_qp *rocx_cqe_qp(struct rocx_context *ctx,
+			    const struct rocx_cqe *cqe, struct rocx_wq **wqp);
+uint64_t rocx_cqe_wr_id(struct rocx_qp *qp, struct rocx_wq *wq,
+			const struct rocx_cqe *cqe);
+enum ibv_wc_status rocx_wc_status(uint8_t status);
+enum ibv_wc_opcode rocx_wc_opcode(uint8_t op);
+void rocx_cq_db(struct rocx_cq *cq, uint64_t arm);
+
+/* cq_ex.c */
+struct ibv_cq_ex *rocx_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 
 /* atomic.c: the 8 bytes an atomic reads, and returns. */
 #define ROCX_ATOMIC_SIZE	8
@@ -258,5 +357,40 @@ int rocx_destroy_srq(struct ibv_srq *srq);
 int rocx_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 uint64_t rocx_srq_complete(struct rocx_srq *srq, uint16_t tag);
+bool rocx_sq_full(struct rocx_wq *sq, uint16_t pi);
+bool rocx_uc_opcode(enum ibv_wr_opcode op);
+void rocx_sq_ring(struct rocx_qp *qp, uint16_t pi);
+
+/*
+ * Send WQE builders, one per opcode, shared by post_send (qp.c) and the
+ * ibv_wr_* API (qp_ex.c): each starts the WQE at @idx with its operation
+ * segment; the data follows through rocx_wqe_add_sge()/_add_inline().
+ * @send_flags are IBV_SEND_* (SIGNALED, SOLICITED, FENCE).
+ */
+struct rocx_send_wqe *rocx_wqe_send(struct rocx_qp *qp, uint16_t idx,
+				    unsigned int send_flags);
+struct rocx_send_wqe *rocx_wqe_send_imm(struct rocx_qp *qp, uint16_t idx,
+					unsigned int send_flags, __be32 imm);
+struct rocx_send_wqe *rocx_wqe_rdma_write(struct rocx_qp *qp, uint16_t idx,
+					  unsigned int send_flags,
+					  uint32_t rkey, uint64_t raddr);
+struct rocx_send_wqe *rocx_wqe_rdma_write_imm(struct rocx_qp *qp,
+					      uint16_t idx,
+					      unsigned int send_flags,
+					      uint32_t rkey, uint64_t raddr,
+					      __be32 imm);
+struct rocx_send_wqe *rocx_wqe_rdma_read(struct rocx_qp *qp, uint16_t idx,
+					 unsigned int send_flags,
+					 uint32_t rkey, uint64_t raddr);
+void rocx_wqe_set_ud(struct rocx_send_wqe *wqe, struct ibv_ah *ah,
+		     uint32_t remote_qpn, uint32_t remote_qkey);
+int rocx_wqe_add_sge(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
+		     uint32_t lkey, uint64_t addr, uint32_t length);
+int rocx_wqe_add_inline(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
+			const void *data, size_t length);
+
+/* qp_ex.c */
+struct ibv_qp *rocx_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
 
 #endif /* __ROCX_H__ */

@@ -58,13 +58,20 @@ struct ibv_pd *rocx_alloc_pd(struct ibv_context *context)
 		return NULL;
 	}
 	pd->pdn = resp.pdn;
+	atomic_init(&pd->refcount, 1);
 	return &pd->ibvpd;
 }
 
 int rocx_dealloc_pd(struct ibv_pd *ibpd)
 {
+	struct rocx_pd *pd = to_rocx_pd(ibpd);
 	int err;
 
+	if (pd->protection)
+		return rocx_dealloc_parent_domain(pd);
+	/* Parent domains hold it. */
+	if (atomic_load(&pd->refcount) > 1)
+		return EBUSY;
 	err = ibv_cmd_dealloc_pd(ibpd);
 	if (err)
 		return err;
