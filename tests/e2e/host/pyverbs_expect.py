@@ -114,6 +114,8 @@ FEATURES = (
     (r'^Parent Domain', 'parent domain'),
     (r'^Multicast', 'multicast'),
     (r'^Query device real time', 'real-time clock (ibv_query_rt_values_ex)'),
+    (r'^Converting timestamp to nanoseconds',
+     'mlx5 only (mlx5dv_ts_to_ns converts the timestamp)'),
     (r'^Importing a device|object imports', 'shared PD (ibv_import_device)'),
     (r'^Query MR', 'ibv_query_mr'),
     (r'^Flow creation', 'flow steering'),
