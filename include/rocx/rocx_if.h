@@ -52,6 +52,9 @@ enum rocx_aq_opcode {
 	ROCX_AQ_OP_SET_CC		= 0x31,	/* ECN marking, DCQCN */
 	ROCX_AQ_OP_QUERY_DCB		= 0x32,
 	ROCX_AQ_OP_QUERY_CC		= 0x33,
+	/* Contract 1.2: only with ROCX_CAP2_MCAST (struct rocx_aq_mcast). */
+	ROCX_AQ_OP_ATTACH_MCAST		= 0x40,
+	ROCX_AQ_OP_DETACH_MCAST		= 0x41,
 };
 
 enum rocx_aq_status {

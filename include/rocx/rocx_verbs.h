@@ -263,6 +263,8 @@ enum rocx_qp_state {
 
 #define ROCX_NO_SRQ			0xffffffff
 #define ROCX_QP_SQ_SIG_ALL		ROCX_BIT(0)
+/* 1.2, ROCX_CAP2_MCAST, UD only: its group sends skip this device's QPs. */
+#define ROCX_QP_NO_MC_LOOPBACK		ROCX_BIT(1)
 
 /*
  * CREATE_QP: result = qpn.  The SQ (2^sq_log_depth entries of
@@ -379,6 +381,21 @@ struct rocx_qp_attr {
 	__le32 dest_qpn;	/* [23:0] */
 	struct rocx_av av;
 	__u8 rsvd1[60];
+};
+
+/*
+ * ATTACH_MCAST / DETACH_MCAST (1.2, ROCX_CAP2_MCAST): a UD QP joins or
+ * leaves the multicast group gid; the device accepts the group's MAC while
+ * any QP is attached (rocx-device.rst, "Multicast").
+ */
+#define ROCX_MCAST_QPN			0xffffff	/* BTH dest QP of a group */
+
+struct rocx_aq_mcast {
+	struct rocx_aq_hdr hdr;
+	__le32 qpn;
+	__le32 rsvd1;
+	__u8 gid[16];		/* ff00::/8, or ::ffff:224.0.0.0/100 */
+	__u8 rsvd2[32];
 };
 
 /* ======================= Work queue entries ======================= */
@@ -565,6 +582,7 @@ union rocx_aq_verbs_cmd {
 	struct rocx_aq_create_srq create_srq;
 	struct rocx_aq_modify_srq modify_srq;
 	struct rocx_aq_srq srq;
+	struct rocx_aq_mcast mcast;
 };
 
 ROCX_ASSERT_SIZE(struct rocx_pbl, 16);
@@ -575,6 +593,7 @@ ROCX_ASSERT_SIZE(struct rocx_aq_destroy_cq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_create_qp, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_qp_attr_cmd, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_destroy_qp, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_mcast, 64);
 ROCX_ASSERT_SIZE(struct rocx_cqe, 32);
 ROCX_ASSERT_SIZE(struct rocx_cqe64, 64);
 ROCX_ASSERT_SIZE(struct rocx_av, 32);
