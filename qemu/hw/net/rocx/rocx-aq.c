@@ -173,6 +173,8 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
     stl_le_p(&id.max_srq_sge, ROCX_CORE_MAX_SRQ_SGE);
     stl_le_p(&id.cqe_formats, ROCX_CORE_CQE_FORMATS);
     stl_le_p(&id.clock_khz, ROCX_CORE_CLOCK_KHZ);
+    stl_le_p(&id.max_mcast_grp, ROCX_CORE_MAX_MCAST_GRP);
+    stl_le_p(&id.max_mcast_qp_attach, ROCX_CORE_MAX_MCAST_QP_ATTACH);
     if (rocx_dma_write(c, addr, &id, sizeof(id))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }
@@ -428,6 +430,12 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
         break;
     case ROCX_AQ_OP_DESTROY_SRQ:
         rocx_cmd_destroy_srq(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_ATTACH_MCAST:
+        rocx_cmd_attach_mcast(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DETACH_MCAST:
+        rocx_cmd_detach_mcast(c, cmd, res);
         break;
     default:
         /* MWs, XRC, DCB and congestion control come in later versions. */

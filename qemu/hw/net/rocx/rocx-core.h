@@ -87,6 +87,8 @@
                                      ROCX_BIT(ROCX_CQE_FORMAT_64))
 #define ROCX_CORE_CLOCK_KHZ         1000000
 #define ROCX_CORE_MAX_MCAST_MACS    64
+#define ROCX_CORE_MAX_MCAST_GRP     64
+#define ROCX_CORE_MAX_MCAST_QP_ATTACH   16
 #define ROCX_CORE_FW_VERSION        0x00010000  /* 1.0.0 */
 #define ROCX_CORE_DEFAULT_MTU       1500
 #define ROCX_CORE_DEFAULT_SPEED     100000      /* Mb/s */

@@ -8,11 +8,12 @@
  * GIDs goes to the transport (rocx-wire.c) at once, MAC control frames
  * are dropped, and anything else goes through the MAC filter (the port's
  * address, broadcast, the multicast groups of SET_MCAST_MACS or all of
- * them until the driver gives any, everything in promiscuous mode) into
- * the RX ring.  A frame that finds no posted buffer waits in the
- * device's holding queue, behind the others, up to ROCX_CORE_RX_HOLD_BYTES
- * (beyond: dropped, RX_DISCARDS), and goes to the ring when buffers come;
- * QEMU's own queue, which would hold RoCE behind it, never holds one.
+ * them until the driver gives any, those of attached UD groups, everything
+ * in promiscuous mode) into the RX ring.  A frame that finds no posted
+ * buffer waits in the device's holding queue, behind the others, up to
+ * ROCX_CORE_RX_HOLD_BYTES (beyond: dropped, RX_DISCARDS), and goes to the
+ * ring when buffers come; QEMU's own queue, which would hold RoCE behind
+ * it, never holds one.
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -255,11 +256,14 @@ static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *buf)
         return ROCX_RX_BROADCAST;
     }
     if (is_multicast_ether_addr(dst)) {
-        /* Until the driver gives the device its groups: all of them. */
+        /*
+         * Until the driver gives the device its groups: all of them.
+         * The groups UD QPs are attached to count as given (rocx-mcast.c).
+         */
         if (!c->port.mcast_on ||
             (c->port.rx_mode & (ROCX_RX_MODE_ALLMULTI |
                                 ROCX_RX_MODE_PROMISC)) ||
-            rocx_mcast_listed(c, dst)) {
+            rocx_mcast_listed(c, dst) || rocx_mcast_mac_wanted(c, dst)) {
             return ROCX_RX_MULTICAST;
         }
         return ROCX_RX_DROP;

@@ -39,6 +39,7 @@
  * rocx-hdr.h: the packet's header layouts and their accessors;
  * rocx-icrc.c: the ICRC and the CRC behind it;
  * rocx-fabric.c: fabric bundles between the device and rocx-switch;
+ * rocx-mcast.c: multicast groups of UD QPs and delivery to them;
  * rocx-pci.c: the QEMU glue, which sees rocx-core.h only.
  *
  * Copyright (c) 2025 The rocx authors
@@ -698,6 +699,23 @@ void rocx_atomic_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
 void rocx_atomic_dup(RocxCore *c, RocxQp *qp, const RocxPkt *p);
 /* Responder: send the response of a held atomic. */
 void rocx_atomic_resp_pkt(RocxCore *c, RocxQp *qp, RocxReadJob *j);
+
+/* ---- Multicast groups (rocx-mcast.c) ---- */
+
+/* ff00::/8, or an IPv4-mapped 224.0.0.0/4. */
+bool rocx_gid_is_mcast(const uint8_t *gid);
+/* The MAC a multicast GID maps to (01:00:5e:..., 33:33:...). */
+void rocx_mcast_mac(const uint8_t *gid, uint8_t *mac);
+/* The group of this GID with a QP attached, or NULL. */
+RocxMcastGrp *rocx_mcast_find(RocxCore *c, const uint8_t *gid);
+/* Whether a group with a QP attached maps to this MAC. */
+bool rocx_mcast_mac_wanted(RocxCore *c, const uint8_t *mac);
+void rocx_cmd_attach_mcast(RocxCore *c, const union rocx_aq_cmd *cmd,
+                           RocxAqResult *res);
+void rocx_cmd_detach_mcast(RocxCore *c, const union rocx_aq_cmd *cmd,
+                           RocxAqResult *res);
+/* The QP is being destroyed: it leaves every group. */
+void rocx_mcast_qp_gone(RocxCore *c, const RocxQp *qp);
 
 /* ---- ICRC (rocx-icrc.c) ---- */
 

@@ -325,7 +325,9 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     RocxQp *qp;
     uint32_t qpn;
 
-    if (cq->type > ROCX_QPT_GSI || (cq->flags & ~ROCX_QP_SQ_SIG_ALL) ||
+    if (cq->type > ROCX_QPT_GSI ||
+        (cq->flags & ~(ROCX_QP_SQ_SIG_ALL | ROCX_QP_NO_MC_LOOPBACK)) ||
+        ((cq->flags & ROCX_QP_NO_MC_LOOPBACK) && cq->type != ROCX_QPT_UD) ||
         cq->sq_log_depth < 1 ||
         (1u << MIN(cq->sq_log_depth, 31)) > ROCX_CORE_MAX_QP_WR ||
         (1u << MIN(cq->rq_log_depth, 31)) > ROCX_CORE_MAX_QP_WR ||
@@ -457,6 +459,7 @@ void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
      */
     rocx_mw_qp_gone(c, qp->qpn);
     rocx_srq_qp_stop(c, qp);
+    rocx_mcast_qp_gone(c, qp);
     rocx_qp_free(c, qp);
 }
 

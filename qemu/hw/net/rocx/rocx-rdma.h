@@ -432,6 +432,23 @@ typedef struct RocxRdmaStats {
     uint64_t cq_arm_visits;
 } RocxRdmaStats;
 
+/*
+ * A multicast group (rocx-mcast.c): in use while a QP is attached.  The
+ * QPs' order means nothing; each is in it once.
+ */
+typedef struct RocxMcastGrp {
+    uint8_t gid[16];
+    uint8_t mac[6];             /* derived from gid */
+    uint8_t nqp;                /* 0: free */
+    uint32_t qpn[ROCX_CORE_MAX_MCAST_QP_ATTACH];
+} RocxMcastGrp;
+
+/* Engine: ATTACH_MCAST, DETACH_MCAST, DESTROY_QP and reset change it. */
+typedef struct RocxMcast {
+    unsigned ngrp;              /* groups in use */
+    RocxMcastGrp grp[ROCX_CORE_MAX_MCAST_GRP];
+} RocxMcast;
+
 typedef struct RocxRdma {
     RocxMr mr[ROCX_CORE_MR_SLOTS];
     RocxMw mw[ROCX_CORE_MAX_MW];
@@ -463,6 +480,8 @@ typedef struct RocxRdma {
     bool queued[ROCX_CORE_QP_SLOTS];
 
     RocxRdmaStats stats;
+
+    RocxMcast mcast;
 } RocxRdma;
 
 #endif /* HW_NET_ROCX_RDMA_H */
