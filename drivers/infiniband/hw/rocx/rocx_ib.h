@@ -390,6 +390,9 @@ void rocx_ib_qp_last_wqe(struct rocx_ib_dev *dev, u32 qpn);
 int rocx_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int rocx_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int rocx_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+/* rocx_ib_mcast.c */
+int rocx_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int rocx_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);
@@ -469,6 +472,8 @@ int rocx_ib_srq_check(const struct rocx_identify *id,
 void rocx_ib_srq_caps(const struct rocx_identify *id,
 		      const struct rocx_create_srq_req *req,
 		      struct ib_srq_attr *attr);
+void rocx_ib_mcast_cmd(union rocx_aq_verbs_cmd *cmd, u16 op, u32 qpn,
+		       const union ib_gid *gid);
 void rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
 			   const struct rocx_ib_ucontext *uc,
 			   struct rocx_alloc_ucontext_resp *resp);

@@ -449,6 +449,52 @@ static void rocx_ib_identify_attr_zero_test(struct kunit *test)
 			ROCX_IB_LOCAL_ACK_DELAY);
 }
 
+/* Multicast limits mean something only with ROCX_CAP2_MCAST. */
+static void rocx_ib_identify_attr_mcast_test(struct kunit *test)
+{
+	struct rocx_identify id = {};
+	struct ib_device_attr attr = {};
+
+	id.max_mcast_grp = cpu_to_le32(64);
+	id.max_mcast_qp_attach = cpu_to_le32(16);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_mcast_grp, 0);
+	KUNIT_EXPECT_EQ(test, attr.max_mcast_qp_attach, 0);
+	KUNIT_EXPECT_EQ(test, attr.max_total_mcast_qp_attach, 0);
+
+	id.caps2 = cpu_to_le64(ROCX_CAP2_MCAST);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_mcast_grp, 64);
+	KUNIT_EXPECT_EQ(test, attr.max_mcast_qp_attach, 16);
+	KUNIT_EXPECT_EQ(test, attr.max_total_mcast_qp_attach, 64 * 16);
+
+	/* The product of two clamped limits still fits an int. */
+	id.max_mcast_grp = cpu_to_le32(U32_MAX);
+	id.max_mcast_qp_attach = cpu_to_le32(3);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_EQ(test, attr.max_mcast_grp, INT_MAX);
+	KUNIT_EXPECT_EQ(test, attr.max_total_mcast_qp_attach, INT_MAX);
+}
+
+/* ATTACH_MCAST and DETACH_MCAST carry the qpn and the GID as given. */
+static void rocx_ib_mcast_cmd_test(struct kunit *test)
+{
+	union rocx_aq_verbs_cmd cmd = {};
+	union ib_gid gid;
+	u8 zero[sizeof(cmd.mcast.rsvd2)] = {};
+	int i;
+
+	for (i = 0; i < sizeof(gid.raw); i++)
+		gid.raw[i] = 0xf0 + i;
+	rocx_ib_mcast_cmd(&cmd, ROCX_AQ_OP_DETACH_MCAST, 0x123456, &gid);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cmd.mcast.hdr.opcode),
+			ROCX_AQ_OP_DETACH_MCAST);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.mcast.qpn), 0x123456);
+	KUNIT_EXPECT_MEMEQ(test, cmd.mcast.gid, gid.raw, sizeof(gid.raw));
+	KUNIT_EXPECT_EQ(test, cmd.mcast.rsvd1, 0);
+	KUNIT_EXPECT_MEMEQ(test, cmd.mcast.rsvd2, zero, sizeof(zero));
+}
+
 struct rocx_ib_errno_case {
 	const char *desc;
 	int in;
@@ -485,6 +531,8 @@ static struct kunit_case rocx_ib_attr_cases[] = {
 	KUNIT_CASE(rocx_ib_identify_attr_clock_test),
 	KUNIT_CASE(rocx_ib_identify_attr_zero_test),
 	KUNIT_CASE(rocx_ib_identify_attr_atomic_test),
+	KUNIT_CASE(rocx_ib_identify_attr_mcast_test),
+	KUNIT_CASE(rocx_ib_mcast_cmd_test),
 	KUNIT_CASE_PARAM(rocx_ib_verbs_errno_test, rocx_ib_errno_gen_params),
 	{}
 };

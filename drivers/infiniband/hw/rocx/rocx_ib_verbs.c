@@ -202,6 +202,16 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 		attr->timestamp_mask = U64_MAX;
 		attr->hca_core_clock = le32_to_cpu(id->clock_khz);
 	}
+	if (le64_to_cpu(id->caps2) & ROCX_CAP2_MCAST) {
+		u64 total;
+
+		attr->max_mcast_grp = rocx_ib_limit(id->max_mcast_grp);
+		attr->max_mcast_qp_attach =
+			rocx_ib_limit(id->max_mcast_qp_attach);
+		/* Each group holds its own QPs: the table's whole reach. */
+		total = (u64)attr->max_mcast_grp * attr->max_mcast_qp_attach;
+		attr->max_total_mcast_qp_attach = min_t(u64, total, INT_MAX);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_identify_to_attr);
 

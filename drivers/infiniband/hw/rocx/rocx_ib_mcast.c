@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * rocx_ib: multicast groups of UD QPs.
+ *
+ * The device keeps the group table and derives each group's MAC itself
+ * (rocx-device.rst, "Multicast"), so attach and detach are one admin
+ * command each.  ib_core has checked that the QP is UD and the GID a
+ * multicast address; for RoCE there is no LID.  uverbs keeps each QP's
+ * list of groups and detaches them all before destroying it, and the
+ * device drops a destroyed QP from its groups in any case.
+ */
+#include <kunit/visibility.h>
+#include <rdma/ib_verbs.h>
+
+#include "rocx_ib.h"
+
+/**
+ * rocx_ib_mcast_cmd() - encode ATTACH_MCAST or DETACH_MCAST
+ * @cmd: zeroed command, filled in
+ * @op: ROCX_AQ_OP_ATTACH_MCAST or ROCX_AQ_OP_DETACH_MCAST
+ * @qpn: the UD QP
+ * @gid: the group
+ */
+VISIBLE_IF_KUNIT void rocx_ib_mcast_cmd(union rocx_aq_verbs_cmd *cmd, u16 op,
+					u32 qpn, const union ib_gid *gid)
+{
+	cmd->mcast.hdr.opcode = cpu_to_le16(op);
+	cmd->mcast.qpn = cpu_to_le32(qpn);
+	memcpy(cmd->mcast.gid, gid->raw, sizeof(cmd->mcast.gid));
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_mcast_cmd);
+
+static int rocx_ib_mcast_exec(struct ib_qp *ibqp, u16 op, union ib_gid *gid)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibqp->device);
+	union rocx_aq_verbs_cmd cmd = {};
+
+	if (!(le64_to_cpu(dev->id->caps2) & ROCX_CAP2_MCAST))
+		return -EOPNOTSUPP;
+	rocx_ib_mcast_cmd(&cmd, op, ibqp->qp_num, gid);
+	return rocx_ib_verbs_errno(rocx_ib_exec(dev, &cmd, NULL));
+}
+
+int rocx_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return rocx_ib_mcast_exec(ibqp, ROCX_AQ_OP_ATTACH_MCAST, gid);
+}
+
+int rocx_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return rocx_ib_mcast_exec(ibqp, ROCX_AQ_OP_DETACH_MCAST, gid);
+}
