@@ -393,4 +393,10 @@ int rocx_wqe_add_inline(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
 struct ibv_qp *rocx_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr);
 
+/* mcast.c */
+int rocx_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid);
+int rocx_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		      uint16_t lid);
+
 #endif /* __ROCX_H__ */
