@@ -375,6 +375,69 @@ def impair_stop(sw, gs, ctl):
         g.close()
 
 
+def roce_mcast(src, group):
+    """A RoCE v2 UD SEND to a multicast group: group is an IPv4 address
+    (bytes of 4) or an IPv6 one (16), its MAC derived as a NIC does."""
+    udp = struct.pack("!HHHH", 0xc000, 4791, 8 + 12 + 8 + 4, 0)
+    bth = bytes([0x64, 0, 0xff, 0xff, 0, 0xff, 0xff, 0xff, 0, 0, 0, 1])
+    rest = udp + bth + bytes(8) + b"mc" + bytes(2)
+    if len(group) == 4:
+        dst = bytes([1, 0, 0x5e, group[1] & 0x7f]) + group[2:]
+        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(rest), 0, 0,
+                         64, 17, 0, bytes([198, 18, 0, 1]), group)
+        return dst + src + b"\x08\x00" + ip + rest
+    dst = b"\x33\x33" + group[12:]
+    ip = struct.pack("!IHBB16s16s", 6 << 28, len(rest), 17, 64,
+                     bytes.fromhex("20010002" + "00" * 11 + "01"), group)
+    return dst + src + b"\x86\xdd" + ip + rest
+
+
+def multicast_groups(exe, sockdir, log):
+    """RoCE multicast: a frame to a group MAC reaches every port but its
+    ingress, bundled or not, however well the switch knows the senders;
+    a group MAC used as a source is never learned."""
+    log.seek(0)
+    log.truncate()
+    sw = start_switch(exe, sockdir, ["--ports", "3"], log)
+    a, b, c = (Guest(sockdir, i) for i in range(3))
+    for g in (a, b, c):
+        g.send(BCAST, f"hi-{g.idx}")
+    for g in (a, b, c):
+        g.recv()
+    for g in (a, b):
+        g.send_raw(fab(fabric.HELLO))
+        g.recv()
+
+    v4 = roce_mcast(b.mac, bytes([239, 1, 2, 3]))
+    v6 = roce_mcast(b.mac, bytes.fromhex("ff0e" + "00" * 13 + "42"))
+    uni = b.frame(a.mac, "uni")
+    b.send_raw(bundle_of([v4, v6, uni]))
+    got_a = a.recv()
+    check("mcast: bundled RoCE to groups and unicast reach A in one bundle",
+          len(got_a) == 1 and unbundle(got_a[0]) == [v4, v6, uni],
+          [len(x) for x in got_a])
+    check("mcast: both groups, not the unicast, reach C plain",
+          c.recv() == [v4, v6])
+    check("mcast: nothing back to the sender", b.recv() == [])
+
+    v4c = roce_mcast(c.mac, bytes([239, 1, 2, 3]))
+    c.send_raw(v4c)
+    check("mcast: a plain group frame reaches both others",
+          a.recv() == [v4c] and b.recv() == [v4c] and c.recv() == [])
+
+    # A group MAC as a source is bogus: it must not become a port's.
+    group_mac = v4[:6]
+    a.send(BCAST, "spoof", src=group_mac)
+    b.recv()
+    c.recv()
+    c.send_raw(v4c)
+    check("mcast: a group MAC seen as a source still floods",
+          a.recv() == [v4c] and b.recv() == [v4c])
+    stop_switch(sw)
+    for g in (a, b, c):
+        g.close()
+
+
 def impair_ctl(exe, sockdir, log):
     """The control socket: answers, errors that change nothing, line
     handling; --impair and --seed at start."""
@@ -1468,6 +1531,7 @@ def main():
     b.close()
 
     bundles(exe, sockdir, work, log)
+    multicast_groups(exe, sockdir, log)
     impairments(exe, sockdir, log)
     lossless(exe, sockdir, log, work)
 
