@@ -909,6 +909,7 @@ int main(int argc, char **argv)
         { t_cases_atomic, t_ncases_atomic },
         { t_cases_mw, t_ncases_mw },
         { t_cases_srq, t_ncases_srq },
+        { t_cases_mcast, t_ncases_mcast },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

@@ -240,5 +240,7 @@ extern const TCase t_cases_mw[];
 extern const unsigned t_ncases_mw;
 extern const TCase t_cases_srq[];
 extern const unsigned t_ncases_srq;
+extern const TCase t_cases_mcast[];
+extern const unsigned t_ncases_mcast;
 
 #endif /* ROCX_TEST_RDMA_H */

@@ -802,7 +802,9 @@ static void t_op_identify(void)
              ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
              ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC |
              ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW | ROCX_CAP2_SRQ |
-             ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK);
+             ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | ROCX_CAP2_MCAST);
+    CHECK_EQ(le32toh(id->max_mcast_grp), 64);
+    CHECK_EQ(le32toh(id->max_mcast_qp_attach), 16);
     CHECK_EQ(le32toh(id->max_srq_sge), 8);
     CHECK_EQ(le32toh(id->max_mw), ROCX_CORE_MAX_MW);
     CHECK_EQ(id->atomic_cap, ROCX_ATOMIC_CAP_HCA);

@@ -76,7 +76,8 @@
                                      ROCX_CAP2_ATOMIC | \
                                      ROCX_CAP2_MW | \
                                      ROCX_CAP2_SRQ | \
-                                     ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK)
+                                     ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | \
+                                     ROCX_CAP2_MCAST)
 /*
  * IDENTIFY.atomic_cap: atomic against other rocx requests, not against
  * the guest's CPUs (rocx-atomic.c).

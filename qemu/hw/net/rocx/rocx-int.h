@@ -667,6 +667,8 @@ bool rocx_ud_send_ready(const RocxQp *qp);
 uint32_t rocx_ud_max_msg(RocxCore *c);
 /* A UD packet received: to the QP (or QPs) it is for. */
 void rocx_ud_rx(RocxCore *c, const RocxPkt *p);
+/* Place it into qp's next receive WQE (Q_Key checked) and complete it. */
+void rocx_ud_deliver(RocxCore *c, RocxQp *qp, const RocxPkt *p);
 /* MODIFY_QP's transition rules of a UD QP; false: not allowed. */
 bool rocx_ud_trans_ok(uint8_t from, uint8_t to, uint32_t valid);
 
@@ -716,6 +718,19 @@ void rocx_cmd_detach_mcast(RocxCore *c, const union rocx_aq_cmd *cmd,
                            RocxAqResult *res);
 /* The QP is being destroyed: it leaves every group. */
 void rocx_mcast_qp_gone(RocxCore *c, const RocxQp *qp);
+/*
+ * Whether the receive path takes a frame to group gid: a QP is attached
+ * and dst (the frame's destination MAC; NULL for a loopback) is the
+ * group's MAC.
+ */
+bool rocx_mcast_accepts(RocxCore *c, const uint8_t *gid, const uint8_t *dst);
+/* A UD packet to a group: one copy to each attached QP that receives. */
+void rocx_mcast_rx(RocxCore *c, const RocxPkt *p);
+/* A UD QP's group send: a copy for this device's attached QPs. */
+void rocx_mcast_loopback(RocxCore *c, const uint8_t *gid, const uint8_t *buf,
+                         size_t len);
+/* A UD QP's AV that names a group (its dmac is then the group's). */
+bool rocx_mcast_av(const RocxQp *qp, const struct rocx_av *av);
 
 /* ---- ICRC (rocx-icrc.c) ---- */
 

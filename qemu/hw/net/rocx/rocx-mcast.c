@@ -197,3 +197,49 @@ void rocx_mcast_qp_gone(RocxCore *c, const RocxQp *qp)
         }
     }
 }
+
+/* ---- Delivery ---- */
+
+bool rocx_mcast_accepts(RocxCore *c, const uint8_t *gid, const uint8_t *dst)
+{
+    const RocxMcastGrp *g = rocx_mcast_find(c, gid);
+
+    return g && (!dst || !memcmp(dst, g->mac, ETH_ALEN));
+}
+
+void rocx_mcast_rx(RocxCore *c, const RocxPkt *p)
+{
+    const RocxMcastGrp *g = rocx_mcast_find(c, p->dgid);
+    unsigned i, n = 0;
+
+    if (g && p->dqpn == ROCX_MCAST_QPN) {
+        /* Delivery moves QPs to ERR at worst; the group stays as it is. */
+        for (i = 0; i < g->nqp; i++) {
+            RocxQp *qp = rocx_qp_get(c, g->qpn[i]);
+
+            if (qp && qp->type == ROCX_QPT_UD &&
+                (qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS)) {
+                rocx_ud_deliver(c, qp, p);
+                n++;
+            }
+        }
+    }
+    if (!n) {
+        /* To a group, yet not for one of its QPs: still never Ethernet's. */
+        rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+    }
+}
+
+void rocx_mcast_loopback(RocxCore *c, const uint8_t *gid, const uint8_t *buf,
+                         size_t len)
+{
+    if (rocx_mcast_find(c, gid)) {
+        c->rdma.stats.mcast_loopback++;
+        rocx_roce_receive(c, buf, len, true);
+    }
+}
+
+bool rocx_mcast_av(const RocxQp *qp, const struct rocx_av *av)
+{
+    return qp->type == ROCX_QPT_UD && rocx_gid_is_mcast(av->dgid);
+}

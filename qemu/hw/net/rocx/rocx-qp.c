@@ -566,7 +566,7 @@ bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
     if (!g || av->net_type > 2 ||
         (vlan != ROCX_VLAN_NONE && vlan > VLAN_VID_MASK) ||
         (fl & ~(ROCX_AV_FLOW_LABEL | ROCX_AV_PRIO)) ||
-        is_multicast_ether_addr(av->dmac)) {
+        (is_multicast_ether_addr(av->dmac) && !rocx_mcast_av(qp, av))) {
         return false;
     }
     /* The network header follows from the source GID. */
@@ -589,6 +589,10 @@ bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
     memcpy(p->dgid, av->dgid, 16);
     memcpy(p->smac, g->mac, ETH_ALEN);
     memcpy(p->dmac, av->dmac, ETH_ALEN);
+    if (rocx_mcast_av(qp, av)) {
+        /* Whatever the AV says: the group's MAC (rocx-mcast.c). */
+        rocx_mcast_mac(av->dgid, p->dmac);
+    }
     p->vlan = vlan;
     p->flow_label = ROCX_FIELD_GET(ROCX_AV_FLOW_LABEL, fl);
     p->prio = ROCX_FIELD_GET(ROCX_AV_PRIO, fl);

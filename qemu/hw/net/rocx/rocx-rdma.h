@@ -422,6 +422,7 @@ typedef struct RocxRdmaStats {
     uint64_t rnr_naks_sent;
     uint64_t dup_requests;
     uint64_t loopback;
+    uint64_t mcast_loopback;    /* group sends copied to our own QPs */
     /* UD packets dropped: no such UD QP, wrong Q_Key, no receive WQE. */
     uint64_t ud_no_qp_drops;
     uint64_t ud_qkey_drops;

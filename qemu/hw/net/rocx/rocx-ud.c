@@ -84,6 +84,10 @@ static uint8_t rocx_ud_send_one(RocxCore *c, RocxQp *qp, const RocxSendWqe *w,
         *verr = ROCX_VERR_BAD_WQE;
         return ROCX_WC_LOC_QP_OP_ERR;
     }
+    if (rocx_gid_is_mcast(path.dgid)) {
+        /* A group is addressed by its GID alone. */
+        dqpn = ROCX_MCAST_QPN;
+    }
     /* UD has no path MTU: a message is one packet, so the port decides. */
     if (w->length > max) {
         *verr = ROCX_VERR_BAD_WQE;
@@ -182,7 +186,7 @@ static void rocx_ud_drop(RocxCore *c, uint64_t *why)
 }
 
 /* Place a packet into the QP's next receive WQE and complete it. */
-static void rocx_ud_deliver(RocxCore *c, RocxQp *qp, const RocxPkt *p)
+void rocx_ud_deliver(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 {
     RocxRecvWqe *r = &qp->resp.rwqe;
     uint8_t grh[ROCX_UD_GRH_LEN];
@@ -252,7 +256,14 @@ static void rocx_ud_deliver(RocxCore *c, RocxQp *qp, const RocxPkt *p)
  */
 void rocx_ud_rx(RocxCore *c, const RocxPkt *p)
 {
-    RocxQp *qp = rocx_qp_get(c, p->dqpn);
+    RocxQp *qp;
+
+    if (rocx_gid_is_mcast(p->dgid)) {
+        /* Every QP attached to the group (rocx-mcast.c). */
+        rocx_mcast_rx(c, p);
+        return;
+    }
+    qp = rocx_qp_get(c, p->dqpn);
 
     if (!qp || qp->type != ROCX_QPT_UD ||
         (qp->state != ROCX_QPS_RTR && qp->state != ROCX_QPS_RTS)) {

@@ -221,6 +221,11 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
     memset(icrc - pad, 0, pad);
 
     rocx_count(c, ROCX_STAT_ROCE_TX_PACKETS, 1);
+    if (qp->type == ROCX_QPT_UD && !(qp->flags & ROCX_QP_NO_MC_LOOPBACK) &&
+        rocx_gid_is_mcast(p->dgid)) {
+        /* Before the wire: buf may be a bundle's, which sending may send. */
+        rocx_mcast_loopback(c, p->dgid, buf, len);
+    }
     if (p->loopback) {
         /* Never on a wire, so no ICRC to make or check. */
         memset(icrc, 0, ROCX_ICRC_LEN);
@@ -319,8 +324,13 @@ static bool rocx_rx_match_gid(RocxCore *c, RocxRxFrame *f, RocxPkt *p)
     default:
         return false;
     }
-    if (!g || (!f->loopback && memcmp(buf, c->port.mac, ETH_ALEN) &&
-               memcmp(buf, g->mac, ETH_ALEN))) {
+    if (!g && rocx_gid_is_mcast(dgid)) {
+        /* A group with QPs attached, at the group's own MAC. */
+        if (!rocx_mcast_accepts(c, dgid, f->loopback ? NULL : buf)) {
+            return false;
+        }
+    } else if (!g || (!f->loopback && memcmp(buf, c->port.mac, ETH_ALEN) &&
+                      memcmp(buf, g->mac, ETH_ALEN))) {
         return false;
     }
     memcpy(p->dgid, dgid, 16);
