@@ -393,6 +393,7 @@ int rocx_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 /* rocx_ib_mcast.c */
 int rocx_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int rocx_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+u8 rocx_ib_mcast_qp_flags(u64 caps2, enum ib_qp_type type, u32 *create_flags);
 
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);

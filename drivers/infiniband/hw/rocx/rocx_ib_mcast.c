@@ -30,6 +30,28 @@ VISIBLE_IF_KUNIT void rocx_ib_mcast_cmd(union rocx_aq_verbs_cmd *cmd, u16 op,
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_mcast_cmd);
 
+/**
+ * rocx_ib_mcast_qp_flags() - the CREATE_QP flags a QP's create flags ask for
+ * @caps2: the device's IDENTIFY.caps2
+ * @type: the QP's type
+ * @create_flags: ib_core's create flags; those taken here are cleared
+ *
+ * A UD QP of a device with ROCX_CAP2_MCAST may block the loopback of its
+ * own group sends (IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK); any other QP
+ * keeps the flag, which its creation then refuses as unknown.
+ *
+ * Return: ROCX_QP_NO_MC_LOOPBACK or 0.
+ */
+u8 rocx_ib_mcast_qp_flags(u64 caps2, enum ib_qp_type type, u32 *create_flags)
+{
+	if (!(*create_flags & IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK) ||
+	    type != IB_QPT_UD || !(caps2 & ROCX_CAP2_MCAST))
+		return 0;
+	*create_flags &= ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
+	return ROCX_QP_NO_MC_LOOPBACK;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_mcast_qp_flags);
+
 static int rocx_ib_mcast_exec(struct ib_qp *ibqp, u16 op, union ib_gid *gid)
 {
 	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibqp->device);

@@ -423,15 +423,19 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct ib_qp_cap cap = init->cap;
 	struct rocx_ib_pbl pbl;
 	struct rocx_aq_cqe cqe;
+	u32 create_flags = init->create_flags;
 	u32 offset;
 	int type;
+	u8 mc_flags;
 	int err;
 
 	/* Kernel QPs need kernel verbs (post_send, ...): a later issue. */
 	if (!uc)
 		return -EOPNOTSUPP;
 	type = rocx_ib_qp_type(init->qp_type, le64_to_cpu(dev->id->caps2));
-	if (type < 0 || init->create_flags || init->rwq_ind_tbl)
+	mc_flags = rocx_ib_mcast_qp_flags(le64_to_cpu(dev->id->caps2),
+					  init->qp_type, &create_flags);
+	if (type < 0 || create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	/* The device takes SRQ entries for RC QPs only (rocx-device.rst). */
 	if (init->srq && type != ROCX_QPT_RC)
@@ -469,6 +473,7 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		cmd.create_qp.type = type;
 		if (init->sq_sig_type == IB_SIGNAL_ALL_WR)
 			cmd.create_qp.flags = ROCX_QP_SQ_SIG_ALL;
+		cmd.create_qp.flags |= mc_flags;
 		cmd.create_qp.sq_log_depth = req.sq_log_depth;
 		cmd.create_qp.rq_log_depth = req.rq_log_depth;
 		cmd.create_qp.sq_wqe_shift = req.sq_wqe_shift;

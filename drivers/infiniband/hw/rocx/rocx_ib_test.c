@@ -476,6 +476,34 @@ static void rocx_ib_identify_attr_mcast_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_total_mcast_qp_attach, INT_MAX);
 }
 
+/* Only a UD QP of a multicast device takes the no-loopback flag. */
+static void rocx_ib_mcast_qp_flags_test(struct kunit *test)
+{
+	const u32 lb = IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
+	const u32 other = IB_QP_CREATE_SCATTER_FCS;
+	u32 f;
+
+	f = lb | other;
+	KUNIT_EXPECT_EQ(test, rocx_ib_mcast_qp_flags(ROCX_CAP2_MCAST,
+						     IB_QPT_UD, &f),
+			ROCX_QP_NO_MC_LOOPBACK);
+	KUNIT_EXPECT_EQ(test, f, other);
+
+	f = other;
+	KUNIT_EXPECT_EQ(test, rocx_ib_mcast_qp_flags(ROCX_CAP2_MCAST,
+						     IB_QPT_UD, &f), 0);
+	KUNIT_EXPECT_EQ(test, f, other);
+
+	/* Refused later as unknown: the flag stays. */
+	f = lb;
+	KUNIT_EXPECT_EQ(test, rocx_ib_mcast_qp_flags(ROCX_CAP2_MCAST,
+						     IB_QPT_RC, &f), 0);
+	KUNIT_EXPECT_EQ(test, f, lb);
+	KUNIT_EXPECT_EQ(test, rocx_ib_mcast_qp_flags(ROCX_CAP2_UD,
+						     IB_QPT_UD, &f), 0);
+	KUNIT_EXPECT_EQ(test, f, lb);
+}
+
 /* ATTACH_MCAST and DETACH_MCAST carry the qpn and the GID as given. */
 static void rocx_ib_mcast_cmd_test(struct kunit *test)
 {
@@ -533,6 +561,7 @@ static struct kunit_case rocx_ib_attr_cases[] = {
 	KUNIT_CASE(rocx_ib_identify_attr_atomic_test),
 	KUNIT_CASE(rocx_ib_identify_attr_mcast_test),
 	KUNIT_CASE(rocx_ib_mcast_cmd_test),
+	KUNIT_CASE(rocx_ib_mcast_qp_flags_test),
 	KUNIT_CASE_PARAM(rocx_ib_verbs_errno_test, rocx_ib_errno_gen_params),
 	{}
 };
