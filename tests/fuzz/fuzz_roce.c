@@ -8,10 +8,11 @@
  * plays, one per wire format: RoCE v2 over IPv4, over IPv6, over IPv4 with
  * an 802.1Q tag, and RoCE v1 (GRH).  The other two are connected to each
  * other, in loopback inside the device.  The UD QP takes the UD frames of
- * every peer, and sends to the IPv4 peer or, in loopback, to itself.  The
- * input is a flags byte (bits 0-2: path MTU - 1, modulo 5; bit 3: the six
- * QPs are UC instead of RC) and then a program: frames from a peer to its
- * QP (the headers of its
+ * every peer, and sends to the IPv4 peer or, in loopback, to itself; it is
+ * attached to an IPv4 and an IPv6 multicast group, which frames and its
+ * sends may address instead.  The input is a flags byte (bits 0-2: path
+ * MTU - 1, modulo 5; bit 3: the six QPs are UC instead of RC) and then a
+ * program: frames from a peer to its QP (the headers of its
  * format around fuzzer-chosen BTH and extension headers, any opcode,
  * with the ICRC and IPv4 checksum fixed up or not, so that mutations get
  * past them), raw frames, send and receive WQEs on any QP, doorbells,
@@ -81,6 +82,13 @@ static uint32_t cq_ci, cqn, pdn, mr_key;
 static uint8_t mtu;
 static bool uc;                 /* the fixture's QPs are UC */
 static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+/* The UD QP's multicast groups, and their MACs. */
+static const uint8_t grp4[16] = {
+    [10] = 0xff, [11] = 0xff, [12] = 239, [13] = 1, [14] = 2, [15] = 3,
+};
+static const uint8_t grp6[16] = { 0xff, 0x0e, [14] = 1, [15] = 3 };
+static const uint8_t grp4_mac[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 };
+static const uint8_t grp6_mac[6] = { 0x33, 0x33, 0x00, 0x00, 0x01, 0x03 };
 
 static uint8_t in_u8(Input *in)
 {
@@ -246,6 +254,19 @@ static void to_rts(const FQp *q)
            ROCX_QPS_RTS);
 }
 
+/* The UD QP joins both groups (again, after it was created anew). */
+static void attach_groups(void)
+{
+    union rocx_aq_cmd c = cmd(ROCX_AQ_OP_ATTACH_MCAST);
+    struct rocx_aq_mcast *m = (void *)&c;
+
+    m->qpn = htole32(qps[UDQ].qpn);
+    memcpy(m->gid, grp4, 16);
+    aq(&c);
+    memcpy(m->gid, grp6, 16);
+    aq(&c);
+}
+
 /* Where QP i's queues are: SQ at 0, RQ at 4096. */
 static uint64_t qp_buf(unsigned i)
 {
@@ -358,6 +379,7 @@ static void setup(void)
     for (i = 0; i <= UDQ; i++) {
         to_rts(&qps[i]);
     }
+    attach_groups();
 }
 
 /* ---- Frames from a peer ---- */
@@ -436,8 +458,9 @@ static void ip6_header(uint8_t *l3, const FQp *q, uint16_t plen, uint8_t nh)
  * [bth1][psn mode][psn u16][qpn sel][fix][paylen u16][fill][va u16]
  * [rkey sel][dmalen u16][aeth].  fix: bit 0 the IPv4 checksum, bit 1 the
  * ICRC, bit 2 any BTH byte 1, bit 3 cut short, bit 4 the next wire QP's
- * format (a peer on the wrong path).  A UD opcode goes to the UD QP, with
- * the UD QP's Q_Key unless rkey sel says otherwise.
+ * format (a peer on the wrong path), bit 5 to the multicast group of the
+ * format (MAC and address).  A UD opcode goes to the UD QP (to a group:
+ * QPN 0xffffff), with the UD QP's Q_Key unless rkey sel says otherwise.
  */
 static void op_frame(Input *in)
 {
@@ -499,8 +522,8 @@ static void op_frame(Input *in)
     bth[1] = bth1 & (fix & 4 ? 0xff : 0xb0);
     bth[2] = bth[3] = 0xff;
     bth[4] = 0;
-    dqpn = !(dsel & 7) ? dsel : rocx_op_transport(opcode) == ROCX_TR_UD ?
-           qps[UDQ].qpn : q->qpn;
+    dqpn = !(dsel & 7) ? dsel : rocx_op_transport(opcode) != ROCX_TR_UD ?
+           q->qpn : fix & 0x20 ? ROCX_MCAST_QPN : qps[UDQ].qpn;
     bth[5] = dqpn >> 16;
     bth[6] = dqpn >> 8;
     bth[7] = dqpn;
@@ -561,7 +584,7 @@ static void op_frame(Input *in)
         l3[8] = 64;
         l3[9] = 17;
         memcpy(l3 + 12, rocx_gid_v4(fmt->peer), 4);
-        memcpy(l3 + 16, rocx_gid_v4(fmt->ours), 4);
+        memcpy(l3 + 16, rocx_gid_v4(fix & 0x20 ? grp4 : fmt->ours), 4);
         if (fix & 1) {
             stw_be_p(l3 + 10, ip_csum(l3));
         }
@@ -572,6 +595,14 @@ static void op_frame(Input *in)
     default:
         ip6_header(l3, fmt, tlen, 0x1b);
         break;
+    }
+    if (fix & 0x20) {
+        bool v4 = fmt->net == ROCX_NET_ROCE_V2_IPV4;
+
+        memcpy(f, v4 ? grp4_mac : grp6_mac, 6);
+        if (!v4) {
+            memcpy(l3 + 24, grp6, 16);
+        }
     }
     if (udp) {
         stw_be_p(udp, 0xc001);
@@ -658,8 +689,9 @@ static void op_post_recv(Input *in)
  * [qp][opcode][flags][n][raddr u16][sge... or inline len], rung.  Every
  * WQE opcode of the contract (those of later parts complete in error)
  * and, above them, raw values.  On the UD QP the address vector names the
- * IPv4 peer or, with flags bit 6, the QP itself (in loopback); flags bit
- * 5 asks for the QP's own Q_Key.
+ * IPv4 peer or, with flags bit 6, the QP itself (in loopback) or, with
+ * bit 6 and an odd raddr, its IPv4 group; flags bit 5 asks for the QP's
+ * own Q_Key.
  */
 static void op_post_send(Input *in)
 {
@@ -679,13 +711,14 @@ static void op_post_send(Input *in)
     stl_le_p(w + 24, mr_key);
     if (q == &qps[UDQ]) {
         struct rocx_wqe_ud *ud = (void *)(w + 16);
-        bool self = flags & 0x40;
+        bool self = flags & 0x40, grp = self && (raddr & 1);
 
         memset(ud, 0, sizeof(*ud));
         stl_le_p(&ud->remote_qpn, self ? q->qpn : q->dest_qpn);
         stl_le_p(&ud->qkey, flags & 0x20 ? ROCX_WQE_UD_QKEY_OWN : UD_QKEY);
-        memcpy(ud->av.dgid, self ? q->ours : q->peer, 16);
-        memcpy(ud->av.dmac, self ? F->core.port.mac : peer_mac, 6);
+        memcpy(ud->av.dgid, grp ? grp4 : self ? q->ours : q->peer, 16);
+        memcpy(ud->av.dmac, grp ? grp4_mac : self ? F->core.port.mac :
+               peer_mac, 6);
         stw_le_p(&ud->av.vlan, ROCX_VLAN_NONE);
         ud->av.hop_limit = 64;
         ud->av.net_type = ROCX_NET_ROCE_V2_IPV4;
@@ -744,6 +777,9 @@ static void op_recreate(Input *in)
         to_rts(&qps[i ^ 1]);
     }
     to_rts(q);
+    if (i == UDQ) {
+        attach_groups();
+    }
 }
 
 static void run_op(Input *in)

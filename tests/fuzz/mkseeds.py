@@ -257,6 +257,20 @@ def roce_seeds():
             rframe(q, UD_SEND_ONLY, 100) + \
             rframe(q, UD_SEND_ONLY_IMM, 0) + rrecv(Q_UD, (0, 4096)) + \
             rframe(q, UD_SEND_ONLY, 50, rsel=0) + bytes([R_RUN, R_POLL, 1])
+    for q in WIRE:
+        fmt = ['v4', 'v6', 'vlan', 'v1'][q]
+        # To the format's multicast group (fix bit 5): taken as QPN
+        # 0xffffff, dropped when it names QPN 0.
+        s['ud_mcast_in_' + fmt] = bytes([2]) + rrecv(Q_UD, (0, 4096)) + \
+            rframe(q, UD_SEND_ONLY, 100, fix=3 | 0x20) + \
+            rrecv(Q_UD, (0, 4096)) + \
+            rframe(q, UD_SEND_ONLY_IMM, 8, fix=3 | 0x20, dsel=0) + \
+            bytes([R_RUN, R_POLL, 1])
+    # UD out to its IPv4 group (flags bit 6, odd raddr): on the wire and
+    # looped back to itself.
+    s['ud_mcast_send'] = bytes([0]) + rrecv(Q_UD, (0, 4096)) + \
+        rsend(Q_UD, W_SEND, 100, flags=1 | 0x40, raddr=0x101) + \
+        bytes([R_RUN, R_POLL, 0])
     # UD out: to itself (flags bit 6), to the peer, with the QP's own
     # Q_Key (bit 5), and longer than the port allows at path MTU 1.
     s['ud_send'] = bytes([0]) + rrecv(Q_UD, (0, 4096)) + \
