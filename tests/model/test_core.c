@@ -1701,6 +1701,36 @@ static void t_rx_no_buffer(void)
 }
 
 /*
+ * With bus mastering off the driver has stopped the device's DMA on
+ * purpose (before a reset, say): DMA that fails then is nobody's mistake
+ * and no guest error, while the frame is still lost and counted.  With
+ * it on again the same fault is the driver's.
+ */
+static void t_rx_bus_master_off(void)
+{
+    uint8_t frame[100];
+    size_t len = make_frame(frame, fake_mac, 100);
+    unsigned before;
+
+    bring_up();
+    rx_post(6, 4);
+    before = F->gerrs;
+    rocx_core_set_bus_master(&F->core, false);
+    F->fault_addr = GPA(RX_OFF);
+    F->fault_len = 16;
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_EQ(F->gerrs, before);
+    CHECK_EQ(rd(ROCX_REG_GUEST_ERR_COUNT), before);
+    CHECK_EQ(counter(ROCX_STAT_RX_ERRORS), 1);
+    rocx_core_set_bus_master(&F->core, true);
+    F->fault_addr = GPA(RX_OFF) + 16;
+    CHECK_EQ(rocx_core_receive(&F->core, frame, len), len);
+    CHECK_GERR(ROCX_GERR_DMA);
+    CHECK_EQ(counter(ROCX_STAT_RX_ERRORS), 2);
+    F->fault_len = 0;
+}
+
+/*
  * The device holds a bounded amount: a frame that finds its priority's
  * receive buffer full (64 KiB for priority 0 by default, 512 KiB in
  * eight) is dropped and counted, the ones that waited are delivered in
@@ -2385,6 +2415,7 @@ static const TestCase cases[] = {
     CASE(rx_no_buffer),
     CASE(rx_hold_bound),
     CASE(rx_mac_control),
+    CASE(rx_bus_master_off),
     CASE(mcast_filter),
     CASE(rx_trunc),
     CASE(rx_filter),

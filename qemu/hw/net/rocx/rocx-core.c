@@ -303,6 +303,11 @@ void rocx_core_set_direct_doorbells(RocxCore *c, bool on)
     c->direct_db = on;
 }
 
+void rocx_core_set_bus_master(RocxCore *c, bool on)
+{
+    c->dma_off = !on;
+}
+
 void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
                     const uint8_t mac[6], uint32_t speed_mbps)
 {

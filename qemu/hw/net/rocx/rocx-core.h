@@ -344,6 +344,12 @@ typedef struct RocxCore {
     bool bundles;
     /* Run the engine inside SQ doorbells (rocx_core_set_direct_doorbells). */
     bool direct_db;
+    /*
+     * Bus mastering is off (rocx_core_set_bus_master()): the driver
+     * stopped the device's DMA on purpose, so DMA that fails is not its
+     * mistake.  Set by the glue; survives DEV_CTRL.RESET.
+     */
+    bool dma_off;
 
     /*
      * Engine: Ethernet frames waiting for RX buffers.  Emptied (indices
@@ -488,6 +494,12 @@ void rocx_core_set_bundles(RocxCore *c, bool on);
  * the BQL there, as in the bottom half).  Off by default.
  */
 void rocx_core_set_direct_doorbells(RocxCore *c, bool on);
+/*
+ * The PCI command register's bus master bit changed.  While it is off
+ * every DMA fails, as the bus would make it, and those failures are not
+ * guest errors: a driver clears it to stop the device before a reset.
+ */
+void rocx_core_set_bus_master(RocxCore *c, bool on);
 /* Power-on reset: like DEV_CTRL.RESET, and the counters are cleared too. */
 void rocx_core_reset(RocxCore *c);
 /*

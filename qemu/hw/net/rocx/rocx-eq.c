@@ -53,6 +53,10 @@ static void G_GNUC_PRINTF(5, 0)
 rocx_gerr_va(RocxCore *c, bool post_event, unsigned code, unsigned info,
              const char *fmt, va_list ap)
 {
+    /* Stopped on purpose (rocx_core_set_bus_master()): nobody's mistake. */
+    if (code == ROCX_GERR_DMA && c->dma_off) {
+        return;
+    }
     c->regs.guest_err_count++;
     c->regs.last_guest_err = ROCX_FIELD_PREP(ROCX_LAST_ERR_CODE_MASK, code) |
                              ROCX_FIELD_PREP(ROCX_LAST_ERR_INFO_MASK, info);

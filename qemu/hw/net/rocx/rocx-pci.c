@@ -384,6 +384,8 @@ static NetClientInfo rocx_net_info = {
 
 /* ---- QOM / PCI ---- */
 
+static void rocx_bus_master_sync(RocxState *s);
+
 static void rocx_realize(PCIDevice *pdev, Error **errp)
 {
     RocxState *s = ROCX(pdev);
@@ -431,6 +433,7 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
                           nc->peer->info->type == NET_CLIENT_DRIVER_DGRAM);
     /* Doorbell writes come with the BQL held, as the bottom half runs. */
     rocx_core_set_direct_doorbells(&s->core, s->direct_db);
+    rocx_bus_master_sync(s);
 }
 
 static void rocx_exit(PCIDevice *pdev)
@@ -446,12 +449,32 @@ static void rocx_exit(PCIDevice *pdev)
     msix_uninit(pdev, &s->msix, &s->msix);
 }
 
+/* The core hears of the bus master bit (rocx_core_set_bus_master()). */
+static void rocx_bus_master_sync(RocxState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    rocx_core_set_bus_master(&s->core,
+                             pci_get_word(pdev->config + PCI_COMMAND) &
+                             PCI_COMMAND_MASTER);
+}
+
+static void rocx_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                              int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    if (range_covers_byte(addr, len, PCI_COMMAND)) {
+        rocx_bus_master_sync(ROCX(pdev));
+    }
+}
+
 static void rocx_reset_hold(Object *obj, ResetType type)
 {
     RocxState *s = ROCX(obj);
 
     trace_rocx_reset();
     rocx_core_reset(&s->core);
+    rocx_bus_master_sync(s);
 }
 
 /*
@@ -545,6 +568,7 @@ static void rocx_class_init(ObjectClass *klass, void *data)
     rocx_prop_speed.realized_set_allowed = true;
 
     k->realize = rocx_realize;
+    k->config_write = rocx_write_config;
     k->exit = rocx_exit;
     k->vendor_id = ROCX_PCI_VENDOR_ID;
     k->device_id = ROCX_PCI_DEVICE_ID;
