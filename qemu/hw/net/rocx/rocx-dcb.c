@@ -297,10 +297,8 @@ uint8_t rocx_dcb_frame_prio(RocxCore *c, const uint8_t *buf, size_t len)
     return 0;
 }
 
-void rocx_dcb_rx_count(RocxCore *c, const uint8_t *buf, size_t len)
+void rocx_dcb_rx_count(RocxCore *c, uint8_t p, size_t len)
 {
-    uint8_t p = rocx_dcb_frame_prio(c, buf, len);
-
     rocx_count(c, ROCX_STAT_PRIO(p, ROCX_STAT_PRIO_RX_PACKETS), 1);
     rocx_count(c, ROCX_STAT_PRIO(p, ROCX_STAT_PRIO_RX_BYTES), len);
 }
@@ -559,9 +557,11 @@ bool rocx_dcb_qp_paused(RocxCore *c, RocxQp *qp)
     return true;
 }
 
-bool rocx_dcb_tx_paused(RocxCore *c, const uint8_t *buf, size_t len)
+bool rocx_dcb_tx_paused(RocxCore *c, const uint8_t *buf, size_t len,
+                        uint8_t *prio)
 {
-    return c->dcb.paused & ROCX_BIT(rocx_dcb_frame_prio(c, buf, len));
+    *prio = rocx_dcb_frame_prio(c, buf, len);
+    return c->dcb.paused & ROCX_BIT(*prio);
 }
 
 /* ---- Port rate ---- */

@@ -120,6 +120,7 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
     uint16_t mask;
     unsigned done = 0;
     bool paused = false;
+    uint8_t prio;
 
     if (!r->valid) {
         return false;
@@ -156,7 +157,7 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
                           qid, addr);
             } else if (!c->port.link_up) {
                 rocx_count(c, ROCX_STAT_TX_DROPPED_LINK_DOWN, 1);
-            } else if (rocx_dcb_tx_paused(c, c->tx_buf, len)) {
+            } else if (rocx_dcb_tx_paused(c, c->tx_buf, len, &prio)) {
                 /*
                  * The ring waits at the frame, descriptor not consumed;
                  * the priority's resume schedules the engine again.
@@ -166,8 +167,7 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
             } else {
                 rocx_count(c, ROCX_STAT_TX_PACKETS, 1);
                 rocx_count(c, ROCX_STAT_TX_BYTES, len);
-                rocx_dcb_tx_count(c, rocx_dcb_frame_prio(c, c->tx_buf, len),
-                                  len);
+                rocx_dcb_tx_count(c, prio, len);
                 rocx_send_frame(c, c->tx_buf, len);
             }
         }
@@ -361,10 +361,9 @@ static void rocx_rx_write(RocxCore *c, const uint8_t *buf, size_t len,
 
 /* Queue a frame behind those waiting; false if it does not fit. */
 static bool rocx_rx_hold_push(RocxCore *c, const uint8_t *buf, size_t len,
-                              RocxRxClass cls)
+                              RocxRxClass cls, uint8_t prio)
 {
     RocxRxHold *h = &c->rx_hold;
-    uint8_t prio = rocx_dcb_frame_prio(c, buf, len);
     uint32_t need, at;
 
     if (len > ROCX_MAX_FRAME) {
@@ -498,12 +497,14 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
 {
     RocxEthRing *r = &c->rx[0];
     RocxRxClass cls;
+    uint8_t prio;
 
     if (!c->port.link_up) {
         rocx_count(c, ROCX_STAT_RX_DROPPED_LINK_DOWN, 1);
         return len;
     }
-    rocx_dcb_rx_count(c, buf, len);
+    prio = rocx_dcb_frame_prio(c, buf, len);
+    rocx_dcb_rx_count(c, prio, len);
     /* Pause frames are the device's: acted on here, never passed on. */
     if (len >= ETH_HLEN && lduw_be_p(buf + 12) == ROCX_ETH_P_MAC_CONTROL &&
         !memcmp(buf, rocx_pause_dst, ETH_ALEN) &&
@@ -527,10 +528,9 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
     /* Behind the frames that wait, in order, even if a buffer is free. */
     if (c->rx_hold.count || r->ci == r->pi) {
         rocx_count(c, ROCX_STAT_RX_NO_BUFFER, 1);
-        if (!rocx_rx_hold_push(c, buf, len, cls)) {
+        if (!rocx_rx_hold_push(c, buf, len, cls, prio)) {
             rocx_count(c, ROCX_STAT_RX_DISCARDS, 1);
-            rocx_count(c, ROCX_STAT_PRIO(rocx_dcb_frame_prio(c, buf, len),
-                                         ROCX_STAT_PRIO_RX_DISCARDS), 1);
+            rocx_count(c, ROCX_STAT_PRIO(prio, ROCX_STAT_PRIO_RX_DISCARDS), 1);
         } else if (r->ci != r->pi) {
             rocx_schedule(c);
         }

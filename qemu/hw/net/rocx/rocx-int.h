@@ -256,8 +256,8 @@ void rocx_cmd_query_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
                         RocxAqResult *res);
 /* A frame's priority under the trust mode (0 when it carries none). */
 uint8_t rocx_dcb_frame_prio(RocxCore *c, const uint8_t *buf, size_t len);
-/* Count a received frame in its priority's counters. */
-void rocx_dcb_rx_count(RocxCore *c, const uint8_t *buf, size_t len);
+/* Count a received frame of len bytes in priority prio's counters. */
+void rocx_dcb_rx_count(RocxCore *c, uint8_t prio, size_t len);
 /* Count a frame sent at prio. */
 void rocx_dcb_tx_count(RocxCore *c, uint8_t prio, size_t len);
 /*
@@ -281,8 +281,12 @@ void rocx_dcb_timer(RocxCore *c, RocxTimer *t, int64_t now);
 bool rocx_dcb_qp_paused(RocxCore *c, RocxQp *qp);
 /* The tag a path's packets carry (RocxPath.tci), from its priority. */
 void rocx_dcb_path_tag(RocxCore *c, RocxPath *p);
-/* The frame's priority is paused: a TX ring waits at it. */
-bool rocx_dcb_tx_paused(RocxCore *c, const uint8_t *buf, size_t len);
+/*
+ * The frame's priority (into *prio, for its counters) is paused: a TX
+ * ring waits at it.
+ */
+bool rocx_dcb_tx_paused(RocxCore *c, const uint8_t *buf, size_t len,
+                        uint8_t *prio);
 /* The priority's receive buffer has room for len more bytes. */
 bool rocx_dcb_rx_room(RocxCore *c, uint8_t prio, uint32_t len);
 /*
