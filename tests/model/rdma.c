@@ -663,6 +663,34 @@ void t_ring_rq(TQp *qp)
     t_db(qp->d, qp->uctx, ROCX_DB_RQ, qp->qpn, qp->rq_pi, 0);
 }
 
+/* An Ethernet RX ring of 2^T_RX_LD buffers on d, n of them posted. */
+uint64_t t_rx_ring(TDev *d, unsigned n, uint64_t *bufs)
+{
+    uint64_t ring = t_alloc(d, (16u << T_RX_LD), T_PAGE), b;
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_CREATE_ETH_RING);
+    unsigned i;
+
+    b = t_alloc(d, (uint64_t)T_RX_BUF << T_RX_LD, T_PAGE);
+    c.create_eth_ring.base = htole64(T_GPA(ring));
+    c.create_eth_ring.type = ROCX_ETH_RING_RX;
+    c.create_eth_ring.log_depth = T_RX_LD;
+    c.create_eth_ring.vector = 1;
+    c.create_eth_ring.buf_size = htole16(T_RX_BUF);
+    CHECK_EQ(t_aq(d, &c, NULL), ROCX_AQ_STS_OK);
+    for (i = 0; i < (1u << T_RX_LD); i++) {
+        struct rocx_eth_rx_desc *rd = t_ptr(d, ring + 16 * i, 16);
+
+        rd->addr = htole64(T_GPA(b + (uint64_t)T_RX_BUF * i));
+    }
+    if (n) {
+        t_db(d, 0, ROCX_DB_ETH_RX, 0, n, 0);
+    }
+    if (bufs) {
+        *bufs = b;
+    }
+    return ring;
+}
+
 /* ---- Fabric ---- */
 
 #define T_WIRE_SLOTS    2048

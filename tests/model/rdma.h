@@ -176,6 +176,14 @@ void t_ring_rq(TQp *qp);
 
 struct rocx_sge t_sge(const TMr *mr, uint64_t off, uint32_t len);
 
+/*
+ * An Ethernet RX ring of 2^T_RX_LD buffers of T_RX_BUF bytes on d, n of
+ * them posted; returns the ring, *bufs (if not NULL) the buffers.
+ */
+#define T_RX_LD         6
+#define T_RX_BUF        2048
+uint64_t t_rx_ring(TDev *d, unsigned n, uint64_t *bufs);
+
 /* ---- Fabric ---- */
 
 typedef struct TWire {

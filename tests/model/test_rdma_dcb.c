@@ -531,30 +531,6 @@ static void t_rx_prio_counters(void)
 
 /* ---- Pause sent ---- */
 
-#define RX_LD           6
-#define RX_BUF          2048
-
-/* An Ethernet RX ring of 2^RX_LD buffers on d, none posted yet. */
-static void rx_ring(TDev *d)
-{
-    uint64_t ring = t_alloc(d, (16u << RX_LD), T_PAGE);
-    uint64_t bufs = t_alloc(d, (uint64_t)RX_BUF << RX_LD, T_PAGE);
-    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_CREATE_ETH_RING);
-    unsigned i;
-
-    c.create_eth_ring.base = htole64(T_GPA(ring));
-    c.create_eth_ring.type = ROCX_ETH_RING_RX;
-    c.create_eth_ring.log_depth = RX_LD;
-    c.create_eth_ring.vector = 1;
-    c.create_eth_ring.buf_size = htole16(RX_BUF);
-    CHECK_EQ(t_aq(d, &c, NULL), ROCX_AQ_STS_OK);
-    for (i = 0; i < (1u << RX_LD); i++) {
-        struct rocx_eth_rx_desc *rd = t_ptr(d, ring + 16 * i, 16);
-
-        rd->addr = htole64(T_GPA(bufs + (uint64_t)RX_BUF * i));
-    }
-}
-
 /* An untagged broadcast frame of 1000 bytes (priority 0 under PCP trust). */
 static size_t bcast(uint8_t *f)
 {
@@ -583,7 +559,7 @@ static void t_pfc_xoff_xon(void)
     pfc_on(A, 0x01);
     pfc_on(B, 0x01);
     pair(&p, 0);
-    rx_ring(B);
+    t_rx_ring(B, 0, NULL);
     for (i = 0; i < 43; i++) {
         t_wire_push(B, f, bcast(f));
     }
@@ -622,7 +598,7 @@ static void t_pfc_xoff_refresh(void)
 
     CHECK(rocx_core_set_speed(&B->f->core, 1000));
     pfc_on(B, 0x01);
-    rx_ring(B);
+    t_rx_ring(B, 0, NULL);
     for (i = 0; i < 44; i++) {
         t_wire_push(B, f, bcast(f));
     }

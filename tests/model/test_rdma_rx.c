@@ -22,34 +22,6 @@ static uint8_t st(const struct rocx_cqe *e)
     return le32toh(e->src_qp_status) >> 24;
 }
 
-#define RX_LD           6
-#define RX_BUF          2048
-
-/* An Ethernet RX ring of 2^RX_LD buffers on d, n of them posted. */
-static uint64_t rx_ring(TDev *d, unsigned n, uint64_t *bufs)
-{
-    uint64_t ring = t_alloc(d, (16u << RX_LD), T_PAGE);
-    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_CREATE_ETH_RING);
-    unsigned i;
-
-    *bufs = t_alloc(d, (uint64_t)RX_BUF << RX_LD, T_PAGE);
-    c.create_eth_ring.base = htole64(T_GPA(ring));
-    c.create_eth_ring.type = ROCX_ETH_RING_RX;
-    c.create_eth_ring.log_depth = RX_LD;
-    c.create_eth_ring.vector = 1;
-    c.create_eth_ring.buf_size = htole16(RX_BUF);
-    CHECK_EQ(t_aq(d, &c, NULL), ROCX_AQ_STS_OK);
-    for (i = 0; i < (1u << RX_LD); i++) {
-        struct rocx_eth_rx_desc *rd = t_ptr(d, ring + 16 * i, 16);
-
-        rd->addr = htole64(T_GPA(*bufs + (uint64_t)RX_BUF * i));
-    }
-    if (n) {
-        t_db(d, 0, ROCX_DB_ETH_RX, 0, n, 0);
-    }
-    return ring;
-}
-
 /* A broadcast frame of len bytes from a third host, numbered seq. */
 static size_t bcast_frame(uint8_t *f, size_t len, uint32_t seq)
 {
@@ -98,7 +70,7 @@ static void t_rx_roce_beside_flood(void)
     t_conn_default(&conn);
     conn.retry_cnt = 2;
     t_connect(&qa, &qb, &conn);
-    ring = rx_ring(B, 0, &bufs);
+    ring = t_rx_ring(B, 0, &bufs);
     (void)ring;
 
     for (i = 0; i < FLOOD; i++) {
@@ -140,14 +112,14 @@ static void t_rx_roce_beside_flood(void)
     /* The driver catches up: the frames that waited, in order. */
     got = 0;
     while (got < held) {
-        unsigned n = MIN(held - got, 1u << RX_LD);
+        unsigned n = MIN(held - got, 1u << T_RX_LD);
 
         t_db(B, 0, ROCX_DB_ETH_RX, 0, (uint16_t)(got + n), 0);
         t_pump();
         for (i = 0; i < n; i++) {
-            unsigned slot = (got + i) & ((1u << RX_LD) - 1);
+            unsigned slot = (got + i) & ((1u << T_RX_LD) - 1);
             struct rocx_eth_rx_desc *rd = t_ptr(B, ring + 16 * slot, 16);
-            const uint8_t *b = t_ptr(B, bufs + (uint64_t)RX_BUF * slot,
+            const uint8_t *b = t_ptr(B, bufs + (uint64_t)T_RX_BUF * slot,
                                      FLOOD_LEN);
 
             CHECK_EQ(le16toh(rd->status), ROCX_ETH_STS_DONE);
@@ -164,8 +136,8 @@ static void t_rx_roce_beside_flood(void)
     t_wire_push(B, f, bcast_frame(f, sizeof(f), 9999));
     t_pump();
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), held + 1);
-    CHECK_EQ(ldl_be_p((uint8_t *)t_ptr(B, bufs + (uint64_t)RX_BUF *
-                                       (got & ((1u << RX_LD) - 1)), 32) + 14),
+    CHECK_EQ(ldl_be_p((uint8_t *)t_ptr(B, bufs + (uint64_t)T_RX_BUF *
+                                       (got & ((1u << T_RX_LD) - 1)), 32) + 14),
              9999);
     CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
 }
@@ -198,7 +170,7 @@ static void t_rx_roce_read_beside_flood(void)
     t_conn_default(&conn);
     conn.retry_cnt = 2;
     t_connect(&qa, &qb, &conn);
-    rx_ring(B, 0, &bufs);
+    t_rx_ring(B, 0, &bufs);
     for (i = 0; i < FLOOD; i++) {
         t_wire_push(B, f, bcast_frame(f, sizeof(f), i));
     }
