@@ -95,4 +95,15 @@ ls "$src/build/lib/"librocx-rdmav*.so >/dev/null 2>&1 ||
 [ "$pyverbs" != 1 ] || ls "$src/build/python/pyverbs/"device*.so >/dev/null 2>&1 ||
 	die "pyverbs was not built (cython3 and python3-dev installed? see $top/configure.log)"
 link rdma-core "$src/build"
+# The cached tree is overlaid by every checkout on this machine, so its
+# provider is whichever checkout built last.  Keep this checkout's own copy,
+# taken under the cache lock; guests load it first through RDMAV_DRIVERS
+# (scripts/guest/init.sh) and libibverbs binds the device to the first
+# provider that claims it.
+prov_out="$repo/build/rdma-prov"
+mkdir -p "$prov_out"
+for so in "$src/build/lib/"librocx-rdmav*.so; do
+	cp "$so" "$prov_out/.$(basename "$so").tmp"
+	mv -f "$prov_out/.$(basename "$so").tmp" "$prov_out/$(basename "$so")"
+done
 step "done: build/rdma-core -> $src/build"

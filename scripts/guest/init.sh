@@ -75,6 +75,10 @@ export ROCX_NGUESTS=${rocx_nguests:-1}
 export ROCX_IP=198.18.0.$((idx + 1))
 export ROCX_OUT=/rocx-out ROCX_SHARED=/rocx-shared
 export ROCX_REPO=${rocx_repo:-/}
+# This checkout's provider, not the shared build's (scripts/build/rdma-core.sh).
+for so in "$ROCX_REPO"/build/rdma-prov/librocx-rdmav*.so; do
+	[ -f "$so" ] && export RDMAV_DRIVERS=${so%-rdmav*.so}
+done
 hostname "guest$idx"
 ip link set lo up
 
