@@ -498,7 +498,26 @@ enum rocx_stat {
 	ROCX_STAT_RX_ATOMIC_REQUESTS,
 	/* ROCX_NUM_PRIO blocks of ROCX_STAT_PRIO_NUM: ROCX_STAT_PRIO(p, k). */
 	ROCX_STAT_PRIO_BASE,
-	ROCX_STAT_NUM = ROCX_STAT_PRIO_BASE + 8 * 10
+	ROCX_STAT_PRIO_END = ROCX_STAT_PRIO_BASE + 8 * 10,
+	/* Transport errors (mlx5's hw_counters names), after the blocks. */
+	ROCX_STAT_OUT_OF_SEQUENCE = ROCX_STAT_PRIO_END,
+	ROCX_STAT_PACKET_SEQ_ERR,	/* NAK sequence error received */
+	ROCX_STAT_DUPLICATE_REQUEST,
+	ROCX_STAT_LOCAL_ACK_TIMEOUT_ERR,
+	ROCX_STAT_RNR_NAK_RETRY_ERR,
+	ROCX_STAT_IMPLIED_NAK_SEQ_ERR,
+	ROCX_STAT_REQ_REMOTE_ACCESS_ERRORS,
+	ROCX_STAT_REQ_REMOTE_INVALID_REQUEST,
+	ROCX_STAT_RESP_REMOTE_ACCESS_ERRORS,
+	ROCX_STAT_RESP_REMOTE_INVALID_REQUEST,
+	ROCX_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED,
+	ROCX_STAT_ROCE_TX_MTU_DROPS,
+	/* Congestion control (ECN and DCQCN). */
+	ROCX_STAT_NP_CNP_SENT,
+	ROCX_STAT_NP_ECN_MARKED_ROCE_PACKETS,
+	ROCX_STAT_RP_CNP_HANDLED,
+	ROCX_STAT_RP_CNP_IGNORED,
+	ROCX_STAT_NUM
 };
 
 /* Per-priority counters, in the block of priority p (mlx5's names). */
@@ -540,8 +559,8 @@ ROCX_ASSERT_SIZE(struct rocx_eth_rx_desc, 16);
 ROCX_ASSERT_SIZE(struct rocx_identify, 256);
 ROCX_ASSERT_SIZE(struct rocx_aq_set_mcast_macs, ROCX_AQ_CMD_SIZE);
 ROCX_ASSERT_SIZE(struct rocx_mcast_mac, 8);
-static_assert(ROCX_STAT_PRIO(ROCX_NUM_PRIO, 0) == ROCX_STAT_NUM,
-	      "the per-priority blocks end the counters");
+static_assert(ROCX_STAT_PRIO(ROCX_NUM_PRIO, 0) == ROCX_STAT_PRIO_END,
+	      "the per-priority blocks end at ROCX_STAT_PRIO_END");
 ROCX_ASSERT_SIZE(struct rocx_aq_dcb, ROCX_AQ_CMD_SIZE);
 ROCX_ASSERT_SIZE(struct rocx_dcb_cfg, 256);
 static_assert(__builtin_offsetof(struct rocx_dcb_cfg, dscp2prio) == 64,

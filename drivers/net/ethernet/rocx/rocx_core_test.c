@@ -367,11 +367,12 @@ static void rocx_aq_identify_stats_test(struct kunit *test)
 	static const u8 id_val[] = { 0x01, 0x00, 0xf0, 0xde, 0xbc, 0x9a, 0x78,
 				     0x56, 0x34, 0x00, 0x01 };
 	/*
-	 * 112 counters of 8 bytes (enum rocx_stat: 32 singles, the last
-	 * RX_ATOMIC_REQUESTS, then 8 priorities of 10).
+	 * 128 counters of 8 bytes (enum rocx_stat: 32 singles, the last
+	 * RX_ATOMIC_REQUESTS, 8 priorities of 10, then 16 transport and
+	 * congestion counters).
 	 */
 	static const u8 st_val[] = { 0x04, 0x00, 0xf0, 0xde, 0xbc, 0x9a, 0x78,
-				     0x56, 0x34, 0x80, 0x03 };
+				     0x56, 0x34, 0x00, 0x04 };
 	union rocx_aq_cmd cmd;
 
 	rocx_aq_build_identify(&cmd, 0x3456789abcdef000ULL,
@@ -477,6 +478,10 @@ static void rocx_ethtool_names_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test,
 			   rocx_stat_name(ROCX_STAT_PRIO(7, ROCX_STAT_PRIO_RX_BUF_MAX)),
 			   "rx_prio7_buf_max");
+	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_PRIO_END),
+			   "hw_out_of_sequence");
+	KUNIT_EXPECT_STREQ(test, rocx_stat_name(ROCX_STAT_RP_CNP_IGNORED),
+			   "hw_rp_cnp_ignored");
 	for (i = 0; i < n; i++) {
 		const char *name = rocx_stat_name(i);
 
@@ -484,7 +489,7 @@ static void rocx_ethtool_names_test(struct kunit *test)
 		KUNIT_EXPECT_LT_MSG(test, strlen(name), (size_t)ETH_GSTRING_LEN,
 				    "entry %u", i);
 		/* Device counters "hw_", the driver's "sw_"; mlx5's per priority. */
-		if (i >= ROCX_STAT_PRIO_BASE && i < ROCX_STAT_NUM)
+		if (i >= ROCX_STAT_PRIO_BASE && i < ROCX_STAT_PRIO_END)
 			KUNIT_EXPECT_TRUE_MSG(test, strstr(name, "_prio") == name + 2,
 					      "entry %u is %s", i, name);
 		else

@@ -70,8 +70,47 @@ static const char * const rocx_prio_stat_names[] = {
 };
 
 static_assert(ARRAY_SIZE(rocx_prio_stat_names) ==
-	      ROCX_STAT_NUM - ROCX_STAT_PRIO_BASE);
+	      ROCX_STAT_PRIO_END - ROCX_STAT_PRIO_BASE);
 static_assert(ROCX_STAT_PRIO_NUM == 10);
+
+/*
+ * The transport and congestion counters rdma statistic shows too, under
+ * mlx5's names; here "hw_" is prefixed and one name shortened to fit
+ * ETH_GSTRING_LEN.
+ */
+static const char * const rocx_tail_stat_names[] = {
+	[ROCX_STAT_OUT_OF_SEQUENCE - ROCX_STAT_PRIO_END] =
+		"hw_out_of_sequence",
+	[ROCX_STAT_PACKET_SEQ_ERR - ROCX_STAT_PRIO_END] = "hw_packet_seq_err",
+	[ROCX_STAT_DUPLICATE_REQUEST - ROCX_STAT_PRIO_END] =
+		"hw_duplicate_request",
+	[ROCX_STAT_LOCAL_ACK_TIMEOUT_ERR - ROCX_STAT_PRIO_END] =
+		"hw_local_ack_timeout_err",
+	[ROCX_STAT_RNR_NAK_RETRY_ERR - ROCX_STAT_PRIO_END] =
+		"hw_rnr_nak_retry_err",
+	[ROCX_STAT_IMPLIED_NAK_SEQ_ERR - ROCX_STAT_PRIO_END] =
+		"hw_implied_nak_seq_err",
+	[ROCX_STAT_REQ_REMOTE_ACCESS_ERRORS - ROCX_STAT_PRIO_END] =
+		"hw_req_remote_access_errors",
+	[ROCX_STAT_REQ_REMOTE_INVALID_REQUEST - ROCX_STAT_PRIO_END] =
+		"hw_req_remote_invalid_request",
+	[ROCX_STAT_RESP_REMOTE_ACCESS_ERRORS - ROCX_STAT_PRIO_END] =
+		"hw_resp_remote_access_errors",
+	[ROCX_STAT_RESP_REMOTE_INVALID_REQUEST - ROCX_STAT_PRIO_END] =
+		"hw_resp_remote_invalid_request",
+	[ROCX_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED - ROCX_STAT_PRIO_END] =
+		"hw_transport_retries_exceeded",
+	[ROCX_STAT_ROCE_TX_MTU_DROPS - ROCX_STAT_PRIO_END] =
+		"hw_roce_tx_mtu_drops",
+	[ROCX_STAT_NP_CNP_SENT - ROCX_STAT_PRIO_END] = "hw_np_cnp_sent",
+	[ROCX_STAT_NP_ECN_MARKED_ROCE_PACKETS - ROCX_STAT_PRIO_END] =
+		"hw_np_ecn_marked_roce_packets",
+	[ROCX_STAT_RP_CNP_HANDLED - ROCX_STAT_PRIO_END] = "hw_rp_cnp_handled",
+	[ROCX_STAT_RP_CNP_IGNORED - ROCX_STAT_PRIO_END] = "hw_rp_cnp_ignored",
+};
+
+static_assert(ARRAY_SIZE(rocx_tail_stat_names) ==
+	      ROCX_STAT_NUM - ROCX_STAT_PRIO_END);
 
 enum rocx_sw_stat {
 	ROCX_SW_TX_PACKETS,
@@ -118,8 +157,10 @@ VISIBLE_IF_KUNIT const char *rocx_stat_name(unsigned int i)
 {
 	if (i < ROCX_STAT_PRIO_BASE)
 		return rocx_hw_stat_names[i];
-	if (i < ROCX_STAT_NUM)
+	if (i < ROCX_STAT_PRIO_END)
 		return rocx_prio_stat_names[i - ROCX_STAT_PRIO_BASE];
+	if (i < ROCX_STAT_NUM)
+		return rocx_tail_stat_names[i - ROCX_STAT_PRIO_END];
 	i -= ROCX_STAT_NUM;
 	if (i < ROCX_SW_NUM)
 		return rocx_sw_stat_names[i];
