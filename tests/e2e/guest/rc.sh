@@ -167,6 +167,38 @@ pp_pair() {
 	rocx_barrier "pp.$name"
 }
 
+# flow_ran RC LOG - rc_flow exited 0 and its summary counts messages.
+flow_ran() {
+	cat "$2"
+	[ "$1" -eq 0 ] && grep -q '"summary": true, .*"messages": [1-9]' "$2"
+}
+
+# flow_pair - rc_flow (the experiments' verified WRITE flow) for 2 s from
+# guest 1 to guest 0, then once with a damaged message the receiver must
+# reject, so the check is known to work.
+flow_pair() {
+	local f=$ROCX_REPO/build/tests/e2e/rc_flow o=$ROCX_OUT/flow
+
+	if [ "$me" -eq 0 ]; then
+		rdma_env timeout 60 "$f" -S -d "$ibdev" -g "$gid" -p 18701 \
+			-n pair >"$o.pair" 2>&1
+		t "rc_flow: 2 s of WRITEs, every byte checked" flow_ran $? "$o.pair"
+		rdma_env timeout 60 "$f" -S -d "$ibdev" -g "$gid" -p 18702 \
+			-n damaged >"$o.damaged" 2>&1
+		t "rc_flow: a damaged message is found" \
+			grep -q "message 5: bad data at byte" "$o.damaged"
+	else
+		rdma_env timeout 60 "$f" -C "$(rocx_ip 0)" -d "$ibdev" \
+			-g "$gid" -p 18701 -t 2 -n pair >"$o.pair" 2>&1
+		t "rc_flow: sender ran to its end" flow_ran $? "$o.pair"
+		# Fails once the receiver, gone, stops acknowledging.
+		rdma_env timeout 60 "$f" -C "$(rocx_ip 0)" -d "$ibdev" -g "$gid" \
+			-p 18702 -t 2 -x 10 -K 5 -n damaged >"$o.damaged" 2>&1
+		t "rc_flow: sender of a damaged message fails" test $? -eq 1
+	fi
+	rocx_barrier flow
+}
+
 t "load rocx_core and rocx_ib" rocx_load_modules || t_done
 dev=$(rocx_netdev)
 ibdev=$(rocx_ibdev)
@@ -208,6 +240,7 @@ if [ "$ROCX_NGUESTS" -eq 2 ]; then
 		run_verbs client -C "$(rocx_ip 0)" -p 18600
 	fi
 	rocx_barrier verbs-pair
+	flow_pair
 	pp_pair 1b-1024 19011 1 200 1024
 	pp_pair 4k-1024 19012 4096 200 1024
 	pp_pair 1m-1024 19013 1048576 10 1024

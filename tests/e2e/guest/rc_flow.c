@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rc_flow - one RC WRITE flow with every byte verified, for congestion
+ * experiments and benchmarks.
+ *
+ *   rc_flow -S [-p PORT]                 receiver: serve one flow, then exit
+ *   rc_flow -C HOST [-p PORT] -t SECS    sender: run the flow for SECS
+ *
+ * Options: -d DEV (default: the first rocx device), -g GID_INDEX (default:
+ * the first RoCE v2 IPv4 GID), -l SL (the service level, which is the
+ * priority), -T TCLASS (the traffic class; DSCP is its upper six bits),
+ * -s BYTES (message size, default 65536), -w N (messages in flight,
+ * default 8), -i MS (report interval, default 100), -m MTU (default 1024),
+ * -x SECS (fail when nothing moves for that long, default 30), -n NAME
+ * (the flow's name in the reports), -K N (the sender damages one byte of
+ * message N: the receiver must fail, which proves the check).
+ *
+ * The sender writes message n into slot n % N of the receiver's buffer
+ * with RDMA WRITE with immediate n; the receiver checks every byte of the
+ * slot against the pattern of n and gives the slot back with a SEND, so
+ * the sender never has more than N messages unchecked.  Goodput is what
+ * the receiver has checked.  Both sides print a JSON object per interval
+ * ({"flow", "side", "t" (s since the connection), "bytes", "mbps"}) and a
+ * final one with "summary": true, on standard output.  The exit status is
+ * 0 only if the flow ran to its end with no error and no bad byte.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define END_IMM		0xffffffffu	/* the sender's last message */
+#define MAX_WINDOW	64
+
+static const char *dev_name;
+static const char *flow_name = "flow";
+static int gid_index = -1;
+static int sl, tclass;
+static uint32_t msg_size = 65536;
+static unsigned int window = 8;
+static unsigned int interval_ms = 100;
+static enum ibv_mtu mtu = IBV_MTU_1024;
+static int stall_s = 30;
+static long damage = -1;
+
+/* What each side tells the other over TCP before the flow starts. */
+struct peer_info {
+	uint32_t qpn;
+	uint32_t psn;
+	uint32_t rkey;
+	uint32_t window;
+	uint64_t addr;
+	uint32_t msg_size;
+	uint8_t gid[16];
+};
+
+struct flow {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;		/* window slots of msg_size bytes */
+	uint32_t *credit;	/* window words: SENDs in and out */
+	struct ibv_mr *credit_mr;
+	struct peer_info me, peer;
+	bool sender;
+	uint64_t start_ns, last_ns, last_bytes, bytes, msgs;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "rc_flow: %s: %s\n", what,
+		errno ? strerror(errno) : "failed");
+	exit(1);
+}
+
+/* Message n's bytes: 64-bit words no two messages share. */
+static uint64_t pat_word(uint32_t n, size_t j)
+{
+	uint64_t x = ((uint64_t)n << 32 | j) * 0x9e3779b97f4a7c15ull;
+
+	return x ^ x >> 29;
+}
+
+static void fill(uint8_t *p, uint32_t n)
+{
+	size_t j;
+
+	for (j = 0; j < msg_size / 8; j++)
+		memcpy(p + 8 * j, &(uint64_t){ pat_word(n, j) }, 8);
+}
+
+/* Index of the first bad word, or -1. */
+static long check(const uint8_t *p, uint32_t n)
+{
+	uint64_t w;
+	size_t j;
+
+	for (j = 0; j < msg_size / 8; j++) {
+		memcpy(&w, p + 8 * j, 8);
+		if (w != pat_word(n, j))
+			return j;
+	}
+	return -1;
+}
+
+static bool gid_is_v4(const union ibv_gid *g)
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(g->raw, prefix, sizeof(prefix));
+}
+
+static void dev_open(struct flow *f)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_port_attr pa;
+	struct ibv_gid_entry e;
+	union ibv_gid gid;
+	int i;
+
+	for (i = 0; list && list[i]; i++) {
+		const char *n = ibv_get_device_name(list[i]);
+
+		if (dev_name ? !strcmp(n, dev_name) : !strncmp(n, "rocx", 4)) {
+			f->ctx = ibv_open_device(list[i]);
+			break;
+		}
+	}
+	if (list)
+		ibv_free_device_list(list);
+	if (!f->ctx)
+		die("no device to open");
+	if (ibv_query_port(f->ctx, 1, &pa))
+		die("ibv_query_port");
+	for (i = 0; gid_index < 0 && i < pa.gid_tbl_len; i++)
+		if (!ibv_query_gid_ex(f->ctx, 1, i, &e, 0) &&
+		    e.gid_type == IBV_GID_TYPE_ROCE_V2 && gid_is_v4(&e.gid))
+			gid_index = i;
+	if (gid_index < 0)
+		die("no RoCE v2 IPv4 GID (give -g)");
+	if (ibv_query_gid(f->ctx, 1, gid_index, &gid))
+		die("ibv_query_gid");
+	memcpy(f->me.gid, gid.raw, 16);
+}
+
+static void resources(struct flow *f)
+{
+	size_t len = (size_t)window * msg_size;
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = {
+			.max_send_wr = window + 1,
+			.max_recv_wr = window + 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+	};
+
+	f->pd = ibv_alloc_pd(f->ctx);
+	f->ch = ibv_create_comp_channel(f->ctx);
+	if (!f->pd || !f->ch)
+		die("ibv_alloc_pd/ibv_create_comp_channel");
+	f->cq = ibv_create_cq(f->ctx, 4 * (window + 1), NULL, f->ch, 0);
+	if (!f->cq)
+		die("ibv_create_cq");
+	qa.send_cq = qa.recv_cq = f->cq;
+	f->qp = ibv_create_qp(f->pd, &qa);
+	if (!f->qp)
+		die("ibv_create_qp");
+	if (posix_memalign((void **)&f->buf, 4096, len) ||
+	    posix_memalign((void **)&f->credit, 4096, 4096))
+		die("posix_memalign");
+	memset(f->buf, 0, len);
+	f->mr = ibv_reg_mr(f->pd, f->buf, len, access);
+	f->credit_mr = ibv_reg_mr(f->pd, f->credit, 4096,
+				  IBV_ACCESS_LOCAL_WRITE);
+	if (!f->mr || !f->credit_mr)
+		die("ibv_reg_mr");
+	f->me.qpn = f->qp->qp_num;
+	f->me.psn = (uint32_t)(now_ns() & 0xffffff);
+	f->me.rkey = f->mr->rkey;
+	f->me.addr = (uintptr_t)f->buf;
+	f->me.window = window;
+	f->me.msg_size = msg_size;
+}
+
+static void connect_qp(struct flow *f)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	if (ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("modify to INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = f->peer.qpn;
+	a.rq_psn = f->peer.psn;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.sl = sl;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.traffic_class = tclass;
+	memcpy(a.ah_attr.grh.dgid.raw, f->peer.gid, 16);
+	if (ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("modify to RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = f->me.psn;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify to RTS");
+}
+
+/* Exchange peer_info over TCP; the receiver listens. */
+static void exchange(struct flow *f, const char *host, const char *port)
+{
+	struct addrinfo hints = {
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = host ? 0 : AI_PASSIVE,
+	}, *ai;
+	int fd, one = 1;
+	ssize_t got;
+
+	if (getaddrinfo(host, port, &hints, &ai))
+		die("getaddrinfo");
+	fd = socket(ai->ai_family, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket");
+	if (!host) {
+		int lfd = fd;
+
+		setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(lfd, ai->ai_addr, ai->ai_addrlen) || listen(lfd, 1))
+			die("bind/listen");
+		fd = accept(lfd, NULL, NULL);
+		close(lfd);
+		if (fd < 0)
+			die("accept");
+	} else {
+		int tries;
+
+		/* The receiver may still be starting. */
+		for (tries = 0; connect(fd, ai->ai_addr, ai->ai_addrlen);
+		     tries++) {
+			if (tries == 100)
+				die("connect");
+			usleep(100000);
+		}
+	}
+	freeaddrinfo(ai);
+	if (write(fd, &f->me, sizeof(f->me)) != sizeof(f->me))
+		die("write peer info");
+	got = recv(fd, &f->peer, sizeof(f->peer), MSG_WAITALL);
+	if (got != sizeof(f->peer))
+		die("read peer info");
+	close(fd);
+	if (f->peer.msg_size != msg_size || f->peer.window != window) {
+		fprintf(stderr, "rc_flow: the peer uses -s %u -w %u\n",
+			f->peer.msg_size, f->peer.window);
+		exit(1);
+	}
+}
+
+static void post_recv(struct flow *f, unsigned int i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)&f->credit[i],
+		.length = 4,
+		.lkey = f->credit_mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(f->qp, &wr, &bad))
+		die("ibv_post_recv");
+}
+
+static void post_write(struct flow *f, uint32_t n, bool last)
+{
+	unsigned int slot = n % window;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(f->buf + (size_t)slot * msg_size),
+		.length = last ? 0 : msg_size,
+		.lkey = f->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = n,
+		.sg_list = &sge,
+		.num_sge = last ? 0 : 1,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(last ? END_IMM : n),
+		.wr.rdma = {
+			.remote_addr = f->peer.addr + (uint64_t)slot * msg_size,
+			.rkey = f->peer.rkey,
+		},
+	};
+	struct ibv_send_wr *bad;
+
+	if (!last)
+		fill(f->buf + (size_t)slot * msg_size, n);
+	if (!last && n == damage)
+		f->buf[(size_t)slot * msg_size + msg_size / 2] ^= 0x20;
+	if (ibv_post_send(f->qp, &wr, &bad))
+		die("ibv_post_send WRITE");
+}
+
+static void post_credit(struct flow *f, uint32_t n)
+{
+	unsigned int slot = n % window;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)&f->credit[window + slot],
+		.length = 4,
+		.lkey = f->credit_mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = n,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	f->credit[window + slot] = n;
+	if (ibv_post_send(f->qp, &wr, &bad))
+		die("ibv_post_send SEND");
+}
+
+static void report(struct flow *f, uint64_t now, bool summary)
+{
+	double t = (now - f->start_ns) / 1e9;
+	double dt = (now - f->last_ns) / 1e9;
+	const char *side = f->sender ? "sender" : "receiver";
+
+	if (summary) {
+		printf("{\"flow\": \"%s\", \"side\": \"%s\", \"summary\": true, "
+		       "\"seconds\": %.3f, \"bytes\": %llu, \"messages\": %llu, "
+		       "\"mbps\": %.1f}\n", flow_name, side, t,
+		       (unsigned long long)f->bytes,
+		       (unsigned long long)f->msgs,
+		       t > 0 ? f->bytes * 8 / t / 1e6 : 0.0);
+	} else {
+		printf("{\"flow\": \"%s\", \"side\": \"%s\", \"t\": %.3f, "
+		       "\"bytes\": %llu, \"mbps\": %.1f}\n", flow_name, side,
+		       t, (unsigned long long)(f->bytes - f->last_bytes),
+		       dt > 0 ? (f->bytes - f->last_bytes) * 8 / dt / 1e6 : 0.0);
+	}
+	fflush(stdout);
+	f->last_ns = now;
+	f->last_bytes = f->bytes;
+}
+
+/* Wait for completions until the next report is due or one arrives. */
+static int wait_wc(struct flow *f, struct ibv_wc *wc, int max, uint64_t *moved)
+{
+	uint64_t now = now_ns();
+	uint64_t due = f->last_ns + interval_ms * 1000000ull;
+	struct pollfd pfd = { .fd = f->ch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+	int n;
+
+	n = ibv_poll_cq(f->cq, max, wc);
+	if (n)
+		return n;
+	if (ibv_req_notify_cq(f->cq, 0))
+		die("ibv_req_notify_cq");
+	n = ibv_poll_cq(f->cq, max, wc);
+	if (n)
+		return n;
+	if (now < due &&
+	    poll(&pfd, 1, (int)((due - now) / 1000000) + 1) > 0) {
+		if (ibv_get_cq_event(f->ch, &cq, &ctx))
+			die("ibv_get_cq_event");
+		ibv_ack_cq_events(cq, 1);
+	}
+	now = now_ns();
+	if (now >= due)
+		report(f, now, false);
+	if (now - *moved > (uint64_t)stall_s * 1000000000ull) {
+		fprintf(stderr, "rc_flow: %s: nothing moved for %d s\n",
+			flow_name, stall_s);
+		exit(1);
+	}
+	return ibv_poll_cq(f->cq, max, wc);
+}
+
+static void wc_fail(const struct ibv_wc *wc)
+{
+	fprintf(stderr, "rc_flow: %s: completion wr_id %llu opcode %d: %s\n",
+		flow_name, (unsigned long long)wc->wr_id, wc->opcode,
+		ibv_wc_status_str(wc->status));
+	exit(1);
+}
+
+static int run_receiver(struct flow *f)
+{
+	struct ibv_wc wc[16];
+	uint64_t moved = now_ns();
+	unsigned int i;
+	bool done = false;
+	int n, k;
+
+	for (i = 0; i < window + 1; i++)
+		post_recv(f, i);
+	/* The sender's first WRITE can come before our first report. */
+	f->start_ns = f->last_ns = now_ns();
+	while (!done) {
+		n = wait_wc(f, wc, 16, &moved);
+		for (k = 0; k < n; k++) {
+			uint32_t m;
+			long bad;
+
+			if (wc[k].status != IBV_WC_SUCCESS)
+				wc_fail(&wc[k]);
+			if (wc[k].opcode == IBV_WC_SEND)
+				continue;
+			if (wc[k].opcode != IBV_WC_RECV_RDMA_WITH_IMM) {
+				fprintf(stderr, "rc_flow: unexpected opcode %d\n",
+					wc[k].opcode);
+				return 1;
+			}
+			m = ntohl(wc[k].imm_data);
+			post_recv(f, wc[k].wr_id);
+			if (m == END_IMM) {
+				done = true;
+				continue;
+			}
+			if (m != f->msgs) {
+				fprintf(stderr, "rc_flow: message %u came as number %llu\n",
+					m, (unsigned long long)f->msgs);
+				return 1;
+			}
+			bad = check(f->buf + (size_t)(m % window) * msg_size, m);
+			if (bad >= 0) {
+				fprintf(stderr, "rc_flow: message %u: bad data at byte %ld\n",
+					m, bad * 8);
+				return 1;
+			}
+			f->msgs++;
+			f->bytes += msg_size;
+			moved = now_ns();
+			post_credit(f, m);
+		}
+	}
+	report(f, now_ns(), true);
+	return 0;
+}
+
+static int run_sender(struct flow *f, int seconds)
+{
+	uint64_t end, moved = now_ns();
+	struct ibv_wc wc[16];
+	unsigned int credits = window, i;
+	uint32_t next = 0;
+	bool stopping = false, last_sent = false, last_done = false;
+	int n, k;
+
+	for (i = 0; i < window + 1; i++)
+		post_recv(f, i);
+	f->start_ns = f->last_ns = now_ns();
+	end = f->start_ns + (uint64_t)seconds * 1000000000ull;
+	while (!last_done) {
+		if (!stopping && now_ns() >= end)
+			stopping = true;
+		while (!stopping && credits) {
+			post_write(f, next++, false);
+			credits--;
+		}
+		if (stopping && credits == window && !last_sent) {
+			post_write(f, next, true);
+			last_sent = true;
+		}
+		n = wait_wc(f, wc, 16, &moved);
+		for (k = 0; k < n; k++) {
+			if (wc[k].status != IBV_WC_SUCCESS)
+				wc_fail(&wc[k]);
+			if (wc[k].opcode == IBV_WC_RDMA_WRITE) {
+				if (last_sent && wc[k].wr_id == next)
+					last_done = true;
+				continue;
+			}
+			/* A credit: the receiver checked that message. */
+			post_recv(f, wc[k].wr_id);
+			credits++;
+			f->msgs++;
+			f->bytes += msg_size;
+			moved = now_ns();
+		}
+	}
+	report(f, now_ns(), true);
+	return 0;
+}
+
+static enum ibv_mtu mtu_of(int bytes)
+{
+	switch (bytes) {
+	case 256: return IBV_MTU_256;
+	case 512: return IBV_MTU_512;
+	case 1024: return IBV_MTU_1024;
+	case 2048: return IBV_MTU_2048;
+	case 4096: return IBV_MTU_4096;
+	}
+	fprintf(stderr, "rc_flow: -m takes 256, 512, 1024, 2048 or 4096\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *host = NULL, *port = "18700";
+	struct flow f = { 0 };
+	bool server = false;
+	int seconds = 10, c;
+
+	while ((c = getopt(argc, argv, "SC:p:t:d:g:l:T:s:w:i:m:x:n:K:")) != -1) {
+		switch (c) {
+		case 'S': server = true; break;
+		case 'C': host = optarg; break;
+		case 'p': port = optarg; break;
+		case 't': seconds = atoi(optarg); break;
+		case 'd': dev_name = optarg; break;
+		case 'g': gid_index = atoi(optarg); break;
+		case 'l': sl = atoi(optarg); break;
+		case 'T': tclass = atoi(optarg); break;
+		case 's': msg_size = strtoul(optarg, NULL, 0); break;
+		case 'w': window = atoi(optarg); break;
+		case 'i': interval_ms = atoi(optarg); break;
+		case 'm': mtu = mtu_of(atoi(optarg)); break;
+		case 'x': stall_s = atoi(optarg); break;
+		case 'n': flow_name = optarg; break;
+		case 'K': damage = atol(optarg); break;
+		default:
+			fprintf(stderr, "usage: rc_flow -S | -C HOST [options]\n");
+			return 2;
+		}
+	}
+	if (server == !!host || !msg_size || msg_size % 8 ||
+	    msg_size > (1u << 24) || !window || window > MAX_WINDOW ||
+	    seconds <= 0 || !interval_ms || sl < 0 || sl > 7 ||
+	    tclass < 0 || tclass > 255) {
+		fprintf(stderr, "rc_flow: give -S or -C HOST; -s a multiple of 8 up to 16 MiB, -w 1..%d, -l 0..7\n",
+			MAX_WINDOW);
+		return 2;
+	}
+	f.sender = !server;
+	dev_open(&f);
+	resources(&f);
+	exchange(&f, host, port);
+	connect_qp(&f);
+	return server ? run_receiver(&f) : run_sender(&f, seconds);
+}
