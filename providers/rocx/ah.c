@@ -43,7 +43,9 @@ struct ibv_ah *rocx_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	memcpy(av->dgid, attr->grh.dgid.raw, sizeof(av->dgid));
 	memcpy(av->dmac, resp.dmac, sizeof(av->dmac));
 	av->vlan = htole16(resp.vlan);
-	av->flow_label = htole32(attr->grh.flow_label & 0xfffff);
+	/* The service level is the priority (PCP, and the device's queue). */
+	av->flow_label = htole32((attr->grh.flow_label & 0xfffff) |
+				 (uint32_t)(attr->sl & 7) << 20);
 	av->sgid_index = attr->grh.sgid_index;
 	av->hop_limit = attr->grh.hop_limit;
 	av->traffic_class = attr->grh.traffic_class;

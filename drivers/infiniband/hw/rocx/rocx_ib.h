@@ -457,7 +457,7 @@ enum ib_event_type rocx_ib_qp_event_type(u64 info);
 int rocx_ib_qp_attr_encode(const struct ib_qp_attr *attr, u32 valid,
 			   struct rocx_qp_attr *qa);
 void rocx_ib_av_encode(struct rocx_av *av, const struct ib_global_route *grh,
-		       const u8 *dmac, u16 vlan, u8 net_type);
+		       const u8 *dmac, u16 vlan, u8 net_type, u8 prio);
 int rocx_ib_qp_check(const struct rocx_identify *id,
 		     const struct ib_qp_cap *cap,
 		     const struct rocx_create_qp_req *req);

@@ -807,7 +807,7 @@ static void rocx_ib_av_encode_test(struct kunit *test)
 
 	for (i = 0; i < 16; i++)
 		grh.dgid.raw[i] = i + 1;
-	rocx_ib_av_encode(&av, &grh, dmac, 100, ROCX_NET_ROCE_V2_IPV4);
+	rocx_ib_av_encode(&av, &grh, dmac, 100, ROCX_NET_ROCE_V2_IPV4, 0);
 	memcpy(raw, &av, sizeof(raw));
 	for (i = 0; i < 16; i++)
 		KUNIT_EXPECT_EQ(test, raw[i], i + 1);
@@ -823,9 +823,15 @@ static void rocx_ib_av_encode_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, raw[30], 0x68);	/* traffic_class */
 	KUNIT_EXPECT_EQ(test, raw[31], ROCX_NET_ROCE_V2_IPV4);
 
-	rocx_ib_av_encode(&av, &grh, dmac, ROCX_VLAN_NONE, ROCX_NET_ROCE_V1);
+	memset(&av, 0, sizeof(av));
+	rocx_ib_av_encode(&av, &grh, dmac, ROCX_VLAN_NONE, ROCX_NET_ROCE_V1, 5);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(av.vlan), ROCX_VLAN_NONE);
 	KUNIT_EXPECT_EQ(test, av.net_type, ROCX_NET_ROCE_V1);
+	/* The priority in [22:20], beside the flow label; only 3 bits. */
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(av.flow_label), 0x5abcde);
+	memset(&av, 0, sizeof(av));
+	rocx_ib_av_encode(&av, &grh, dmac, ROCX_VLAN_NONE, ROCX_NET_ROCE_V1, 0xf);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(av.flow_label), 0x7abcde);
 }
 
 struct rocx_ib_qp_case {

@@ -251,15 +251,20 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_attr_encode);
  * @dmac: destination MAC (ib_core resolved it from the GID)
  * @vlan: VLAN id of the source GID's netdev, or ROCX_VLAN_NONE
  * @net_type: enum rocx_net_type of the source GID
+ * @prio: the priority (0..7) the packets go out with: the AH's service
+ *	level, which for rdma_cm ib_core has already mapped from the ToS
+ *	(through a VLAN netdev's egress map where there is one)
  */
 VISIBLE_IF_KUNIT void rocx_ib_av_encode(struct rocx_av *av,
 					const struct ib_global_route *grh,
-					const u8 *dmac, u16 vlan, u8 net_type)
+					const u8 *dmac, u16 vlan, u8 net_type,
+					u8 prio)
 {
 	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
 	ether_addr_copy(av->dmac, dmac);
 	av->vlan = cpu_to_le16(vlan);
-	av->flow_label = cpu_to_le32(grh->flow_label & ROCX_IB_FLOW_LABEL_MASK);
+	av->flow_label = cpu_to_le32((grh->flow_label & ROCX_IB_FLOW_LABEL_MASK) |
+				     ROCX_FIELD_PREP(ROCX_AV_PRIO, prio & 7));
 	av->sgid_index = grh->sgid_index;
 	av->hop_limit = grh->hop_limit;
 	av->traffic_class = grh->traffic_class;
@@ -295,7 +300,8 @@ int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah, struct rocx_av *av)
 		return err;
 	if (vlan >= VLAN_N_VID)
 		vlan = ROCX_VLAN_NONE;
-	rocx_ib_av_encode(av, grh, ah->roce.dmac, vlan, net_type);
+	rocx_ib_av_encode(av, grh, ah->roce.dmac, vlan, net_type,
+			  rdma_ah_get_sl(ah));
 	return 0;
 }
 
