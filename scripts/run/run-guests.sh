@@ -46,6 +46,8 @@
 #                     "$ROCX_SWITCH" ctl "$ROCX_SWITCH_CTL" show)
 #   --impair 'SPEC'   impair the fabric from the start: rocx-switch --impair,
 #                     e.g. 'port=all dir=egress loss=1%'; repeatable
+#   --switch 'ARGS'   more rocx-switch options (split on spaces), e.g.
+#                     '--queue-limit 4096'; repeatable
 #   --seed N          seed of the switch's impairments (rocx-switch --seed;
 #                     default: random, printed in OUT/switch.log)
 #   --machine TYPE    QEMU machine (default q35)
@@ -92,6 +94,8 @@ while [ $# -gt 0 ]; do
 	--append) append="$append $2"; shift ;;
 	--host-cmd) host_cmd=$2; shift ;;
 	--impair) switch_opts+=(--impair "$2"); shift ;;
+	# shellcheck disable=SC2206 # split on purpose
+	--switch) switch_opts+=($2); shift ;;
 	--seed) seed=$2; shift ;;
 	--guest) specs+=("$2"); extras+=(""); shift ;;
 	--extra)

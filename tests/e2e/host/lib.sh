@@ -47,7 +47,7 @@ guest() {
 	done
 	args+=(--guest "$spec")
 	case $spec in
-	nic=rocx,*) args+=(--extra "-d guest_errors") ;;
+	nic=rocx,* | nic=rocx:*) args+=(--extra "-d guest_errors") ;;
 	esac
 }
 
@@ -186,7 +186,7 @@ capture_checks() {
 # count their results, then run its host checks.
 run_group() {
 	local g=$1 t0 rc opts=()
-	local args=() timeout=300 host_cmd='' capture=0
+	local args=() timeout=300 host_cmd='' capture=0 switch=
 	local seed=${ROCX_SWITCH_SEED:-}
 
 	t0=$(date +%s)
@@ -197,6 +197,7 @@ run_group() {
 	opts=(--timeout "$timeout")
 	[ -n "$host_cmd" ] && opts+=(--host-cmd "$host_cmd")
 	[ "$capture" = 1 ] && opts+=(--pcap "$out/$g/fabric.pcap")
+	[ -n "$switch" ] && opts+=(--switch "$switch")
 	[ -n "$seed" ] && opts+=(--seed "$seed")
 	echo "--- e2e group $g"
 	rm -rf "${out:?}/$g"

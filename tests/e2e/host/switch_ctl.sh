@@ -7,7 +7,9 @@
 # script, run as run-guests.sh --host-cmd, hands them to `rocx-switch ctl`
 # and leaves the answers there.
 #
-#   shared/swctl.G.N.req   request N (0, 1, ...) of guest G: one line
+#   shared/swctl.G.N.req   request N (0, 1, ...) of guest G: one line, in
+#                          which @OUT@ stands for the run's output
+#                          directory on the host (e.g. series file=@OUT@/s)
 #   shared/swctl.G.N.ans   its answer: the exit status of rocx-switch ctl
 #                          (0 ok, 1 refused, 2 no switch), then its output
 #
@@ -41,6 +43,7 @@ while ! all_done; do
 		[ -f "$req" ] || continue
 		busy=1
 		line=$(head -n 1 "$req")
+		line=${line//@OUT@/$ROCX_RUN_OUT}
 		out=$("$ROCX_SWITCH" ctl "$ROCX_SWITCH_CTL" "$line" 2>&1)
 		rc=$?
 		printf '%s guest%d %s\n%s\n= %d\n' "$(date +%s.%N)" "$g" \
