@@ -12,7 +12,10 @@
  * -s BYTES (message size, default 65536), -w N (messages in flight,
  * default 8), -i MS (report interval, default 100), -m MTU (default 1024),
  * -x SECS (fail when nothing moves for that long, default 30), -n NAME
- * (the flow's name in the reports), -K N (the sender damages one byte of
+ * (the flow's name in the reports), -A T (the ACK timeout, 4.096 us x 2^T,
+ * default 14), -G PATH (the sender, once connected, creates PATH.ready
+ * and starts when PATH exists: flows of several guests start together),
+ * -W MS (the sender starts MS ms after that), -K N (the sender damages one byte of
  * message N: the receiver must fail, which proves the check).
  *
  * The sender writes message n into slot n % N of the receiver's buffer
@@ -53,6 +56,9 @@ static unsigned int interval_ms = 100;
 static enum ibv_mtu mtu = IBV_MTU_1024;
 static int stall_s = 30;
 static long damage = -1;
+static int ack_timeout = 14;
+static const char *go_path;
+static unsigned int start_delay_ms;
 
 /* What each side tells the other over TCP before the flow starts. */
 struct peer_info {
@@ -239,7 +245,7 @@ static void connect_qp(struct flow *f)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = f->me.psn;
-	a.timeout = 14;
+	a.timeout = ack_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 1;
@@ -465,6 +471,11 @@ static int run_receiver(struct flow *f)
 				done = true;
 				continue;
 			}
+			/* Goodput counts from the first message: a sender may
+			 * wait for its start (-G) after connecting.
+			 */
+			if (!f->msgs)
+				f->start_ns = f->last_ns = now_ns();
 			if (m != f->msgs) {
 				fprintf(stderr, "rc_flow: message %u came as number %llu\n",
 					m, (unsigned long long)f->msgs);
@@ -486,6 +497,32 @@ static int run_receiver(struct flow *f)
 	return 0;
 }
 
+/* Tell whoever starts the flows that this one is ready, wait for "go". */
+static void wait_go(void)
+{
+	char ready[4096];
+	uint64_t t0 = now_ns();
+	FILE *fp;
+
+	if (go_path) {
+		snprintf(ready, sizeof(ready), "%s.%s.ready", go_path, flow_name);
+		fp = fopen(ready, "w");
+		if (!fp)
+			die(ready);
+		fclose(fp);
+		while (access(go_path, F_OK)) {
+			if (now_ns() - t0 > (uint64_t)stall_s * 1000000000ull) {
+				fprintf(stderr, "rc_flow: %s: no %s after %d s\n",
+					flow_name, go_path, stall_s);
+				exit(1);
+			}
+			usleep(10000);
+		}
+	}
+	if (start_delay_ms)
+		usleep(start_delay_ms * 1000);
+}
+
 static int run_sender(struct flow *f, int seconds)
 {
 	uint64_t end, moved = now_ns();
@@ -497,6 +534,7 @@ static int run_sender(struct flow *f, int seconds)
 
 	for (i = 0; i < window + 1; i++)
 		post_recv(f, i);
+	wait_go();
 	f->start_ns = f->last_ns = now_ns();
 	end = f->start_ns + (uint64_t)seconds * 1000000000ull;
 	while (!last_done) {
@@ -551,7 +589,7 @@ int main(int argc, char **argv)
 	bool server = false;
 	int seconds = 10, c;
 
-	while ((c = getopt(argc, argv, "SC:p:t:d:g:l:T:s:w:i:m:x:n:K:")) != -1) {
+	while ((c = getopt(argc, argv, "SC:p:t:d:g:l:T:s:w:i:m:x:n:K:A:G:W:")) != -1) {
 		switch (c) {
 		case 'S': server = true; break;
 		case 'C': host = optarg; break;
@@ -568,6 +606,9 @@ int main(int argc, char **argv)
 		case 'x': stall_s = atoi(optarg); break;
 		case 'n': flow_name = optarg; break;
 		case 'K': damage = atol(optarg); break;
+		case 'A': ack_timeout = atoi(optarg); break;
+		case 'G': go_path = optarg; break;
+		case 'W': start_delay_ms = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: rc_flow -S | -C HOST [options]\n");
 			return 2;
@@ -576,7 +617,7 @@ int main(int argc, char **argv)
 	if (server == !!host || !msg_size || msg_size % 8 ||
 	    msg_size > (1u << 24) || !window || window > MAX_WINDOW ||
 	    seconds <= 0 || !interval_ms || sl < 0 || sl > 7 ||
-	    tclass < 0 || tclass > 255) {
+	    tclass < 0 || tclass > 255 || ack_timeout < 0 || ack_timeout > 31) {
 		fprintf(stderr, "rc_flow: give -S or -C HOST; -s a multiple of 8 up to 16 MiB, -w 1..%d, -l 0..7\n",
 			MAX_WINDOW);
 		return 2;
