@@ -938,6 +938,7 @@ int main(int argc, char **argv)
         { t_cases_mw, t_ncases_mw },
         { t_cases_srq, t_ncases_srq },
         { t_cases_mcast, t_ncases_mcast },
+        { t_cases_stats, t_ncases_stats },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

@@ -250,5 +250,7 @@ extern const TCase t_cases_srq[];
 extern const unsigned t_ncases_srq;
 extern const TCase t_cases_mcast[];
 extern const unsigned t_ncases_mcast;
+extern const TCase t_cases_stats[];
+extern const unsigned t_ncases_stats;
 
 #endif /* ROCX_TEST_RDMA_H */

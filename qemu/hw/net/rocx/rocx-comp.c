@@ -188,6 +188,7 @@ static void rocx_comp_retry(RocxCore *c, RocxQp *qp)
         return;
     }
     if (!qp->req.retries) {
+        rocx_count(c, ROCX_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED, 1);
         rocx_comp_error(c, qp, ROCX_WC_RETRY_EXC_ERR, ROCX_VERR_TIMEOUT);
         return;
     }
@@ -200,6 +201,7 @@ static void rocx_comp_gap(RocxCore *c, RocxQp *qp)
 {
     if (!qp->req.gap_retried) {
         qp->req.gap_retried = true;
+        rocx_count(c, ROCX_STAT_IMPLIED_NAK_SEQ_ERR, 1);
         rocx_comp_retry(c, qp);
     }
 }
@@ -332,6 +334,11 @@ static void rocx_comp_nak(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     bool answered;
 
     c->rdma.stats.naks_rcvd++;
+    rocx_count(c, ROCX_STAT_PACKET_SEQ_ERR, code == ROCX_AETH_NAK_PSN);
+    rocx_count(c, ROCX_STAT_REQ_REMOTE_ACCESS_ERRORS,
+               code == ROCX_AETH_NAK_ACCESS);
+    rocx_count(c, ROCX_STAT_REQ_REMOTE_INVALID_REQUEST,
+               code == ROCX_AETH_NAK_INVALID);
     answered = rocx_comp_ack(c, qp, rocx_psn_add(p->psn, -1));
     if (qp->state != ROCX_QPS_RTS) {
         return;
@@ -376,6 +383,7 @@ static void rocx_comp_rnr(RocxCore *c, RocxQp *qp, const RocxPkt *p)
         return;
     }
     if (!qp->req.rnr_retries) {
+        rocx_count(c, ROCX_STAT_RNR_NAK_RETRY_ERR, 1);
         rocx_comp_error(c, qp, ROCX_WC_RNR_RETRY_EXC_ERR, ROCX_VERR_RNR);
         return;
     }
@@ -450,7 +458,9 @@ void rocx_comp_timers(RocxCore *c, RocxQp *qp, int64_t now)
         return;     /* everything was acknowledged meanwhile */
     }
     c->rdma.stats.timeouts++;
+    rocx_count(c, ROCX_STAT_LOCAL_ACK_TIMEOUT_ERR, 1);
     if (!qp->req.retries) {
+        rocx_count(c, ROCX_STAT_REQ_TRANSPORT_RETRIES_EXCEEDED, 1);
         rocx_comp_error(c, qp, ROCX_WC_RETRY_EXC_ERR, ROCX_VERR_TIMEOUT);
         return;
     }

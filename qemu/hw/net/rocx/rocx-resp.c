@@ -54,6 +54,10 @@ static void rocx_resp_fatal(RocxCore *c, RocxQp *qp, const RocxPkt *p,
                             uint8_t code, uint8_t verr, bool cqe_written)
 {
     c->rdma.stats.naks_sent++;
+    rocx_count(c, ROCX_STAT_RESP_REMOTE_ACCESS_ERRORS,
+               code == ROCX_AETH_NAK_ACCESS);
+    rocx_count(c, ROCX_STAT_RESP_REMOTE_INVALID_REQUEST,
+               code == ROCX_AETH_NAK_INVALID);
     qp->resp.ack = ROCX_ACK_NAK;
     qp->resp.syndrome = ROCX_AETH_NAK | code;
     qp->resp.ack_psn = p->psn;
@@ -494,6 +498,7 @@ void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     if (d < 0) {
         /* A duplicate: the requester missed our answer. */
         c->rdma.stats.dup_requests++;
+        rocx_count(c, ROCX_STAT_DUPLICATE_REQUEST, 1);
         if (opf & ROCX_OPF_READ) {
             rocx_resp_dup_read(c, qp, p);
         } else if (opf & ROCX_OPF_ATOMETH) {
@@ -507,6 +512,7 @@ void rocx_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     if (d > 0) {
         /* A gap: NAK it once, then drop until the missing PSN comes. */
         rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
+        rocx_count(c, ROCX_STAT_OUT_OF_SEQUENCE, 1);
         if (!qp->resp.nak_sent) {
             qp->resp.nak_sent = true;
             c->rdma.stats.naks_sent++;

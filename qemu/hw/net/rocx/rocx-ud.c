@@ -90,6 +90,7 @@ static uint8_t rocx_ud_send_one(RocxCore *c, RocxQp *qp, const RocxSendWqe *w,
     }
     /* UD has no path MTU: a message is one packet, so the port decides. */
     if (w->length > max) {
+        rocx_count(c, ROCX_STAT_ROCE_TX_MTU_DROPS, 1);
         *verr = ROCX_VERR_BAD_WQE;
         return ROCX_WC_LOC_LEN_ERR;
     }
