@@ -394,6 +394,9 @@ int rocx_ib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 int rocx_ib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int rocx_ib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 u8 rocx_ib_mcast_qp_flags(u64 caps2, enum ib_qp_type type, u32 *create_flags);
+/* rocx_ib_stats.c: hardware counters, for a device with any of them. */
+extern const struct ib_device_ops rocx_ib_stats_ops;
+bool rocx_ib_has_stats(struct rocx_ib_dev *dev);
 
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);
@@ -475,6 +478,9 @@ void rocx_ib_srq_caps(const struct rocx_identify *id,
 		      struct ib_srq_attr *attr);
 void rocx_ib_mcast_cmd(union rocx_aq_verbs_cmd *cmd, u16 op, u32 qpn,
 		       const union ib_gid *gid);
+int rocx_ib_stat_index(unsigned int i);
+unsigned int rocx_ib_stats_num(unsigned int num_stats);
+struct rdma_hw_stats *rocx_ib_stats_alloc(unsigned int num_stats);
 void rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
 			   const struct rocx_ib_ucontext *uc,
 			   struct rocx_alloc_ucontext_resp *resp);

@@ -216,6 +216,8 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	ib_set_device_ops(ibdev, &rocx_ib_dev_ops);
 	if (le64_to_cpu(id->caps2) & ROCX_CAP2_SRQ)
 		ib_set_device_ops(ibdev, &rocx_ib_srq_ops);
+	if (rocx_ib_has_stats(dev))
+		ib_set_device_ops(ibdev, &rocx_ib_stats_ops);
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, ROCX_IB_PORT);
 	if (err) {

@@ -378,7 +378,6 @@ int rocx_aq_destroy_eth_ring(struct rocx_core *core, u8 type, u8 qid);
 int rocx_aq_create_eq(struct rocx_core *core, u16 eqn, dma_addr_t base,
 		      u8 log_depth, u8 vector);
 int rocx_aq_destroy_eq(struct rocx_core *core, u16 eqn);
-int rocx_aq_get_stats(struct rocx_core *core, u64 *stats, unsigned int n);
 
 /* rocx_eq.c: EQ 0 and vector 0 */
 int rocx_eq_create(struct rocx_core *core);

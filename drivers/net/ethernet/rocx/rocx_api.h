@@ -151,6 +151,19 @@ int rocx_irq_vector(struct rocx_core *core, unsigned int vector);
 void rocx_kernel_db(struct rocx_core *core, u32 offset, u64 value);
 
 /**
+ * rocx_aq_get_stats() - read the device counters (GET_STATS)
+ * @core: device
+ * @stats: receives up to @n counters in enum rocx_stat order
+ * @n: room in @stats
+ *
+ * Sleeps.  A device writes at most IDENTIFY num_stats counters; the rest
+ * of @stats is left as it was.
+ *
+ * Return: number of counters the device wrote, or a negative errno.
+ */
+int rocx_aq_get_stats(struct rocx_core *core, u64 *stats, unsigned int n);
+
+/**
  * rocx_status_to_errno() - map an admin completion status to an errno
  * @status: enum rocx_aq_status value from the device
  *

@@ -326,3 +326,4 @@ out:
 	dma_free_coherent(dev, n * sizeof(*buf), buf, dma);
 	return err;
 }
+EXPORT_SYMBOL_NS_GPL(rocx_aq_get_stats, ROCX);
