@@ -169,7 +169,7 @@ def rc_connect(qp, gid_index, remote, my_psn=0, path_mtu=e.IBV_MTU_1024,
                access=(e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
                        e.IBV_ACCESS_REMOTE_READ |
                        e.IBV_ACCESS_REMOTE_ATOMIC),
-               timeout=14, retry_cnt=7, rd_atomic=1):
+               timeout=14, retry_cnt=7, rd_atomic=1, rnr_retry=7):
     """Connect qp (RC or UC) to remote = {'qpn', 'psn', 'gid'}, sending
     from PSN my_psn.
 
@@ -205,7 +205,7 @@ def rc_connect(qp, gid_index, remote, my_psn=0, path_mtu=e.IBV_MTU_1024,
     if not uc:
         attr.timeout = timeout
         attr.retry_cnt = retry_cnt
-        attr.rnr_retry = 7
+        attr.rnr_retry = rnr_retry
         attr.max_rd_atomic = rd_atomic
         mask |= (e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
                  e.IBV_QP_MAX_QP_RD_ATOMIC)
