@@ -481,6 +481,9 @@ void rocx_ib_mcast_cmd(union rocx_aq_verbs_cmd *cmd, u16 op, u32 qpn,
 int rocx_ib_stat_index(unsigned int i);
 unsigned int rocx_ib_stats_num(unsigned int num_stats);
 struct rdma_hw_stats *rocx_ib_stats_alloc(unsigned int num_stats);
+int rocx_ib_stats_read(struct rocx_ib_dev *dev, u64 *buf, unsigned int n);
+int rocx_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+			 u32 port, int index);
 void rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
 			   const struct rocx_ib_ucontext *uc,
 			   struct rocx_alloc_ucontext_resp *resp);

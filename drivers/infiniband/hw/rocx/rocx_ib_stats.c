@@ -10,6 +10,7 @@
  * the driver keeps no copy.
  */
 #include <linux/slab.h>
+#include <kunit/static_stub.h>
 #include <kunit/visibility.h>
 #include <rdma/ib_verbs.h>
 
@@ -128,9 +129,26 @@ static struct rdma_hw_stats *rocx_ib_alloc_hw_port_stats(struct ib_device *ibdev
 	return rocx_ib_stats_alloc(le16_to_cpu(dev->id->num_stats));
 }
 
-static int rocx_ib_get_hw_stats(struct ib_device *ibdev,
-				struct rdma_hw_stats *stats, u32 port,
-				int index)
+/**
+ * rocx_ib_stats_read() - the device's first @n counters (GET_STATS)
+ * @dev: device
+ * @buf: receives them
+ * @n: room in @buf
+ *
+ * Return: how many the device wrote, or a negative errno.
+ */
+VISIBLE_IF_KUNIT int rocx_ib_stats_read(struct rocx_ib_dev *dev, u64 *buf,
+					unsigned int n)
+{
+	/* KUnit tests put a fake device here. */
+	KUNIT_STATIC_STUB_REDIRECT(rocx_ib_stats_read, dev, buf, n);
+	return rocx_aq_get_stats(dev->core, buf, n);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_stats_read);
+
+VISIBLE_IF_KUNIT int rocx_ib_get_hw_stats(struct ib_device *ibdev,
+					  struct rdma_hw_stats *stats,
+					  u32 port, int index)
 {
 	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibdev);
 	unsigned int n = min_t(unsigned int, stats->num_counters,
@@ -146,7 +164,7 @@ static int rocx_ib_get_hw_stats(struct ib_device *ibdev,
 	buf = kcalloc(want, sizeof(*buf), GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	got = rocx_aq_get_stats(dev->core, buf, want);
+	got = rocx_ib_stats_read(dev, buf, want);
 	if (got < 0)
 		goto out;
 	/* A counter the device did not write (a shorter answer) reads 0. */
@@ -157,6 +175,7 @@ out:
 	kfree(buf);
 	return got;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_get_hw_stats);
 
 const struct ib_device_ops rocx_ib_stats_ops = {
 	.alloc_hw_port_stats = rocx_ib_alloc_hw_port_stats,

@@ -2,8 +2,10 @@
 /*
  * KUnit tests for rocx_ib's counter table: the names `rdma statistic`
  * shows (mlx5's spelling, each once), the device counter behind each,
- * and how many a device with fewer counters gets.
+ * and how many a device with fewer counters gets; and get_hw_stats
+ * against a fake GET_STATS (rocx_ib_stats_read() redirected).
  */
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/module.h>
 #include <linux/string.h>
@@ -129,10 +131,86 @@ static void rocx_ib_stats_num_test(struct kunit *test)
 	rdma_free_hw_stats_struct(s);
 }
 
+/*
+ * A fake GET_STATS: counter i reads 1000 + i, and the device writes
+ * rocx_ib_fake_wrote of them at most (or fails with rocx_ib_fake_err).
+ */
+static unsigned int rocx_ib_fake_wrote, rocx_ib_fake_asked;
+static int rocx_ib_fake_err;
+
+static int rocx_ib_fake_read(struct rocx_ib_dev *dev, u64 *buf,
+			     unsigned int n)
+{
+	unsigned int i, got = min(n, rocx_ib_fake_wrote);
+
+	rocx_ib_fake_asked = n;
+	if (rocx_ib_fake_err)
+		return rocx_ib_fake_err;
+	for (i = 0; i < got; i++)
+		buf[i] = 1000 + i;
+	return got;
+}
+
+struct rocx_ib_get_case {
+	const char *desc;
+	unsigned int num_stats;	/* IDENTIFY */
+	unsigned int wrote;	/* what GET_STATS answers */
+	int err;
+	unsigned int asked;	/* the read it should make */
+	int ret;
+};
+
+static const struct rocx_ib_get_case rocx_ib_get_cases[] = {
+	{ "all", ROCX_STAT_NUM, ROCX_STAT_NUM, 0, ROCX_STAT_NUM, 19 },
+	{ "no_cc", ROCX_STAT_NP_CNP_SENT, ROCX_STAT_NP_CNP_SENT, 0,
+	  ROCX_STAT_ROCE_TX_MTU_DROPS + 1, 15 },
+	/* Fewer than IDENTIFY said: the rest reads 0. */
+	{ "short_answer", ROCX_STAT_NUM, ROCX_STAT_RP_CNP_HANDLED, 0,
+	  ROCX_STAT_NUM, 19 },
+	{ "error", ROCX_STAT_NUM, ROCX_STAT_NUM, -EIO, ROCX_STAT_NUM, -EIO },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_ib_get, rocx_ib_get_cases, desc);
+
+static void rocx_ib_get_hw_stats_test(struct kunit *test)
+{
+	const struct rocx_ib_get_case *c = test->param_value;
+	struct rocx_ib_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct rocx_identify *id = kunit_kzalloc(test, sizeof(*id), GFP_KERNEL);
+	struct rdma_hw_stats *s;
+	unsigned int i;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	id->num_stats = cpu_to_le16(c->num_stats);
+	dev->id = id;
+	rocx_ib_fake_wrote = c->wrote;
+	rocx_ib_fake_err = c->err;
+	rocx_ib_fake_asked = 0;
+	kunit_activate_static_stub(test, rocx_ib_stats_read, rocx_ib_fake_read);
+
+	s = rocx_ib_stats_get(test, c->num_stats);
+	for (i = 0; i < s->num_counters; i++)
+		s->value[i] = 0xdead;
+	ret = rocx_ib_get_hw_stats(&dev->ibdev, s, ROCX_IB_PORT, 0);
+	KUNIT_EXPECT_EQ(test, ret, c->ret);
+	KUNIT_EXPECT_EQ(test, rocx_ib_fake_asked, c->asked);
+	for (i = 0; ret > 0 && i < s->num_counters; i++) {
+		unsigned int stat = rocx_ib_stats_want[i].stat;
+
+		KUNIT_EXPECT_EQ_MSG(test, s->value[i],
+				    stat < c->wrote ? 1000 + stat : 0,
+				    "%s", rocx_ib_stats_want[i].name);
+	}
+	rdma_free_hw_stats_struct(s);
+}
+
 static struct kunit_case rocx_ib_stats_test_cases[] = {
 	KUNIT_CASE(rocx_ib_stats_names_test),
 	KUNIT_CASE(rocx_ib_stats_cover_test),
 	KUNIT_CASE_PARAM(rocx_ib_stats_num_test, rocx_ib_stats_num_gen_params),
+	KUNIT_CASE_PARAM(rocx_ib_get_hw_stats_test, rocx_ib_get_gen_params),
 	{}
 };
 
