@@ -185,6 +185,62 @@ struct rocx_dcb_cfg {
 	__u8 rsvd1[30];
 };
 
+/*
+ * SET_CC / QUERY_CC (1.2, ROCX_CAP2_DCQCN): struct rocx_cc_cfg at addr,
+ * in a struct rocx_aq_dcb command; SET_CC applies the fields valid
+ * selects, all of them or none (rocx-device.rst, "ECN and congestion
+ * control").  Names and units are mlx5's cc_params.
+ */
+#define ROCX_CC_NP_EN			ROCX_BIT(0)
+#define ROCX_CC_RP_EN			ROCX_BIT(1)
+#define ROCX_CC_NP_CNP_DSCP		ROCX_BIT(2)
+#define ROCX_CC_NP_CNP_PRIO		ROCX_BIT(3)
+#define ROCX_CC_NP_MIN_TIME		ROCX_BIT(4)
+#define ROCX_CC_RP_INITIAL_ALPHA	ROCX_BIT(5)
+#define ROCX_CC_RP_G			ROCX_BIT(6)
+#define ROCX_CC_RP_RTT			ROCX_BIT(7)
+#define ROCX_CC_RP_GD			ROCX_BIT(8)
+#define ROCX_CC_RP_MIN_DEC_FAC		ROCX_BIT(9)
+#define ROCX_CC_RP_FIRST_CNP_RATE	ROCX_BIT(10)
+#define ROCX_CC_RP_MIN_RATE		ROCX_BIT(11)
+#define ROCX_CC_RP_AI_RATE		ROCX_BIT(12)
+#define ROCX_CC_RP_HAI_RATE		ROCX_BIT(13)
+#define ROCX_CC_RP_TIME_RESET		ROCX_BIT(14)
+#define ROCX_CC_RP_BYTE_RESET		ROCX_BIT(15)
+#define ROCX_CC_RP_THRESHOLD		ROCX_BIT(16)
+#define ROCX_CC_RP_CLAMP_TGT_RATE	ROCX_BIT(17)
+#define ROCX_CC_ALL			ROCX_GENMASK(17, 0)
+
+/* Accepted ranges that are not max_speed (rocx-device.rst lists all). */
+#define ROCX_CC_ALPHA_MAX		1023	/* alpha, g: 1/1024 */
+#define ROCX_CC_TIME_MAX_US		10000000
+#define ROCX_CC_GD_MAX			15
+#define ROCX_CC_BYTE_RESET_MAX		(1u << 30)
+#define ROCX_CC_THRESHOLD_MAX		31
+
+struct rocx_cc_cfg {
+	__le32 valid;		/* ROCX_CC_*; QUERY_CC: ROCX_CC_ALL */
+	__u8 np_en;		/* bit p: notification point on for prio p */
+	__u8 rp_en;		/* bit p: reaction point (and ECT) for prio p */
+	__u8 np_cnp_dscp;	/* [5:0] DSCP of CNPs sent */
+	__u8 np_cnp_prio;	/* [2:0] priority of CNPs sent */
+	__le32 np_min_time_between_cnps;	/* us per QP; 0: every packet */
+	__le32 rp_initial_alpha_value;	/* 1/1024 */
+	__le32 rp_dce_tcp_g;	/* 1/1024 */
+	__le32 rp_dce_tcp_rtt;	/* us: alpha update period */
+	__le32 rp_gd;		/* rate cut: alpha / 2^rp_gd */
+	__le32 rp_min_dec_fac;	/* percent of the rate kept at least */
+	__le32 rp_rate_to_set_on_first_cnp;	/* Mb/s, 0: no */
+	__le32 rp_min_rate;	/* Mb/s */
+	__le32 rp_ai_rate;	/* Mb/s */
+	__le32 rp_hai_rate;	/* Mb/s */
+	__le32 rp_time_reset;	/* us: increase timer */
+	__le32 rp_byte_reset;	/* bytes: increase byte counter, 0: off */
+	__le32 rp_threshold;	/* expiries before additive/hyper increase */
+	__le32 rp_clamp_tgt_rate;	/* 0 or 1 */
+	__u8 rsvd[64];
+};
+
 /* QUERY_PORT: result = ROCX_REG_LINK_STATUS value, result64 = MTU. */
 struct rocx_aq_query_port {
 	struct rocx_aq_hdr hdr;
@@ -567,6 +623,9 @@ static_assert(__builtin_offsetof(struct rocx_dcb_cfg, dscp2prio) == 64,
 	      "dscp2prio is at byte 64 of struct rocx_dcb_cfg");
 static_assert(__builtin_offsetof(struct rocx_dcb_cfg, pfc_quanta) == 224,
 	      "pfc_quanta is at byte 224 of struct rocx_dcb_cfg");
+ROCX_ASSERT_SIZE(struct rocx_cc_cfg, 128);
+static_assert(__builtin_offsetof(struct rocx_cc_cfg, rp_clamp_tgt_rate) == 60,
+	      "rp_clamp_tgt_rate is at byte 60 of struct rocx_cc_cfg");
 static_assert(__builtin_offsetof(struct rocx_identify, caps2) == 96,
 	      "caps2 is at byte 96 of IDENTIFY");
 static_assert(__builtin_offsetof(struct rocx_identify, max_mcast_macs) == 132,

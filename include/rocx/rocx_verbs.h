@@ -380,7 +380,12 @@ struct rocx_qp_attr {
 	__le32 sq_psn;		/* [23:0] */
 	__le32 dest_qpn;	/* [23:0] */
 	struct rocx_av av;
-	__u8 rsvd1[60];
+	__u8 rsvd1[4];		/* 68-71: rate_limit (MODIFY_QP, kb/s) */
+	/* QUERY_QP with ROCX_CAP2_DCQCN: the reaction point's state. */
+	__le32 cc_cur_rate;	/* Mb/s */
+	__le32 cc_tgt_rate;	/* Mb/s */
+	__le32 cc_alpha;	/* 1/1024 */
+	__u8 rsvd2[44];
 };
 
 /*
@@ -598,6 +603,8 @@ ROCX_ASSERT_SIZE(struct rocx_cqe, 32);
 ROCX_ASSERT_SIZE(struct rocx_cqe64, 64);
 ROCX_ASSERT_SIZE(struct rocx_av, 32);
 ROCX_ASSERT_SIZE(struct rocx_qp_attr, 128);
+static_assert(__builtin_offsetof(struct rocx_qp_attr, cc_cur_rate) == 72,
+	      "cc_cur_rate is at byte 72 of struct rocx_qp_attr");
 ROCX_ASSERT_SIZE(struct rocx_wqe_ctrl, 16);
 ROCX_ASSERT_SIZE(struct rocx_wqe_ud, 48);
 ROCX_ASSERT_SIZE(struct rocx_wqe_bind_mw, 48);

@@ -939,6 +939,7 @@ int main(int argc, char **argv)
         { t_cases_srq, t_ncases_srq },
         { t_cases_mcast, t_ncases_mcast },
         { t_cases_stats, t_ncases_stats },
+        { t_cases_cc, t_ncases_cc },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

@@ -252,5 +252,7 @@ extern const TCase t_cases_mcast[];
 extern const unsigned t_ncases_mcast;
 extern const TCase t_cases_stats[];
 extern const unsigned t_ncases_stats;
+extern const TCase t_cases_cc[];
+extern const unsigned t_ncases_cc;
 
 #endif /* ROCX_TEST_RDMA_H */

@@ -802,7 +802,8 @@ static void t_op_identify(void)
              ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
              ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC |
              ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW | ROCX_CAP2_SRQ |
-             ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | ROCX_CAP2_MCAST);
+             ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | ROCX_CAP2_MCAST |
+             ROCX_CAP2_ECN | ROCX_CAP2_DCQCN);
     CHECK_EQ(le32toh(id->max_mcast_grp), 64);
     CHECK_EQ(le32toh(id->max_mcast_qp_attach), 16);
     CHECK_EQ(le32toh(id->max_srq_sge), 8);
@@ -1095,7 +1096,7 @@ static void t_op_unsupported(void)
 {
     static const uint16_t ops[] = {
         0x05, 0x06, 0x07, 0x0c, 0x0f, 0x16, 0x1f,
-        ROCX_AQ_OP_SET_CC, ROCX_AQ_OP_QUERY_CC, 0xff, 0x100, 0xffff,
+        0xff, 0x100, 0xffff,
     };
     unsigned i;
 

@@ -187,7 +187,8 @@ static void t_wire_ipv4_headers(void)
     CHECK_EQ(be16(f + 12), 0x0800);
     ip = f + 14;
     CHECK_EQ(ip[0], 0x45);
-    CHECK_EQ(ip[1], 0x68);                  /* the AV's traffic class */
+    /* The AV's DSCP; ECT(0): the reaction point is on by default. */
+    CHECK_EQ(ip[1], 0x68 | 0x2);
     CHECK_EQ(be16(ip + 2), len - 14);
     CHECK_EQ(be16(ip + 6), 0x4000);         /* DF */
     CHECK_EQ(ip[8], 64);                    /* the AV's hop limit */
@@ -238,7 +239,7 @@ static void t_wire_ipv6_grh_vlan(void)
     len = A->f->frame_len[0];
     CHECK_EQ(be16(f + 12), 0x86dd);
     CHECK_EQ(f[14] >> 4, 6);
-    CHECK_EQ(((f[14] & 0xf) << 4) | (f[15] >> 4), 0x68);
+    CHECK_EQ(((f[14] & 0xf) << 4) | (f[15] >> 4), 0x68 | 0x2);
     CHECK_EQ(((f[15] & 0xf) << 16) | be16(f + 16), 0x12345);
     CHECK_EQ(be16(f + 18), len - 14 - 40);
     CHECK_EQ(f[20], 17);

@@ -386,6 +386,12 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
     case ROCX_AQ_OP_QUERY_DCB:
         rocx_cmd_query_dcb(c, cmd, res);
         break;
+    case ROCX_AQ_OP_SET_CC:
+        rocx_cmd_set_cc(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_QUERY_CC:
+        rocx_cmd_query_cc(c, cmd, res);
+        break;
     case ROCX_AQ_OP_REG_MR:
         rocx_cmd_reg_mr(c, cmd, res);
         break;

@@ -241,6 +241,9 @@ bool rocx_timers_run(RocxCore *c)
         case ROCX_TIMER_DCB:
             rocx_dcb_timer(c, t, now);
             break;
+        case ROCX_TIMER_CC:
+            rocx_cc_timer(c, container_of(t, RocxQp, cc.timer), now);
+            break;
         }
     }
     rocx_timer_host(c);
@@ -280,6 +283,7 @@ void rocx_reset_state(RocxCore *c)
     c->port.mtu = ROCX_CORE_DEFAULT_MTU;
     memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));
     rocx_dcb_reset(c);
+    rocx_cc_reset(c);
     /* Admin state is down, so the link is down; EQ 0 is gone. */
     if (was_up) {
         rocx_count(c, ROCX_STAT_LINK_CHANGES, 1);

@@ -77,7 +77,8 @@
                                      ROCX_CAP2_MW | \
                                      ROCX_CAP2_SRQ | \
                                      ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | \
-                                     ROCX_CAP2_MCAST)
+                                     ROCX_CAP2_MCAST | \
+                                     ROCX_CAP2_ECN | ROCX_CAP2_DCQCN)
 /*
  * IDENTIFY.atomic_cap: atomic against other rocx requests, not against
  * the guest's CPUs (rocx-atomic.c).
@@ -108,6 +109,7 @@ typedef enum RocxTimerKind {
     ROCX_TIMER_QP,              /* RocxQp.timer: ACK timeout, RNR wait */
     ROCX_TIMER_FABRIC,          /* RocxFabric.hello_timer: HELLO retry */
     ROCX_TIMER_DCB,             /* RocxDcb.pause_timer[p]: pause expiry */
+    ROCX_TIMER_CC,              /* RocxQp.cc.timer: DCQCN alpha, increase */
 } RocxTimerKind;
 
 typedef struct RocxTimer {
@@ -116,8 +118,12 @@ typedef struct RocxTimer {
     uint8_t kind;               /* RocxTimerKind */
 } RocxTimer;
 
-/* Every QP, the fabric and each priority (pause, XOFF) may wait at once. */
-#define ROCX_CORE_MAX_TIMERS        (ROCX_CORE_MAX_QP + 1 + 2 * ROCX_NUM_PRIO)
+/*
+ * Every QP (transport and DCQCN), the fabric and each priority (pause,
+ * XOFF) may wait at once.
+ */
+#define ROCX_CORE_MAX_TIMERS        (2 * ROCX_CORE_MAX_QP + 1 + \
+                                     2 * ROCX_NUM_PRIO)
 /* Deadlines handled per rocx_core_process() call; more: another call. */
 #define ROCX_CORE_TIMER_BUDGET      256
 
@@ -327,6 +333,32 @@ typedef struct RocxDcb {
     RocxTimer xoff_timer[ROCX_NUM_PRIO];
 } RocxDcb;
 
+/*
+ * Congestion control (rocx-cc.c): the configuration SET_CC gave, host
+ * order, in mlx5's cc_params units (rocx-device.rst, "ECN and congestion
+ * control").  The per-QP state is RocxQp.cc.
+ */
+typedef struct RocxCc {
+    uint8_t np_en;
+    uint8_t rp_en;
+    uint8_t np_cnp_dscp;
+    uint8_t np_cnp_prio;
+    uint32_t np_min_time_between_cnps;      /* us */
+    uint32_t rp_initial_alpha_value;        /* 1/1024 */
+    uint32_t rp_dce_tcp_g;                  /* 1/1024 */
+    uint32_t rp_dce_tcp_rtt;                /* us */
+    uint32_t rp_gd;
+    uint32_t rp_min_dec_fac;                /* percent */
+    uint32_t rp_rate_to_set_on_first_cnp;   /* Mb/s */
+    uint32_t rp_min_rate;                   /* Mb/s */
+    uint32_t rp_ai_rate;                    /* Mb/s */
+    uint32_t rp_hai_rate;                   /* Mb/s */
+    uint32_t rp_time_reset;                 /* us */
+    uint32_t rp_byte_reset;                 /* bytes */
+    uint32_t rp_threshold;
+    uint32_t rp_clamp_tgt_rate;
+} RocxCc;
+
 typedef struct RocxEvent {
     uint16_t type;
     uint32_t data;
@@ -430,6 +462,8 @@ typedef struct RocxCore {
 
     /* Engine: priorities, pause (rocx-dcb.c). */
     RocxDcb dcb;
+    /* Engine: ECN and DCQCN configuration (rocx-cc.c). */
+    RocxCc cc;
 
     RocxEq eq[ROCX_CORE_MAX_EQ];
     RocxEthRing tx[ROCX_CORE_MAX_ETH_RINGS];

@@ -15,8 +15,9 @@
  *             Ethernet), MAC filter;
  * rocx-gid.c: the GID table and its lookup;
  * rocx-dcb.c: priorities, the DCB configuration, PFC and 802.3x pause
- *             received, the port's line rate (ETS, PFC sent, ECN and
- *             congestion control: to come);
+ *             received, the port's line rate (ETS, PFC sent: to come);
+ * rocx-cc.c: ECN and congestion control: SET_CC/QUERY_CC, ECT marking,
+ *            the notification point (CNPs) and the reaction point (DCQCN);
  * rocx-mr.c: page lists, MR table, key checks, MR data access;
  * rocx-mw.c: memory windows: bind, invalidation, rkey checks;
  * rocx-cq.c: CQs, CQEs, CQ arming and events;
@@ -296,6 +297,42 @@ bool rocx_dcb_rx_room(RocxCore *c, uint8_t prio, uint32_t len);
 void rocx_dcb_rx_held(RocxCore *c, uint8_t prio, int32_t delta);
 /* The receive buffer was emptied: XON for every priority held off. */
 void rocx_dcb_rx_clear(RocxCore *c);
+
+/* ---- ECN and congestion control (rocx-cc.c) ---- */
+
+struct RocxPkt;                 /* a received packet (rocx-wire.c, below) */
+
+/* Back to the defaults of rocx-device.rst. */
+void rocx_cc_reset(RocxCore *c);
+void rocx_cmd_set_cc(RocxCore *c, const union rocx_aq_cmd *cmd,
+                     RocxAqResult *res);
+void rocx_cmd_query_cc(RocxCore *c, const union rocx_aq_cmd *cmd,
+                       RocxAqResult *res);
+/*
+ * The IP traffic class byte a packet of qp with opcode flags opf leaves
+ * with: the path's DSCP, and ECT(0) where the reaction point is on.
+ */
+uint8_t rocx_cc_tclass(RocxCore *c, const RocxQp *qp, uint32_t opf);
+/*
+ * Notification point: a packet p for qp (RC or UC, RTR or RTS) arrived in
+ * frame buf; a CE mark sends a CNP when its priority and interval allow.
+ */
+void rocx_cc_np_rx(RocxCore *c, RocxQp *qp, const struct RocxPkt *p,
+                   const uint8_t *buf, size_t len);
+/* Reaction point: a CNP arrived (its BTH parsed into p). */
+void rocx_cc_rx_cnp(RocxCore *c, const struct RocxPkt *p);
+/* The QP's DCQCN timer expired. */
+void rocx_cc_timer(RocxCore *c, RocxQp *qp, int64_t now);
+/*
+ * The requester sent bytes more on qp (the byte counter's increase
+ * steps).  Cheap while the QP is idle.
+ */
+void rocx_cc_sent(RocxQp *qp, uint32_t bytes, int64_t now);
+/* The QP left RTS or is going away: its reaction point is idle again. */
+void rocx_cc_qp_stop(RocxCore *c, RocxQp *qp);
+/* QUERY_QP: the reaction point's rates and alpha into a. */
+void rocx_cc_query_qp(RocxCore *c, const RocxQp *qp,
+                      struct rocx_qp_attr *a);
 
 /* ---- GID table (rocx-gid.c) ---- */
 

@@ -228,6 +228,7 @@ static void rocx_qp_stop_timers(RocxCore *c, RocxQp *qp)
     qp->req.rnr_wait = false;
     qp->req.rnr_deadline = 0;
     rocx_timer_del(c, &qp->timer);
+    rocx_cc_qp_stop(c, qp);
 }
 
 void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome)
@@ -424,6 +425,7 @@ static void rocx_qp_free(RocxCore *c, RocxQp *qp)
     RocxCq *cq;
 
     rocx_timer_del(c, &qp->timer);
+    rocx_cc_qp_stop(c, qp);
     cq = rocx_cq_get(c, qp->send_cqn);
     if (cq) {
         cq->users--;
@@ -669,6 +671,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
 
     if (to == ROCX_QPS_RESET) {
         rocx_srq_qp_stop(c, qp);
+        rocx_cc_qp_stop(c, qp);
         rocx_qp_to_reset(qp);
         return;
     }
@@ -775,6 +778,7 @@ void rocx_cmd_query_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     stl_le_p(&a.dest_qpn, qp->dest_qpn);
     stl_le_p(&a.qkey, qp->qkey);
     a.av = qp->av;
+    rocx_cc_query_qp(c, qp, &a);
     if (rocx_dma_write(c, ldq_le_p(&m->addr), &a, sizeof(a))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }

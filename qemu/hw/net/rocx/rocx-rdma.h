@@ -297,6 +297,36 @@ enum RocxRespOp {
     ROCX_RESP_WRITE,            /* between WRITE FIRST and LAST */
 };
 
+/*
+ * A QP's congestion control (rocx-cc.c): the reaction point's DCQCN state
+ * and the notification point's CNP interval.  Engine only.
+ */
+typedef struct RocxQpCc {
+    /*
+     * The rate the transmit scheduler paces the QP at, Mb/s; 0: unlimited
+     * (the reaction point is idle).  Set here, read by the scheduler.
+     */
+    uint32_t tx_rate_mbps;
+    /* Reaction point: a CNP made it active; idle again at line rate. */
+    bool active;
+    bool stepped;               /* an increase step since the last CNP */
+    uint64_t cur_kbps;          /* current rate */
+    uint64_t tgt_kbps;          /* target rate */
+    uint32_t alpha;             /* 1/1024 */
+    uint32_t t_count;           /* increase timer expiries since the CNP */
+    uint32_t b_count;           /* byte counter expiries since the CNP */
+    uint64_t bytes;             /* sent since the byte counter's last */
+    int64_t alpha_deadline;
+    int64_t inc_deadline;
+    /* In the heap while active, at the earlier of the two deadlines. */
+    RocxTimer timer;
+    /* Set while active: rocx_cc_sent() reads its configuration. */
+    struct RocxCore *core;
+    /* Notification point: when this QP's last CNP went out. */
+    bool cnp_sent;
+    int64_t last_cnp;
+} RocxQpCc;
+
 enum RocxAckKind {
     ROCX_ACK_NONE,
     ROCX_ACK_ACK,
@@ -411,6 +441,9 @@ typedef struct RocxQp {
         uint8_t rd_busy;
         RocxReadJob rd[ROCX_CORE_MAX_RD_ATOM];
     } resp;
+
+    /* ECN and DCQCN (rocx-cc.c). */
+    RocxQpCc cc;
 } RocxQp;
 
 /* Transport engine counters, not part of the contract (tests, traces). */

@@ -90,7 +90,13 @@ static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
         [ROCX_OP_SEND_ONLY_IMM]     = S | F | L | ROCX_OPF_DETH | IMM,
     },
     /*
-     * CNP: ROCX_OP_CNP, ROCX_CNP_PAYLOAD_LEN reserved bytes.
+     * CNP (rocx-cc.c): ROCX_OP_CNP, ROCX_CNP_PAYLOAD_LEN reserved bytes,
+     * which rocx_cc_rx_cnp() checks.
+     */
+    [ROCX_TR_CNP >> 5] = {
+        [ROCX_OP_CNP]               = V | ROCX_OPF_PAYLOAD,
+    },
+    /*
      * XRC: RC's operations, each request with an XRCETH.
      * These come with contract 1.2.
      */
@@ -165,6 +171,7 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
     uint8_t *l3 = buf + l2;
     uint8_t *bth = buf + bth_off;
     uint8_t *icrc = buf + len - ROCX_ICRC_LEN;
+    uint8_t tclass = rocx_cc_tclass(c, qp, opf);
 
     /* Callers size payloads by the path MTU, which always fits. */
     assert(len <= ROCX_MAX_FRAME);
@@ -172,19 +179,19 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
     switch (p->net_type) {
     case ROCX_NET_ROCE_V2_IPV4:
         rocx_eth_build(buf, p->dmac, p->smac, p->tci, ETH_P_IP);
-        rocx_ip4_build(l3, p->traffic_class, l3len + l4len, hop_limit,
+        rocx_ip4_build(l3, tclass, l3len + l4len, hop_limit,
                        IP_PROTO_UDP, rocx_gid_v4(p->sgid),
                        rocx_gid_v4(p->dgid));
         break;
     case ROCX_NET_ROCE_V2_IPV6:
         rocx_eth_build(buf, p->dmac, p->smac, p->tci, ETH_P_IPV6);
-        rocx_ip6_build(l3, p->traffic_class, p->flow_label,
+        rocx_ip6_build(l3, tclass, p->flow_label,
                        ROCX_UDP_HLEN + l4len, IP_PROTO_UDP, hop_limit,
                        p->sgid, p->dgid);
         break;
     default:
         rocx_eth_build(buf, p->dmac, p->smac, p->tci, ROCX_ETHERTYPE_ROCE);
-        rocx_ip6_build(l3, p->traffic_class, p->flow_label, l4len,
+        rocx_ip6_build(l3, tclass, p->flow_label, l4len,
                        ROCX_GRH_NEXT_BTH, hop_limit, p->sgid, p->dgid);
         break;
     }
@@ -509,11 +516,16 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
         rocx_ud_rx(c, &p);
         return ROCX_RX_DONE;
     }
+    if (rocx_op_transport(p.opcode) == ROCX_TR_CNP) {
+        rocx_cc_rx_cnp(c, &p);
+        return ROCX_RX_DONE;
+    }
     qp = rocx_rx_find_qp(c, &p);
     if (!qp) {
         return rocx_rx_drop(c);
     }
     rocx_count(c, ROCX_STAT_ROCE_RX_PACKETS, 1);
+    rocx_cc_np_rx(c, qp, &p, buf, len);
     if ((p.opf & ROCX_OPF_REQ) && qp->type == ROCX_QPT_UC) {
         rocx_uc_resp_rx(c, qp, &p);
     } else if (p.opf & ROCX_OPF_REQ) {
