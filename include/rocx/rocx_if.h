@@ -215,7 +215,7 @@ struct rocx_dcb_cfg {
 #define ROCX_CC_ALPHA_MAX		1023	/* alpha, g: 1/1024 */
 #define ROCX_CC_TIME_MAX_US		10000000
 #define ROCX_CC_GD_MAX			15
-#define ROCX_CC_BYTE_RESET_MAX		(1u << 30)
+#define ROCX_CC_BYTE_RESET_MAX		ROCX_BIT(30)
 #define ROCX_CC_THRESHOLD_MAX		31
 
 struct rocx_cc_cfg {

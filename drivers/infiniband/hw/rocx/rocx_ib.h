@@ -429,6 +429,32 @@ int rocx_ib_mr_access(int ib_access, u64 caps2, u32 *access);
 int rocx_ib_add_gid(const struct ib_gid_attr *attr, void **context);
 int rocx_ib_del_gid(const struct ib_gid_attr *attr, void **context);
 
+/**
+ * struct rocx_ib_cc_param - one file of the port's cc_param directory
+ * @name: the file's name, mlx5's cc_params name of the field
+ * @valid: its ROCX_CC_* bit
+ * @off: its byte offset in struct rocx_cc_cfg
+ * @size: 1 (u8) or 4 (__le32)
+ * @min: smallest value the device takes
+ * @max: largest one; U32_MAX: the device's max_speed
+ * @hex: shown as 0xNN (the per-priority bit masks)
+ */
+struct rocx_ib_cc_param {
+	const char *name;
+	u32 valid;
+	u8 off;
+	u8 size;
+	u32 min;
+	u32 max;
+	bool hex;
+};
+
+/* Every field of struct rocx_cc_cfg has a file. */
+#define ROCX_IB_CC_NUM_PARAMS	18
+
+/* rocx_ib_cc.c: the cc_param port group, for ROCX_CAP2_DCQCN devices. */
+extern const struct ib_device_ops rocx_ib_cc_ops;
+
 /*
  * Pure translations between the device contract and ib_core's types.  They
  * are static unless KUnit is enabled, when rocx_ib_test.c calls them.
@@ -487,6 +513,12 @@ int rocx_ib_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 void rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
 			   const struct rocx_ib_ucontext *uc,
 			   struct rocx_alloc_ucontext_resp *resp);
+extern const struct rocx_ib_cc_param rocx_ib_cc_params[ROCX_IB_CC_NUM_PARAMS];
+const struct rocx_ib_cc_param *rocx_ib_cc_find(const char *name);
+int rocx_ib_cc_parse(const struct rocx_ib_cc_param *p, const char *buf,
+		     u32 max_speed, struct rocx_cc_cfg *cfg);
+u32 rocx_ib_cc_value(const struct rocx_ib_cc_param *p,
+		     const struct rocx_cc_cfg *cfg);
 #endif
 
 #endif /* _ROCX_IB_H_ */

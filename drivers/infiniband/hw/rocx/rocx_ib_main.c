@@ -218,6 +218,8 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 		ib_set_device_ops(ibdev, &rocx_ib_srq_ops);
 	if (rocx_ib_has_stats(dev))
 		ib_set_device_ops(ibdev, &rocx_ib_stats_ops);
+	if (le64_to_cpu(id->caps2) & ROCX_CAP2_DCQCN)
+		ib_set_device_ops(ibdev, &rocx_ib_cc_ops);
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, ROCX_IB_PORT);
 	if (err) {
