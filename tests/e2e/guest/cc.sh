@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest script of group cc: ECN marking, CNPs and DCQCN across
+# rocx-switch.  The switch's port 0 (guest 0) is a 50 Mb/s bottleneck
+# whose RED marks every ECN-capable frame that finds a queue (kmin = kmax
+# = 1 byte: a step, p = 1 behind any frame); guest 1 writes to guest 0
+# with perftest's ib_write_bw over RoCE v2, so guest 1's data leaves
+# ECT(0) (rp_en on by default), is marked CE at the switch, and guest 0's
+# notification point answers with CNPs that guest 1's reaction point
+# handles:
+#   guest 0   np_ecn_marked_roce_packets and np_cnp_sent move
+#             (ethtool -S hw_np_*), the data arrived intact
+#   guest 1   rp_cnp_handled moves, rp_cnp_ignored does not
+# With rp_en off for priority 0 at guest 1 its data leaves non-ECT: the
+# switch then drops it on the lossy priority instead (not tested: RC
+# would only retransmit).  The host checks the capture for the CNPs
+# (groups/cc.sh).
+set -uo pipefail
+. "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/switch_lib.sh"
+
+[ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
+me=$ROCX_GUEST_INDEX
+port=19901
+size=65536
+iters=100
+buf=/tmp/cc_write_bw.buf
+
+if roce_up rocx; then
+	t_ok "rocx $ROCE_DEV up on $ROCE_NETDEV"
+else
+	t_not_ok "rocx up: $ROCE_ERR"
+	t_done
+fi
+dev=$ROCE_NETDEV
+
+# hw NAME - a device counter by its `ethtool -S` name.
+hw() {
+	ethtool -S "$dev" | awk -v k="$1:" '$1 == k { print $2 }'
+}
+
+# moved NAME BEFORE - NAME's counter is above BEFORE now.
+moved() {
+	local now
+
+	now=$(hw "$1")
+	echo "# $1: $2 -> $now"
+	[ "$now" -gt "$2" ]
+}
+
+t "cc_param: rp_en on for every priority" \
+	grep -qx 0xff "/sys/class/infiniband/$ROCE_DEV/ports/1/cc_param/rp_en"
+t "cc_param: np_en on for every priority" \
+	grep -qx 0xff "/sys/class/infiniband/$ROCE_DEV/ports/1/cc_param/np_en"
+marked0=$(hw hw_np_ecn_marked_roce_packets)
+sent0=$(hw hw_np_cnp_sent)
+handled0=$(hw hw_rp_cnp_handled)
+ignored0=$(hw hw_rp_cnp_ignored)
+
+if [ "$me" -eq 0 ]; then
+	t "switch: port 0 (guest 0) at 50 Mb/s" switch_ctl qos port=0 rate=50
+	t "switch: port 0 priority 0 marks CE behind any frame" \
+		switch_ctl qos port=0 prio=0 kmin=1 kmax=1 pmax=1
+fi
+rocx_barrier switch
+
+# The server's [B, B + S) receives the client's [0, S), B = max(S, 4096)
+# (guest/rxe.sh explains it).
+truncate -s $((2 * size + 8192)) "$buf"
+if [ "$me" -eq 0 ]; then
+	rdma_env timeout 120 ib_write_bw -F -d "$ROCE_DEV" -x "$ROCE_GID" \
+		-m 1024 -s "$size" -n "$iters" --mmap="$buf" -p "$port" \
+		>/tmp/cc.srv 2>&1 &
+	spid=$!
+	wait_for 30 roce_port_listening "$port"
+	rocx_put cc.listening yes
+	wait "$spid"
+	rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' /tmp/cc.srv | tail -n 20
+	t "ib_write_bw through the marking switch, server" test "$rc" -eq 0
+else
+	python3 -c 'import os, sys
+sys.stdout.buffer.write(os.urandom(int(sys.argv[1])))' "$size" |
+		dd of="$buf" conv=notrunc status=none
+	rocx_get cc.listening >/dev/null
+	rdma_env timeout 120 ib_write_bw -F -d "$ROCE_DEV" -x "$ROCE_GID" \
+		-m 1024 -s "$size" -n "$iters" --mmap="$buf" -p "$port" \
+		"$(rocx_ip 0)" >/tmp/cc.cli 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/# /' /tmp/cc.cli | tail -n 20
+	t "ib_write_bw through the marking switch, client" test "$rc" -eq 0
+	cp "$buf" "$ROCX_SHARED/cc_write_bw.client"
+fi
+rocx_barrier traffic
+
+if [ "$me" -eq 0 ]; then
+	if cmp -n "$size" -i "0:$size" "$ROCX_SHARED/cc_write_bw.client" "$buf"; then
+		t_ok "ib_write_bw: $size bytes verified at the server"
+	else
+		t_not_ok "ib_write_bw: data differ (client [0, $size) vs server [$size, $((2 * size))))"
+	fi
+	t "np: CE-marked RoCE packets counted" moved hw_np_ecn_marked_roce_packets "$marked0"
+	t "np: CNPs sent" moved hw_np_cnp_sent "$sent0"
+	switch_ctl qshow port=0 | sed 's/^/# /'
+	t "switch: QoS cleared" switch_ctl qos port=all clear
+else
+	t "rp: CNPs handled" moved hw_rp_cnp_handled "$handled0"
+	t "rp: no CNP ignored" test "$(hw hw_rp_cnp_ignored)" -eq "$ignored0"
+fi
+rocx_barrier done
+
+t "no kernel warnings" dmesg_clean
+t_done
