@@ -238,6 +238,11 @@ def roce_seeds():
         # A SEND in, a WRITE and a READ request, in each wire format.
         s['send_in_' + fmt] = bytes([2]) + rrecv(q, (0, 4096)) + \
             rframe(q, SEND_ONLY, 100) + bytes([R_RUN, R_POLL, 1])
+        # CNPs (rocx-cc.c): 16 reserved bytes, then a wrong length; then
+        # time for the reaction point's timers.
+        s['cnp_' + fmt] = bytes([2]) + rframe(q, 0x81, 16) + \
+            rframe(q, 0x81, 16) + rframe(q, 0x81, 20) + \
+            rsend(q, W_WRITE, 3000) + bytes([R_RUN]) + rclock(5)
         s['write_read_' + fmt] = bytes([1]) + \
             rframe(q, WRITE_ONLY, 200, dmalen=200) + \
             rframe(q, READ_REQ, dmalen=3000, va=0x100) + bytes([R_RUN]) + \
