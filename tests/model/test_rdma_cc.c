@@ -1039,6 +1039,30 @@ static void t_rp_first_rate_and_en(void)
     CHECK_EQ(A->f->gerrs, 0);
 }
 
+/*
+ * A QP destroyed, or the device reset, while its reaction point has
+ * timers queued: the deadlines leave with it (ASan sees any that stays),
+ * and a QP made in the same slot starts idle.
+ */
+static void t_rp_destroy_active(void)
+{
+    Pair p;
+    TQp q2;
+
+    rp_setup(&p);
+    CHECK_EQ(SET(A, RP_TIME_RESET, rp_time_reset, 50), ROCX_AQ_STS_OK);
+    CHECK_EQ(SET(A, RP_RTT, rp_dce_tcp_rtt, 7), ROCX_AQ_STS_OK);
+    inject_cnp(&p);
+    CHECK(model_qp(A, &p.qa)->cc.timer.pos);
+    CHECK_EQ(t_destroy_qp(&p.qa), ROCX_AQ_STS_OK);
+    advance(10 * MSEC);
+    t_settle(SEC);
+    CHECK_EQ(t_create_qp(A, &q2, &p.acq, &p.acq, 6, 6, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(model_qp(A, &q2)->cc.tx_rate_mbps, 0);
+    CHECK(!model_qp(A, &q2)->cc.active);
+    CHECK_EQ(A->f->gerrs, 0);
+}
+
 /* End to end: marks at B turn into CNPs that A reacts to. */
 static void t_cc_loop(void)
 {
@@ -1077,6 +1101,7 @@ const TCase t_cases_cc[] = {
     T_CASE(rp_hyper),
     T_CASE(rp_min_rate),
     T_CASE(rp_first_rate_and_en),
+    T_CASE(rp_destroy_active),
     T_CASE(cc_loop),
 };
 const unsigned t_ncases_cc = ARRAY_SIZE(t_cases_cc);
