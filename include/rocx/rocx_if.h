@@ -285,7 +285,8 @@ struct rocx_aq_create_eth_ring {
 	__u8 log_depth;		/* ROCX_ETH_MIN_LOG_DEPTH..MAX */
 	__u8 vector;		/* MSI-X vector signalled on completions */
 	__le16 buf_size;	/* RX: size of every posted buffer */
-	__u8 rsvd[42];
+	__u8 tc;		/* TX: traffic class (1.2, ROCX_CAP2_ETS); RX: 0 */
+	__u8 rsvd[41];
 };
 
 #define ROCX_ETH_MIN_LOG_DEPTH		6

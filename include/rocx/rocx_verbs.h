@@ -321,6 +321,7 @@ struct rocx_aq_destroy_qp {
 #define ROCX_QP_ATTR_SQ_PSN		ROCX_BIT(12)
 #define ROCX_QP_ATTR_MAX_DEST_RD_ATOMIC	ROCX_BIT(13)
 #define ROCX_QP_ATTR_DEST_QPN		ROCX_BIT(14)
+#define ROCX_QP_ATTR_RATE_LIMIT		ROCX_BIT(15)	/* 1.2, ROCX_CAP2_ETS */
 
 /* Network header the AV selects (from the source GID's type and address). */
 enum rocx_net_type {
@@ -380,7 +381,7 @@ struct rocx_qp_attr {
 	__le32 sq_psn;		/* [23:0] */
 	__le32 dest_qpn;	/* [23:0] */
 	struct rocx_av av;
-	__u8 rsvd1[4];		/* 68-71: rate_limit (MODIFY_QP, kb/s) */
+	__le32 rate_limit;	/* 68-71: kb/s, 0 = none (1.2, ROCX_CAP2_ETS) */
 	/* QUERY_QP with ROCX_CAP2_DCQCN: the reaction point's state. */
 	__le32 cc_cur_rate;	/* Mb/s */
 	__le32 cc_tgt_rate;	/* Mb/s */
