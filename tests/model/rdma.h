@@ -201,8 +201,14 @@ typedef struct TWire {
 
 extern TWire wire;
 
-/* Deliver frames and run engines until nothing moves; no clock change. */
+/*
+ * Deliver frames and run engines until nothing moves; the clock moves
+ * only as far as the frames' time on the line (the transmit scheduler's
+ * wake-ups), no timer of anything else is made due.
+ */
 void t_pump(void);
+/* The same with the clock standing still, line or not. */
+void t_pump_still(void);
 /* t_pump, moving the clock to due timers, until idle or max_ns passed. */
 void t_settle(int64_t max_ns);
 /* Deliver a hand-made frame to d (as from the wire). */
@@ -254,5 +260,7 @@ extern const TCase t_cases_stats[];
 extern const unsigned t_ncases_stats;
 extern const TCase t_cases_cc[];
 extern const unsigned t_ncases_cc;
+extern const TCase t_cases_sched[];
+extern const unsigned t_ncases_sched;
 
 #endif /* ROCX_TEST_RDMA_H */

@@ -780,7 +780,7 @@ static void t_op_identify(void)
     CHECK_EQ(le16toh(id->num_vectors), 8);
     CHECK_EQ(le16toh(id->db_pages), 256);
     CHECK_EQ(le16toh(id->max_eq), 8);
-    CHECK_EQ(le16toh(id->max_eth_rings), 1);
+    CHECK_EQ(le16toh(id->max_eth_rings), 8);
     CHECK_EQ(le16toh(id->gid_tbl_len), 128);
     CHECK_EQ(le16toh(id->num_stats), ROCX_STAT_NUM);
     CHECK_EQ(le32toh(id->max_pd), 1024);
@@ -800,6 +800,7 @@ static void t_op_identify(void)
     /* Contract 1.2: the parts implemented, at byte 96. */
     CHECK_EQ(le64toh(id->caps2),
              ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
+             ROCX_CAP2_ETS |
              ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC |
              ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW | ROCX_CAP2_SRQ |
              ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | ROCX_CAP2_MCAST |
@@ -976,10 +977,36 @@ static void t_op_eth_ring(void)
     c.create_eth_ring.base = htole64(GPA(RX_OFF) + 4);
     CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_INVALID);
     CHECK_EQ(create_ring(ROCX_ETH_RING_RX, 0, 6, 1, 0xffff), ROCX_AQ_STS_OK);
+    /* A TX ring per traffic class: 8 rings, classes below 8; RX: 0. */
+    CHECK_EQ(create_ring(ROCX_ETH_RING_TX, 7, 6, 1, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(create_ring(ROCX_ETH_RING_TX, 8, 6, 1, 0), ROCX_AQ_STS_INVALID);
+    c = cmd_new(ROCX_AQ_OP_CREATE_ETH_RING);
+    c.create_eth_ring.type = ROCX_ETH_RING_TX;
+    c.create_eth_ring.qid = 3;
+    c.create_eth_ring.log_depth = 6;
+    c.create_eth_ring.base = htole64(GPA(TX_OFF));
+    c.create_eth_ring.tc = 8;
+    CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_INVALID);
+    c.create_eth_ring.tc = 7;
+    CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_OK);
+    CHECK_EQ(destroy_ring(ROCX_ETH_RING_RX, 0), ROCX_AQ_STS_OK);
+    c = cmd_new(ROCX_AQ_OP_CREATE_ETH_RING);
+    c.create_eth_ring.type = ROCX_ETH_RING_RX;
+    c.create_eth_ring.log_depth = 6;
+    c.create_eth_ring.buf_size = htole16(2048);
+    c.create_eth_ring.base = htole64(GPA(RX_OFF));
+    c.create_eth_ring.tc = 1;
+    CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_INVALID);
+    c.create_eth_ring.tc = 0;
+    CHECK_EQ(aq_exec(&c, NULL, NULL), ROCX_AQ_STS_OK);
+    CHECK_EQ(destroy_ring(ROCX_ETH_RING_TX, 3), ROCX_AQ_STS_OK);
+    CHECK_EQ(destroy_ring(ROCX_ETH_RING_TX, 7), ROCX_AQ_STS_OK);
 
     CHECK_EQ(destroy_ring(ROCX_ETH_RING_TX, 0), ROCX_AQ_STS_OK);
     CHECK_EQ(destroy_ring(ROCX_ETH_RING_TX, 0), ROCX_AQ_STS_NOT_FOUND);
-    CHECK_EQ(destroy_ring(ROCX_ETH_RING_TX, 1), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(destroy_ring(ROCX_ETH_RING_TX, 1), ROCX_AQ_STS_NOT_FOUND);
+    CHECK_EQ(destroy_ring(ROCX_ETH_RING_TX, 8), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(destroy_ring(ROCX_ETH_RING_RX, 1), ROCX_AQ_STS_INVALID);
     CHECK_EQ(destroy_ring(7, 0), ROCX_AQ_STS_INVALID);
     CHECK_NO_GERR();
 }

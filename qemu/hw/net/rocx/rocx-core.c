@@ -244,6 +244,10 @@ bool rocx_timers_run(RocxCore *c)
         case ROCX_TIMER_CC:
             rocx_cc_timer(c, container_of(t, RocxQp, cc.timer), now);
             break;
+        case ROCX_TIMER_SCHED:
+        case ROCX_TIMER_PACE:
+            rocx_sched_timer(c, t);
+            break;
         }
     }
     rocx_timer_host(c);
@@ -329,20 +333,18 @@ void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
 void rocx_core_process(RocxCore *c)
 {
     bool more = false;
-    unsigned i;
 
     /* Frames sent from here on may share a bundle, flushed below. */
     c->in_engine = true;
     c->resched = false;
     rocx_selftest_dma(c);
     more |= rocx_aq_process(c);
-    for (i = 0; i < ROCX_CORE_MAX_ETH_RINGS; i++) {
-        more |= rocx_tx_process(c, i);
-    }
     more |= rocx_rx_drain(c);
     rocx_cq_arm_process(c);
     more |= rocx_timers_run(c);
     more |= rocx_rdma_process(c);
+    /* Ethernet TX rings and the QPs rocx_rdma_process() handed over. */
+    more |= rocx_sched_run(c);
     more |= rocx_evq_drain(c);
     rocx_eq_arm(c);
     rocx_fabric_hello(c);

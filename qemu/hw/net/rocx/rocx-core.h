@@ -44,7 +44,8 @@
 
 /* Limits this model reports in IDENTIFY. */
 #define ROCX_CORE_MAX_EQ            8
-#define ROCX_CORE_MAX_ETH_RINGS     1
+/* TX rings, one per traffic class (rocx-sched.c); RX: ring 0 is filled. */
+#define ROCX_CORE_MAX_ETH_RINGS     8
 #define ROCX_CORE_GID_TBL_LEN       128
 #define ROCX_CORE_MAX_PD            1024
 #define ROCX_CORE_MAX_UCTX          (ROCX_DB_PAGES - 1)
@@ -72,6 +73,7 @@
                                      ROCX_CAP2_MCAST_FILTER | \
                                      ROCX_CAP2_UC | \
                                      ROCX_CAP2_PFC | \
+                                     ROCX_CAP2_ETS | \
                                      ROCX_CAP2_UD | \
                                      ROCX_CAP2_ATOMIC | \
                                      ROCX_CAP2_MW | \
@@ -110,6 +112,8 @@ typedef enum RocxTimerKind {
     ROCX_TIMER_FABRIC,          /* RocxFabric.hello_timer: HELLO retry */
     ROCX_TIMER_DCB,             /* RocxDcb.pause_timer[p]: pause expiry */
     ROCX_TIMER_CC,              /* RocxQp.cc.timer: DCQCN alpha, increase */
+    ROCX_TIMER_SCHED,           /* RocxSched.timer: line or class free */
+    ROCX_TIMER_PACE,            /* RocxQp.sched.timer: QP may send again */
 } RocxTimerKind;
 
 typedef struct RocxTimer {
@@ -119,11 +123,11 @@ typedef struct RocxTimer {
 } RocxTimer;
 
 /*
- * Every QP (transport and DCQCN), the fabric and each priority (pause,
- * XOFF) may wait at once.
+ * Every QP (transport, DCQCN and pacing), the fabric, each priority
+ * (pause, XOFF) and the transmit scheduler may wait at once.
  */
-#define ROCX_CORE_MAX_TIMERS        (2 * ROCX_CORE_MAX_QP + 1 + \
-                                     2 * ROCX_NUM_PRIO)
+#define ROCX_CORE_MAX_TIMERS        (3 * ROCX_CORE_MAX_QP + 1 + \
+                                     2 * ROCX_NUM_PRIO + 1)
 /* Deadlines handled per rocx_core_process() call; more: another call. */
 #define ROCX_CORE_TIMER_BUDGET      256
 
@@ -242,6 +246,13 @@ typedef struct RocxEthRing {
     uint16_t ci;                /* engine: next descriptor to complete */
     /* MMIO: producer index latched from the ETH_TX/ETH_RX doorbell. */
     uint16_t pi;
+    /*
+     * Engine, TX only: the traffic class it was created for, and the
+     * priority of the frame it waits at while that is paused
+     * (ROCX_NUM_PRIO: none).
+     */
+    uint8_t tc;
+    uint8_t paused_prio;
 } RocxEthRing;
 
 typedef struct RocxEq {
@@ -359,6 +370,37 @@ typedef struct RocxCc {
     uint32_t rp_clamp_tgt_rate;
 } RocxCc;
 
+/*
+ * The transmit scheduler (rocx-sched.c), engine-owned.  Sources ("flows":
+ * QP slots, then the Ethernet TX rings) with frames to send wait in
+ * their traffic class's FIFO, each in at most one (queued[] = class + 1;
+ * it survives a QP's destruction, as RocxRdma.queued[] does).  The line
+ * and each class with a ceiling keep the time they are free again, in ns
+ * with the remainder of the division kept in *_rem (kb/s units), so that
+ * no rounding accumulates.
+ */
+#define ROCX_SCHED_FLOWS            (ROCX_CORE_MAX_QP + ROCX_CORE_MAX_ETH_RINGS)
+
+typedef struct RocxSched {
+    int64_t line_free;
+    uint64_t line_rem;
+    int64_t tc_free[ROCX_NUM_TC];
+    uint64_t tc_rem[ROCX_NUM_TC];
+    int32_t deficit[ROCX_NUM_TC];   /* DRR, ETS classes; bytes */
+    uint8_t drr_tc;                 /* the ETS class whose turn it is */
+    uint16_t fifo[ROCX_NUM_TC][ROCX_SCHED_FLOWS];
+    uint16_t head[ROCX_NUM_TC];
+    uint16_t count[ROCX_NUM_TC];
+    uint8_t queued[ROCX_SCHED_FLOWS];
+    uint8_t tx_signal;              /* TX rings that completed descriptors */
+    RocxTimer timer;                /* the line or a class is free again */
+    /* Bytes put on the line, and RoCE bytes built (looped back too). */
+    uint64_t wire_bytes;
+    uint64_t roce_bytes;
+    /* Not contract counters: bytes each class sent (tests, traces). */
+    uint64_t tc_bytes[ROCX_NUM_TC];
+} RocxSched;
+
 typedef struct RocxEvent {
     uint16_t type;
     uint32_t data;
@@ -464,6 +506,8 @@ typedef struct RocxCore {
     RocxDcb dcb;
     /* Engine: ECN and DCQCN configuration (rocx-cc.c). */
     RocxCc cc;
+    /* Engine: the transmit scheduler (rocx-sched.c). */
+    RocxSched sched;
 
     RocxEq eq[ROCX_CORE_MAX_EQ];
     RocxEthRing tx[ROCX_CORE_MAX_ETH_RINGS];

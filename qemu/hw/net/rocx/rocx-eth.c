@@ -1,8 +1,9 @@
 /*
  * rocx device model: the Ethernet port's rings and its receive path.
  *
- * One TX and one RX ring of 16-byte descriptors, each with its vector; a
- * TX descriptor is one whole frame, an RX buffer takes one.  A received
+ * TX rings (one per traffic class, whose turns the transmit scheduler
+ * gives, rocx-sched.c) and one RX ring of 16-byte descriptors, each with
+ * its vector; a TX descriptor is one whole frame, an RX buffer takes one.  A received
  * datagram may be a fabric bundle (rocx-fabric.c splits it); every frame
  * is then classified before anything waits: RoCE for one of the port's
  * GIDs goes to the transport (rocx-wire.c) at once, MAC control frames
@@ -58,7 +59,8 @@ static RocxEthRing *rocx_eth_ring(RocxCore *c, uint8_t type, uint8_t qid)
     case ROCX_ETH_RING_TX:
         return &c->tx[qid];
     case ROCX_ETH_RING_RX:
-        return &c->rx[qid];
+        /* Received frames go to ring 0: no other would be filled. */
+        return qid ? NULL : &c->rx[qid];
     }
     return NULL;
 }
@@ -74,7 +76,8 @@ void rocx_cmd_create_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
     if (!r || cr->log_depth < ROCX_ETH_MIN_LOG_DEPTH ||
         cr->log_depth > ROCX_ETH_MAX_LOG_DEPTH ||
         cr->vector >= ROCX_MSIX_VECTORS || (base & 15) ||
-        (cr->type == ROCX_ETH_RING_RX && buf_size < ROCX_RX_MIN_BUF)) {
+        (cr->type == ROCX_ETH_RING_RX && buf_size < ROCX_RX_MIN_BUF) ||
+        cr->tc >= (cr->type == ROCX_ETH_RING_TX ? ROCX_NUM_TC : 1)) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
@@ -88,6 +91,8 @@ void rocx_cmd_create_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
     r->log_depth = cr->log_depth;
     r->vector = cr->vector;
     r->buf_size = cr->type == ROCX_ETH_RING_RX ? buf_size : 0;
+    r->tc = cr->tc;
+    r->paused_prio = ROCX_NUM_PRIO;
 }
 
 void rocx_cmd_destroy_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
@@ -113,8 +118,8 @@ void rocx_cmd_destroy_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
 
 /* ---- Ethernet TX ---- */
 
-/* Send up to a budget of frames; returns true if descriptors remain. */
-bool rocx_tx_process(RocxCore *c, unsigned qid)
+unsigned rocx_tx_process(RocxCore *c, unsigned qid, unsigned budget,
+                         bool *more)
 {
     RocxEthRing *r = &c->tx[qid];
     uint16_t mask;
@@ -122,11 +127,12 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
     bool paused = false;
     uint8_t prio;
 
+    *more = false;
     if (!r->valid) {
-        return false;
+        return 0;
     }
     mask = (1u << r->log_depth) - 1;
-    while (r->ci != r->pi && done < ROCX_CORE_TX_BUDGET) {
+    while (r->ci != r->pi && done < budget) {
         uint64_t daddr = r->base + (uint64_t)(r->ci & mask) * 16;
         struct rocx_eth_tx_desc d;
         uint16_t sts = ROCX_ETH_STS_DONE;
@@ -162,6 +168,7 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
                  * The ring waits at the frame, descriptor not consumed;
                  * the priority's resume schedules the engine again.
                  */
+                r->paused_prio = prio;
                 paused = true;
                 break;
             } else {
@@ -183,10 +190,8 @@ bool rocx_tx_process(RocxCore *c, unsigned qid)
         r->ci++;
         done++;
     }
-    if (done) {
-        rocx_signal(c, r->vector);
-    }
-    return !paused && r->ci != r->pi;
+    *more = !paused && r->ci != r->pi;
+    return done;
 }
 
 /* ---- Ethernet RX ---- */

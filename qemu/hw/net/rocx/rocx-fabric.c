@@ -139,6 +139,7 @@ void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len)
     RocxFabric *f = &c->fabric;
     uint8_t *tail;
 
+    rocx_sched_wire(c, len);
     /* Outside the engine nothing would flush a bundle: send at once. */
     if (!f->tx_ok || !c->in_engine) {
         c->ops->send_frame(c->opaque, buf, len);

@@ -15,9 +15,11 @@
  *             Ethernet), MAC filter;
  * rocx-gid.c: the GID table and its lookup;
  * rocx-dcb.c: priorities, the DCB configuration, PFC and 802.3x pause
- *             received, the port's line rate (ETS, PFC sent: to come);
+ *             received, the port's line rate;
  * rocx-cc.c: ECN and congestion control: SET_CC/QUERY_CC, ECT marking,
  *            the notification point (CNPs) and the reaction point (DCQCN);
+ * rocx-sched.c: the transmit scheduler: line clock, strict and ETS
+ *               classes, class ceilings, per-QP pacing;
  * rocx-mr.c: page lists, MR table, key checks, MR data access;
  * rocx-mw.c: memory windows: bind, invalidation, rkey checks;
  * rocx-cq.c: CQs, CQEs, CQ arming and events;
@@ -236,8 +238,13 @@ void rocx_cmd_create_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
                               RocxAqResult *res);
 void rocx_cmd_destroy_eth_ring(RocxCore *c, const union rocx_aq_cmd *cmd,
                                RocxAqResult *res);
-/* Send up to a budget of frames; returns true if descriptors remain. */
-bool rocx_tx_process(RocxCore *c, unsigned qid);
+/*
+ * Send up to budget frames of TX ring qid; returns the descriptors
+ * completed (the caller signals the ring's vector), *more whether some
+ * remain that could go now (not while it waits at a paused priority).
+ */
+unsigned rocx_tx_process(RocxCore *c, unsigned qid, unsigned budget,
+                         bool *more);
 /* One received frame, as rocx_core_receive() without bundles. */
 ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len);
 /* Engine: waiting frames into posted buffers; true if both remain. */
@@ -333,6 +340,34 @@ void rocx_cc_qp_stop(RocxCore *c, RocxQp *qp);
 /* QUERY_QP: the reaction point's rates and alpha into a. */
 void rocx_cc_query_qp(RocxCore *c, const RocxQp *qp,
                       struct rocx_qp_attr *a);
+
+/* ---- Transmit scheduler (rocx-sched.c) ---- */
+
+/*
+ * Engine: give the line to the sources with frames, by class, up to a
+ * budget; true if the budget ran out with frames ready (else the
+ * scheduler's timer or new work brings the next run).
+ */
+bool rocx_sched_run(RocxCore *c);
+/*
+ * The engine found work for qp: an RTR or RTS QP waits for its turn in
+ * its class (true); any other runs at once (false).
+ */
+bool rocx_sched_take(RocxCore *c, RocxQp *qp);
+/* A frame of len bytes goes on the line (rocx_send_frame()). */
+void rocx_sched_wire(RocxCore *c, size_t len);
+/* A RoCE packet of len bytes was built, for the wire or looped back. */
+static inline void rocx_sched_roce(RocxCore *c, size_t len)
+{
+    c->sched.roce_bytes += len;
+}
+/* ROCX_TIMER_SCHED and ROCX_TIMER_PACE deadlines. */
+void rocx_sched_timer(RocxCore *c, RocxTimer *t);
+/* The QP is going away or back to RESET: its pacing stops. */
+void rocx_sched_qp_stop(RocxCore *c, RocxQp *qp);
+/* MODIFY_QP's RATE_LIMIT, kb/s (0: none); false if out of range. */
+bool rocx_sched_rate_ok(uint32_t kbps);
+
 
 /* ---- GID table (rocx-gid.c) ---- */
 
@@ -496,6 +531,11 @@ static inline unsigned rocx_qp_slot(const RocxQp *qp)
 bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
 void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
 void rocx_qp_schedule(RocxCore *c, RocxQp *qp);
+/*
+ * One turn of a QP (responder, then requester) of up to budget packets
+ * and CQEs; returns the work done, *more whether it has more.
+ */
+unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget, bool *more);
 /*
  * Move to ERR and flush.  With event, post QP_ERROR (info = syndrome, a
  * ROCX_VERR_*): for errors no CQE reports.

@@ -136,8 +136,7 @@ static unsigned rocx_qp_flush(RocxCore *c, RocxQp *qp, unsigned budget)
 }
 
 /* One turn of a QP; returns the work done (packets and CQEs). */
-static unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget,
-                            bool *more)
+unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget, bool *more)
 {
     unsigned used = 0;
 
@@ -153,11 +152,6 @@ static unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget,
             *more = qp->flushing;
         }
         return used;
-    }
-    /* Its priority paused by the link partner: parked, sends nothing. */
-    if ((qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) &&
-        rocx_dcb_qp_paused(c, qp)) {
-        return 0;
     }
     if (qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) {
         used += rocx_resp_run(c, qp, budget);
@@ -206,7 +200,8 @@ bool rocx_rdma_process(RocxCore *c)
             r->sched_head = (r->sched_head + 1) % ROCX_CORE_QP_SLOTS;
             r->sched_count--;
             r->queued[slot] = false;
-            if (!qp) {
+            /* A QP that may send waits for the line (rocx-sched.c). */
+            if (!qp || rocx_sched_take(c, qp)) {
                 continue;
             }
             used = rocx_qp_run(c, qp, MIN(budget, ROCX_CORE_QP_BURST), &more);
@@ -301,6 +296,7 @@ void rocx_qp_port_mtu(RocxCore *c)
 static void rocx_qp_to_reset(RocxQp *qp)
 {
     qp->state = ROCX_QPS_RESET;
+    qp->sched.rate_limit_kbps = 0;
     qp->flushing = false;
     qp->nak_final = false;
     qp->sq_pi = 0;
@@ -426,6 +422,7 @@ static void rocx_qp_free(RocxCore *c, RocxQp *qp)
 
     rocx_timer_del(c, &qp->timer);
     rocx_cc_qp_stop(c, qp);
+    rocx_sched_qp_stop(c, qp);
     cq = rocx_cq_get(c, qp->send_cqn);
     if (cq) {
         cq->users--;
@@ -643,7 +640,12 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     to = (valid & ROCX_QP_ATTR_STATE) ? a.state : qp->state;
 
     /* Everything is checked before anything is applied. */
-    if (to > ROCX_QPS_ERR || !rocx_qp_trans_ok(qp, to, valid) ||
+    if (to > ROCX_QPS_ERR ||
+        !rocx_qp_trans_ok(qp, to, valid & ~ROCX_QP_ATTR_RATE_LIMIT) ||
+        ((valid & ROCX_QP_ATTR_RATE_LIMIT) &&
+         (to != ROCX_QPS_RTS || (qp->state != ROCX_QPS_RTR &&
+                                 qp->state != ROCX_QPS_RTS) ||
+          !rocx_sched_rate_ok(ldl_le_p(&a.rate_limit)))) ||
         ((valid & ROCX_QP_ATTR_ACCESS) &&
          (ldl_le_p(&a.access) & ~known_access)) ||
         ((valid & ROCX_QP_ATTR_PKEY_INDEX) && lduw_le_p(&a.pkey_index)) ||
@@ -672,6 +674,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     if (to == ROCX_QPS_RESET) {
         rocx_srq_qp_stop(c, qp);
         rocx_cc_qp_stop(c, qp);
+        rocx_sched_qp_stop(c, qp);
         rocx_qp_to_reset(qp);
         return;
     }
@@ -730,6 +733,9 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     if (valid & ROCX_QP_ATTR_QKEY) {
         qp->qkey = ldl_le_p(&a.qkey);
     }
+    if (valid & ROCX_QP_ATTR_RATE_LIMIT) {
+        qp->sched.rate_limit_kbps = ldl_le_p(&a.rate_limit);
+    }
 
     if (to == ROCX_QPS_RTR && qp->state == ROCX_QPS_INIT) {
         qp->path.udp_sport = rocx_udp_sport(qp->path.flow_label, qp->qpn,
@@ -779,6 +785,7 @@ void rocx_cmd_query_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     stl_le_p(&a.qkey, qp->qkey);
     a.av = qp->av;
     rocx_cc_query_qp(c, qp, &a);
+    stl_le_p(&a.rate_limit, qp->sched.rate_limit_kbps);
     if (rocx_dma_write(c, ldq_le_p(&m->addr), &a, sizeof(a))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }

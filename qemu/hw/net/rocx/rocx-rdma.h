@@ -333,6 +333,18 @@ enum RocxAckKind {
     ROCX_ACK_NAK,
 };
 
+/*
+ * A QP as a source of the transmit scheduler (rocx-sched.c): its static
+ * rate limit (MODIFY_QP RATE_LIMIT) and when it may send its next frame
+ * at its pacing rate; the timer wakes it then.
+ */
+typedef struct RocxQpSched {
+    uint32_t rate_limit_kbps;   /* 0: none */
+    int64_t pace_next;
+    uint64_t pace_rem;
+    RocxTimer timer;
+} RocxQpSched;
+
 typedef struct RocxQp {
     uint32_t qpn;
     uint8_t type;               /* enum rocx_qp_type */
@@ -376,6 +388,9 @@ typedef struct RocxQp {
      * nothing due.
      */
     RocxTimer timer;
+
+    /* Engine: transmit scheduling and pacing (rocx-sched.c). */
+    RocxQpSched sched;
 
     /* MMIO: producer indices latched from the SQ and RQ doorbells. */
     uint16_t sq_pi;

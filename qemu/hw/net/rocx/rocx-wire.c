@@ -228,6 +228,7 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
     memset(icrc - pad, 0, pad);
 
     rocx_count(c, ROCX_STAT_ROCE_TX_PACKETS, 1);
+    rocx_sched_roce(c, len);
     if (qp->type == ROCX_QPT_UD && !(qp->flags & ROCX_QP_NO_MC_LOOPBACK) &&
         rocx_gid_is_mcast(p->dgid)) {
         /* Before the wire: buf may be a bundle's, which sending may send. */
