@@ -48,6 +48,7 @@ static const struct verbs_context_ops rocx_ctx_ops = {
 	.detach_mcast = rocx_detach_mcast,
 	.free_context = rocx_free_context,
 	.modify_qp = rocx_modify_qp,
+	.modify_qp_rate_limit = rocx_modify_qp_rate_limit,
 	.modify_srq = rocx_modify_srq,
 	.poll_cq = rocx_poll_cq,
 	.post_recv = rocx_post_recv,

@@ -334,6 +334,10 @@ int rocx_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 /* Fill the BIND_MW operation segment of a send WQE from @wr. */
 void rocx_wqe_bind_mw(struct rocx_send_wqe *wqe, const struct ibv_send_wr *wr);
 
+/* sched.c */
+int rocx_modify_qp_rate_limit(struct ibv_qp *qp,
+			      struct ibv_qp_rate_limit_attr *attr);
+
 /* qp.c */
 struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
 int rocx_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,

@@ -397,6 +397,10 @@ u8 rocx_ib_mcast_qp_flags(u64 caps2, enum ib_qp_type type, u32 *create_flags);
 /* rocx_ib_stats.c: hardware counters, for a device with any of them. */
 extern const struct ib_device_ops rocx_ib_stats_ops;
 bool rocx_ib_has_stats(struct rocx_ib_dev *dev);
+/* rocx_ib_sched.c: a QP's rate limit. */
+int rocx_ib_rate_limit_check(u64 caps2, u32 max_speed, enum ib_qp_type type,
+			     enum ib_qp_state cur, enum ib_qp_state next,
+			     u32 kbps);
 
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);

@@ -1113,6 +1113,38 @@ static struct kunit_suite rocx_ib_srq_suite = {
 	.test_cases = rocx_ib_srq_test_cases,
 };
 
+/* IB_QP_RATE_LIMIT: which QPs, transitions and rates take it. */
+static void rocx_ib_rate_limit_test(struct kunit *test)
+{
+	const u64 ets = ROCX_CAP2_ETS;
+
+	KUNIT_EXPECT_EQ(test, rocx_ib_rate_limit_check(ets, 1000, IB_QPT_RC,
+						       IB_QPS_RTR, IB_QPS_RTS,
+						       1000000), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_rate_limit_check(ets, 1000, IB_QPT_UD,
+						       IB_QPS_RTS, IB_QPS_RTS,
+						       0), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_rate_limit_check(ets, 1000, IB_QPT_UC,
+						       IB_QPS_RTS, IB_QPS_RTS,
+						       1), 0);
+	/* Above the port's largest rate (Mb/s in, kb/s asked). */
+	KUNIT_EXPECT_EQ(test, rocx_ib_rate_limit_check(ets, 1000, IB_QPT_RC,
+						       IB_QPS_RTS, IB_QPS_RTS,
+						       1000001), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rocx_ib_rate_limit_check(ets, 1000, IB_QPT_RC,
+						       IB_QPS_INIT, IB_QPS_RTR,
+						       100), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rocx_ib_rate_limit_check(ets, 1000, IB_QPT_RC,
+						       IB_QPS_RTS, IB_QPS_SQD,
+						       100), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rocx_ib_rate_limit_check(ets, 1000, IB_QPT_GSI,
+						       IB_QPS_RTS, IB_QPS_RTS,
+						       100), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_ib_rate_limit_check(0, 1000, IB_QPT_RC,
+						       IB_QPS_RTS, IB_QPS_RTS,
+						       100), -EOPNOTSUPP);
+}
+
 static struct kunit_case rocx_ib_qp_test_cases[] = {
 	KUNIT_CASE(rocx_ib_qp_type_test),
 	KUNIT_CASE_PARAM(rocx_ib_qp_attr_mask_test, rocx_ib_mask_gen_params),
@@ -1128,6 +1160,7 @@ static struct kunit_case rocx_ib_qp_test_cases[] = {
 	KUNIT_CASE_PARAM(rocx_ib_qp_check_test, rocx_ib_qp_gen_params),
 	KUNIT_CASE(rocx_ib_qp_check_buf_test),
 	KUNIT_CASE(rocx_ib_qp_caps_test),
+	KUNIT_CASE(rocx_ib_rate_limit_test),
 	{}
 };
 

@@ -632,7 +632,8 @@ int rocx_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (err)
 			return err;
 	}
-	err = rocx_ib_qp_attr_mask(mask, &valid);
+	/* Not in ib_core's table for these QP types: rocx_ib_sched.c. */
+	err = rocx_ib_qp_attr_mask(mask & ~IB_QP_RATE_LIMIT, &valid);
 	if (err)
 		return err;
 	err = rocx_ib_modify_qp_check(dev, attr, mask);
@@ -642,12 +643,22 @@ int rocx_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	mutex_lock(&qp->lock);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type,
+				mask & ~IB_QP_RATE_LIMIT)) {
 		ibdev_dbg(&dev->ibdev,
 			  "QP %u: no transition %d -> %d with mask %#x\n",
 			  ibqp->qp_num, cur, next, mask);
 		err = -EINVAL;
 		goto out_unlock;
+	}
+	if (mask & IB_QP_RATE_LIMIT) {
+		err = rocx_ib_rate_limit_check(le64_to_cpu(dev->id->caps2),
+					       le32_to_cpu(dev->id->max_speed),
+					       ibqp->qp_type, cur, next,
+					       attr->rate_limit);
+		if (err)
+			goto out_unlock;
+		valid |= ROCX_QP_ATTR_RATE_LIMIT;
 	}
 
 	qa = rocx_ib_qp_attr_alloc(dev, &dma);
@@ -656,6 +667,8 @@ int rocx_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out_unlock;
 	}
 	err = rocx_ib_qp_attr_encode(attr, valid, qa);
+	if (!err && (mask & IB_QP_RATE_LIMIT))
+		qa->rate_limit = cpu_to_le32(attr->rate_limit);
 	if (!err && (mask & IB_QP_AV))
 		err = rocx_ib_av_from_ah(&attr->ah_attr, &qa->av);
 	if (!err)
@@ -693,6 +706,7 @@ static void rocx_ib_qp_attr_decode(const struct rocx_qp_attr *qa,
 	attr->sq_psn = le32_to_cpu(qa->sq_psn) & ROCX_IB_PSN_MASK;
 	attr->dest_qp_num = le32_to_cpu(qa->dest_qpn) & ROCX_IB_QPN_MASK;
 	attr->port_num = ROCX_IB_PORT;
+	attr->rate_limit = le32_to_cpu(qa->rate_limit);
 	if (type == IB_QPT_UD)
 		return;
 
