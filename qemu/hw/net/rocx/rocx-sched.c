@@ -29,8 +29,13 @@
 
 /* Line time the device may have sent ahead of the clock. */
 #define ROCX_SCHED_AHEAD_NS     200000
-/* Credit a paced QP keeps when it was held longer than a frame. */
-#define ROCX_SCHED_CREDIT_NS    100000
+/*
+ * Credit a paced QP keeps when it sent later than it could have: 1 ms,
+ * or 16 KiB at its rate if that is longer, so that wake-ups late by less
+ * (a busy host under TCG) do not lower its rate.
+ */
+#define ROCX_SCHED_CREDIT_NS    1000000
+#define ROCX_SCHED_CREDIT_BYTES 16384
 /* DRR quantum of 1% of tc_bw, bytes. */
 #define ROCX_SCHED_QUANTUM      1024
 /*
@@ -247,8 +252,12 @@ static bool rocx_sched_qp_turn(RocxCore *c, unsigned slot, int64_t now,
     *bytes = s->roce_bytes - before;
     if (*bytes) {
         if (kbps) {
+            int64_t credit = MAX((int64_t)ROCX_SCHED_CREDIT_NS,
+                                 (int64_t)(ROCX_SCHED_CREDIT_BYTES * 8 *
+                                           1000000ULL / kbps));
+
             rocx_sched_clock(&qp->sched.pace_next, &qp->sched.pace_rem,
-                             now - ROCX_SCHED_CREDIT_NS, *bytes, kbps);
+                             now - credit, *bytes, kbps);
         }
         rocx_cc_sent(qp, *bytes, now);
     }
