@@ -298,7 +298,12 @@ int rocx_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	struct ibv_modify_qp cmd;
 	int err;
 
-	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	/* The legacy command has no room for it (sched.c). */
+	if (attr_mask & IBV_QP_RATE_LIMIT)
+		err = rocx_modify_qp_ex(ibqp, attr, attr_mask);
+	else
+		err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd,
+					sizeof(cmd));
 	if (err)
 		return err;
 	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)

@@ -335,6 +335,8 @@ int rocx_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 void rocx_wqe_bind_mw(struct rocx_send_wqe *wqe, const struct ibv_send_wr *wr);
 
 /* sched.c */
+int rocx_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask);
 int rocx_modify_qp_rate_limit(struct ibv_qp *qp,
 			      struct ibv_qp_rate_limit_attr *attr);
 
