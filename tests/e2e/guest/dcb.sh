@@ -8,8 +8,9 @@
 #
 #   pfc       prio-pfc 3:on shown; link pause refused while it is on
 #   ets       the device's classes shown; shares not summing to 100
-#             refused (before anything is sent); a valid set refused as
-#             unsupported while the device has no ETS scheduler
+#             refused (before anything is sent); a valid set (shares, a
+#             strict class, prio-tc) and a class maxrate read back from
+#             the device, then the defaults again
 #   app       dscp-prio add/show/del; the kernel's app table lists them
 #   apptrust  dscp pcp -> dscp trust; pcp dscp refused
 #   traffic   ping with DSCP 10 (priority 1 by default) mapped to
@@ -106,10 +107,28 @@ refused "ets: shares summing to 101 refused (by dcb(8))" \
 refused "ets: ets shares summing to 88 refused (by the driver)" \
 	dcb ets set dev "$dev" tc-tsa 0:strict
 shows "ets: ... as not summing to 100" 'do not sum to 100' dmesg
-refused "ets: a valid set refused while the device has no ETS scheduler" \
-	dcb ets set dev "$dev" tc-tsa all:strict
-shows "ets: ... saying so" 'no ROCX_CAP2_ETS' dmesg
 shows "ets: unchanged" 'tc-tsa 0:ets' dcb ets show dev "$dev" tc-tsa
+# The device schedules by ETS (ROCX_CAP2_ETS): a valid set reaches it.
+t "ets: set 50/30/20 with class 7 strict" \
+	dcb ets set dev "$dev" tc-tsa all:ets 7:strict \
+	tc-bw 0:50 1:30 2:20 3:0 4:0 5:0 6:0 7:0
+shows "ets: the device has the shares" \
+	'tc-bw 0:50 1:30 2:20 3:0 4:0 5:0 6:0 7:0' dcb ets show dev "$dev" tc-bw
+shows "ets: the device has class 7 strict" \
+	'tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets 5:ets 6:ets 7:strict' \
+	dcb ets show dev "$dev" tc-tsa
+t "ets: prio-tc 5:2 6:2" dcb ets set dev "$dev" prio-tc 5:2 6:2
+shows "ets: the device maps priorities 5 and 6 to class 2" \
+	'prio-tc 0:0 1:1 2:2 3:3 4:4 5:2 6:2 7:7' dcb ets show dev "$dev" prio-tc
+t "maxrate: class 1 at 100 Mb/s" dcb maxrate set dev "$dev" tc-maxrate 1:100Mbit
+shows "maxrate: the device has it (Mb/s, shown in bits)" \
+	'1:100Mbit' dcb maxrate show dev "$dev"
+t "ets: back to the defaults" \
+	dcb ets set dev "$dev" tc-tsa all:ets \
+	tc-bw 0:12 1:12 2:12 3:12 4:13 5:13 6:13 7:13 \
+	prio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7
+t "maxrate: back to line rate" dcb maxrate set dev "$dev" tc-maxrate all:0
+shows "maxrate: none" '1:0bit' dcb maxrate show dev "$dev"
 
 # ---- App table and trust ----
 t "app: add dscp-prio 26:3" dcb app add dev "$dev" dscp-prio 26:3
