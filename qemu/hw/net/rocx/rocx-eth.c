@@ -3,18 +3,18 @@
  *
  * TX rings (one per traffic class, whose turns the transmit scheduler
  * gives, rocx-sched.c) and one RX ring of 16-byte descriptors, each with
- * its vector; a TX descriptor is one whole frame, an RX buffer takes one.  A received
- * datagram may be a fabric bundle (rocx-fabric.c splits it); every frame
- * is then classified before anything waits: RoCE for one of the port's
- * GIDs goes to the transport (rocx-wire.c) at once, MAC control frames
- * are dropped, and anything else goes through the MAC filter (the port's
- * address, broadcast, the multicast groups of SET_MCAST_MACS or all of
- * them until the driver gives any, those of attached UD groups, everything
- * in promiscuous mode) into the RX ring.  A frame that finds no posted
- * buffer waits in the device's holding queue, behind the others, up to
- * ROCX_CORE_RX_HOLD_BYTES (beyond: dropped, RX_DISCARDS), and goes to the
- * ring when buffers come; QEMU's own queue, which would hold RoCE behind
- * it, never holds one.
+ * its vector; a TX descriptor is one whole frame, an RX buffer takes one.
+ * A received datagram may be a fabric bundle (rocx-fabric.c splits it);
+ * every frame is then classified before anything waits: RoCE for one of
+ * the port's GIDs goes to the transport (rocx-wire.c) at once, MAC
+ * control frames are dropped, and anything else goes through the MAC
+ * filter (the port's address, broadcast, the multicast groups of
+ * SET_MCAST_MACS or all of them until the driver gives any, those of
+ * attached UD groups, everything in promiscuous mode) into the RX ring.
+ * A frame that finds no posted buffer waits in the device's holding
+ * queue, behind the others, up to ROCX_CORE_RX_HOLD_BYTES (beyond:
+ * dropped, RX_DISCARDS), and goes to the ring when buffers come; QEMU's
+ * own queue, which would hold RoCE behind it, never holds one.
  *
  * Copyright (c) 2025 The rocx authors
  *
