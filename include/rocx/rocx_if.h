@@ -28,6 +28,9 @@ enum rocx_aq_opcode {
 	ROCX_AQ_OP_DEALLOC_UCTX		= 0x13,
 	ROCX_AQ_OP_CREATE_PD		= 0x14,
 	ROCX_AQ_OP_DESTROY_PD		= 0x15,
+	/* Contract 1.2: only with ROCX_CAP2_XRC (struct rocx_aq_xrcd). */
+	ROCX_AQ_OP_ALLOC_XRCD		= 0x16,
+	ROCX_AQ_OP_DEALLOC_XRCD		= 0x17,
 	/* Contract 1.2: only with ROCX_CAP2_MCAST_FILTER. */
 	ROCX_AQ_OP_SET_MCAST_MACS	= 0x18,
 	/* RDMA transport objects (1.1); SRQs and MWs: later (UNSUPPORTED). */

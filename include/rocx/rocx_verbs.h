@@ -165,7 +165,7 @@ struct rocx_cqe {
 	__u8 flags;		/* ROCX_CQE_* */
 	__u8 smac[6];		/* UD: source MAC */
 	__le16 vlan;		/* UD: VLAN id or ROCX_VLAN_NONE */
-	__le32 rsvd;
+	__le32 ext;		/* 1.2: ROCX_CQE_EXT_* */
 };
 
 /*
@@ -189,6 +189,8 @@ struct rocx_cqe64 {
 #define ROCX_CQE_RECV			ROCX_BIT(4)	/* completes an RQ/SRQ entry */
 /* 1.2, UD and GSI receives: enum rocx_net_type of the packet. */
 #define ROCX_CQE_NET_TYPE_MASK		ROCX_GENMASK(6, 5)
+/* 1.2, ROCX_CAP2_XRC: receives of an XRC SRQ carry its number in ext. */
+#define ROCX_CQE_EXT_SRQN		ROCX_GENMASK(23, 0)
 
 enum rocx_cqe_opcode {
 	ROCX_CQE_OP_SEND		= 0,
@@ -249,6 +251,9 @@ enum rocx_qp_type {
 	ROCX_QPT_UC	= 1,
 	ROCX_QPT_UD	= 2,
 	ROCX_QPT_GSI	= 3,
+	/* 1.2, ROCX_CAP2_XRC: XRC initiator (send only) and target. */
+	ROCX_QPT_XRC_INI	= 4,
+	ROCX_QPT_XRC_TGT	= 5,
 };
 
 enum rocx_qp_state {
@@ -285,7 +290,7 @@ struct rocx_aq_create_qp {
 	__le32 recv_cqn;
 	__le32 srqn;		/* or ROCX_NO_SRQ */
 	__le32 uctx;		/* owning user context, 0: kernel */
-	__le32 rsvd2;
+	__le32 xrcdn;		/* 1.2, XRC_TGT: its XRC domain; else 0 */
 	struct rocx_pbl pbl;	/* the queue buffer */
 	__u8 rsvd3[8];
 };
@@ -441,11 +446,11 @@ struct rocx_wqe_ctrl {
 	__u8 opcode;		/* enum rocx_wqe_opcode */
 	__u8 flags;		/* ROCX_WQE_* */
 	__u8 num_sge;
-	__u8 rsvd0;
+	__u8 xrc_srqn_hi;	/* 1.2, XRC_INI: target SRQ [23:16]; else 0 */
 	__be32 imm_data;	/* or rkey to invalidate */
 	__le32 inline_len;
 	__le16 wqe_idx;
-	__le16 rsvd1;
+	__le16 xrc_srqn;	/* 1.2, XRC_INI: target SRQ [15:0]; else 0 */
 };
 
 struct rocx_wqe_raddr {
@@ -552,6 +557,18 @@ struct rocx_aq_create_srq {
 	__u8 rsvd1[16];
 };
 
+/*
+ * ALLOC_XRCD (uctx; result = xrcdn) and DEALLOC_XRCD (xrcdn): XRC domains
+ * (1.2, ROCX_CAP2_XRC), numbered 1..max_xrcd.  rocx-device.rst, "XRC in
+ * detail".
+ */
+struct rocx_aq_xrcd {
+	struct rocx_aq_hdr hdr;
+	__le32 uctx;		/* ALLOC: owning user context, 0: kernel */
+	__le32 xrcdn;		/* DEALLOC */
+	__u8 rsvd1[48];
+};
+
 /* Which fields of struct rocx_aq_modify_srq MODIFY_SRQ applies. */
 #define ROCX_SRQ_ATTR_LIMIT		ROCX_BIT(0)
 #define ROCX_SRQ_ATTR_RESIZE		ROCX_BIT(1)	/* ROCX_CAP2_SRQ_RESIZE */
@@ -589,6 +606,7 @@ union rocx_aq_verbs_cmd {
 	struct rocx_aq_modify_srq modify_srq;
 	struct rocx_aq_srq srq;
 	struct rocx_aq_mcast mcast;
+	struct rocx_aq_xrcd xrcd;
 };
 
 ROCX_ASSERT_SIZE(struct rocx_pbl, 16);
@@ -618,5 +636,6 @@ ROCX_ASSERT_SIZE(struct rocx_recv_wqe, ROCX_RECV_WQE_HDR);
 ROCX_ASSERT_SIZE(struct rocx_aq_create_srq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_modify_srq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_srq, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_xrcd, 64);
 
 #endif /* _ROCX_VERBS_H_ */
