@@ -991,6 +991,7 @@ int main(int argc, char **argv)
         { t_cases_stats, t_ncases_stats },
         { t_cases_cc, t_ncases_cc },
         { t_cases_sched, t_ncases_sched },
+        { t_cases_xrc, t_ncases_xrc },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

@@ -262,5 +262,7 @@ extern const TCase t_cases_cc[];
 extern const unsigned t_ncases_cc;
 extern const TCase t_cases_sched[];
 extern const unsigned t_ncases_sched;
+extern const TCase t_cases_xrc[];
+extern const unsigned t_ncases_xrc;
 
 #endif /* ROCX_TEST_RDMA_H */

@@ -803,12 +803,13 @@ static void t_op_identify(void)
              ROCX_CAP2_ETS |
              ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC |
              ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW | ROCX_CAP2_SRQ |
-             ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | ROCX_CAP2_MCAST |
-             ROCX_CAP2_ECN | ROCX_CAP2_DCQCN);
+             ROCX_CAP2_XRC | ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK |
+             ROCX_CAP2_MCAST | ROCX_CAP2_ECN | ROCX_CAP2_DCQCN);
     CHECK_EQ(le32toh(id->max_mcast_grp), 64);
     CHECK_EQ(le32toh(id->max_mcast_qp_attach), 16);
     CHECK_EQ(le32toh(id->max_srq_sge), 8);
     CHECK_EQ(le32toh(id->max_mw), ROCX_CORE_MAX_MW);
+    CHECK_EQ(le32toh(id->max_xrcd), ROCX_CORE_MAX_XRCD);
     CHECK_EQ(id->atomic_cap, ROCX_ATOMIC_CAP_HCA);
     CHECK_EQ(le32toh(id->rx_buf_total), 512 * 1024);
     CHECK_EQ(le32toh(id->max_speed), 400000);
@@ -1122,7 +1123,7 @@ static void t_op_uctx_pd(void)
 static void t_op_unsupported(void)
 {
     static const uint16_t ops[] = {
-        0x05, 0x06, 0x07, 0x0c, 0x0f, 0x16, 0x1f,
+        0x05, 0x06, 0x07, 0x0c, 0x0f, 0x19, 0x1f,
         0xff, 0x100, 0xffff,
     };
     unsigned i;

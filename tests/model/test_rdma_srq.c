@@ -261,7 +261,7 @@ static void t_srq_create_errors(void)
     TRY(wqe_shift, 3, ROCX_AQ_STS_INVALID);
     TRY(wqe_shift, 10, ROCX_AQ_STS_INVALID);
     TRY(limit, htole32(17), ROCX_AQ_STS_INVALID);   /* > depth */
-    TRY(type, ROCX_SRQT_XRC, ROCX_AQ_STS_UNSUPPORTED);
+    TRY(type, ROCX_SRQT_XRC, ROCX_AQ_STS_NOT_FOUND);     /* no XRCD 0 */
     TRY(type, 2, ROCX_AQ_STS_INVALID);
     TRY(pdn, 0, ROCX_AQ_STS_INVALID);
     TRY(pdn, htole32(5), ROCX_AQ_STS_NOT_FOUND);

@@ -171,6 +171,7 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
     id.atomic_cap = ROCX_CORE_ATOMIC_CAP;
     stl_le_p(&id.max_mw, ROCX_CORE_MAX_MW);
     stl_le_p(&id.max_srq_sge, ROCX_CORE_MAX_SRQ_SGE);
+    stl_le_p(&id.max_xrcd, ROCX_CORE_MAX_XRCD);
     stl_le_p(&id.cqe_formats, ROCX_CORE_CQE_FORMATS);
     stl_le_p(&id.clock_khz, ROCX_CORE_CLOCK_KHZ);
     stl_le_p(&id.max_mcast_grp, ROCX_CORE_MAX_MCAST_GRP);
@@ -272,7 +273,7 @@ static void rocx_cmd_dealloc_uctx(RocxCore *c, const union rocx_aq_cmd *cmd,
         }
     }
     if (rocx_uctx_has_cq(c, uctx) || rocx_uctx_has_qp(c, uctx) ||
-        rocx_uctx_has_srq(c, uctx)) {
+        rocx_uctx_has_srq(c, uctx) || rocx_uctx_has_xrcd(c, uctx)) {
         res->status = ROCX_AQ_STS_BAD_STATE;
         return;
     }
@@ -424,6 +425,12 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
         break;
     case ROCX_AQ_OP_REREG_MR:
         rocx_cmd_rereg_mr(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_ALLOC_XRCD:
+        rocx_cmd_alloc_xrcd(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_DEALLOC_XRCD:
+        rocx_cmd_dealloc_xrcd(c, cmd, res);
         break;
     case ROCX_AQ_OP_CREATE_SRQ:
         rocx_cmd_create_srq(c, cmd, res);

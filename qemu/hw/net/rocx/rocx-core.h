@@ -61,6 +61,8 @@
 #define ROCX_CORE_MAX_SRQ           256
 #define ROCX_CORE_MAX_SRQ_WR        4096
 #define ROCX_CORE_MAX_SRQ_SGE       ROCX_CORE_MAX_SGE
+/* XRC domains (ROCX_CAP2_XRC). */
+#define ROCX_CORE_MAX_XRCD          256
 #define ROCX_CORE_MAX_RD_ATOM       16
 #define ROCX_CORE_MAX_MR_SIZE       (1ULL << 40)
 #define ROCX_CORE_PAGE_SIZE_CAP     ((1ULL << 12) | (1ULL << 21))
@@ -77,7 +79,7 @@
                                      ROCX_CAP2_UD | \
                                      ROCX_CAP2_ATOMIC | \
                                      ROCX_CAP2_MW | \
-                                     ROCX_CAP2_SRQ | \
+                                     ROCX_CAP2_SRQ | ROCX_CAP2_XRC | \
                                      ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | \
                                      ROCX_CAP2_MCAST | \
                                      ROCX_CAP2_ECN | ROCX_CAP2_DCQCN)

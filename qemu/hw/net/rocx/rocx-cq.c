@@ -273,6 +273,7 @@ bool rocx_cq_write(RocxCore *c, uint32_t cqn, const RocxCqeInfo *ci)
              ROCX_FIELD_PREP(ROCX_CQE_STATUS_MASK, ci->status));
     stw_le_p(&e.wqe_idx, ci->wqe_idx);
     e.vendor_err = ci->vendor_err;
+    stl_le_p(&e.ext, ci->ext);
     stw_le_p(&e.vlan, ROCX_VLAN_NONE);
     if (ci->flags & ROCX_CQE_GRH) {
         memcpy(e.smac, ci->smac, sizeof(e.smac));

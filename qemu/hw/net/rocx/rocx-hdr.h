@@ -453,6 +453,7 @@ static inline const uint8_t *rocx_bth_next(const uint8_t *bth)
 /* XRCETH, 4 bytes: XRC SRQ [1:3]. */
 #define ROCX_XRCETH_LEN         4
 #define ROCX_XRCETH_SRQ         0       /* a 32-bit word, SRQ in [23:0] */
+#define ROCX_XRCETH_SRQ_MASK    0xffffffu
 /* RETH, 16 bytes: virtual address [0:7], R_Key [8:11], DMA length [12:15]. */
 #define ROCX_RETH_LEN           16
 #define ROCX_RETH_VA            0
@@ -596,6 +597,20 @@ static inline uint32_t rocx_deth_src_qp(const uint8_t *bth, uint32_t opf)
 {
     return ldl_be_p(bth + rocx_tp_off(opf, ROCX_TP_DETH) + ROCX_DETH_SRC_QP) &
            ROCX_QPN_MASK;
+}
+
+/* XRCETH: the XRC SRQ the request is for; its reserved byte [0] is 0. */
+static inline uint32_t rocx_xrceth_srq(const uint8_t *bth, uint32_t opf)
+{
+    return ldl_be_p(bth + rocx_tp_off(opf, ROCX_TP_XRCETH) + ROCX_XRCETH_SRQ) &
+           ROCX_XRCETH_SRQ_MASK;
+}
+
+static inline void rocx_xrceth_build(uint8_t *bth, uint32_t opf,
+                                     uint32_t srqn)
+{
+    stl_be_p(bth + rocx_tp_off(opf, ROCX_TP_XRCETH) + ROCX_XRCETH_SRQ,
+             srqn & ROCX_XRCETH_SRQ_MASK);
 }
 
 /* The source QP's word has its reserved byte [4] as 0. */

@@ -504,6 +504,7 @@ typedef struct RocxCqeInfo {
     uint8_t net_type;
     uint8_t smac[6];
     uint16_t vlan;
+    uint32_t ext;               /* struct rocx_cqe.ext (XRC: the SRQ) */
 } RocxCqeInfo;
 
 /* Write a CQE; false if the CQ is gone, broken or just overflowed. */
@@ -600,6 +601,8 @@ void rocx_srq_qp_stop(RocxCore *c, RocxQp *qp);
 /* An SRQ-attached qp reached ERR: post QP_LAST_WQE. */
 void rocx_srq_last_wqe(RocxCore *c, RocxQp *qp);
 void rocx_srq_reset(RocxCore *c);
+/* Back to RESET, the state of a new QP (rocx-qp.c). */
+void rocx_qp_to_reset(RocxQp *qp);
 
 /* ---- Requester, completer, responder ---- */
 
@@ -698,6 +701,7 @@ typedef struct RocxPkt {
     uint64_t compare;
     uint64_t orig;              /* AtomicAckETH */
     uint32_t ieth;              /* IETH: the rkey to invalidate */
+    uint32_t xrc_srqn;          /* XRCETH */
     const uint8_t *payload;
     uint32_t paylen;
 } RocxPkt;
@@ -732,10 +736,44 @@ unsigned rocx_uc_req_run(RocxCore *c, RocxQp *qp, unsigned budget);
 /* A request for a UC QP (rocx_resp_rx() is RC's). */
 void rocx_uc_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
 
+static inline bool rocx_qp_is_xrc(const RocxQp *qp)
+{
+    return qp->type == ROCX_QPT_XRC_INI || qp->type == ROCX_QPT_XRC_TGT;
+}
+
 /* The BTH transport (opcode [7:5]) of a connected QP's packets. */
 static inline uint8_t rocx_qp_transport(const RocxQp *qp)
 {
-    return qp->type == ROCX_QPT_UC ? ROCX_TR_UC : ROCX_TR_RC;
+    return qp->type == ROCX_QPT_UC ? ROCX_TR_UC :
+           rocx_qp_is_xrc(qp) ? ROCX_TR_XRC : ROCX_TR_RC;
+}
+
+/* ---- XRC (rocx-xrc.c) ---- */
+
+void rocx_cmd_alloc_xrcd(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res);
+void rocx_cmd_dealloc_xrcd(RocxCore *c, const union rocx_aq_cmd *cmd,
+                           RocxAqResult *res);
+bool rocx_uctx_has_xrcd(RocxCore *c, uint16_t uctx);
+/* CREATE_SRQ of type XRC: check and take its XRCD and CQ. */
+uint8_t rocx_xrc_srq_create(RocxCore *c, const struct rocx_aq_create_srq *cs,
+                            uint32_t uctx, RocxSrq *srq);
+/* An XRC SRQ goes: XRC_TGT QPs receiving into it let go, its CQ too. */
+void rocx_xrc_srq_gone(RocxCore *c, RocxSrq *srq, uint32_t srqn);
+/* CREATE_QP of an XRC_TGT QP (no queues, an XRCD). */
+void rocx_xrc_create_tgt(RocxCore *c, const struct rocx_aq_create_qp *cq,
+                         RocxAqResult *res);
+/*
+ * A packet for an XRC QP, before the RC engine sees it: false if it was
+ * dropped or refused.  Leaves the RC opcode in p->opcode and, for an
+ * XRC_TGT QP, points the QP's receive side at the XRCETH's SRQ.
+ */
+bool rocx_xrc_rx(RocxCore *c, RocxQp *qp, RocxPkt *p);
+
+/* The opcode an XRC QP sends for the RC operation op. */
+static inline uint8_t rocx_xrc_wire_op(const RocxQp *qp, uint8_t op)
+{
+    return rocx_qp_is_xrc(qp) ? (op & ROCX_OP_MASK) | ROCX_TR_XRC : op;
 }
 
 /* ---- UD queue pairs (rocx-ud.c) ---- */

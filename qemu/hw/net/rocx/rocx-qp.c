@@ -293,7 +293,7 @@ void rocx_qp_port_mtu(RocxCore *c)
 }
 
 /* Back to RESET: queues empty, indices 0, transport state forgotten. */
-static void rocx_qp_to_reset(RocxQp *qp)
+void rocx_qp_to_reset(RocxQp *qp)
 {
     qp->state = ROCX_QPS_RESET;
     qp->sched.rate_limit_kbps = 0;
@@ -316,13 +316,21 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     uint32_t rcqn = ldl_le_p(&cq->recv_cqn);
     uint32_t srqn = ldl_le_p(&cq->srqn);
     uint32_t uctx = ldl_le_p(&cq->uctx);
+    bool ini = cq->type == ROCX_QPT_XRC_INI;
     RocxCq *scq, *rcq;
     RocxSrq *srq = NULL;
     uint64_t bytes;
     RocxQp *qp;
     uint32_t qpn;
 
-    if (cq->type > ROCX_QPT_GSI ||
+    /* No queues, no CQs, no PD: nothing below applies (rocx-xrc.c). */
+    if (cq->type == ROCX_QPT_XRC_TGT) {
+        rocx_xrc_create_tgt(c, cq, res);
+        return;
+    }
+    /* XRC_INI: no receive side at all. */
+    if (cq->type > ROCX_QPT_XRC_INI || ldl_le_p(&cq->xrcdn) ||
+        (ini && (rcqn || cq->rq_log_depth || srqn != ROCX_NO_SRQ)) ||
         (cq->flags & ~(ROCX_QP_SQ_SIG_ALL | ROCX_QP_NO_MC_LOOPBACK)) ||
         ((cq->flags & ROCX_QP_NO_MC_LOOPBACK) && cq->type != ROCX_QPT_UD) ||
         cq->sq_log_depth < 1 ||
@@ -335,9 +343,8 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
-    /* RC, UC and UD (contract 1.2). */
-    if (cq->type != ROCX_QPT_RC && cq->type != ROCX_QPT_UC &&
-        cq->type != ROCX_QPT_UD) {
+    /* RC, UC, UD and XRC (contract 1.2). */
+    if (cq->type == ROCX_QPT_GSI) {
         res->status = ROCX_AQ_STS_UNSUPPORTED;
         return;
     }
@@ -345,14 +352,14 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     scq = rocx_cq_get(c, scqn);
-    rcq = rocx_cq_get(c, rcqn);
-    if (!c->pd_owner[pdn - 1] || !scq || !rcq) {
+    rcq = ini ? NULL : rocx_cq_get(c, rcqn);
+    if (!c->pd_owner[pdn - 1] || !scq || (!rcq && !ini)) {
         res->status = ROCX_AQ_STS_NOT_FOUND;
         return;
     }
     /* A context uses only its own PD and CQs. */
     if (c->pd_owner[pdn - 1] != uctx + 1 || scq->uctx != uctx ||
-        rcq->uctx != uctx) {
+        (rcq && rcq->uctx != uctx)) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
@@ -407,7 +414,9 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     qp->recv_pdn = srq ? srq->pdn : pdn;
     rocx_qp_to_reset(qp);
     scq->users++;
-    rcq->users++;
+    if (rcq) {
+        rcq->users++;
+    }
     if (srq) {
         srq->users++;
     }
@@ -423,16 +432,19 @@ static void rocx_qp_free(RocxCore *c, RocxQp *qp)
     rocx_timer_del(c, &qp->timer);
     rocx_cc_qp_stop(c, qp);
     rocx_sched_qp_stop(c, qp);
-    cq = rocx_cq_get(c, qp->send_cqn);
-    if (cq) {
-        cq->users--;
-    }
-    cq = rocx_cq_get(c, qp->recv_cqn);
-    if (cq) {
-        cq->users--;
-    }
-    if (srq) {
-        srq->users--;
+    /* An XRC_TGT QP's CQ and SRQ are its current message's, not its own. */
+    if (qp->type != ROCX_QPT_XRC_TGT) {
+        cq = rocx_cq_get(c, qp->send_cqn);
+        if (cq) {
+            cq->users--;
+        }
+        cq = rocx_cq_get(c, qp->recv_cqn);
+        if (cq) {
+            cq->users--;
+        }
+        if (srq) {
+            srq->users--;
+        }
     }
     rocx_pbl_free(c, &qp->pbl);
     c->rdma.qp[rocx_num_slot(qp->qpn)] = NULL;
@@ -830,6 +842,11 @@ bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
     bool quiet;
 
     if (!qp) {
+        return false;
+    }
+    if (qp->type == ROCX_QPT_XRC_TGT) {
+        rocx_gerr(c, ROCX_GERR_DB_QUEUE, page,
+                  "SQ doorbell: QP %" PRIu32 " has no SQ", qpn);
         return false;
     }
     if (!rocx_db_index_ok(idx, qp->sq_pi, qp->req.ci, qp->sq_log_depth)) {

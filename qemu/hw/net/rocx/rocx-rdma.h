@@ -188,6 +188,8 @@ typedef struct RocxSrq {
     uint32_t pdn;
     uint32_t limit;             /* armed while not 0 */
     uint32_t users;             /* QPs attached */
+    uint32_t xrcdn;             /* XRC: its domain */
+    uint32_t cqn;               /* XRC: where its receives complete */
     RocxPbl pbl;
     uint16_t ci;                /* next entry to take */
     /* MMIO: producer latched from the SRQ doorbell. */
@@ -232,6 +234,7 @@ typedef struct RocxSendWqe {
     uint64_t raddr;
     uint32_t rkey;
     uint32_t length;            /* message bytes */
+    uint32_t xrc_srqn;          /* XRC_INI: the target SRQ */
     struct rocx_wqe_ud ud;      /* UD: as posted */
     uint64_t swap_add;          /* atomics: swap (CMP_SWAP) or add */
     uint64_t compare;
@@ -358,7 +361,13 @@ typedef struct RocxQp {
     uint32_t pdn;
     uint32_t send_cqn;
     uint32_t recv_cqn;
-    uint32_t srqn;              /* ROCX_NO_SRQ: receives from its RQ */
+    /*
+     * ROCX_NO_SRQ: receives from its RQ.  An XRC_TGT QP's srqn, recv_cqn,
+     * pdn and recv_pdn are those of the SRQ its current message names
+     * (rocx_xrc_rx()), and hold no reference.
+     */
+    uint32_t srqn;
+    uint32_t xrcdn;             /* XRC_TGT: its domain */
     uint32_t recv_pdn;          /* receive SGEs' PD: the SRQ's or pdn */
     RocxPbl pbl;                /* SQ at 0, RQ at sq_bytes */
     uint64_t sq_bytes;
@@ -504,6 +513,8 @@ typedef struct RocxRdma {
     RocxCq cq[ROCX_CORE_CQ_SLOTS];
     RocxQp *qp[ROCX_CORE_QP_SLOTS];
     RocxSrq srq[ROCX_CORE_SRQ_SLOTS];
+    /* XRCD n (1..MAX_XRCD) is in use when xrcd_owner[n - 1] != 0. */
+    uint16_t xrcd_owner[ROCX_CORE_MAX_XRCD];    /* owning uctx + 1 */
     uint32_t pbl_entries;       /* page-list entries held, all objects */
     RocxNumSpace qpns;
     RocxNumSpace cqns;

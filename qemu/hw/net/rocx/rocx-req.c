@@ -111,6 +111,11 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
     if (lduw_le_p(&hdr.ctrl.wqe_idx) != idx || (w->flags & ~known)) {
         return ROCX_WC_LOC_QP_OP_ERR;
     }
+    /* XRC_INI: the SRQ at the target its requests are for (XRCETH). */
+    if (qp->type == ROCX_QPT_XRC_INI) {
+        w->xrc_srqn = lduw_le_p(&hdr.ctrl.xrc_srqn) |
+                      (uint32_t)hdr.ctrl.xrc_srqn_hi << 16;
+    }
     /* UC's transport has no READ, atomics or invalidation (rocx-uc.c). */
     if (qp->type == ROCX_QPT_UC &&
         (w->opcode == ROCX_WQE_RDMA_READ || w->opcode == ROCX_WQE_COMP_SWAP ||

@@ -101,6 +101,10 @@ void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
         /* An SRQ entry is named by its tag; the RQ index stays. */
         ci.wqe_idx = qp->resp.rwqe.idx;
     }
+    if (qp->type == ROCX_QPT_XRC_TGT) {
+        /* Several SRQs share the CQ: which one the entry was of. */
+        ci.ext = ROCX_FIELD_PREP(ROCX_CQE_EXT_SRQN, qp->srqn);
+    }
     rocx_cq_write(c, qp->recv_cqn, &ci);
     if (!srq) {
         qp->resp.rq_ci++;

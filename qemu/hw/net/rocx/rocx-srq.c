@@ -60,9 +60,10 @@ void rocx_cmd_create_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
-    /* XRC SRQs need XRC domains, which this model does not have yet. */
-    if (cs->type != ROCX_SRQT_BASIC) {
-        res->status = ROCX_AQ_STS_UNSUPPORTED;
+    /* A basic SRQ names no XRCD or CQ. */
+    if (cs->type == ROCX_SRQT_BASIC &&
+        (ldl_le_p(&cs->xrcdn) || ldl_le_p(&cs->cqn))) {
+        res->status = ROCX_AQ_STS_INVALID;
         return;
     }
     if ((uctx && !c->uctx_used[uctx]) || !c->pd_owner[pdn - 1]) {
@@ -85,10 +86,20 @@ void rocx_cmd_create_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     memset(srq, 0, sizeof(*srq));
+    if (cs->type == ROCX_SRQT_XRC) {
+        res->status = rocx_xrc_srq_create(c, cs, uctx, srq);
+        if (res->status != ROCX_AQ_STS_OK) {
+            return;
+        }
+    }
     res->status = rocx_pbl_copy(c, &cs->pbl,
                                 1ULL << (cs->log_depth + cs->wqe_shift),
                                 &srq->pbl);
     if (res->status != ROCX_AQ_STS_OK) {
+        if (cs->type == ROCX_SRQT_XRC) {
+            rocx_xrc_srq_gone(c, srq, i);
+        }
+        memset(srq, 0, sizeof(*srq));
         return;
     }
     srq->valid = true;
@@ -158,6 +169,9 @@ void rocx_cmd_destroy_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
     if (srq->users) {
         res->status = ROCX_AQ_STS_BAD_STATE;
         return;
+    }
+    if (srq->type == ROCX_SRQT_XRC) {
+        rocx_xrc_srq_gone(c, srq, ldl_le_p(&d->srqn));
     }
     rocx_srq_free(c, srq);
 }
@@ -316,6 +330,9 @@ void rocx_srq_qp_stop(RocxCore *c, RocxQp *qp)
             .wqe_idx = qp->resp.rwqe.idx,
         };
 
+        if (qp->type == ROCX_QPT_XRC_TGT) {
+            ci.ext = ROCX_FIELD_PREP(ROCX_CQE_EXT_SRQN, qp->srqn);
+        }
         rocx_cq_write(c, qp->recv_cqn, &ci);
         qp->resp.rwqe_valid = false;
     }
@@ -327,7 +344,9 @@ void rocx_srq_last_wqe(RocxCore *c, RocxQp *qp)
      * Written to EQ 0 when the engine drains the event FIFO, so after the
      * flush CQE of rocx_srq_qp_stop() and after the QP's QP_ERROR.
      */
-    if (qp->srqn == ROCX_NO_SRQ || qp->evq_last_pending) {
+    /* An XRC_TGT QP uses SRQs only message by message. */
+    if (qp->srqn == ROCX_NO_SRQ || qp->evq_last_pending ||
+        qp->type == ROCX_QPT_XRC_TGT) {
         return;
     }
     if (qp->evq_pending) {

@@ -34,6 +34,7 @@
 #define F   ROCX_OPF_FIRST
 #define L   ROCX_OPF_LAST
 #define IMM ROCX_OPF_IMM
+#define X   ROCX_OPF_XRCETH
 
 /*
  * The operations of each transport and their flags (IBTA table 38), by
@@ -89,6 +90,33 @@ static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
         [ROCX_OP_SEND_ONLY]         = S | F | L | ROCX_OPF_DETH,
         [ROCX_OP_SEND_ONLY_IMM]     = S | F | L | ROCX_OPF_DETH | IMM,
     },
+    /* XRC (rocx-xrc.c): RC's operations, each request with an XRCETH. */
+    [ROCX_TR_XRC >> 5] = {
+        [ROCX_OP_SEND_FIRST]        = S | F | X,
+        [ROCX_OP_SEND_MIDDLE]       = S | X,
+        [ROCX_OP_SEND_LAST]         = S | L | X,
+        [ROCX_OP_SEND_LAST_IMM]     = S | L | IMM | X,
+        [ROCX_OP_SEND_ONLY]         = S | F | L | X,
+        [ROCX_OP_SEND_ONLY_IMM]     = S | F | L | IMM | X,
+        [ROCX_OP_WRITE_FIRST]       = W | F | ROCX_OPF_RETH | X,
+        [ROCX_OP_WRITE_MIDDLE]      = W | X,
+        [ROCX_OP_WRITE_LAST]        = W | L | X,
+        [ROCX_OP_WRITE_LAST_IMM]    = W | L | IMM | X,
+        [ROCX_OP_WRITE_ONLY]        = W | F | L | ROCX_OPF_RETH | X,
+        [ROCX_OP_WRITE_ONLY_IMM]    = W | F | L | ROCX_OPF_RETH | IMM | X,
+        [ROCX_OP_READ_REQ]          = RQ | F | L | ROCX_OPF_READ |
+                                      ROCX_OPF_RETH | X,
+        [ROCX_OP_READ_RESP_FIRST]   = RR | F | ROCX_OPF_AETH,
+        [ROCX_OP_READ_RESP_MIDDLE]  = RR,
+        [ROCX_OP_READ_RESP_LAST]    = RR | L | ROCX_OPF_AETH,
+        [ROCX_OP_READ_RESP_ONLY]    = RR | F | L | ROCX_OPF_AETH,
+        [ROCX_OP_ACK]               = V | ROCX_OPF_AETH,
+        [ROCX_OP_ATOMIC_ACK]        = V | ROCX_OPF_AETH | ROCX_OPF_ATOMACKETH,
+        [ROCX_OP_CMP_SWAP]          = RQ | F | L | ROCX_OPF_ATOMETH | X,
+        [ROCX_OP_FETCH_ADD]         = RQ | F | L | ROCX_OPF_ATOMETH | X,
+        [ROCX_OP_SEND_LAST_INV]     = S | L | ROCX_OPF_IETH | X,
+        [ROCX_OP_SEND_ONLY_INV]     = S | F | L | ROCX_OPF_IETH | X,
+    },
     /*
      * CNP (rocx-cc.c): ROCX_OP_CNP, ROCX_CNP_PAYLOAD_LEN reserved bytes,
      * which rocx_cc_rx_cnp() checks.
@@ -97,8 +125,7 @@ static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
         [ROCX_OP_CNP]               = V | ROCX_OPF_PAYLOAD,
     },
     /*
-     * XRC: RC's operations, each request with an XRCETH.
-     * These come with contract 1.2.
+     * Further transports come with later contracts.
      */
 };
 
@@ -110,6 +137,7 @@ static const uint32_t rocx_opf[(ROCX_TR_MASK >> 5) + 1][ROCX_OP_MASK + 1] = {
 #undef F
 #undef L
 #undef IMM
+#undef X
 
 uint32_t rocx_op_flags(uint8_t opcode)
 {
@@ -139,7 +167,7 @@ static size_t rocx_l3_len(uint8_t net_type)
 size_t rocx_wire_hdr_len(const RocxQp *qp, uint8_t opcode)
 {
     return rocx_l2_len(&qp->path) + rocx_l3_len(qp->path.net_type) +
-           rocx_tp_hlen(rocx_op_flags(opcode));
+           rocx_tp_hlen(rocx_op_flags(rocx_xrc_wire_op(qp, opcode)));
 }
 
 uint8_t *rocx_wire_buf(RocxCore *c, const RocxQp *qp)
@@ -150,15 +178,17 @@ uint8_t *rocx_wire_buf(RocxCore *c, const RocxQp *qp)
      */
     return rocx_frame_buf(c, rocx_l2_len(&qp->path) +
                           rocx_l3_len(qp->path.net_type) +
-                          rocx_tp_hlen(ROCX_OPF_RETH | ROCX_OPF_AETH |
-                                       ROCX_OPF_IMM) +
+                          rocx_tp_hlen(ROCX_OPF_XRCETH | ROCX_OPF_RETH |
+                                       ROCX_OPF_AETH | ROCX_OPF_IMM) +
                           qp->mtu + 3 + ROCX_ICRC_LEN);
 }
 
 void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
 {
     const RocxPath *p = &qp->path;
-    uint32_t opf = rocx_op_flags(tx->opcode);
+    /* An XRC QP sends RC's operations in its own transport. */
+    uint8_t opcode = rocx_xrc_wire_op(qp, tx->opcode);
+    uint32_t opf = rocx_op_flags(opcode);
     uint8_t hop_limit = p->hop_limit ? p->hop_limit : ROCX_DEFAULT_TTL;
     uint8_t *buf = rocx_wire_buf(c, qp);
     size_t l2 = rocx_l2_len(p);
@@ -201,10 +231,17 @@ void rocx_wire_send(RocxCore *c, RocxQp *qp, const RocxTx *tx)
                        ROCX_UDP_HLEN + l4len);
     }
 
-    rocx_bth_build(bth, tx->opcode, tx->se, pad, ROCX_PKEY_DEFAULT,
+    rocx_bth_build(bth, opcode, tx->se, pad, ROCX_PKEY_DEFAULT,
                    qp->dest_qpn, tx->ackreq, tx->psn);
     if (opf & ROCX_OPF_DETH) {
         rocx_deth_build(bth, opf, tx->qkey, qp->qpn);
+    }
+    if (opf & ROCX_OPF_XRCETH) {
+        /*
+         * Only an XRC_INI QP sends requests of XRC, and every one of
+         * them is of the WQE rocx_req_run() holds in req.wqe.
+         */
+        rocx_xrceth_build(bth, opf, qp->req.wqe.xrc_srqn);
     }
     if (opf & ROCX_OPF_RETH) {
         rocx_reth_build(bth, opf, tx->va, tx->rkey, tx->dmalen);
@@ -432,6 +469,9 @@ static bool rocx_rx_parse_bth(const RocxRxFrame *f, RocxPkt *p)
         p->qkey = rocx_deth_qkey(bth, p->opf);
         p->src_qp = rocx_deth_src_qp(bth, p->opf);
     }
+    if (p->opf & ROCX_OPF_XRCETH) {
+        p->xrc_srqn = rocx_xrceth_srq(bth, p->opf);
+    }
     if (p->opf & ROCX_OPF_RETH) {
         p->va = rocx_reth_va(bth, p->opf);
         p->rkey = rocx_reth_rkey(bth, p->opf);
@@ -469,7 +509,8 @@ static RocxQp *rocx_rx_find_qp(RocxCore *c, const RocxPkt *p)
 {
     RocxQp *qp = rocx_qp_get(c, p->dqpn);
 
-    if (!qp || (qp->type != ROCX_QPT_RC && qp->type != ROCX_QPT_UC) ||
+    if (!qp || (qp->type != ROCX_QPT_RC && qp->type != ROCX_QPT_UC &&
+                !rocx_qp_is_xrc(qp)) ||
         (p->opcode & ROCX_TR_MASK) != rocx_qp_transport(qp) ||
         (qp->state != ROCX_QPS_RTR && qp->state != ROCX_QPS_RTS) ||
         qp->path.net_type != p->net_type ||
@@ -527,6 +568,9 @@ RocxRxVerdict rocx_roce_receive(RocxCore *c, const uint8_t *buf, size_t len,
     }
     rocx_count(c, ROCX_STAT_ROCE_RX_PACKETS, 1);
     rocx_cc_np_rx(c, qp, &p, buf, len);
+    if (rocx_qp_is_xrc(qp) && !rocx_xrc_rx(c, qp, &p)) {
+        return ROCX_RX_DONE;
+    }
     if ((p.opf & ROCX_OPF_REQ) && qp->type == ROCX_QPT_UC) {
         rocx_uc_resp_rx(c, qp, &p);
     } else if (p.opf & ROCX_OPF_REQ) {
