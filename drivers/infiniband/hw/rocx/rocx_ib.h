@@ -263,6 +263,16 @@ struct rocx_ib_ah {
  * @srqn: device SRQ number
  * @attr: max_wr and max_sge of the ring as created
  */
+/**
+ * struct rocx_ib_xrcd - an XRC domain (ROCX_CAP2_XRC)
+ * @ibxrcd: ib_core's object
+ * @xrcdn: the device's number for it
+ */
+struct rocx_ib_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
 struct rocx_ib_srq {
 	struct ib_srq ibsrq;
 	struct ib_umem *umem;
@@ -311,6 +321,11 @@ static inline struct rocx_ib_qp *to_rocx_ib_qp(struct ib_qp *ibqp)
 static inline struct rocx_ib_srq *to_rocx_ib_srq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct rocx_ib_srq, ibsrq);
+}
+
+static inline struct rocx_ib_xrcd *to_rocx_ib_xrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct rocx_ib_xrcd, ibxrcd);
 }
 
 /* rocx_ib_verbs.c: device, port and context verbs. */
@@ -385,6 +400,15 @@ int rocx_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int rocx_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void rocx_ib_srq_event(struct rocx_ib_dev *dev, u32 srqn, u16 type);
+
+/* XRC (rocx_ib_xrc.c) */
+int rocx_ib_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int rocx_ib_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int rocx_ib_xrc_srq_fill(struct rocx_ib_dev *dev,
+			 const struct ib_srq_init_attr *init,
+			 struct rocx_aq_create_srq *cs);
+int rocx_ib_xrc_create_tgt(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
+			   struct ib_qp_init_attr *init);
 void rocx_ib_qp_last_wqe(struct rocx_ib_dev *dev, u32 qpn);
 /* rocx_ib_restrack.c: driver attributes of `rdma resource show`. */
 int rocx_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);

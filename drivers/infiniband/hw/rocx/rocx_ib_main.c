@@ -171,6 +171,14 @@ static const struct ib_device_ops rocx_ib_srq_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_srq, rocx_ib_srq, ibsrq),
 };
 
+/* Only for a device with ROCX_CAP2_XRC (and SRQs to receive into). */
+static const struct ib_device_ops rocx_ib_xrc_ops = {
+	.alloc_xrcd = rocx_ib_alloc_xrcd,
+	.dealloc_xrcd = rocx_ib_dealloc_xrcd,
+
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, rocx_ib_xrcd, ibxrcd),
+};
+
 static int rocx_ib_probe(struct auxiliary_device *adev,
 			 const struct auxiliary_device_id *adev_id)
 {
@@ -220,6 +228,9 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 		ib_set_device_ops(ibdev, &rocx_ib_stats_ops);
 	if (le64_to_cpu(id->caps2) & ROCX_CAP2_DCQCN)
 		ib_set_device_ops(ibdev, &rocx_ib_cc_ops);
+	if ((le64_to_cpu(id->caps2) & (ROCX_CAP2_SRQ | ROCX_CAP2_XRC)) ==
+	    (ROCX_CAP2_SRQ | ROCX_CAP2_XRC))
+		ib_set_device_ops(ibdev, &rocx_ib_xrc_ops);
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, ROCX_IB_PORT);
 	if (err) {

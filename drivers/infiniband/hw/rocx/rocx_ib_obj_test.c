@@ -987,6 +987,15 @@ static void rocx_ib_qp_type_test(struct kunit *test)
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_XRC_INI, ROCX_CAP2_UC),
 			-EOPNOTSUPP);
+	/* XRC's bit makes both XRC types, and nothing else. */
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_XRC_INI, ROCX_CAP2_XRC),
+			ROCX_QPT_XRC_INI);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_XRC_TGT, ROCX_CAP2_XRC),
+			ROCX_QPT_XRC_TGT);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_XRC_TGT, ~ROCX_CAP2_XRC),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_UC, ROCX_CAP2_XRC),
+			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_RAW_PACKET, ~0ULL),
 			-EOPNOTSUPP);
 }

@@ -142,7 +142,8 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_net_type);
  * checks the same table, so nothing else here depends on the type.
  *
  * Return: enum rocx_qp_type value, or -EOPNOTSUPP for a type the device
- * does not implement (UC needs ROCX_CAP2_UC).
+ * does not implement (UC needs ROCX_CAP2_UC, UD ROCX_CAP2_UD, XRC
+ * ROCX_CAP2_XRC).
  */
 VISIBLE_IF_KUNIT int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2)
 {
@@ -153,6 +154,10 @@ VISIBLE_IF_KUNIT int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2)
 		return caps2 & ROCX_CAP2_UC ? ROCX_QPT_UC : -EOPNOTSUPP;
 	case IB_QPT_UD:
 		return caps2 & ROCX_CAP2_UD ? ROCX_QPT_UD : -EOPNOTSUPP;
+	case IB_QPT_XRC_INI:
+		return caps2 & ROCX_CAP2_XRC ? ROCX_QPT_XRC_INI : -EOPNOTSUPP;
+	case IB_QPT_XRC_TGT:
+		return caps2 & ROCX_CAP2_XRC ? ROCX_QPT_XRC_TGT : -EOPNOTSUPP;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -435,6 +440,9 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u8 mc_flags;
 	int err;
 
+	/* A target QP is ib_core's, without udata or queues (rocx_ib_xrc.c). */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		return rocx_ib_xrc_create_tgt(dev, qp, init);
 	/* Kernel QPs need kernel verbs (post_send, ...): a later issue. */
 	if (!uc)
 		return -EOPNOTSUPP;
@@ -487,8 +495,9 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		cmd.create_qp.pdn = cpu_to_le32(pd->pdn);
 		cmd.create_qp.send_cqn =
 			cpu_to_le32(to_rocx_ib_cq(init->send_cq)->cqn);
-		cmd.create_qp.recv_cqn =
-			cpu_to_le32(to_rocx_ib_cq(init->recv_cq)->cqn);
+		/* An XRC initiator has no receive side, nor a receive CQ. */
+		cmd.create_qp.recv_cqn = cpu_to_le32(init->recv_cq ?
+			to_rocx_ib_cq(init->recv_cq)->cqn : 0);
 		cmd.create_qp.srqn = cpu_to_le32(init->srq ?
 						 to_rocx_ib_srq(init->srq)->srqn :
 						 ROCX_NO_SRQ);

@@ -102,8 +102,9 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	/* Kernel SRQs need kernel verbs (post_srq_recv): a later issue. */
 	if (!uc)
 		return -EOPNOTSUPP;
-	if (init->srq_type != IB_SRQT_BASIC)
-		return -EOPNOTSUPP;
+	err = rocx_ib_xrc_srq_fill(dev, init, &cmd.create_srq);
+	if (err)
+		return err;
 	err = rocx_ib_udata_in(udata, &req, sizeof(req), ROCX_IB_SRQ_REQ_MIN);
 	if (err)
 		return err;
@@ -130,7 +131,6 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		cmd.create_srq.pdn = cpu_to_le32(pd->pdn);
 		cmd.create_srq.log_depth = req.log_depth;
 		cmd.create_srq.wqe_shift = req.wqe_shift;
-		cmd.create_srq.type = ROCX_SRQT_BASIC;
 		/* The limit is armed by modify_srq alone, as the IBA says. */
 		rocx_ib_pbl_to_hw(&pbl, &cmd.create_srq.pbl);
 		err = rocx_ib_exec(dev, &cmd, &cqe);
@@ -141,6 +141,9 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_release;
 	}
 	srq->srqn = le32_to_cpu(cqe.result);
+	/* uverbs reports an XRC SRQ's number (ibv_get_srq_num()) from here. */
+	if (init->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srq->srqn;
 	mutex_init(&srq->lock);
 	rocx_ib_srq_caps(dev->id, &req, &srq->attr);
 	init->attr.max_wr = srq->attr.max_wr;

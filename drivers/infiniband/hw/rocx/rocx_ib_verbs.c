@@ -186,6 +186,13 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 	/* UD AHs are provider memory: the device sets no limit on them. */
 	if (le64_to_cpu(id->caps2) & ROCX_CAP2_UD)
 		attr->max_ah = INT_MAX;
+	/*
+	 * XRC receives into XRC SRQs: both parts or neither.  ib_core has no
+	 * XRCD limit to report; ALLOC_XRCD fails beyond IDENTIFY.max_xrcd.
+	 */
+	if ((le64_to_cpu(id->caps2) & (ROCX_CAP2_SRQ | ROCX_CAP2_XRC)) ==
+	    (ROCX_CAP2_SRQ | ROCX_CAP2_XRC))
+		attr->device_cap_flags |= IB_DEVICE_XRC;
 	if (le64_to_cpu(id->caps2) & ROCX_CAP2_MW) {
 		/* Type 2 windows are bound to one QP: type 2B. */
 		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
