@@ -281,6 +281,12 @@ struct rocx_qp *rocx_cqe_qp(struct rocx_context *ctx,
 	struct rocx_qp *qp;
 	struct rocx_wq *wq;
 
+	/* A receive of an XRC SRQ: found by the SRQ, not the target QP. */
+	if ((cqe->flags & ROCX_CQE_RECV) &&
+	    ROCX_FIELD_GET(ROCX_CQE_EXT_SRQN, le32toh(cqe->ext))) {
+		*wqp = NULL;
+		return qpn ? rocx_xrc_cqe_qp(ctx, cqe) : NULL;
+	}
 	qp = qpn ? rocx_find_qp(ctx, qpn) : NULL;
 	if (!qp)
 		return NULL;

@@ -124,7 +124,9 @@ static void rocx_wq_destroy(struct rocx_wq *wq)
 static void rocx_lock_cqs(struct rocx_qp *qp)
 {
 	struct rocx_cq *scq = to_rocx_cq(qp->vqp.qp.send_cq);
-	struct rocx_cq *rcq = to_rocx_cq(qp->vqp.qp.recv_cq);
+	/* An XRC send QP has no receive CQ. */
+	struct rocx_cq *rcq = qp->vqp.qp.recv_cq ?
+			      to_rocx_cq(qp->vqp.qp.recv_cq) : scq;
 
 	if (scq == rcq) {
 		pthread_spin_lock(&scq->lock);
@@ -140,7 +142,8 @@ static void rocx_lock_cqs(struct rocx_qp *qp)
 static void rocx_unlock_cqs(struct rocx_qp *qp)
 {
 	struct rocx_cq *scq = to_rocx_cq(qp->vqp.qp.send_cq);
-	struct rocx_cq *rcq = to_rocx_cq(qp->vqp.qp.recv_cq);
+	struct rocx_cq *rcq = qp->vqp.qp.recv_cq ?
+			      to_rocx_cq(qp->vqp.qp.recv_cq) : scq;
 
 	pthread_spin_unlock(&scq->lock);
 	if (rcq != scq)
@@ -191,7 +194,7 @@ struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	 * and an SRQ for anything but RC.
 	 */
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD) {
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_XRC_SEND) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -203,6 +206,11 @@ struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
+	/* An XRC send QP has no receive side at all. */
+	if (attr->qp_type == IBV_QPT_XRC_SEND) {
+		layout.cap.max_recv_wr = 0;
+		layout.cap.max_recv_sge = 0;
+	}
 	/* On an SRQ: no RQ, whatever receive capabilities were asked for. */
 	if (attr->srq) {
 		layout.cap.max_recv_wr = 0;
@@ -279,7 +287,7 @@ static void rocx_qp_reset(struct rocx_qp *qp)
 {
 	rocx_lock_cqs(qp);
 	rocx_cq_clean(to_rocx_cq(qp->vqp.qp.send_cq), qp->qpn, qp->srq);
-	if (qp->vqp.qp.recv_cq != qp->vqp.qp.send_cq)
+	if (qp->vqp.qp.recv_cq && qp->vqp.qp.recv_cq != qp->vqp.qp.send_cq)
 		rocx_cq_clean(to_rocx_cq(qp->vqp.qp.recv_cq), qp->qpn, qp->srq);
 	pthread_spin_lock(&qp->sq.lock);
 	qp->sq.pi = 0;
@@ -306,7 +314,9 @@ int rocx_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 					sizeof(cmd));
 	if (err)
 		return err;
-	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+	/* An XRC receive QP has no queues or CQs to forget. */
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET &&
+	    ibqp->qp_type != IBV_QPT_XRC_RECV)
 		rocx_qp_reset(to_rocx_qp(ibqp));
 	return 0;
 }
@@ -326,6 +336,8 @@ int rocx_destroy_qp(struct ibv_qp *ibqp)
 	struct rocx_qp *qp = to_rocx_qp(ibqp);
 	int err;
 
+	if (ibqp->qp_type == IBV_QPT_XRC_RECV)
+		return rocx_xrc_destroy_recv_qp(ibqp);
 	/*
 	 * The device may hand the qpn out again once the kernel has
 	 * destroyed the QP (a 1.1 device at once, one with QPN_ROTATE when
@@ -344,7 +356,7 @@ int rocx_destroy_qp(struct ibv_qp *ibqp)
 	rocx_lock_cqs(qp);
 	rocx_qp_table_clear(ctx, qp);
 	rocx_cq_clean(to_rocx_cq(ibqp->send_cq), qp->qpn, qp->srq);
-	if (ibqp->recv_cq != ibqp->send_cq)
+	if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
 		rocx_cq_clean(to_rocx_cq(ibqp->recv_cq), qp->qpn, qp->srq);
 	rocx_unlock_cqs(qp);
 	pthread_mutex_unlock(&ctx->qp_table_mutex);
@@ -593,6 +605,9 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
 		rocx_wqe_set_ud(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 				wr->wr.ud.remote_qkey);
+	/* XRC: the SRQ at the target that receives it (xrc.c). */
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		rocx_wqe_set_xrc_srqn(wqe, wr->qp_type.xrc.remote_srqn);
 
 	if (flags & IBV_SEND_INLINE) {
 		if (wr->opcode == IBV_WR_RDMA_READ)

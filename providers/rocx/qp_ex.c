@@ -165,6 +165,19 @@ static void rocx_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	rocx_wqe_set_ud(qp->wr.cur, ah, remote_qpn, remote_qkey);
 }
 
+/* XRC: the target SRQ of the current WQE. */
+static void rocx_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct rocx_qp *qp = to_rocx_qp_ex(qpx);
+
+	if (!qp->wr.cur) {
+		if (!qp->wr.err)
+			qp->wr.err = EINVAL;
+		return;
+	}
+	rocx_wqe_set_xrc_srqn(qp->wr.cur, remote_srqn);
+}
+
 /*
  * The data setters replace the current WQE's data; one without a WQE
  * (none started, or it failed) fails the batch.
@@ -263,6 +276,8 @@ static void rocx_qp_ex_init(struct rocx_qp *qp, uint64_t ops)
 		qpx->wr_rdma_read = rocx_wr_rdma_read;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
 		qpx->wr_set_ud_addr = rocx_wr_set_ud_addr;
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		qpx->wr_set_xrc_srqn = rocx_wr_set_xrc_srqn;
 	qpx->wr_set_sge = rocx_wr_set_sge;
 	qpx->wr_set_sge_list = rocx_wr_set_sge_list;
 	qpx->wr_set_inline_data = rocx_wr_set_inline_data;
@@ -275,6 +290,14 @@ struct ibv_qp *rocx_create_qp_ex(struct ibv_context *context,
 	uint64_t ops = 0;
 	struct ibv_qp *ibqp;
 
+	/* A receive QP is the kernel's, in an XRC domain, without a PD. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		if (!verbs_get_ctx_op(context, open_xrcd)) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+		return rocx_xrc_create_recv_qp(context, attr);
+	}
 	if (!check_comp_mask(attr->comp_mask, ROCX_QP_EX_COMP_MASK) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	     attr->create_flags)) {

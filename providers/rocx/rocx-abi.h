@@ -25,5 +25,7 @@ DECLARE_DRV_CMD(urocx_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
 		rocx_create_ah_resp);
 DECLARE_DRV_CMD(urocx_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 		rocx_create_srq_req, rocx_create_srq_resp);
+DECLARE_DRV_CMD(urocx_create_xsrq, IB_USER_VERBS_CMD_CREATE_XSRQ,
+		rocx_create_srq_req, rocx_create_srq_resp);
 
 #endif /* __ROCX_ABI_H__ */

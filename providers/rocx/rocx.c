@@ -63,6 +63,15 @@ static const struct verbs_context_ops rocx_ctx_ops = {
 	.req_notify_cq = rocx_req_notify_cq,
 };
 
+/* Only for a device whose kernel driver offers XRC (IBV_DEVICE_XRC). */
+static const struct verbs_context_ops rocx_xrc_ops = {
+	.close_xrcd = rocx_close_xrcd,
+	.create_srq_ex = rocx_create_srq_ex,
+	.get_srq_num = rocx_get_srq_num,
+	.open_qp = rocx_open_qp,
+	.open_xrcd = rocx_open_xrcd,
+};
+
 static int rocx_map_db(struct rocx_context *ctx, int cmd_fd,
 		       const struct urocx_alloc_ucontext_resp *resp)
 {
@@ -139,6 +148,8 @@ static struct verbs_context *rocx_alloc_context(struct ibv_device *ibdev,
 		goto err_unmap;
 
 	verbs_set_ops(&ctx->ibvctx, &rocx_ctx_ops);
+	if (attr.orig_attr.device_cap_flags & IBV_DEVICE_XRC)
+		verbs_set_ops(&ctx->ibvctx, &rocx_xrc_ops);
 	return &ctx->ibvctx;
 
 err_unmap:
@@ -156,8 +167,10 @@ static void rocx_free_context(struct ibv_context *ibctx)
 	struct rocx_context *ctx = to_rocx_context(ibctx);
 	unsigned int i;
 
-	for (i = 0; i < ROCX_QP_TABLE_SIZE; i++)
+	for (i = 0; i < ROCX_QP_TABLE_SIZE; i++) {
 		free(ctx->qp_table[i]);
+		free(ctx->xsrq_table[i]);
+	}
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	if (ctx->db)
 		munmap(ctx->db, ctx->db_page_size);

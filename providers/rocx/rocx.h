@@ -61,6 +61,12 @@ struct rocx_context {
 	 */
 	pthread_mutex_t qp_table_mutex;
 	struct rocx_qp **qp_table[ROCX_QP_TABLE_SIZE];
+	/*
+	 * srqn -> XRC SRQ for poll_cq (xrc.c), whose receive CQEs name the
+	 * SRQ.  Changed under qp_table_mutex, read by poll_cq without it, as
+	 * qp_table; second-level tables stay until the context goes.
+	 */
+	struct rocx_srq **xsrq_table[ROCX_QP_TABLE_SIZE];
 };
 
 struct rocx_td {
@@ -161,7 +167,10 @@ struct rocx_ah {
  * order; each carries a tag, the index of its wr_id, that its CQE names.
  */
 struct rocx_srq {
-	struct ibv_srq ibvsrq;
+	union {
+		struct ibv_srq ibvsrq;
+		struct verbs_srq vsrq;	/* an XRC SRQ (xrc.c) */
+	};
 	/*
 	 * Protects pi, the ring, the tags (wrid, held, free_tags, nfree) and
 	 * the doorbell.  poll_cq takes it under a CQ's lock: CQ, then SRQ.
@@ -179,6 +188,12 @@ struct rocx_srq {
 	uint32_t srqn;
 	uint16_t pi;
 	void *db;		/* the SRQ doorbell of the context's page */
+	/*
+	 * XRC: what poll_cq returns as the QP of this SRQ's receives, whose
+	 * CQEs name the SRQ (ext) and a target QP this context need not
+	 * know; its srq is this SRQ.  NULL for a basic SRQ.
+	 */
+	struct rocx_qp *xrc_recv;
 };
 
 /*
@@ -363,6 +378,27 @@ int rocx_destroy_srq(struct ibv_srq *srq);
 int rocx_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 uint64_t rocx_srq_complete(struct rocx_srq *srq, uint16_t tag);
+struct rocx_srq *rocx_srq_ring_new(struct rocx_context *ctx,
+				   const struct ibv_srq_attr *attr,
+				   uint32_t *log_depth, uint32_t *wqe_shift);
+void rocx_srq_ring_free(struct rocx_srq *srq);
+
+/* xrc.c */
+struct ibv_xrcd *rocx_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int rocx_close_xrcd(struct ibv_xrcd *xrcd);
+struct ibv_srq *rocx_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int rocx_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+void rocx_xrc_srq_gone(struct rocx_context *ctx, struct rocx_srq *srq);
+struct rocx_qp *rocx_xrc_cqe_qp(struct rocx_context *ctx,
+				const struct rocx_cqe *cqe);
+struct ibv_qp *rocx_xrc_create_recv_qp(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *rocx_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr);
+int rocx_xrc_destroy_recv_qp(struct ibv_qp *ibqp);
+void rocx_wqe_set_xrc_srqn(struct rocx_send_wqe *wqe, uint32_t srqn);
 bool rocx_sq_full(struct rocx_wq *sq, uint16_t pi);
 bool rocx_uc_opcode(enum ibv_wr_opcode op);
 void rocx_sq_ring(struct rocx_qp *qp, uint16_t pi);

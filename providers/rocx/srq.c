@@ -28,34 +28,36 @@
 #define ROCX_SRQ_MIN_WQE_SHIFT	4
 #define ROCX_SRQ_MAX_WQE_SHIFT	9
 
-struct ibv_srq *rocx_create_srq(struct ibv_pd *pd,
-				struct ibv_srq_init_attr *attr)
+/*
+ * The ring and the tags of a new SRQ for @attr, not yet known to the
+ * kernel; NULL with errno set.  @log_depth and @wqe_shift: its geometry.
+ */
+struct rocx_srq *rocx_srq_ring_new(struct rocx_context *ctx,
+				   const struct ibv_srq_attr *attr,
+				   uint32_t *log_depth, uint32_t *wqe_shift)
 {
-	struct rocx_context *ctx = to_rocx_context(pd->context);
-	struct urocx_create_srq_resp resp = {};
-	struct urocx_create_srq cmd = {};
 	size_t page = sysconf(_SC_PAGESIZE);
-	uint32_t sge = attr->attr.max_sge ? attr->attr.max_sge : 1;
-	uint32_t i, log_depth, wqe_shift;
+	uint32_t sge = attr->max_sge ? attr->max_sge : 1;
 	struct rocx_srq *srq;
+	uint32_t i;
 	int err;
 
 	if (!ctx->db) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!attr->attr.max_wr || attr->attr.max_wr > 1U << ROCX_SRQ_MAX_LOG_DEPTH ||
-	    attr->attr.max_sge > ctx->max_sge) {
+	if (!attr->max_wr || attr->max_wr > 1U << ROCX_SRQ_MAX_LOG_DEPTH ||
+	    attr->max_sge > ctx->max_sge) {
 		errno = EINVAL;
 		return NULL;
 	}
-	log_depth = ilog32(roundup_pow_of_two(max_t(uint32_t,
-						    attr->attr.max_wr, 2))) - 1;
-	wqe_shift = max_t(uint32_t,
-			  ilog32(roundup_pow_of_two(ROCX_RECV_WQE_HDR +
-						    sge * sizeof(struct rocx_sge))) - 1,
-			  ROCX_SRQ_MIN_WQE_SHIFT);
-	if (wqe_shift > ROCX_SRQ_MAX_WQE_SHIFT) {
+	*log_depth = ilog32(roundup_pow_of_two(max_t(uint32_t,
+						     attr->max_wr, 2))) - 1;
+	*wqe_shift = max_t(uint32_t,
+			   ilog32(roundup_pow_of_two(ROCX_RECV_WQE_HDR +
+						     sge * sizeof(struct rocx_sge))) - 1,
+			   ROCX_SRQ_MIN_WQE_SHIFT);
+	if (*wqe_shift > ROCX_SRQ_MAX_WQE_SHIFT) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -63,9 +65,9 @@ struct ibv_srq *rocx_create_srq(struct ibv_pd *pd,
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	srq->depth = 1U << log_depth;
-	srq->wqe_shift = wqe_shift;
-	srq->buf_size = align((size_t)srq->depth << wqe_shift, page);
+	srq->depth = 1U << *log_depth;
+	srq->wqe_shift = *wqe_shift;
+	srq->buf_size = align((size_t)srq->depth << *wqe_shift, page);
 	err = posix_memalign(&srq->buf, page, srq->buf_size);
 	if (err)
 		goto err_free;
@@ -87,25 +89,9 @@ struct ibv_srq *rocx_create_srq(struct ibv_pd *pd,
 	err = pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (err)
 		goto err_dofork;
-
-	cmd.buf_addr = (uintptr_t)srq->buf;
-	cmd.log_depth = log_depth;
-	cmd.wqe_shift = wqe_shift;
-	err = ibv_cmd_create_srq(pd, &srq->ibvsrq, attr, &cmd.ibv_cmd,
-				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (err) {
-		verbs_debug(&ctx->ibvctx, "create SRQ of %u failed: %s\n",
-			    attr->attr.max_wr, strerror(err));
-		goto err_lock;
-	}
-	/* libibverbs copied the real max_wr and max_sge into attr->attr. */
-	srq->srqn = resp.srqn;
-	srq->max_sge = attr->attr.max_sge;
 	srq->db = (uint8_t *)ctx->db + ROCX_DB_SRQ;
-	return &srq->ibvsrq;
+	return srq;
 
-err_lock:
-	pthread_spin_destroy(&srq->lock);
 err_dofork:
 	free(srq->held);
 	free(srq->free_tags);
@@ -117,6 +103,49 @@ err_free:
 	free(srq);
 	errno = err;
 	return NULL;
+}
+
+/* Undo rocx_srq_ring_new(), once the kernel has no SRQ of it. */
+void rocx_srq_ring_free(struct rocx_srq *srq)
+{
+	pthread_spin_destroy(&srq->lock);
+	free(srq->held);
+	free(srq->free_tags);
+	free(srq->wrid);
+	ibv_dofork_range(srq->buf, srq->buf_size);
+	free(srq->buf);
+	free(srq);
+}
+
+struct ibv_srq *rocx_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct rocx_context *ctx = to_rocx_context(pd->context);
+	struct urocx_create_srq_resp resp = {};
+	struct urocx_create_srq cmd = {};
+	uint32_t log_depth, wqe_shift;
+	struct rocx_srq *srq;
+	int err;
+
+	srq = rocx_srq_ring_new(ctx, &attr->attr, &log_depth, &wqe_shift);
+	if (!srq)
+		return NULL;
+	cmd.buf_addr = (uintptr_t)srq->buf;
+	cmd.log_depth = log_depth;
+	cmd.wqe_shift = wqe_shift;
+	err = ibv_cmd_create_srq(pd, &srq->ibvsrq, attr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_debug(&ctx->ibvctx, "create SRQ of %u failed: %s\n",
+			    attr->attr.max_wr, strerror(err));
+		rocx_srq_ring_free(srq);
+		errno = err;
+		return NULL;
+	}
+	/* libibverbs copied the real max_wr and max_sge into attr->attr. */
+	srq->srqn = resp.srqn;
+	srq->max_sge = attr->attr.max_sge;
+	return &srq->ibvsrq;
 }
 
 int rocx_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
@@ -143,13 +172,10 @@ int rocx_destroy_srq(struct ibv_srq *ibsrq)
 	err = ibv_cmd_destroy_srq(ibsrq);
 	if (err)
 		return err;
-	pthread_spin_destroy(&srq->lock);
-	free(srq->held);
-	free(srq->free_tags);
-	free(srq->wrid);
-	ibv_dofork_range(srq->buf, srq->buf_size);
-	free(srq->buf);
-	free(srq);
+	/* An XRC SRQ leaves the table poll_cq finds it in (xrc.c). */
+	if (srq->xrc_recv)
+		rocx_xrc_srq_gone(to_rocx_context(ibsrq->context), srq);
+	rocx_srq_ring_free(srq);
 	return 0;
 }
 
