@@ -11,7 +11,9 @@
  * every peer, and sends to the IPv4 peer or, in loopback, to itself; it is
  * attached to an IPv4 and an IPv6 multicast group, which frames and its
  * sends may address instead.  The input is a flags byte (bits 0-2: path
- * MTU - 1, modulo 5; bit 3: the six QPs are UC instead of RC) and then a
+ * MTU - 1, modulo 5; bit 3: the six QPs are UC instead of RC; bit 4
+ * instead XRC: the IPv4, VLAN and second loopback QPs targets receiving
+ * into one XRC SRQ, the others initiators sending to it) and then a
  * program: frames from a peer to its QP (the headers of its
  * format around fuzzer-chosen BTH and extension headers, any opcode,
  * with the ICRC and IPv4 checksum fixed up or not, so that mutations get
@@ -81,6 +83,10 @@ static uint16_t aq_pi;
 static uint32_t cq_ci, cqn, pdn, mr_key;
 static uint8_t mtu;
 static bool uc;                 /* the fixture's QPs are UC */
+static bool xrc;                /* or XRC initiators and targets */
+/* XRC: the domain and its SRQ, whose ring is QP 0's (a target's) memory. */
+static uint32_t xrcdn, xsrqn;
+static uint16_t xsrq_pi;
 static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 /* The UD QP's multicast groups, and their MACs. */
 static const uint8_t grp4[16] = {
@@ -273,13 +279,26 @@ static uint64_t qp_buf(unsigned i)
     return i == UDQ ? UD_QPB : QPB + i * QP_STRIDE;
 }
 
+/* XRC: QPs 0, 2 and 5 are targets, 1, 3 and 4 initiators. */
+static bool xrc_tgt(unsigned i)
+{
+    return xrc && (i == 0 || i == 2 || i == NWIRE + 1);
+}
+
 static uint32_t create_qp(unsigned i)
 {
     union rocx_aq_cmd c = cmd(ROCX_AQ_OP_CREATE_QP);
     struct rocx_aq_create_qp *q = (void *)&c;
     uint64_t *list = (void *)gmem(QPLIST + i * 16);
 
-    q->type = i == UDQ ? ROCX_QPT_UD : uc ? ROCX_QPT_UC : ROCX_QPT_RC;
+    if (xrc_tgt(i)) {
+        q->type = ROCX_QPT_XRC_TGT;
+        q->srqn = htole32(ROCX_NO_SRQ);
+        q->xrcdn = htole32(xrcdn);
+        return aq(&c);
+    }
+    q->type = i == UDQ ? ROCX_QPT_UD : uc ? ROCX_QPT_UC :
+              xrc ? ROCX_QPT_XRC_INI : ROCX_QPT_RC;
     q->sq_log_depth = SQ_LD;
     q->rq_log_depth = RQ_LD;
     q->sq_wqe_shift = SQ_SHIFT;
@@ -287,6 +306,11 @@ static uint32_t create_qp(unsigned i)
     q->pdn = htole32(pdn);
     q->send_cqn = q->recv_cqn = htole32(cqn);
     q->srqn = htole32(ROCX_NO_SRQ);
+    if (q->type == ROCX_QPT_XRC_INI) {
+        /* No receive side. */
+        q->rq_log_depth = q->rq_wqe_shift = 0;
+        q->recv_cqn = 0;
+    }
     list[0] = htole64(GPA(qp_buf(i)));
     list[1] = htole64(GPA(qp_buf(i) + 4096));
     q->pbl.addr = htole64(GPA(QPLIST + i * 16));
@@ -372,6 +396,27 @@ static void setup(void)
         cc->pbl.page_shift = 12;
     }
     cqn = aq(&c);
+    if (xrc) {
+        uint64_t *ring = (void *)gmem(QPLIST);
+        struct rocx_aq_create_srq *cs = (void *)&c;
+
+        xrcdn = aq(&(union rocx_aq_cmd){
+            .hdr.opcode = ROCX_AQ_OP_ALLOC_XRCD });
+        c = cmd(ROCX_AQ_OP_CREATE_SRQ);
+        ring[0] = htole64(GPA(qp_buf(0)));
+        cs->pdn = htole32(pdn);
+        cs->log_depth = 4;
+        cs->wqe_shift = RQ_SHIFT;
+        cs->type = ROCX_SRQT_XRC;
+        cs->xrcdn = htole32(xrcdn);
+        cs->cqn = htole32(cqn);
+        cs->pbl.addr = htole64(GPA(QPLIST));
+        cs->pbl.npages = htole32(1);
+        cs->pbl.page_shift = 12;
+        cs->pbl.levels = 1;
+        xsrqn = aq(&c);
+        xsrq_pi = 0;
+    }
     for (i = 0; i <= UDQ; i++) {
         qps[i].qpn = create_qp(i);
     }
@@ -407,14 +452,17 @@ static void deliver(const uint8_t *buf, size_t len)
 
 /*
  * Every BTH opcode the contract names, RC first, then UC, UD, the CNP and
- * the XRC ones, which the model does not take: a byte below 0xc0 picks
- * one of these (most mutations hit a real opcode), above it is raw.
+ * some XRC ones, then the rest of XRC's (appended, so that the indices of
+ * the older seeds stay): a byte below 0xc0 picks one of these (most
+ * mutations hit a real opcode), above it is raw.
  */
 static const uint8_t all_opcodes[] = {
     0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
     0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16,
     0x17, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29,
     0x2a, 0x2b, 0x64, 0x65, 0x81, 0xa0, 0xa4, 0xac,
+    0xa1, 0xa2, 0xa3, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xad,
+    0xae, 0xaf, 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb6, 0xb7,
 };
 
 static uint8_t pick_opcode(uint8_t b)
@@ -461,6 +509,8 @@ static void ip6_header(uint8_t *l3, const FQp *q, uint16_t plen, uint8_t nh)
  * format (a peer on the wrong path), bit 5 to the multicast group of the
  * format (MAC and address).  A UD opcode goes to the UD QP (to a group:
  * QPN 0xffffff), with the UD QP's Q_Key unless rkey sel says otherwise.
+ * An XRCETH names the fixture's XRC SRQ, or with rkey sel bit 6 another
+ * number.
  */
 static void op_frame(Input *in)
 {
@@ -535,6 +585,10 @@ static void op_frame(Input *in)
         stl_be_p(h, rsel & 7 ? UD_QKEY : (uint32_t)rsel << 24);
         stl_be_p(h + 4, q->dest_qpn);
         h += 8;
+    }
+    if (opf & ROCX_OPF_XRCETH) {
+        stl_be_p(h, rsel & 0x40 ? (uint32_t)fill << 8 | rsel : xsrqn);
+        h += 4;
     }
     if (opf & ROCX_OPF_RETH) {
         uint64_t a = GPA(MR_OFF) + va;
@@ -666,12 +720,36 @@ static void put_sge(uint8_t *p, Input *in)
     memcpy(p, &s, sizeof(s));
 }
 
-/* [qp][n][sge...], rung. */
+/* XRC: the receive goes to the XRC SRQ (tag = index), rung. */
+static void post_xsrq(Input *in)
+{
+    uint8_t *w = gmem(qp_buf(0) + (xsrq_pi & 15) * 64);
+    uint8_t n = in_u8(in) % 4, i;
+
+    memset(w, 0, 64);
+    w[0] = n;
+    stw_le_p(w + 2, xsrq_pi);
+    stw_le_p(w + 4, xsrq_pi);
+    for (i = 0; i < n; i++) {
+        put_sge(w + 16 + i * 16, in);
+    }
+    xsrq_pi++;
+    rocx_core_db_write(&F->core, ROCX_DB_SRQ,
+                       xsrqn | (uint64_t)xsrq_pi << 32, 8);
+}
+
+/* [qp][n][sge...], rung.  XRC: to the XRC SRQ, but for the UD QP. */
 static void op_post_recv(Input *in)
 {
     FQp *q = pick_qp(in);
     uint8_t *w = rq_wqe(q, q->rq_pi);
-    uint8_t n = in_u8(in) % 4, i;
+    uint8_t n, i;
+
+    if (xrc && q != &qps[UDQ]) {
+        post_xsrq(in);
+        return;
+    }
+    n = in_u8(in) % 4;
 
     memset(w, 0, 64);
     w[0] = n;
@@ -691,7 +769,8 @@ static void op_post_recv(Input *in)
  * and, above them, raw values.  On the UD QP the address vector names the
  * IPv4 peer or, with flags bit 6, the QP itself (in loopback) or, with
  * bit 6 and an odd raddr, its IPv4 group; flags bit 5 asks for the QP's
- * own Q_Key.
+ * own Q_Key.  An XRC initiator's WQE names the XRC SRQ, or with flags bits
+ * 3 and 4 the number after it.
  */
 static void op_post_send(Input *in)
 {
@@ -709,6 +788,12 @@ static void op_post_send(Input *in)
     w[13] = q->sq_pi >> 8;
     stq_le_p(w + 16, raddr);
     stl_le_p(w + 24, mr_key);
+    if (xrc && q != &qps[UDQ]) {
+        uint32_t srqn = xsrqn + ((flags & 0x18) == 0x18);
+
+        stw_le_p(w + 14, srqn);
+        w[3] = srqn >> 16;
+    }
     if (q == &qps[UDQ]) {
         struct rocx_wqe_ud *ud = (void *)(w + 16);
         bool self = flags & 0x40, grp = self && (raddr & 1);
@@ -862,6 +947,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     mtu = (flags & 7) % 5 + 1;
     uc = flags & 8;
+    xrc = !uc && (flags & 0x10);
     if (!F) {
         F = fake_new();
     }

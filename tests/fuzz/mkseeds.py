@@ -5,7 +5,8 @@ fuzz_roce (tests/fuzz/corpus-roce/).
 
 Each seed is a small program in its target's encoding: a flags byte (for
 fuzz_core bit 0: bring the device up first, bit 1: fabric bundles; for
-fuzz_roce bits 0-2 the path MTU, bit 3 UC QPs), then operations.  The seeds only give the fuzzer
+fuzz_roce bits 0-2 the path MTU, bit 3 UC QPs, bit 4 XRC QPs), then
+operations.  The seeds only give the fuzzer
 a head start into each area of the device; it mutates from them, and the
 corpora in the tree (tests/fuzz/corpus*/) keep what it found: these seeds
 plus the inputs a longer run added, merged (make -C tests/fuzz merge).
@@ -189,11 +190,14 @@ ALL_OPCODES = [
     0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x16,
     0x17, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29,
     0x2a, 0x2b, 0x64, 0x65, 0x81, 0xa0, 0xa4, 0xac,
+    0xa1, 0xa2, 0xa3, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xad,
+    0xae, 0xaf, 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb6, 0xb7,
 ]
 SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_LAST_IMM, SEND_ONLY = range(5)
 SEND_ONLY_IMM, WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST = 0x05, 0x06, 0x07, 0x08
 WRITE_ONLY, WRITE_ONLY_IMM, READ_REQ = 0x0a, 0x0b, 0x0c
 UC = 0x20                       # the UC transport's opcodes
+XRC = 0xa0                      # the XRC transport's
 READ_RESP_FIRST, READ_RESP_LAST, READ_RESP_ONLY, ACK = 0x0d, 0x0f, 0x10, 0x11
 UD_SEND_ONLY, UD_SEND_ONLY_IMM = 0x64, 0x65
 ATOMIC_ACK, CMP_SWAP, FETCH_ADD = 0x12, 0x13, 0x14
@@ -372,6 +376,31 @@ def roce_seeds():
         bytes([R_RUN, R_POLL, 2]) + rsend(Q_LA, W_SEND, 700) + \
         rrecv(Q_LB, (0, 4096)) + rsend(Q_LA, W_WRITE, 5000) + \
         bytes([R_RUN, R_POLL, 3, R_RECREATE, Q_LB, R_RUN])
+    # XRC (flags bit 4): the IPv4 and VLAN QPs are targets receiving into
+    # one XRC SRQ (receives go to it), IPv6 and v1 initiators; rsel bit 6
+    # names another SRQ in the XRCETH, WQE flags bits 3-4 in the WQE.
+    xrc = 0x10
+    s['xrc_in'] = bytes([xrc | 2]) + rrecv(Q_V4, (0, 4096)) + \
+        rrecv(Q_V4, (4096, 4096)) + rframe(Q_V4, XRC | SEND_FIRST, 1024) + \
+        rframe(Q_V4, XRC | SEND_LAST_IMM, 17, delta=1) + \
+        rframe(Q_V4, XRC | WRITE_ONLY, 200, dmalen=200, delta=2) + \
+        rframe(Q_V4, XRC | READ_REQ, dmalen=3000, va=0x100, delta=3) + \
+        rframe(Q_V4, XRC | FETCH_ADD, va=16, dmalen=3, delta=6) + \
+        bytes([R_RUN]) + rframe(Q_V4, XRC | READ_REQ, delta=-2, dmalen=100) + \
+        rframe(Q_VLAN, XRC | SEND_ONLY, 10, rsel=0x41) + \
+        bytes([R_RUN, R_POLL, 1])
+    s['xrc_out'] = bytes([xrc | 1]) + rsend(Q_V6, W_SEND) + \
+        bytes([R_RUN]) + rframe(Q_V6, XRC | ACK, mode=1) + \
+        rsend(Q_V6, W_READ, 600) + bytes([R_RUN]) + \
+        rframe(Q_V6, XRC | READ_RESP_FIRST, 512, mode=1) + \
+        rframe(Q_V6, XRC | READ_RESP_LAST, 88, mode=1, delta=1) + \
+        rsend(Q_V1, W_FETCH_ADD, 8) + bytes([R_RUN]) + \
+        rframe(Q_V1, XRC | ATOMIC_ACK, mode=1) + \
+        rsend(Q_V1, W_SEND, 100, flags=1 | 0x18) + bytes([R_RUN]) + \
+        rframe(Q_V1, XRC | ACK, mode=1, syn=0x61) + \
+        rrecv(Q_LB, (0, 4096)) + rsend(Q_LA, W_SEND, 300) + \
+        rsend(Q_LA, W_WRITE, 5000) + rsend(Q_LA, W_READ, 3000) + \
+        bytes([R_RUN, R_POLL, 2, R_RECREATE, Q_LB, R_RUN, R_POLL, 0])
     return s
 
 
