@@ -49,6 +49,7 @@ enum rocx_aq_opcode {
 	ROCX_AQ_OP_DEALLOC_MW		= 0x2c,
 	/* Contract 1.2: only with ROCX_CAP2_SRQ. */
 	ROCX_AQ_OP_QUERY_SRQ		= 0x2d,
+	ROCX_AQ_OP_ALLOC_MR		= 0x2e,	/* ROCX_CAP2_FAST_REG */
 	ROCX_AQ_OP_REREG_MR		= 0x2f,	/* ROCX_CAP2_MW */
 	/* Contract 1.2: struct rocx_dcb_cfg / rocx_cc_cfg at addr. */
 	ROCX_AQ_OP_SET_DCB		= 0x30,	/* PFC, ETS, trust */

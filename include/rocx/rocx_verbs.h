@@ -121,6 +121,34 @@ struct rocx_aq_rereg_mr {
 	struct rocx_pbl pbl;
 };
 
+/*
+ * Fast registration (1.2, ROCX_CAP2_FAST_REG; rocx-device.rst, "Fast
+ * registration").  ALLOC_MR makes a fast-register MR, free until a REG_MR
+ * work request gives it pages, rights and a key whose variant the consumer
+ * picks, or a DMA MR (kernel PDs only): the whole bus address space, iova
+ * = bus address.  result = key.
+ */
+enum rocx_mr_type {
+	ROCX_MR_TYPE_FAST_REG		= 0,
+	ROCX_MR_TYPE_DMA		= 1,
+};
+
+struct rocx_aq_alloc_mr {
+	struct rocx_aq_hdr hdr;
+	__le32 pdn;
+	__le32 max_pages;	/* FAST_REG: 1..max_fast_reg_pages; DMA: 0 */
+	__u8 type;		/* enum rocx_mr_type */
+	__u8 rsvd0[3];
+	__le32 access;		/* DMA: ROCX_ACCESS_*; FAST_REG: 0 */
+	__u8 rsvd1[40];
+};
+
+/*
+ * The local DMA lkey (1.2, ROCX_CAP2_FAST_REG): in an SGE of a QP of a
+ * kernel PD, addr is a bus address.  Local access only; never an rkey.
+ */
+#define ROCX_LOCAL_DMA_LKEY		0
+
 /* ======================= Completion queues ======================= */
 
 /* CREATE_CQ: result = cqn.  The CQ's ring is 2^log_depth struct rocx_cqe. */
@@ -238,10 +266,12 @@ enum rocx_vendor_err {
 	ROCX_VERR_TIMEOUT		= 10,	/* local ACK timeout, retries used up */
 	ROCX_VERR_RNR			= 11,	/* RNR NAKs, retries used up */
 	ROCX_VERR_PATH_MTU		= 12,	/* port MTU now below the path MTU */
-	ROCX_VERR_BAD_MW		= 13,	/* bind or invalidate: no such window */
+	ROCX_VERR_BAD_MW		= 13,	/* no such window (or fast-reg MR) */
 	ROCX_VERR_MW_STATE		= 14,	/* type 2 window bound already */
 	ROCX_VERR_MW_ACCESS		= 15,	/* rights the MR does not allow */
 	ROCX_VERR_MW_BOUNDS		= 16,	/* window not inside the MR */
+	/* REG_MR of an MR not free; invalidation of one with windows bound */
+	ROCX_VERR_MR_STATE		= 17,
 };
 
 /* ======================= Queue pairs ======================= */
@@ -482,6 +512,21 @@ struct rocx_wqe_bind_mw {
 	__u8 rsvd[20];
 };
 
+/*
+ * REG_MR (1.2, ROCX_CAP2_FAST_REG): the fast-register MR whose index key
+ * names becomes valid with key, access, iova and length over the pages of
+ * pbl, which the device reads when it executes the WQE.  The byte at iova
+ * is at offset iova mod 2^pbl.page_shift of the first page.
+ */
+struct rocx_wqe_reg_mr {
+	__le32 key;		/* [31:8] the MR's index, [7:0] its new variant */
+	__le32 access;		/* ROCX_ACCESS_* */
+	__le64 iova;
+	__le64 length;
+	struct rocx_pbl pbl;	/* npages <= the MR's max_pages */
+	__u8 rsvd[8];
+};
+
 /* UD: the whole address vector travels in the WQE; no AH object exists. */
 struct rocx_wqe_ud {
 	__le32 remote_qpn;	/* [23:0] */
@@ -506,6 +551,7 @@ struct rocx_send_wqe {
 		struct rocx_wqe_atomic atomic;
 		struct rocx_wqe_ud ud;
 		struct rocx_wqe_bind_mw bind_mw;
+		struct rocx_wqe_reg_mr reg_mr;
 		__u8 raw[48];
 	};
 };
@@ -607,6 +653,7 @@ union rocx_aq_verbs_cmd {
 	struct rocx_aq_srq srq;
 	struct rocx_aq_mcast mcast;
 	struct rocx_aq_xrcd xrcd;
+	struct rocx_aq_alloc_mr alloc_mr;
 };
 
 ROCX_ASSERT_SIZE(struct rocx_pbl, 16);
@@ -637,5 +684,10 @@ ROCX_ASSERT_SIZE(struct rocx_aq_create_srq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_modify_srq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_srq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_xrcd, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_alloc_mr, 64);
+ROCX_ASSERT_SIZE(struct rocx_wqe_reg_mr, 48);
+/* rocx-device.rst, "Fast registration": the page list at WQE byte 40. */
+static_assert(__builtin_offsetof(struct rocx_send_wqe, reg_mr.pbl) == 40,
+	      "REG_MR page list at byte 40");
 
 #endif /* _ROCX_VERBS_H_ */
