@@ -35,6 +35,7 @@
 #define ATTR        0x0a00
 #define MRLIST      0x0b00      /* the MR's 16 pages */
 #define QPLIST      0x0b80      /* each QP's 2 pages, 16 bytes apart */
+#define FRLIST      0x0c00      /* REG_MR page lists: 2 of 16 entries */
 #define CQR         0x1000      /* 128 CQEs */
 #define CQ_LD       7
 #define QPB         0x2000      /* RC QP i at QPB + i * QP_STRIDE */
@@ -81,6 +82,8 @@ static FakeDev *F;
 static FQp qps[NQP + 1];
 static uint16_t aq_pi;
 static uint32_t cq_ci, cqn, pdn, mr_key;
+/* A fast-register MR of 16 pages, and the key the last REG_MR gave it. */
+static uint32_t fr_key;
 static uint8_t mtu;
 static bool uc;                 /* the fixture's QPs are UC */
 static bool xrc;                /* or XRC initiators and targets */
@@ -385,6 +388,15 @@ static void setup(void)
         r->pbl.levels = 1;
     }
     mr_key = aq(&c);
+    c = cmd(ROCX_AQ_OP_ALLOC_MR);
+    {
+        struct rocx_aq_alloc_mr *a = (void *)&c;
+
+        a->pdn = htole32(pdn);
+        a->type = ROCX_MR_TYPE_FAST_REG;
+        a->max_pages = htole32(MR_LEN / 4096);
+    }
+    fr_key = aq(&c);
     c = cmd(ROCX_AQ_OP_CREATE_CQ);
     {
         struct rocx_aq_create_cq *cc = (void *)&c;
@@ -592,7 +604,8 @@ static void op_frame(Input *in)
     }
     if (opf & ROCX_OPF_RETH) {
         uint64_t a = GPA(MR_OFF) + va;
-        uint32_t key = rsel & 7 ? mr_key : (uint32_t)rsel << 8 | 1;
+        uint32_t key = (rsel & 7) == 7 ? fr_key : rsel & 7 ? mr_key :
+                       (uint32_t)rsel << 8 | 1;
 
         stq_be_p(h, a);
         stl_be_p(h + 8, key);
@@ -714,7 +727,8 @@ static void put_sge(uint8_t *p, Input *in)
     struct rocx_sge s = {
         .addr = htole64(GPA(MR_OFF) + (sel & 8 ? off : off % MR_LEN)),
         .length = htole32(sel & 4 ? slen : slen % 4096),
-        .lkey = htole32(sel & 3 ? mr_key : in_u32(in)),
+        .lkey = htole32((sel & 0x13) == 0x13 ? fr_key :
+                        sel & 3 ? mr_key : in_u32(in)),
     };
 
     memcpy(p, &s, sizeof(s));
@@ -764,13 +778,56 @@ static void op_post_recv(Input *in)
 }
 
 /*
+ * REG_MR's operation segment: [variant][access][npages][iova u16][len u16]
+ * [sel]: the fast-register MR with that variant, over npages (up to 17,
+ * one more than it takes) of the MR area's pages from sel on, the list
+ * in one of two places (sel bit 4), level 1 or (sel bit 5) 0 or (bit 6)
+ * 2, 4 KiB pages or (bit 7) 2 MiB ones.  The list is written now, before
+ * the doorbell; the device reads it when it executes the WQE.
+ */
+static void put_reg_mr(uint8_t *w, Input *in)
+{
+    struct rocx_wqe_reg_mr *r = (void *)(w + 16);
+    uint8_t variant = in_u8(in), access = in_u8(in), n = in_u8(in) % 18;
+    uint16_t iova = in_u16(in), len = in_u16(in);
+    uint8_t sel = in_u8(in);
+    uint64_t list = FRLIST + (sel & 0x10 ? 0x80 : 0);
+    uint64_t *e = (uint64_t *)gmem(list);
+    unsigned i;
+
+    for (i = 0; i < n && i < 16; i++) {
+        e[i] = htole64(GPA(MR_OFF) + ((sel + i) % 16) * 4096ULL);
+    }
+    memset(r, 0, sizeof(*r));
+    fr_key = (fr_key & ROCX_KEY_INDEX_MASK) | variant;
+    stl_le_p(&r->key, fr_key);
+    stl_le_p(&r->access, access & 0x1f);
+    stq_le_p(&r->iova, GPA(MR_OFF) + iova);
+    stq_le_p(&r->length, len);
+    r->pbl.npages = htole32(n);
+    r->pbl.page_shift = sel & 0x80 ? 21 : 12;
+    r->pbl.levels = sel & 0x20 ? 0 : sel & 0x40 ? 2 : 1;
+    /* Level 0 names the page itself; level 2 a table of one table. */
+    if (r->pbl.levels == 0) {
+        stq_le_p(&r->pbl.addr, GPA(MR_OFF) + (sel % 16) * 4096ULL);
+    } else if (r->pbl.levels == 2) {
+        stq_le_p(gmem(FRLIST + 0x100), GPA(list));
+        stq_le_p(&r->pbl.addr, GPA(FRLIST + 0x100));
+    } else {
+        stq_le_p(&r->pbl.addr, GPA(list));
+    }
+}
+
+/*
  * [qp][opcode][flags][n][raddr u16][sge... or inline len], rung.  Every
  * WQE opcode of the contract (those of later parts complete in error)
  * and, above them, raw values.  On the UD QP the address vector names the
  * IPv4 peer or, with flags bit 6, the QP itself (in loopback) or, with
  * bit 6 and an odd raddr, its IPv4 group; flags bit 5 asks for the QP's
  * own Q_Key.  An XRC initiator's WQE names the XRC SRQ, or with flags bits
- * 3 and 4 the number after it.
+ * 3 and 4 the number after it.  REG_MR's segment is put_reg_mr()'s;
+ * LOCAL_INV and SEND_INV with flags bit 4 invalidate the fast-register
+ * MR's last key.
  */
 static void op_post_send(Input *in)
 {
@@ -807,6 +864,13 @@ static void op_post_send(Input *in)
         stw_le_p(&ud->av.vlan, ROCX_VLAN_NONE);
         ud->av.hop_limit = 64;
         ud->av.net_type = ROCX_NET_ROCE_V2_IPV4;
+    }
+    if (w[0] == ROCX_WQE_REG_MR) {
+        put_reg_mr(w, in);
+    }
+    if ((w[0] == ROCX_WQE_LOCAL_INV || w[0] == ROCX_WQE_SEND_INV) &&
+        (flags & 0x10)) {
+        stl_be_p(w + 4, fr_key);
     }
     if (flags & 0x80) {
         w[1] |= ROCX_WQE_INLINE;

@@ -204,7 +204,7 @@ ATOMIC_ACK, CMP_SWAP, FETCH_ADD = 0x12, 0x13, 0x14
 # WQE opcodes (enum rocx_wqe_opcode).
 W_SEND, W_SEND_IMM, W_SEND_INV, W_WRITE, W_WRITE_IMM, W_READ = range(6)
 W_CMP_SWAP, W_FETCH_ADD = 6, 7
-W_LOCAL_INV, W_BIND_MW = 8, 10
+W_LOCAL_INV, W_REG_MR, W_BIND_MW = 8, 9, 10
 SEND_LAST_INV, SEND_ONLY_INV = 0x16, 0x17
 
 
@@ -228,6 +228,13 @@ def rrecv(q, *sges):
 def rsend(q, op, n=100, flags=1, raddr=0x100):
     return bytes([R_SEND, q, op, flags, 1]) + struct.pack('<H', raddr) + \
         struct.pack('<HH', 0, n) + bytes([1])
+
+
+def rreg(q, variant, npages, access=7, iova=0x200, length=0x2000, sel=0):
+    """A REG_MR of the fast-register MR (fuzz_roce.c put_reg_mr())."""
+    return bytes([R_SEND, q, W_REG_MR, 1, 0]) + struct.pack('<H', 0) + \
+        bytes([variant, access, npages]) + \
+        struct.pack('<HH', iova, length) + bytes([sel])
 
 
 def rclock(units):
@@ -340,6 +347,20 @@ def roce_seeds():
         rframe(Q_V4, SEND_LAST_INV, 16) + rsend(Q_V6, W_SEND_INV) + \
         rsend(Q_V6, W_LOCAL_INV) + rsend(Q_V6, W_BIND_MW) + \
         bytes([R_RUN]) + rframe(Q_V6, ACK, mode=1) + \
+        bytes([R_RUN, R_POLL, 0])
+    # Fast registration: REG_MR, WRITE and READ in through the new key
+    # (RETH rsel 7), SEND with invalidate of it in and out, LOCAL_INV,
+    # registration again with the next variant, and the errors: MR not
+    # free, a list longer than the MR, a length past the pages, SGEs.
+    s['fast_reg'] = bytes([2]) + rrecv(Q_V4, (0, 4096), (4096, 4096)) + \
+        rreg(Q_V4, 1, 4, sel=3) + bytes([R_RUN]) + \
+        rframe(Q_V4, WRITE_ONLY, 64, va=0x200, dmalen=64, rsel=7) + \
+        rframe(Q_V4, READ_REQ, va=0x300, dmalen=100, rsel=7, delta=1) + \
+        bytes([R_RUN]) + rreg(Q_V4, 2, 4) + \
+        rsend(Q_V4, W_LOCAL_INV, flags=0x11) + rreg(Q_V4, 3, 2, sel=0x25) + \
+        bytes([R_RUN, R_POLL, 0]) + rsend(Q_V6, W_SEND_INV, flags=0x11) + \
+        rreg(Q_V1, 4, 17) + rreg(Q_VLAN, 5, 1, length=0x1001) + \
+        rreg(Q_LA, 6, 16, sel=0x40) + rsend(Q_LA, W_LOCAL_INV, flags=0x11) + \
         bytes([R_RUN, R_POLL, 0])
     s['bad_frames'] = bytes([4]) + rframe(Q_V4, SEND_ONLY, 10, fix=0) + \
         rframe(Q_V6, SEND_ONLY, 10, fix=1) + \

@@ -992,6 +992,7 @@ int main(int argc, char **argv)
         { t_cases_cc, t_ncases_cc },
         { t_cases_sched, t_ncases_sched },
         { t_cases_xrc, t_ncases_xrc },
+        { t_cases_fr, t_ncases_fr },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

@@ -264,5 +264,7 @@ extern const TCase t_cases_sched[];
 extern const unsigned t_ncases_sched;
 extern const TCase t_cases_xrc[];
 extern const unsigned t_ncases_xrc;
+extern const TCase t_cases_fr[];
+extern const unsigned t_ncases_fr;
 
 #endif /* ROCX_TEST_RDMA_H */

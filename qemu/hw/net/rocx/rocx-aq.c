@@ -170,6 +170,7 @@ static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
     stl_le_p(&id.max_speed, ROCX_CORE_MAX_SPEED);
     id.atomic_cap = ROCX_CORE_ATOMIC_CAP;
     stl_le_p(&id.max_mw, ROCX_CORE_MAX_MW);
+    stl_le_p(&id.max_fast_reg_pages, ROCX_CORE_MAX_FAST_REG_PAGES);
     stl_le_p(&id.max_srq_sge, ROCX_CORE_MAX_SRQ_SGE);
     stl_le_p(&id.max_xrcd, ROCX_CORE_MAX_XRCD);
     stl_le_p(&id.cqe_formats, ROCX_CORE_CQE_FORMATS);
@@ -422,6 +423,9 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
         break;
     case ROCX_AQ_OP_DEALLOC_MW:
         rocx_cmd_dealloc_mw(c, cmd, res);
+        break;
+    case ROCX_AQ_OP_ALLOC_MR:
+        rocx_cmd_alloc_mr(c, cmd, res);
         break;
     case ROCX_AQ_OP_REREG_MR:
         rocx_cmd_rereg_mr(c, cmd, res);

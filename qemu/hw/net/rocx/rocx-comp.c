@@ -46,6 +46,8 @@ uint8_t rocx_cqe_op(uint8_t wqe_op)
         return ROCX_CQE_OP_BIND_MW;
     case ROCX_WQE_LOCAL_INV:
         return ROCX_CQE_OP_LOCAL_INV;
+    case ROCX_WQE_REG_MR:
+        return ROCX_CQE_OP_REG_MR;
     default:
         return ROCX_CQE_OP_SEND;
     }

@@ -58,6 +58,8 @@
 #define ROCX_CORE_MAX_MR            4096
 /* Memory windows (ROCX_CAP2_MW). */
 #define ROCX_CORE_MAX_MW            1024
+/* Pages of one fast-register MR (ROCX_CAP2_FAST_REG): one table page. */
+#define ROCX_CORE_MAX_FAST_REG_PAGES    ROCX_PBL_ENTRIES_PER_PAGE
 #define ROCX_CORE_MAX_SRQ           256
 #define ROCX_CORE_MAX_SRQ_WR        4096
 #define ROCX_CORE_MAX_SRQ_SGE       ROCX_CORE_MAX_SGE
@@ -79,6 +81,7 @@
                                      ROCX_CAP2_UD | \
                                      ROCX_CAP2_ATOMIC | \
                                      ROCX_CAP2_MW | \
+                                     ROCX_CAP2_FAST_REG | \
                                      ROCX_CAP2_SRQ | ROCX_CAP2_XRC | \
                                      ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | \
                                      ROCX_CAP2_MCAST | \

@@ -22,6 +22,8 @@
  *               classes, class ceilings, per-QP pacing;
  * rocx-mr.c: page lists, MR table, key checks, MR data access;
  * rocx-mw.c: memory windows: bind, invalidation, rkey checks;
+ * rocx-fr.c: fast registration (ALLOC_MR, REG_MR and invalidation of
+ *            fast-register MRs), DMA MRs and the local DMA lkey;
  * rocx-cq.c: CQs, CQEs, CQ arming and events;
  * rocx-qp.c: QP lifecycle, state machine, flush, doorbells, scheduling,
  *            QP deadlines;
@@ -420,6 +422,8 @@ ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len);
 uint8_t rocx_pbl_copy(RocxCore *c, const struct rocx_pbl *d, uint64_t need,
                       RocxPbl *out);
 void rocx_pbl_free(RocxCore *c, RocxPbl *p);
+/* Read n le64 page addresses at addr into out[], in host order; 0 or -1. */
+int rocx_pbl_read_list(RocxCore *c, uint64_t addr, uint64_t *out, uint32_t n);
 /* DMA through a page list at byte offset off; 0 or -1. */
 int rocx_pbl_rw(RocxCore *c, const RocxPbl *p, uint64_t off, void *buf,
                 size_t len, bool write);
@@ -467,11 +471,35 @@ void rocx_mw_qp_gone(RocxCore *c, uint32_t qpn);
 uint8_t rocx_rkey_check(RocxCore *c, const RocxQp *qp, uint32_t rkey,
                         uint64_t va, uint64_t len, uint32_t access,
                         RocxMr **mrp);
-/* Execute a BIND_MW or LOCAL_INV WQE: a completion status, *verr. */
+/* Execute a BIND_MW, REG_MR or LOCAL_INV WQE: a completion status, *verr. */
 uint8_t rocx_mw_local_op(RocxCore *c, RocxQp *qp, const RocxSendWqe *w,
                          uint8_t *verr);
 /* SEND with invalidate arrived on qp: a ROCX_VERR_* or 0. */
 uint8_t rocx_mw_remote_inv(RocxCore *c, const RocxQp *qp, uint32_t rkey);
+
+/* ---- Fast registration, DMA MRs (rocx-fr.c) ---- */
+
+void rocx_cmd_alloc_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
+                       RocxAqResult *res);
+/* The fast-register MR at key's index, whatever its variant and state. */
+RocxMr *rocx_fr_slot(RocxCore *c, uint32_t key);
+/*
+ * The local DMA lkey in an SGE of a QP of PD pdn, for access: a
+ * ROCX_VERR_* or 0, and the bus address space's MR in *mrp (for
+ * rocx_mr_check(), which checks the range).
+ */
+uint8_t rocx_fr_local_dma(RocxCore *c, uint32_t pdn, uint32_t access,
+                          RocxMr **mrp);
+/* Requester: the operation segment of a REG_MR WQE; false: malformed. */
+bool rocx_fr_fetch(const struct rocx_send_wqe *hdr, RocxSendWqe *w);
+/* Execute a REG_MR WQE (its page list is read now): status, *verr. */
+uint8_t rocx_fr_reg(RocxCore *c, RocxQp *qp, const RocxSendWqe *w,
+                    uint8_t *verr);
+/* LOCAL_INV of a key that is no window's: status, *verr. */
+uint8_t rocx_fr_local_inv(RocxCore *c, RocxQp *qp, uint32_t key,
+                          uint8_t *verr);
+/* SEND with invalidate of a key that is no window's: a ROCX_VERR_* or 0. */
+uint8_t rocx_fr_remote_inv(RocxCore *c, const RocxQp *qp, uint32_t rkey);
 
 /* ---- Completion queues (rocx-cq.c) ---- */
 

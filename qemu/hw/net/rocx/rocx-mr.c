@@ -18,9 +18,7 @@
 
 /* ---- Page lists ---- */
 
-/* Read n le64 page addresses at addr into out[], in host order. */
-static int rocx_pbl_read_list(RocxCore *c, uint64_t addr, uint64_t *out,
-                              uint32_t n)
+int rocx_pbl_read_list(RocxCore *c, uint64_t addr, uint64_t *out, uint32_t n)
 {
     uint32_t i;
 
@@ -183,6 +181,8 @@ void rocx_cmd_reg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     mr->valid = true;
+    mr->kind = ROCX_MR_KIND_REG;
+    mr->fr_valid = false;
     /* A new variant, so keys of earlier regions at this index go stale. */
     mr->variant++;
     mr->pdn = pdn;
@@ -203,8 +203,10 @@ RocxMr *rocx_mr_lookup(RocxCore *c, uint32_t key)
         return NULL;
     }
     mr = &c->rdma.mr[idx];
+    /* A free fast-register MR has no key at all (rocx-fr.c). */
     if (!mr->valid ||
-        mr->variant != ROCX_FIELD_GET(ROCX_KEY_VARIANT_MASK, key)) {
+        mr->variant != ROCX_FIELD_GET(ROCX_KEY_VARIANT_MASK, key) ||
+        (mr->kind == ROCX_MR_KIND_FAST && !mr->fr_valid)) {
         return NULL;
     }
     return mr;
@@ -222,7 +224,11 @@ void rocx_cmd_dereg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
-    mr = rocx_mr_lookup(c, key);
+    /*
+     * A fast-register MR by its index alone: REG_MR WQEs gave it variants
+     * the driver may not know (rocx-device.rst, "Fast registration").
+     */
+    mr = rocx_fr_slot(c, key) ?: rocx_mr_lookup(c, key);
     if (!mr) {
         res->status = ROCX_AQ_STS_NOT_FOUND;
         return;
@@ -271,6 +277,11 @@ void rocx_cmd_rereg_mr(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
+    /* Fast-register and DMA MRs are not re-registered (rocx-fr.c). */
+    if (c->rdma.mr[idx].valid && c->rdma.mr[idx].kind != ROCX_MR_KIND_REG) {
+        res->status = ROCX_AQ_STS_INVALID;
+        return;
+    }
     mr = rocx_mr_lookup(c, key);
     if (!mr || ((valid & ROCX_REREG_PD) && !rocx_pd_valid(c, pdn))) {
         res->status = ROCX_AQ_STS_NOT_FOUND;
@@ -316,10 +327,19 @@ bool rocx_pd_has_mr(RocxCore *c, uint32_t pdn)
 uint8_t rocx_mr_check(RocxCore *c, uint32_t key, uint32_t pdn, uint64_t va,
                       uint64_t len, uint32_t access, RocxMr **mrp)
 {
-    RocxMr *mr = rocx_mr_lookup(c, key);
+    RocxMr *mr;
 
-    if (!mr || mr->pdn != pdn) {
-        return ROCX_VERR_BAD_LKEY;
+    if (key == ROCX_LOCAL_DMA_LKEY) {
+        uint8_t err = rocx_fr_local_dma(c, pdn, access, &mr);
+
+        if (err) {
+            return err;
+        }
+    } else {
+        mr = rocx_mr_lookup(c, key);
+        if (!mr || mr->pdn != pdn) {
+            return ROCX_VERR_BAD_LKEY;
+        }
     }
     if ((mr->access & access) != access) {
         return ROCX_VERR_LKEY_ACCESS;
@@ -337,6 +357,11 @@ uint8_t rocx_mr_check(RocxCore *c, uint32_t key, uint32_t pdn, uint64_t va,
 int rocx_mr_rw(RocxCore *c, const RocxMr *mr, uint64_t va, void *buf,
                size_t len, bool write)
 {
+    /* A DMA MR's iova is the bus address (rocx-fr.c). */
+    if (mr->kind == ROCX_MR_KIND_DMA) {
+        return write ? rocx_dma_write(c, va, buf, len)
+                     : rocx_dma_read(c, va, buf, len);
+    }
     return rocx_pbl_rw(c, &mr->pbl, va - mr->iova + mr->offset, buf, len,
                        write);
 }

@@ -206,6 +206,10 @@ uint8_t rocx_rkey_check(RocxCore *c, const RocxQp *qp, uint32_t rkey,
     RocxMw *mw;
 
     if (!rocx_key_is_mw(rkey)) {
+        /* The local DMA lkey is no rkey (rocx-fr.c). */
+        if (rkey == ROCX_LOCAL_DMA_LKEY) {
+            return ROCX_VERR_BAD_LKEY;
+        }
         return rocx_mr_check(c, rkey, qp->pdn, va, len, access, mrp);
     }
     mw = rocx_mw_lookup(c, rkey);
@@ -288,14 +292,17 @@ static uint8_t rocx_mw_bind(RocxCore *c, RocxQp *qp, const RocxSendWqe *w,
 /*
  * LOCAL_INV of a window: a type 2 window of the QP's PD (IBTA: type 1
  * windows are invalidated by binding them again, never by a work
- * request).  rocx has no MR that may be invalidated (fast registration
- * is a later part), so any other key is an error.
+ * request).  A key in the MRs' part of the key space may name a
+ * fast-register MR (rocx-fr.c).
  */
 static uint8_t rocx_mw_local_inv(RocxCore *c, RocxQp *qp, uint32_t key,
                                  uint8_t *verr)
 {
     RocxMw *mw = rocx_mw_lookup(c, key);
 
+    if (!rocx_key_is_mw(key)) {
+        return rocx_fr_local_inv(c, qp, key, verr);
+    }
     *verr = ROCX_VERR_BAD_MW;
     if (!mw || mw->pdn != qp->pdn || mw->type != ROCX_MW_TYPE_2) {
         return ROCX_WC_LOC_QP_OP_ERR;
@@ -311,6 +318,9 @@ uint8_t rocx_mw_local_op(RocxCore *c, RocxQp *qp, const RocxSendWqe *w,
     if (w->opcode == ROCX_WQE_BIND_MW) {
         return rocx_mw_bind(c, qp, w, verr);
     }
+    if (w->opcode == ROCX_WQE_REG_MR) {
+        return rocx_fr_reg(c, qp, w, verr);
+    }
     return rocx_mw_local_inv(c, qp, ldl_be_p(&w->imm), verr);
 }
 
@@ -318,6 +328,9 @@ uint8_t rocx_mw_remote_inv(RocxCore *c, const RocxQp *qp, uint32_t rkey)
 {
     RocxMw *mw = rocx_mw_lookup(c, rkey);
 
+    if (!rocx_key_is_mw(rkey)) {
+        return rocx_fr_remote_inv(c, qp, rkey);
+    }
     /* A type 2 window of this QP's PD, bound to this QP. */
     if (!mw || mw->type != ROCX_MW_TYPE_2 || mw->pdn != qp->pdn ||
         !mw->bound || mw->qpn != qp->qpn) {

@@ -122,8 +122,21 @@ typedef struct RocxPbl {
     uint8_t page_shift;
 } RocxPbl;
 
+/* What an MR slot holds (rocx-mr.c; rocx-fr.c for the others). */
+enum RocxMrKind {
+    ROCX_MR_KIND_REG,           /* REG_MR: pages copied at registration */
+    ROCX_MR_KIND_FAST,          /* ALLOC_MR: pages from REG_MR WQEs */
+    ROCX_MR_KIND_DMA,           /* ALLOC_MR, local DMA lkey: bus addresses */
+};
+
 typedef struct RocxMr {
     bool valid;
+    uint8_t kind;               /* enum RocxMrKind */
+    /*
+     * FAST: registered by a REG_MR WQE and not invalidated since; while
+     * clear ("free") no key reaches the MR.
+     */
+    bool fr_valid;
     uint8_t variant;            /* survives DEREG: the key's [7:0] */
     uint32_t pdn;
     uint32_t access;            /* ROCX_ACCESS_* */
@@ -245,6 +258,16 @@ typedef struct RocxSendWqe {
         uint64_t addr;
         uint64_t length;
     } bind;
+    struct {                    /* REG_MR: the page list is read later */
+        uint32_t key;
+        uint32_t access;
+        uint64_t iova;
+        uint64_t length;
+        uint64_t pbl_addr;
+        uint32_t npages;
+        uint8_t page_shift;
+        uint8_t levels;
+    } reg;
     RocxSge sge[ROCX_CORE_MAX_SGE];
     uint8_t inline_data[ROCX_CORE_MAX_INLINE];
 } RocxSendWqe;

@@ -53,7 +53,7 @@ static uint32_t rocx_req_npkts(RocxQp *qp, uint32_t length)
     return length ? DIV_ROUND_UP(length, qp->mtu) : 1;
 }
 
-/* The operation segment of BIND_MW (LOCAL_INV has none); false: bad. */
+/* The operation segment of BIND_MW, REG_MR (LOCAL_INV has none); false: bad. */
 static bool rocx_req_fetch_local(const struct rocx_send_wqe *hdr,
                                  RocxSendWqe *w)
 {
@@ -62,6 +62,9 @@ static bool rocx_req_fetch_local(const struct rocx_send_wqe *hdr,
                            ROCX_ACCESS_REMOTE_READ | ROCX_ACCESS_REMOTE_ATOMIC;
     unsigned i;
 
+    if (w->opcode == ROCX_WQE_REG_MR) {
+        return rocx_fr_fetch(hdr, w);
+    }
     if (w->opcode != ROCX_WQE_BIND_MW) {
         return true;
     }
@@ -80,7 +83,8 @@ static bool rocx_req_fetch_local(const struct rocx_send_wqe *hdr,
 
 static bool rocx_req_is_local(uint8_t opcode)
 {
-    return opcode == ROCX_WQE_BIND_MW || opcode == ROCX_WQE_LOCAL_INV;
+    return opcode == ROCX_WQE_BIND_MW || opcode == ROCX_WQE_LOCAL_INV ||
+           opcode == ROCX_WQE_REG_MR;
 }
 
 uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
@@ -149,7 +153,8 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
         return rocx_atomic_fetch(c, qp, off, &hdr, w, verr);
     case ROCX_WQE_BIND_MW:
     case ROCX_WQE_LOCAL_INV:
-        /* Local operations (rocx-mw.c): no data, no packets. */
+    case ROCX_WQE_REG_MR:
+        /* Local operations (rocx-mw.c, rocx-fr.c): no data, no packets. */
         if (w->num_sge || (w->flags & ROCX_WQE_INLINE) ||
             !rocx_req_fetch_local(&hdr, w)) {
             return ROCX_WC_LOC_QP_OP_ERR;
