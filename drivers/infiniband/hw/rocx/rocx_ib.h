@@ -193,15 +193,21 @@ struct rocx_ib_pbl {
 };
 
 /**
- * struct rocx_ib_mr - a memory region of user memory
+ * struct rocx_ib_mr - a memory region
  * @ibmr: ib_core's MR; lkey == rkey == the device key
- * @umem: the pinned memory
+ * @umem: the pinned memory of a user MR; NULL for the kernel's MRs
  * @ib_access: its IB_ACCESS_* flags (rereg_user_mr pins new pages with them)
+ * @pbl: a fast-register MR's page list (rocx_ib_fr.c), the driver's for
+ *	the MR's life: @pbl.npages is its room, map_mr_sg fills it, REG_MR
+ *	WQEs name it
+ * @npages: pages the last map_mr_sg stored in @pbl
  */
 struct rocx_ib_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	int ib_access;
+	struct rocx_ib_pbl pbl;
+	u32 npages;
 };
 
 /**
@@ -361,6 +367,21 @@ struct ib_mr *rocx_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  struct ib_udata *udata);
 int rocx_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
+/* rocx_ib_fr.c (ROCX_CAP2_FAST_REG) */
+struct ib_mr *rocx_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int rocx_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset);
+struct ib_mr *rocx_ib_get_dma_mr(struct ib_pd *ibpd, int access_flags);
+void rocx_ib_fr_init(struct rocx_ib_dev *dev);
+bool rocx_ib_fr_supported(const struct rocx_identify *id);
+u32 rocx_ib_fr_max_pages(const struct rocx_identify *id);
+/* WQE encoders for the kernel's post_send: IB_WR_REG_MR, IB_WR_LOCAL_INV. */
+int rocx_ib_wqe_reg_mr(struct rocx_send_wqe *wqe, u16 idx,
+		       const struct ib_reg_wr *wr);
+void rocx_ib_wqe_local_inv(struct rocx_send_wqe *wqe, u16 idx,
+			   const struct ib_send_wr *wr);
+
 /* rocx_ib_mw.c */
 int rocx_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int rocx_ib_dealloc_mw(struct ib_mw *ibmw);
@@ -435,6 +456,10 @@ int rocx_ib_pbl_from_umem(struct rocx_ib_pbl *pbl, struct device *dma_dev,
 			  struct ib_umem *umem, unsigned long pgsz_bitmap,
 			  u64 iova, u32 *offset);
 void rocx_ib_pbl_to_hw(const struct rocx_ib_pbl *pbl, struct rocx_pbl *hw);
+/* Also for fast-register MRs' lists (rocx_ib_fr.c). */
+int rocx_ib_pbl_init(struct rocx_ib_pbl *pbl, struct device *dma_dev,
+		     u32 npages, u8 page_shift);
+void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i, u64 addr);
 void rocx_ib_pbl_destroy(struct rocx_ib_pbl *pbl);
 unsigned long rocx_ib_pgsz_bitmap(u64 page_size_cap);
 
@@ -498,9 +523,6 @@ void rocx_ib_set_gid_cmd(union rocx_aq_cmd *cmd, u16 index, u8 type,
 			 u16 vlan, const u8 *mac, const union ib_gid *gid);
 enum ib_event_type rocx_ib_link_event(u32 link_status);
 int rocx_ib_pbl_levels(u32 npages);
-int rocx_ib_pbl_init(struct rocx_ib_pbl *pbl, struct device *dma_dev,
-		     u32 npages, u8 page_shift);
-void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i, u64 addr);
 int rocx_ib_cq_check(const struct rocx_identify *id, int cqe,
 		     const struct rocx_create_cq_req *req);
 int rocx_ib_qp_attr_mask(int ib_mask, u32 *valid);
@@ -547,6 +569,7 @@ int rocx_ib_cc_parse(const struct rocx_ib_cc_param *p, const char *buf,
 		     u32 max_speed, struct rocx_cc_cfg *cfg);
 u32 rocx_ib_cc_value(const struct rocx_ib_cc_param *p,
 		     const struct rocx_cc_cfg *cfg);
+int rocx_ib_fr_access(int ib_access, u32 *access);
 #endif
 
 #endif /* _ROCX_IB_H_ */

@@ -231,6 +231,7 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	if ((le64_to_cpu(id->caps2) & (ROCX_CAP2_SRQ | ROCX_CAP2_XRC)) ==
 	    (ROCX_CAP2_SRQ | ROCX_CAP2_XRC))
 		ib_set_device_ops(ibdev, &rocx_ib_xrc_ops);
+	rocx_ib_fr_init(dev);
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, ROCX_IB_PORT);
 	if (err) {

@@ -162,6 +162,13 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/* What the device no longer reaches: user pages, a fast-register list. */
+static void rocx_ib_mr_release(struct rocx_ib_mr *mr)
+{
+	ib_umem_release(mr->umem);
+	rocx_ib_pbl_destroy(&mr->pbl);
+}
+
 int rocx_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibmr->device);
@@ -178,7 +185,7 @@ int rocx_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 			  "DEREG_MR %#x failed (%d); leaking its pages\n",
 			  ibmr->lkey, err);
 	else
-		ib_umem_release(mr->umem);
+		rocx_ib_mr_release(mr);
 	kfree(mr);
 	return 0;
 }

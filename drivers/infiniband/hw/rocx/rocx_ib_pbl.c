@@ -71,9 +71,8 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_pgsz_bitmap);
  * Return: 0, -EINVAL/-E2BIG for a list the contract cannot express, or
  * -ENOMEM.
  */
-VISIBLE_IF_KUNIT int rocx_ib_pbl_init(struct rocx_ib_pbl *pbl,
-				      struct device *dma_dev, u32 npages,
-				      u8 page_shift)
+int rocx_ib_pbl_init(struct rocx_ib_pbl *pbl, struct device *dma_dev,
+		     u32 npages, u8 page_shift)
 {
 	unsigned int i;
 	int levels;
@@ -117,8 +116,7 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_pbl_init);
  * @i: page number, < @pbl->npages
  * @addr: bus address, aligned to the list's page size
  */
-VISIBLE_IF_KUNIT void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i,
-				      u64 addr)
+void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i, u64 addr)
 {
 	if (WARN_ON_ONCE(i >= pbl->npages))
 		return;
