@@ -95,11 +95,11 @@ ip link set "$nd" mtu 1500
 # rdma tool: the port is bound to the netdev.
 rib_check "rdma link shows $nd" bash -c "rdma link show $RIB_DEV/1 | grep -q 'netdev $nd'"
 
-# Only uverbs may attach: no umad device for rocx (kverbs_provider false).
-no_umad_on_rocx() {
-	! grep -qx "$RIB_DEV" /sys/class/infiniband_mad/umad*/ibdev 2>/dev/null
+# A kverbs_provider: kernel clients such as ib_umad attach to it too.
+umad_on_rocx() {
+	grep -qx "$RIB_DEV" /sys/class/infiniband_mad/umad*/ibdev 2>/dev/null
 }
-rib_check "no ib_umad/ib_mad client on $RIB_DEV" no_umad_on_rocx
+rib_check "ib_umad client on $RIB_DEV (kernel verbs)" umad_on_rocx
 
 # Link down and up: ib_core hears PORT_ERR and PORT_ACTIVE from rocx_ib.
 hold=$(rib_uctx_hold) || rocx_die "cannot build uctx_hold"

@@ -219,12 +219,31 @@ struct rocx_ib_mw {
 };
 
 /**
- * struct rocx_ib_cq - a completion queue with a user-space ring
+ * struct rocx_ib_kbuf - a kernel object's ring in coherent memory
+ * @va: kernel address, NULL for a user object
+ * @dma: bus address
+ * @size: bytes, a multiple of 4 KiB (the page list's pages)
+ */
+struct rocx_ib_kbuf {
+	void *va;
+	dma_addr_t dma;
+	size_t size;
+};
+
+/**
+ * struct rocx_ib_cq - a completion queue, user-space or kernel ring
  * @ibcq: ib_core's CQ; cqe is the ring's depth
- * @umem: the pinned ring
+ * @umem: the pinned ring (user CQ)
  * @cqn: device CQ number
  * @log_depth: log2 of the ring depth
  * @cqe_format: enum rocx_cqe_format of the ring's entries
+ * @kbuf: the ring of a kernel CQ (rocx_ib_kverbs.c)
+ * @lock: kernel CQ: protects @ci, @db_ci, the CQ doorbell and the
+ *	consumer indexes (ci) of the work queues completing here; taken
+ *	irqsave, since poll_cq and req_notify_cq run in any context
+ * @ci: kernel CQ: free-running consumer index
+ * @db_ci: kernel CQ: the index last handed back through the doorbell
+ * @db_batch: kernel CQ: entries polled before they are handed back
  */
 struct rocx_ib_cq {
 	struct ib_cq ibcq;
@@ -232,6 +251,38 @@ struct rocx_ib_cq {
 	u32 cqn;
 	u8 log_depth;
 	u8 cqe_format;
+	struct rocx_ib_kbuf kbuf;
+	spinlock_t lock;	/* kernel CQ: see above */
+	u32 ci;
+	u32 db_ci;
+	u32 db_batch;
+};
+
+/**
+ * struct rocx_ib_kwq - a kernel QP's send or receive queue
+ * @lock: protects posting: @pi, the entries from @pi on, their @wrid
+ *	slots and the queue's doorbell (rung in @pi order); irqsave
+ * @buf: entry 0, in the QP's coherent buffer
+ * @wrid: the wr_id of each entry, by index
+ * @depth: entries, a power of two; 0: no queue
+ * @wqe_shift: log2 of an entry's size
+ * @max_sge: SGEs an entry holds
+ * @max_inline: send queue: inline bytes an entry holds
+ * @pi: free-running producer index
+ * @ci: oldest entry not completed.  Written only by poll_cq of the
+ *	queue's CQ, under that CQ's lock, with release order after it has
+ *	read the entry's wr_id; post reads it with acquire order.
+ */
+struct rocx_ib_kwq {
+	spinlock_t lock;	/* posting; see above */
+	void *buf;
+	u64 *wrid;
+	u32 depth;
+	u8 wqe_shift;
+	u32 max_sge;
+	u32 max_inline;
+	u16 pi;
+	u16 ci;
 };
 
 /**
@@ -243,6 +294,9 @@ struct rocx_ib_cq {
  *	moves QPs to ERR on its own)
  * @cap: capabilities of the queues as created
  * @sq_sig_all: every send WQE completes with a CQE
+ * @kbuf: the SQ and RQ of a kernel QP (rocx_ib_kverbs.c)
+ * @sq: kernel QP: the send queue
+ * @rq: kernel QP: the receive queue (depth 0: none)
  */
 struct rocx_ib_qp {
 	struct ib_qp ibqp;
@@ -251,14 +305,34 @@ struct rocx_ib_qp {
 	enum ib_qp_state state;
 	struct ib_qp_cap cap;
 	bool sq_sig_all;
+	struct rocx_ib_kbuf kbuf;
+	struct rocx_ib_kwq sq;
+	struct rocx_ib_kwq rq;
 };
 
 /**
- * struct rocx_ib_ah - an address handle (UD); the provider holds its AV
+ * struct rocx_ib_ah - an address handle (UD)
  * @ibah: ib_core's AH
+ * @av: the address vector kernel UD work requests carry (a user AH's
+ *	provider holds its own copy)
  */
 struct rocx_ib_ah {
 	struct ib_ah ibah;
+	struct rocx_av av;
+};
+
+/**
+ * struct rocx_ib_wqe_ctx - what encoding a send WQE depends on
+ * @qp_type: the QP's type (UD and GSI carry an address vector)
+ * @sig_all: the QP completes every WQE
+ * @max_sge: SGEs an entry holds
+ * @max_inline: inline bytes an entry holds
+ */
+struct rocx_ib_wqe_ctx {
+	enum ib_qp_type qp_type;
+	bool sig_all;
+	u32 max_sge;
+	u32 max_inline;
 };
 
 /**
@@ -334,6 +408,11 @@ static inline struct rocx_ib_xrcd *to_rocx_ib_xrcd(struct ib_xrcd *ibxrcd)
 	return container_of(ibxrcd, struct rocx_ib_xrcd, ibxrcd);
 }
 
+static inline struct rocx_ib_ah *to_rocx_ib_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct rocx_ib_ah, ibah);
+}
+
 /* rocx_ib_verbs.c: device, port and context verbs. */
 int rocx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 			 struct ib_udata *udata);
@@ -407,8 +486,25 @@ int rocx_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn, u64 info);
 int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah, struct rocx_av *av);
+/* Shared with kernel QPs (rocx_ib_kverbs.c). */
+int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2);
+int rocx_ib_qp_check(const struct rocx_identify *id,
+		     const struct ib_qp_cap *cap,
+		     const struct rocx_create_qp_req *req);
+void rocx_ib_qp_caps(const struct rocx_identify *id,
+		     const struct rocx_create_qp_req *req,
+		     struct ib_qp_cap *cap);
+size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req);
+
+/* rocx_ib_wqe.c: the kernel's WQE encoders. */
+int rocx_ib_wqe_build(const struct rocx_ib_wqe_ctx *ctx, void *buf, u16 idx,
+		      const struct ib_send_wr *wr);
+int rocx_ib_recv_wqe_build(void *buf, u16 idx, const struct ib_recv_wr *wr,
+			   u32 max_sge);
 
 /* rocx_ib_ah.c */
+int rocx_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata);
 int rocx_ib_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			   struct ib_udata *udata);
 int rocx_ib_destroy_ah(struct ib_ah *ibah, u32 flags);
@@ -447,11 +543,30 @@ int rocx_ib_rate_limit_check(u64 caps2, u32 max_speed, enum ib_qp_type type,
 			     enum ib_qp_state cur, enum ib_qp_state next,
 			     u32 kbps);
 
+/* rocx_ib_kverbs.c: kernel CQs and QPs, and their data path. */
+int rocx_ib_kcq_create(struct rocx_ib_dev *dev, struct rocx_ib_cq *cq,
+		       const struct ib_cq_init_attr *attr);
+void rocx_ib_kcq_free(struct rocx_ib_dev *dev, struct rocx_ib_cq *cq);
+int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
+		       struct ib_qp_init_attr *init);
+void rocx_ib_kqp_reset(struct rocx_ib_qp *qp);
+void rocx_ib_kqp_free(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp);
+int rocx_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		      const struct ib_send_wr **bad_wr);
+int rocx_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+int rocx_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int rocx_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+struct ib_mr *rocx_ib_get_dma_mr(struct ib_pd *ibpd, int access_flags);
+
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);
 void rocx_ib_ceq_destroy(struct rocx_ib_dev *dev);
 
 /* rocx_ib_pbl.c */
+int rocx_ib_pbl_init(struct rocx_ib_pbl *pbl, struct device *dma_dev,
+		     u32 npages, u8 page_shift);
+void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i, u64 addr);
 int rocx_ib_pbl_from_umem(struct rocx_ib_pbl *pbl, struct device *dma_dev,
 			  struct ib_umem *umem, unsigned long pgsz_bitmap,
 			  u64 iova, u32 *offset);
@@ -526,7 +641,6 @@ int rocx_ib_pbl_levels(u32 npages);
 int rocx_ib_cq_check(const struct rocx_identify *id, int cqe,
 		     const struct rocx_create_cq_req *req);
 int rocx_ib_qp_attr_mask(int ib_mask, u32 *valid);
-int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2);
 int rocx_ib_path_mtu(enum ib_mtu mtu);
 enum ib_mtu rocx_ib_mtu_of_path(u8 path_mtu);
 bool rocx_ib_path_mtu_fits(enum ib_mtu path_mtu, unsigned int netdev_mtu);
@@ -537,13 +651,6 @@ int rocx_ib_qp_attr_encode(const struct ib_qp_attr *attr, u32 valid,
 			   struct rocx_qp_attr *qa);
 void rocx_ib_av_encode(struct rocx_av *av, const struct ib_global_route *grh,
 		       const u8 *dmac, u16 vlan, u8 net_type, u8 prio);
-int rocx_ib_qp_check(const struct rocx_identify *id,
-		     const struct ib_qp_cap *cap,
-		     const struct rocx_create_qp_req *req);
-void rocx_ib_qp_caps(const struct rocx_identify *id,
-		     const struct rocx_create_qp_req *req,
-		     struct ib_qp_cap *cap);
-size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req);
 void rocx_ib_ah_resp(const struct rocx_av *av,
 		     struct rocx_create_ah_resp *resp);
 int rocx_ib_srq_check(const struct rocx_identify *id,
@@ -570,6 +677,10 @@ int rocx_ib_cc_parse(const struct rocx_ib_cc_param *p, const char *buf,
 u32 rocx_ib_cc_value(const struct rocx_ib_cc_param *p,
 		     const struct rocx_cc_cfg *cfg);
 int rocx_ib_fr_access(int ib_access, u32 *access);
+void rocx_ib_cqe_to_wc(const struct rocx_cqe *cqe, enum ib_qp_type type,
+		       struct ib_wc *wc);
+void rocx_ib_kqp_geometry(const struct ib_qp_cap *cap,
+			  struct rocx_create_qp_req *req);
 #endif
 
 #endif /* _ROCX_IB_H_ */

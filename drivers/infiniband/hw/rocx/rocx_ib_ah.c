@@ -3,7 +3,8 @@
  * rocx_ib address handles, for UD QPs (contract 1.2, ROCX_CAP2_UD).
  *
  * The device has no AH object: every UD work request carries its whole
- * address vector (struct rocx_wqe_ud), which the provider builds.  What
+ * address vector (struct rocx_wqe_ud), which the provider builds for user
+ * QPs and rocx_ib_wqe.c, from the kernel AH's copy, for kernel QPs.  What
  * user space cannot know, the kernel resolves once per AH: the
  * destination MAC (ib_core put it in roce.dmac before calling us), the
  * VLAN of the source GID's netdev and the headers the GID's type asks
@@ -31,6 +32,38 @@ VISIBLE_IF_KUNIT void rocx_ib_ah_resp(const struct rocx_av *av,
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_ah_resp);
 
+/**
+ * rocx_ib_create_ah() - an address handle for kernel UD work requests
+ * @ibah: the AH
+ * @init: ib_core's attribute, with the source GID and resolved dmac
+ * @udata: NULL (kernel); a user AH goes through rocx_ib_create_user_ah()
+ *
+ * rdma_create_ah() may be called with spinlocks held (ib_mad, ib_cm), so
+ * this never sleeps whatever RDMA_CREATE_AH_SLEEPABLE says: the AV is
+ * driver memory that every UD WQE copies, and the device never hears of
+ * the AH.
+ *
+ * Return: 0, -EOPNOTSUPP without ROCX_CAP2_UD, or -EINVAL for an AH
+ * without a GID a RoCE port can send from.
+ */
+int rocx_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		      struct ib_udata *udata)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibah->device);
+	struct rocx_ib_ah *ah = to_rocx_ib_ah(ibah);
+	int err;
+
+	if (udata)
+		return rocx_ib_create_user_ah(ibah, init, udata);
+	if (!(le64_to_cpu(dev->id->caps2) & ROCX_CAP2_UD))
+		return -EOPNOTSUPP;
+	memset(&ah->av, 0, sizeof(ah->av));
+	err = rocx_ib_av_from_ah(init->ah_attr, &ah->av);
+	if (err)
+		ibdev_dbg(&dev->ibdev, "kernel AH refused: %d\n", err);
+	return err;
+}
+
 int rocx_ib_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			   struct ib_udata *udata)
 {
@@ -39,7 +72,6 @@ int rocx_ib_create_user_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct rocx_av av = {};
 	int err;
 
-	/* Kernel AHs need kernel verbs (post_send): a later issue. */
 	if (!udata || !(le64_to_cpu(dev->id->caps2) & ROCX_CAP2_UD))
 		return -EOPNOTSUPP;
 	err = rocx_ib_udata_in(udata, NULL, 0, 0);

@@ -105,13 +105,16 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 offset;
 	int err;
 
-	/*
-	 * Kernel CQs need kernel verbs (poll_cq, ...): a later issue.
-	 * Completion timestamps are the 64-byte format's.
-	 */
-	if (!uc || (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION))
-		return -EOPNOTSUPP;
 	if (!dev->ceq.created)
+		return -EOPNOTSUPP;
+	if (!uc) {
+		err = rocx_ib_kcq_create(dev, cq, attr);
+		if (err)
+			return err;
+		goto insert;
+	}
+	/* Completion timestamps are the 64-byte format's. */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
 	err = rocx_ib_udata_in(udata, &req, sizeof(req), ROCX_IB_CQ_REQ_MIN);
 	if (err)
@@ -155,12 +158,15 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->cqn = le32_to_cpu(cqe.result);
 	ibcq->cqe = BIT(req.log_depth);
 
+insert:
 	err = xa_insert_irq(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
 		ibdev_err(&dev->ibdev, "device gave cqn %u twice\n", cq->cqn);
 		err = err == -EBUSY ? -EIO : err;
 		goto err_destroy;
 	}
+	if (!uc)
+		return 0;
 
 	resp.cqn = cq->cqn;
 	err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
@@ -176,6 +182,7 @@ err_destroy:
 		return err;	/* the device may still write: keep it pinned */
 err_release:
 	ib_umem_release(cq->umem);
+	rocx_ib_kcq_free(dev, cq);
 	return err;
 }
 
@@ -196,6 +203,7 @@ int rocx_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	switch (rocx_ib_destroy_outcome(err)) {
 	case ROCX_IB_DESTROYED:
 		ib_umem_release(cq->umem);
+		rocx_ib_kcq_free(dev, cq);
 		return 0;
 	case ROCX_IB_DESTROY_REFUSED:
 		/*

@@ -2,13 +2,10 @@
 /*
  * rocx_ib: the auxiliary driver and the ib_device's life cycle.
  *
- * MRs, CQs and QPs exist for user space only: their queues live in the
- * provider's memory and it posts and polls them itself.  The verbs a kernel
- * consumer would need on top (post_send, post_recv, poll_cq,
- * req_notify_cq, get_dma_mr) are deliberately absent from
- * rocx_ib_dev_ops until kernel verbs are implemented: without them
- * ib_device_check_mandatory() marks the device !kverbs_provider, and
- * ib_mad, ib_cm and ipoib leave it alone instead of opening QP1 on it.
+ * CQs and QPs serve user space (the provider posts and polls their queues
+ * itself) and kernel consumers (rocx_ib_kverbs.c).  With every verb
+ * ib_device_check_mandatory() asks for present, the device is a
+ * kverbs_provider: ib_mad, ib_cm and rdma_cm open it.
  */
 #include <kunit/visibility.h>
 #include <linux/module.h>
@@ -123,6 +120,7 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	.alloc_pd = rocx_ib_alloc_pd,
 	.alloc_ucontext = rocx_ib_alloc_ucontext,
 	.attach_mcast = rocx_ib_attach_mcast,
+	.create_ah = rocx_ib_create_ah,
 	.create_cq = rocx_ib_create_cq,
 	.create_qp = rocx_ib_create_qp,
 	.create_user_ah = rocx_ib_create_user_ah,
@@ -140,18 +138,22 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	.fill_res_mr_entry = rocx_ib_fill_res_mr_entry,
 	.fill_res_qp_entry = rocx_ib_fill_res_qp_entry,
 	.get_dev_fw_str = rocx_ib_get_dev_fw_str,
+	.get_dma_mr = rocx_ib_get_dma_mr,
 	.get_link_layer = rocx_ib_get_link_layer,
 	.get_port_immutable = rocx_ib_get_port_immutable,
 	.mmap = rocx_ib_mmap,
 	.mmap_free = rocx_ib_mmap_free,
 	.modify_qp = rocx_ib_modify_qp,
+	.poll_cq = rocx_ib_poll_cq,
+	.post_recv = rocx_ib_post_recv,
+	.post_send = rocx_ib_post_send,
 	.query_device = rocx_ib_query_device,
 	.query_pkey = rocx_ib_query_pkey,
 	.query_port = rocx_ib_query_port,
 	.query_qp = rocx_ib_query_qp,
 	.reg_user_mr = rocx_ib_reg_user_mr,
+	.req_notify_cq = rocx_ib_req_notify_cq,
 	.rereg_user_mr = rocx_ib_rereg_user_mr,
-	/* No post_send, post_recv, poll_cq, req_notify_cq, get_dma_mr: see top. */
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, rocx_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, rocx_ib_cq, ibcq),

@@ -145,7 +145,7 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_net_type);
  * does not implement (UC needs ROCX_CAP2_UC, UD ROCX_CAP2_UD, XRC
  * ROCX_CAP2_XRC).
  */
-VISIBLE_IF_KUNIT int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2)
+int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2)
 {
 	switch (type) {
 	case IB_QPT_RC:
@@ -320,9 +320,9 @@ int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah, struct rocx_av *av)
  * -EINVAL when the request exceeds the device or its queues cannot hold
  * what @cap asks.
  */
-VISIBLE_IF_KUNIT int rocx_ib_qp_check(const struct rocx_identify *id,
-				      const struct ib_qp_cap *cap,
-				      const struct rocx_create_qp_req *req)
+int rocx_ib_qp_check(const struct rocx_identify *id,
+		     const struct ib_qp_cap *cap,
+		     const struct rocx_create_qp_req *req)
 {
 	u32 max_wr = le32_to_cpu(id->max_qp_wr);
 	u32 max_sge = le32_to_cpu(id->max_sge);
@@ -376,9 +376,9 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_check);
  * @req: layout that passed rocx_ib_qp_check()
  * @cap: set to the capabilities, reported back to the application
  */
-VISIBLE_IF_KUNIT void rocx_ib_qp_caps(const struct rocx_identify *id,
-				      const struct rocx_create_qp_req *req,
-				      struct ib_qp_cap *cap)
+void rocx_ib_qp_caps(const struct rocx_identify *id,
+		     const struct rocx_create_qp_req *req,
+		     struct ib_qp_cap *cap)
 {
 	u32 send_room = BIT(req->sq_wqe_shift) - ROCX_SEND_WQE_HDR;
 	u32 max_sge = le32_to_cpu(id->max_sge);
@@ -401,7 +401,7 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_caps);
  * rocx_ib_qp_buf_size() - bytes of the SQ and RQ together
  * @req: a checked layout
  */
-VISIBLE_IF_KUNIT size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req)
+size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req)
 {
 	size_t size = (size_t)1 << (req->sq_log_depth + req->sq_wqe_shift);
 
@@ -443,9 +443,12 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* A target QP is ib_core's, without udata or queues (rocx_ib_xrc.c). */
 	if (init->qp_type == IB_QPT_XRC_TGT)
 		return rocx_ib_xrc_create_tgt(dev, qp, init);
-	/* Kernel QPs need kernel verbs (post_send, ...): a later issue. */
-	if (!uc)
-		return -EOPNOTSUPP;
+	if (!uc) {
+		err = rocx_ib_kqp_create(dev, qp, init);
+		if (err)
+			return err;
+		goto insert;
+	}
 	type = rocx_ib_qp_type(init->qp_type, le64_to_cpu(dev->id->caps2));
 	mc_flags = rocx_ib_mcast_qp_flags(le64_to_cpu(dev->id->caps2),
 					  init->qp_type, &create_flags);
@@ -512,12 +515,13 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 
 	ibqp->qp_num = le32_to_cpu(cqe.result);
-	mutex_init(&qp->lock);
-	qp->state = IB_QPS_RESET;
-	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	rocx_ib_qp_caps(dev->id, &req, &qp->cap);
 	init->cap = qp->cap;
 
+insert:
+	mutex_init(&qp->lock);
+	qp->state = IB_QPS_RESET;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	err = xa_insert_irq(&dev->qp_xa, ibqp->qp_num, qp, GFP_KERNEL);
 	if (err) {
 		ibdev_err(&dev->ibdev, "device gave qpn %u twice\n",
@@ -525,6 +529,8 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		err = err == -EBUSY ? -EIO : err;
 		goto err_destroy;
 	}
+	if (!uc)
+		return 0;
 
 	resp.qpn = ibqp->qp_num;
 	resp.max_inline = qp->cap.max_inline_data;
@@ -542,6 +548,7 @@ err_destroy:
 		return err;	/* the device may still read: keep it pinned */
 err_release:
 	ib_umem_release(qp->umem);
+	rocx_ib_kqp_free(dev, qp);
 	return err;
 }
 
@@ -684,8 +691,12 @@ int rocx_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = rocx_ib_qp_attr_cmd(dev, ROCX_AQ_OP_MODIFY_QP,
 					  ibqp->qp_num, dma);
 	rocx_ib_qp_attr_free(dev, qa, dma);
-	if (!err && (mask & IB_QP_STATE))
-		qp->state = next;
+	if (!err && (mask & IB_QP_STATE)) {
+		if (next == IB_QPS_RESET)
+			rocx_ib_kqp_reset(qp);
+		/* Kernel post_send reads it without the mutex. */
+		WRITE_ONCE(qp->state, next);
+	}
 out_unlock:
 	mutex_unlock(&qp->lock);
 	return rocx_ib_verbs_errno(err);
@@ -756,7 +767,7 @@ int rocx_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (!err) {
 			rocx_ib_qp_attr_decode(qa, ibqp->qp_type, attr);
 			/* The device moves QPs to ERR on its own. */
-			qp->state = attr->qp_state;
+			WRITE_ONCE(qp->state, attr->qp_state);
 		}
 		rocx_ib_qp_attr_free(dev, qa, dma);
 		if (err)
@@ -795,6 +806,7 @@ int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	case ROCX_IB_DESTROYED:
 		mutex_destroy(&qp->lock);
 		ib_umem_release(qp->umem);
+		rocx_ib_kqp_free(dev, qp);
 		return 0;
 	case ROCX_IB_DESTROY_REFUSED:
 		/* As for CQs: the device and ib_core both keep the QP. */
