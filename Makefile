@@ -15,7 +15,8 @@ include scripts/versions.mk
 KDIR ?= /usr/src/linux-headers-$(ROCX_KVER)
 BUILD := $(CURDIR)/build
 
-KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m
+KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m \
+	CONFIG_INFINIBAND_ROCX_KVTEST=m
 
 .PHONY: all modules clean setup demo check check-debug lint bench qemu rdma-core tools
 
@@ -24,7 +25,8 @@ all: modules
 modules:
 	$(KMAKE) modules
 	@mkdir -p $(BUILD)/modules
-	@cp drivers/net/ethernet/rocx/rocx_core.ko drivers/infiniband/hw/rocx/rocx_ib.ko $(BUILD)/modules/
+	@cp drivers/net/ethernet/rocx/rocx_core.ko drivers/infiniband/hw/rocx/rocx_ib.ko \
+		drivers/infiniband/hw/rocx/rocx_ib_kvtest.ko $(BUILD)/modules/
 
 clean:
 	$(KMAKE) clean

@@ -138,7 +138,8 @@ ext_make() {
 step "building the rocx modules against $krel"
 ext=$out/src
 copy_drivers "$ext"
-if ! ext_make "$ext" CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m; then
+if ! ext_make "$ext" CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m \
+	CONFIG_INFINIBAND_ROCX_KVTEST=m; then
 	tail -n 30 "$ext/modules.log" >&2
 	die "module build failed; see $ext/modules.log"
 fi
@@ -192,6 +193,9 @@ for m in rocx_core rocx_ib; do
 		cp "$(find "$kext/drivers" -name "$m.ko")" "$out/kunit-modules/"
 	fi
 done
+# The e2e kverbs part's test module (rocx_ib_kvtest.c), beside them.
+cp "$(find "$ext/drivers" -name rocx_ib_kvtest.ko)" "$out/modules/" ||
+	die "the module build left no rocx_ib_kvtest.ko"
 if [ "$(cat "$out/.stamp" 2>/dev/null)" != "$stamp-$krel" ] ||
 	[ ! -s "$out/vmlinux" ]; then
 	mods=$out/lib/modules/$krel

@@ -624,6 +624,7 @@ int rocx_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_lock_irqsave(&sq->lock, flags);
 	pi = sq->pi;
 	for (; wr; wr = wr->next) {
+		/* Pairs with poll_cq's release: the slot's wr_id was read. */
 		if ((u16)(pi - smp_load_acquire(&sq->ci)) >= sq->depth) {
 			err = -ENOMEM;
 			break;
@@ -664,6 +665,7 @@ int rocx_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&rq->lock, flags);
 	pi = rq->pi;
 	for (; wr; wr = wr->next) {
+		/* Pairs with poll_cq's release, as for the SQ. */
 		if ((u16)(pi - smp_load_acquire(&rq->ci)) >= rq->depth) {
 			err = -ENOMEM;
 			break;
