@@ -296,6 +296,13 @@ enum rocx_qp_state {
 	ROCX_QPS_ERR	= 6,
 };
 
+/*
+ * 1.2 (ROCX_CAP2_GSI): the GSI QP is number 1 on the wire and in every
+ * command, doorbell and CQE, and its Q_Key is fixed.
+ */
+#define ROCX_GSI_QPN			1
+#define ROCX_GSI_QKEY			0x80010000u
+
 #define ROCX_NO_SRQ			0xffffffff
 #define ROCX_QP_SQ_SIG_ALL		ROCX_BIT(0)
 /* 1.2, ROCX_CAP2_MCAST, UD only: its group sends skip this device's QPs. */

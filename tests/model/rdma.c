@@ -984,6 +984,7 @@ int main(int argc, char **argv)
         { t_cases_uc, t_ncases_uc },
         { t_cases_dcb, t_ncases_dcb },
         { t_cases_ud, t_ncases_ud },
+        { t_cases_gsi, t_ncases_gsi },
         { t_cases_atomic, t_ncases_atomic },
         { t_cases_mw, t_ncases_mw },
         { t_cases_srq, t_ncases_srq },

@@ -248,6 +248,8 @@ extern const TCase t_cases_dcb[];
 extern const unsigned t_ncases_dcb;
 extern const TCase t_cases_ud[];
 extern const unsigned t_ncases_ud;
+extern const TCase t_cases_gsi[];
+extern const unsigned t_ncases_gsi;
 extern const TCase t_cases_atomic[];
 extern const unsigned t_ncases_atomic;
 extern const TCase t_cases_mw[];

@@ -998,6 +998,11 @@ static void rocx_ib_qp_type_test(struct kunit *test)
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_RAW_PACKET, ~0ULL),
 			-EOPNOTSUPP);
+	/* QP1 only with ROCX_CAP2_GSI; UD's bit is not enough. */
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_GSI, ROCX_CAP2_GSI),
+			ROCX_QPT_GSI);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_type(IB_QPT_GSI, ROCX_CAP2_UD),
+			-EOPNOTSUPP);
 }
 
 /* ---------------- SRQs ---------------- */

@@ -143,7 +143,7 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_net_type);
  *
  * Return: enum rocx_qp_type value, or -EOPNOTSUPP for a type the device
  * does not implement (UC needs ROCX_CAP2_UC, UD ROCX_CAP2_UD, XRC
- * ROCX_CAP2_XRC).
+ * ROCX_CAP2_XRC, GSI ROCX_CAP2_GSI).
  */
 int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2)
 {
@@ -158,6 +158,9 @@ int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2)
 		return caps2 & ROCX_CAP2_XRC ? ROCX_QPT_XRC_INI : -EOPNOTSUPP;
 	case IB_QPT_XRC_TGT:
 		return caps2 & ROCX_CAP2_XRC ? ROCX_QPT_XRC_TGT : -EOPNOTSUPP;
+	case IB_QPT_GSI:
+		/* ib_mad's QP1; the device refuses it to user contexts. */
+		return caps2 & ROCX_CAP2_GSI ? ROCX_QPT_GSI : -EOPNOTSUPP;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -727,7 +730,7 @@ static void rocx_ib_qp_attr_decode(const struct rocx_qp_attr *qa,
 	attr->dest_qp_num = le32_to_cpu(qa->dest_qpn) & ROCX_IB_QPN_MASK;
 	attr->port_num = ROCX_IB_PORT;
 	attr->rate_limit = le32_to_cpu(qa->rate_limit);
-	if (type == IB_QPT_UD)
+	if (type == IB_QPT_UD || type == IB_QPT_GSI)
 		return;
 
 	attr->ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;

@@ -554,8 +554,15 @@ RocxQp *rocx_qp_get(RocxCore *c, uint32_t qpn);
 /* The QP's index in RocxRdma.qp[]. */
 static inline unsigned rocx_qp_slot(const RocxQp *qp)
 {
-    return rocx_num_slot(qp->qpn);
+    return qp->slot;
 }
+/* rocx-gsi.c */
+bool rocx_gsi_create_ok(RocxCore *c, const struct rocx_aq_create_qp *cq,
+                        RocxAqResult *res);
+void rocx_gsi_adopt(RocxCore *c, RocxQp *qp);
+bool rocx_gsi_modify_ok(const RocxQp *qp, uint32_t valid,
+                        const struct rocx_qp_attr *a);
+void rocx_gsi_gone(RocxCore *c, RocxQp *qp);
 /* True if the QP is in RTS with nothing in flight (see direct doorbells). */
 bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
 void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);

@@ -15,7 +15,12 @@
 
 RocxQp *rocx_qp_get(RocxCore *c, uint32_t qpn)
 {
-    RocxQp *qp = c->rdma.qp[rocx_num_slot(qpn)];
+    RocxQp *qp;
+
+    if (qpn == ROCX_GSI_QPN) {
+        return c->rdma.gsi;
+    }
+    qp = c->rdma.qp[rocx_num_slot(qpn)];
 
     /* By slot, then the whole number: a destroyed QP's names nothing. */
     return qp && qp->qpn == qpn ? qp : NULL;
@@ -82,7 +87,7 @@ void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now)
 void rocx_qp_schedule(RocxCore *c, RocxQp *qp)
 {
     RocxRdma *r = &c->rdma;
-    unsigned slot = rocx_num_slot(qp->qpn);
+    unsigned slot = rocx_qp_slot(qp);
 
     if (!r->queued[slot]) {
         /* Each slot is queued at most once, so the FIFO cannot fill. */
@@ -343,9 +348,8 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
-    /* RC, UC, UD and XRC (contract 1.2). */
-    if (cq->type == ROCX_QPT_GSI) {
-        res->status = ROCX_AQ_STS_UNSUPPORTED;
+    /* RC, UC, UD, XRC and GSI (contract 1.2). */
+    if (cq->type == ROCX_QPT_GSI && !rocx_gsi_create_ok(c, cq, res)) {
         return;
     }
     if (!rocx_uctx_ok(c, uctx, res)) {
@@ -400,6 +404,7 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
     qp->qpn = qpn;
+    qp->slot = rocx_num_slot(qpn);
     qp->type = cq->type;
     qp->flags = cq->flags;
     qp->sq_log_depth = cq->sq_log_depth;
@@ -413,6 +418,9 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     qp->srqn = srq ? srqn : ROCX_NO_SRQ;
     qp->recv_pdn = srq ? srq->pdn : pdn;
     rocx_qp_to_reset(qp);
+    if (cq->type == ROCX_QPT_GSI) {
+        rocx_gsi_adopt(c, qp);
+    }
     scq->users++;
     if (rcq) {
         rcq->users++;
@@ -420,7 +428,7 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     if (srq) {
         srq->users++;
     }
-    c->rdma.qp[rocx_num_slot(qpn)] = qp;
+    c->rdma.qp[qp->slot] = qp;
     res->result = qp->qpn;
 }
 
@@ -447,7 +455,8 @@ static void rocx_qp_free(RocxCore *c, RocxQp *qp)
         }
     }
     rocx_pbl_free(c, &qp->pbl);
-    c->rdma.qp[rocx_num_slot(qp->qpn)] = NULL;
+    c->rdma.qp[rocx_qp_slot(qp)] = NULL;
+    rocx_gsi_gone(c, qp);
     g_free(qp);
 }
 
@@ -654,6 +663,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     /* Everything is checked before anything is applied. */
     if (to > ROCX_QPS_ERR ||
         !rocx_qp_trans_ok(qp, to, valid & ~ROCX_QP_ATTR_RATE_LIMIT) ||
+        !rocx_gsi_modify_ok(qp, valid, &a) ||
         ((valid & ROCX_QP_ATTR_RATE_LIMIT) &&
          (to != ROCX_QPS_RTS || (qp->state != ROCX_QPS_RTR &&
                                  qp->state != ROCX_QPS_RTS) ||

@@ -373,6 +373,8 @@ typedef struct RocxQpSched {
 
 typedef struct RocxQp {
     uint32_t qpn;
+    uint16_t slot;              /* index in RocxRdma.qp[] */
+    bool gsi;                   /* the GSI QP: qpn 1, its slot's own aside */
     uint8_t type;               /* enum rocx_qp_type */
     uint8_t state;              /* enum rocx_qp_state */
     uint8_t flags;              /* ROCX_QP_* */
@@ -535,6 +537,7 @@ typedef struct RocxRdma {
     RocxMw mw[ROCX_CORE_MAX_MW];
     RocxCq cq[ROCX_CORE_CQ_SLOTS];
     RocxQp *qp[ROCX_CORE_QP_SLOTS];
+    RocxQp *gsi;                /* also in qp[]; NULL: none (rocx-gsi.c) */
     RocxSrq srq[ROCX_CORE_SRQ_SLOTS];
     /* XRCD n (1..MAX_XRCD) is in use when xrcd_owner[n - 1] != 0. */
     uint16_t xrcd_owner[ROCX_CORE_MAX_XRCD];    /* owning uctx + 1 */

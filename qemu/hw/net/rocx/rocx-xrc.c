@@ -205,13 +205,14 @@ void rocx_xrc_create_tgt(RocxCore *c, const struct rocx_aq_create_qp *cq,
     }
     qp = g_new0(RocxQp, 1);
     qp->qpn = qpn;
+    qp->slot = rocx_num_slot(qpn);
     qp->type = ROCX_QPT_XRC_TGT;
     qp->flags = cq->flags;
     qp->uctx = uctx;
     qp->xrcdn = xrcdn;
     qp->srqn = ROCX_NO_SRQ;
     rocx_qp_to_reset(qp);
-    c->rdma.qp[rocx_num_slot(qpn)] = qp;
+    c->rdma.qp[qp->slot] = qp;
     res->result = qpn;
 }
 
