@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# kverbs: rocx as a kernel RDMA device.  rdma_cm's tools between two rocx
+# guests over RoCE v2 IPv4 and IPv6, each connection made by ib_cm's MADs
+# through both devices' GSI QPs (QP1): rping with 1000 verified
+# iterations, ucmatose (RC), udaddy (UD), mckey (multicast) and perftest
+# with -R; and kernel verbs in each guest (rocx_ib_kvtest.ko, the verbs
+# part "kverbs").  Every tool is bounded by a timeout.
+timeout=600
+guest rocx kverbs.sh
+guest rocx kverbs.sh
+
+checks() {
+	host_check "kverbs: the model logged no guest errors" \
+		no_model_guest_errors "$out/kverbs/guest0/qemu.log" "$out/kverbs/guest1/qemu.log"
+}

@@ -1,0 +1,128 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest script of the kverbs group: load rocx, give the port an IPv4 and
+# an IPv6 address, check that ib_mad opened QP1, then run rdma_cm's tools
+# with guest 0 serving and guest 1 connecting, over each address family.
+# Every tool runs under a timeout and its exit status and output are
+# checked; rping verifies every iteration's data (-V).
+set -uo pipefail
+. "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+
+me=$ROCX_GUEST_INDEX
+tmo=120
+ip6_of() { echo "2001:2::$(($1 + 1))"; }
+
+if roce_up rocx; then
+	t_ok "rocx $ROCE_DEV up on $ROCE_NETDEV"
+else
+	t_not_ok "rocx up: $ROCE_ERR"
+	t_done
+fi
+ibdev=$ROCE_DEV
+netdev=$ROCE_NETDEV
+ip -6 addr add "$(ip6_of "$me")/64" dev "$netdev" nodad
+
+# ib_mad has QP1 (a umad device) and ib_cm a MAD agent on the port.
+modprobe ib_umad
+t "$ibdev is a kverbs provider (ib_umad attached)" \
+	bash -c "grep -qx $ibdev /sys/class/infiniband_mad/umad*/ibdev"
+t "ib_mad opened port 1" bash -c "! dmesg | grep -q \"Couldn't open port 1\""
+t "rdma_cm sees $ibdev" bash -c "rdma res show cm_id >/dev/null"
+
+# cm_listening PORT - an rdma_cm id listens on PORT.
+cm_listening() {
+	rdma res show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr.*:$1 " ||
+		rdma res show cm_id 2>/dev/null | grep "LISTEN" | grep -q ":$1\b"
+}
+
+# report RC OUT NAME [PATTERN]
+report() {
+	local rc=$1 out=$2 name=$3 pat=${4:-}
+
+	if [ "$rc" -eq 0 ] && { [ -z "$pat" ] || grep -qE "$pat" "$out"; }; then
+		t_ok "$name"
+	else
+		sed 's/^/# /' "$out" | tail -n 20
+		t_not_ok "$name (exit $rc)"
+	fi
+}
+
+# cm_pair NAME PORT PATTERN SERVER_CMD -- CLIENT_CMD: guest 0 runs the
+# server, waits until it listens on PORT (0: no wait but a second), and
+# guest 1 the client; both bounded by $tmo.
+cm_pair() {
+	local name=$1 port=$2 pat=$3 srv=() cli=() rc spid
+
+	shift 3
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	rocx_barrier "$name.start"
+	if [ "$me" -eq 0 ]; then
+		rdma_env timeout "$tmo" "${srv[@]}" >"/tmp/cm.srv" 2>&1 &
+		spid=$!
+		if [ "$port" -gt 0 ]; then
+			wait_for 30 cm_listening "$port"
+		else
+			sleep 2
+		fi
+		rocx_put "cm.$name" listening
+		wait "$spid"
+		rc=$?
+		report "$rc" /tmp/cm.srv "$name, server" "$pat"
+	else
+		rocx_get "cm.$name" >/dev/null
+		rdma_env timeout "$tmo" "${cli[@]}" >"/tmp/cm.cli" 2>&1
+		rc=$?
+		report "$rc" /tmp/cm.cli "$name, client" "$pat"
+	fi
+	rocx_barrier "$name.end"
+}
+
+rocx_barrier up
+s4=$(rocx_ip 0)
+s6=$(ip6_of 0)
+
+cm_pair "rping -C 1000 -V, IPv4" 7174 "" \
+	rping -s -a "$s4" -p 7174 -C 1000 -V -S 64 -- \
+	rping -c -a "$s4" -p 7174 -C 1000 -V -S 64
+cm_pair "rping -C 1000 -V, IPv6" 7175 "" \
+	rping -s -a "$s6" -p 7175 -C 1000 -V -S 64 -- \
+	rping -c -a "$s6" -p 7175 -C 1000 -V -S 64
+cm_pair "ucmatose, IPv4" 7176 "data transfers complete" \
+	ucmatose -b "$s4" -p 7176 -C 10 -- \
+	ucmatose -s "$s4" -p 7176 -C 10
+cm_pair "ucmatose, IPv6" 7177 "data transfers complete" \
+	ucmatose -b "$s6" -p 7177 -f ipv6 -C 10 -- \
+	ucmatose -s "$s6" -p 7177 -f ipv6 -C 10
+cm_pair "udaddy, IPv4" 0 "data transfers complete" \
+	udaddy -b "$s4" -C 10 -- \
+	udaddy -s "$s4" -C 10
+# Multicast through rdma_cm: guest 0 joins and receives, guest 1 sends.
+cm_pair "mckey, IPv4 group 239.1.2.3" 0 "" \
+	mckey -m 239.1.2.3 -b "$s4" -C 10 -- \
+	mckey -m 239.1.2.3 -b "$(rocx_ip 1)" -s -C 10
+cm_pair "perftest ib_send_bw -R, IPv4" 0 "" \
+	ib_send_bw -R -d "$ibdev" -n 200 -s 4096 -p 7180 -- \
+	ib_send_bw -R -d "$ibdev" -n 200 -s 4096 -p 7180 "$s4"
+cm_pair "perftest ib_write_bw -R, IPv4" 0 "" \
+	ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 -- \
+	ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 "$s4"
+
+# An error provoked: a connection to a port nobody listens on is
+# rejected by the peer's ib_cm (a REJ through both QP1s), not left to
+# time out.
+if [ "$me" -eq 1 ]; then
+	rdma_env timeout 60 rping -c -a "$s4" -p 7199 -C 1 >/tmp/cm.rej 2>&1
+	rc=$?
+	report "$([ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && echo 0 || echo 1)" \
+		/tmp/cm.rej "rping to a port without listener: REJECTED" \
+		"RDMA_CM_EVENT_REJECTED"
+fi
+rocx_barrier rejected
+
+t "no kernel warnings" dmesg_clean
+t_done
