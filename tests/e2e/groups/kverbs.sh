@@ -4,8 +4,9 @@
 # guests over RoCE v2 IPv4 and IPv6, each connection made by ib_cm's MADs
 # through both devices' GSI QPs (QP1): rping with 1000 verified
 # iterations, ucmatose (RC), udaddy (UD), mckey (multicast) and perftest
-# with -R; and kernel verbs in each guest (rocx_ib_kvtest.ko, the verbs
-# part "kverbs").  Every tool is bounded by a timeout.
+# with -R; and kernel verbs in each guest (rocx_ib_kvtest.ko: posts from
+# softirq, an AH under a spinlock, ib_drain_qp; lockdep watches it under
+# --kernel debug).  Every tool is bounded by a timeout.
 timeout=600
 guest rocx kverbs.sh
 guest rocx kverbs.sh

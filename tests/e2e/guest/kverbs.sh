@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest script of the kverbs group: load rocx, give the port an IPv4 and
-# an IPv6 address, check that ib_mad opened QP1, then run rdma_cm's tools
-# with guest 0 serving and guest 1 connecting, over each address family.
+# an IPv6 address, check that ib_mad opened QP1, run the kernel verbs
+# test module (kverbs_kvtest.sh), then rdma_cm's tools with guest 0
+# serving and guest 1 connecting, over each address family.
 # Every tool runs under a timeout and its exit status and output are
 # checked; rping verifies every iteration's data (-V).
 set -uo pipefail
@@ -81,6 +82,10 @@ cm_pair() {
 	fi
 	rocx_barrier "$name.end"
 }
+
+# Kernel verbs inside each guest, through the device's loopback.
+# shellcheck source=tests/e2e/guest/kverbs_kvtest.sh
+. "$ROCX_REPO/tests/e2e/guest/kverbs_kvtest.sh"
 
 rocx_barrier up
 s4=$(rocx_ip 0)
