@@ -532,19 +532,47 @@ static void rocx_ib_kcq_clean(struct rocx_ib_cq *cq, u32 qpn)
 	}
 }
 
+/* Lock a QP's CQs (one or two), the lower cqn first. */
+static void rocx_ib_lock_cqs(struct rocx_ib_cq *scq, struct rocx_ib_cq *rcq,
+			     unsigned long *flags)
+	__acquires(&scq->lock) __acquires(&rcq->lock)
+{
+	if (scq == rcq) {
+		spin_lock_irqsave(&scq->lock, *flags);
+		__acquire(&rcq->lock);
+	} else if (scq->cqn < rcq->cqn) {
+		spin_lock_irqsave(&scq->lock, *flags);
+		spin_lock_nested(&rcq->lock, SINGLE_DEPTH_NESTING);
+	} else {
+		spin_lock_irqsave(&rcq->lock, *flags);
+		spin_lock_nested(&scq->lock, SINGLE_DEPTH_NESTING);
+	}
+}
+
+static void rocx_ib_unlock_cqs(struct rocx_ib_cq *scq, struct rocx_ib_cq *rcq,
+			       unsigned long flags)
+	__releases(&scq->lock) __releases(&rcq->lock)
+{
+	if (scq == rcq) {
+		__release(&rcq->lock);
+		spin_unlock_irqrestore(&scq->lock, flags);
+	} else if (scq->cqn < rcq->cqn) {
+		spin_unlock(&rcq->lock);
+		spin_unlock_irqrestore(&scq->lock, flags);
+	} else {
+		spin_unlock(&scq->lock);
+		spin_unlock_irqrestore(&rcq->lock, flags);
+	}
+}
+
 /* Clean @qp out of its CQs and restart its queues at index 0. */
 static void rocx_ib_kqp_clean(struct rocx_ib_qp *qp)
 {
 	struct rocx_ib_cq *scq = to_rocx_ib_cq(qp->ibqp.send_cq);
 	struct rocx_ib_cq *rcq = to_rocx_ib_cq(qp->ibqp.recv_cq);
-	struct rocx_ib_cq *first = scq, *second = rcq;
 	unsigned long flags;
 
-	if (scq->cqn > rcq->cqn)
-		swap(first, second);
-	spin_lock_irqsave(&first->lock, flags);
-	if (second != first)
-		spin_lock_nested(&second->lock, SINGLE_DEPTH_NESTING);
+	rocx_ib_lock_cqs(scq, rcq, &flags);
 	rocx_ib_kcq_clean(scq, qp->ibqp.qp_num);
 	if (rcq != scq)
 		rocx_ib_kcq_clean(rcq, qp->ibqp.qp_num);
@@ -556,9 +584,7 @@ static void rocx_ib_kqp_clean(struct rocx_ib_qp *qp)
 	qp->rq.pi = 0;
 	qp->rq.ci = 0;
 	spin_unlock(&qp->rq.lock);
-	if (second != first)
-		spin_unlock(&second->lock);
-	spin_unlock_irqrestore(&first->lock, flags);
+	rocx_ib_unlock_cqs(scq, rcq, flags);
 }
 
 /**

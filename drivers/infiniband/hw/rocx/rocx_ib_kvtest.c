@@ -49,6 +49,7 @@ struct kv_ctx {
 	struct ib_ah *ah;
 	const struct ib_gid_attr *sgid;
 	union ib_gid gid;		/* sgid's, as the destination too */
+	u8 mac[ETH_ALEN];		/* sgid's netdev's, likewise */
 	u8 *buf;			/* [0, n*len) source, [n*len, 2n*len) sink */
 	dma_addr_t dma;
 	size_t size;
@@ -195,7 +196,7 @@ static int kv_rc_connect(struct ib_qp *qp, u32 dest)
 	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&attr.ah_attr, 1);
 	rdma_ah_set_grh(&attr.ah_attr, &kv->gid, 0, kv->sgid->index, 64, 0);
-	ether_addr_copy(attr.ah_attr.roce.dmac, kv->sgid->ndev->dev_addr);
+	ether_addr_copy(attr.ah_attr.roce.dmac, kv->mac);
 	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
 			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
@@ -387,7 +388,7 @@ static void kv_ud_tests(void)
 	ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(&ah_attr, 1);
 	rdma_ah_set_grh(&ah_attr, &kv->gid, 0, kv->sgid->index, 64, 0);
-	ether_addr_copy(ah_attr.roce.dmac, kv->sgid->ndev->dev_addr);
+	ether_addr_copy(ah_attr.roce.dmac, kv->mac);
 	/* As ib_mad and ib_cm do: in atomic context. */
 	spin_lock_irqsave(&kv->ah_lock, flags);
 	kv->ah = rdma_create_ah(kv->pd, &ah_attr, 0);
@@ -417,7 +418,7 @@ static void kv_ud_tests(void)
 	      kv->last_recv.network_hdr_type == RDMA_NETWORK_IPV4,
 	      "UD completion: GRH, network header type IPv4");
 	kv_ok((kv->last_recv.wc_flags & IB_WC_WITH_SMAC) &&
-	      ether_addr_equal(kv->last_recv.smac, kv->sgid->ndev->dev_addr),
+	      ether_addr_equal(kv->last_recv.smac, kv->mac),
 	      "UD completion: source MAC");
 	/* An IPv4 header at offset 20 of the GRH area. */
 	kv_ok((kv->buf[sink + (KV_N - 1) * stride + 20] >> 4) == 4,
@@ -474,6 +475,8 @@ static int __init kv_init(void)
 	if (!kv->sgid)
 		goto out;
 	kv->gid = kv->sgid->gid;
+	kv_ok(!rdma_read_gid_l2_fields(kv->sgid, NULL, kv->mac),
+	      "the GID's MAC address");
 	kv->pd = ib_alloc_pd(kv->dev, IB_PD_UNSAFE_GLOBAL_RKEY);
 	kv_ok(!IS_ERR(kv->pd), "ib_alloc_pd: DMA lkey and global rkey");
 	if (IS_ERR(kv->pd))
