@@ -557,7 +557,6 @@ int rocx_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 int rocx_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int rocx_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-struct ib_mr *rocx_ib_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 
 /* rocx_ib_eq.c */
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);

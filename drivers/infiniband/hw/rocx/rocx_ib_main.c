@@ -138,7 +138,6 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	.fill_res_mr_entry = rocx_ib_fill_res_mr_entry,
 	.fill_res_qp_entry = rocx_ib_fill_res_qp_entry,
 	.get_dev_fw_str = rocx_ib_get_dev_fw_str,
-	.get_dma_mr = rocx_ib_get_dma_mr,
 	.get_link_layer = rocx_ib_get_link_layer,
 	.get_port_immutable = rocx_ib_get_port_immutable,
 	.mmap = rocx_ib_mmap,

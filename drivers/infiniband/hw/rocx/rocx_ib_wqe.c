@@ -205,10 +205,14 @@ int rocx_ib_wqe_build(const struct rocx_ib_wqe_ctx *ctx, void *buf, u16 idx,
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		err = rocx_ib_wqe_atomic(wqe, wr);
 		break;
-	/*
-	 * IB_WR_REG_MR and IB_WR_LOCAL_INV: their encoders belong to fast
-	 * registration (rocx_ib_fr.c), which adds its cases here.
-	 */
+	/* Fast registration's encoders (rocx_ib_fr.c) write the header. */
+	case IB_WR_REG_MR:
+		err = rocx_ib_wqe_reg_mr(wqe, idx, reg_wr(wr));
+		break;
+	case IB_WR_LOCAL_INV:
+		rocx_ib_wqe_local_inv(wqe, idx, wr);
+		err = 0;
+		break;
 	default:
 		return -EINVAL;
 	}
