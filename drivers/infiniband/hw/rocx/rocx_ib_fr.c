@@ -17,7 +17,9 @@
  * lkey (ROCX_LOCAL_DMA_LKEY) serves the SGEs of every kernel PD.
  *
  * The WQE encoders (rocx_ib_wqe_reg_mr(), rocx_ib_wqe_local_inv()) are
- * pure functions of the work request, for the kernel's post_send.
+ * pure functions of the work request, for the kernel's post_send;
+ * IB_DEVICE_MEM_MGT_EXTENSIONS (rocx_ib_identify_to_attr()) promises
+ * that post_send takes both opcodes.
  */
 #include <kunit/visibility.h>
 #include <linux/slab.h>

@@ -422,6 +422,9 @@ static void rocx_ib_fr_attr_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rocx_ib_fr_supported(&id));
 	rocx_ib_identify_to_attr(&id, &attr);
 	KUNIT_EXPECT_FALSE(test, attr.kernel_cap_flags & IBK_LOCAL_DMA_LKEY);
+	KUNIT_EXPECT_FALSE(test, attr.device_cap_flags &
+			   IB_DEVICE_MEM_MGT_EXTENSIONS);
+	KUNIT_EXPECT_EQ(test, attr.max_fast_reg_page_list_len, 0);
 
 	id.caps2 = cpu_to_le64(ROCX_CAP2_FAST_REG);
 	KUNIT_EXPECT_TRUE(test, rocx_ib_fr_supported(&id));
@@ -429,6 +432,9 @@ static void rocx_ib_fr_attr_test(struct kunit *test)
 	memset(&attr, 0, sizeof(attr));
 	rocx_ib_identify_to_attr(&id, &attr);
 	KUNIT_EXPECT_TRUE(test, attr.kernel_cap_flags & IBK_LOCAL_DMA_LKEY);
+	KUNIT_EXPECT_TRUE(test, attr.device_cap_flags &
+			  IB_DEVICE_MEM_MGT_EXTENSIONS);
+	KUNIT_EXPECT_EQ(test, attr.max_fast_reg_page_list_len, 512);
 
 	/* The bit but no pages is no fast registration either. */
 	id.max_fast_reg_pages = 0;

@@ -193,9 +193,16 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 	if ((le64_to_cpu(id->caps2) & (ROCX_CAP2_SRQ | ROCX_CAP2_XRC)) ==
 	    (ROCX_CAP2_SRQ | ROCX_CAP2_XRC))
 		attr->device_cap_flags |= IB_DEVICE_XRC;
-	/* The local DMA lkey (rocx_ib_fr.c). */
-	if (rocx_ib_fr_supported(id))
+	/*
+	 * Fast registration (rocx_ib_fr.c): the local DMA lkey, and the
+	 * REG_MR and LOCAL_INV work requests of the kernel post_send, which
+	 * nvme-rdma and iSER require.
+	 */
+	if (rocx_ib_fr_supported(id)) {
 		attr->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		attr->max_fast_reg_page_list_len = rocx_ib_fr_max_pages(id);
+	}
 	if (le64_to_cpu(id->caps2) & ROCX_CAP2_MW) {
 		/* Type 2 windows are bound to one QP: type 2B. */
 		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
