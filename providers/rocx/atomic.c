@@ -8,28 +8,65 @@
  * reports IBV_ATOMIC_HCA and this file posts atomics only then.
  *
  * A WQE takes the remote address and R_Key, the operands, and one SGE of
- * 8 bytes where the device writes the value it found.  The device checks
- * everything again; refusing here only spares a QP in error for requests
- * that can never run.
+ * 8 bytes where the device writes the value it found (rocx_wqe_add_sge()
+ * refuses any other).  The device checks everything again; refusing here
+ * only spares a QP in error for requests that can never run.
  */
 #include <errno.h>
 #include <string.h>
 #include "rocx.h"
 
-int rocx_wqe_atomic(struct rocx_qp *qp, const struct ibv_send_wr *wr,
-		    struct rocx_send_wqe *wqe)
+/* The WQE's atomic segment, or NULL when the device runs no atomics. */
+static struct rocx_send_wqe *rocx_wqe_atomic(struct rocx_qp *qp, uint16_t idx,
+					     uint8_t opcode,
+					     unsigned int send_flags,
+					     uint32_t rkey, uint64_t raddr)
 {
 	struct rocx_context *ctx = to_rocx_context(qp->vqp.qp.context);
+	struct rocx_send_wqe *wqe;
 
-	if (!ctx->atomic || wr->num_sge != 1 ||
-	    wr->sg_list[0].length != ROCX_ATOMIC_SIZE ||
-	    (wr->send_flags & IBV_SEND_INLINE))
-		return EINVAL;
-	wqe->atomic.remote_addr = htole64(wr->wr.atomic.remote_addr);
-	wqe->atomic.rkey = htole32(wr->wr.atomic.rkey);
-	/* compare_add: the compare value of CMP_SWAP, the addend of FETCH_ADD. */
-	wqe->atomic.compare_add = htole64(wr->wr.atomic.compare_add);
-	if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP)
-		wqe->atomic.swap = htole64(wr->wr.atomic.swap);
-	return 0;
+	if (!ctx->atomic)
+		return NULL;
+	wqe = rocx_wqe_start(qp, idx, opcode, send_flags);
+	wqe->atomic.remote_addr = htole64(raddr);
+	wqe->atomic.rkey = htole32(rkey);
+	return wqe;
+}
+
+struct rocx_send_wqe *rocx_wqe_atomic_cmp_swp(struct rocx_qp *qp,
+					      uint16_t idx,
+					      unsigned int send_flags,
+					      uint32_t rkey, uint64_t raddr,
+					      uint64_t compare, uint64_t swap)
+{
+	struct rocx_send_wqe *wqe = rocx_wqe_atomic(qp, idx,
+						    ROCX_WQE_COMP_SWAP,
+						    send_flags, rkey, raddr);
+
+	if (wqe) {
+		wqe->atomic.compare_add = htole64(compare);
+		wqe->atomic.swap = htole64(swap);
+	}
+	return wqe;
+}
+
+struct rocx_send_wqe *rocx_wqe_atomic_fetch_add(struct rocx_qp *qp,
+						uint16_t idx,
+						unsigned int send_flags,
+						uint32_t rkey, uint64_t raddr,
+						uint64_t add)
+{
+	struct rocx_send_wqe *wqe = rocx_wqe_atomic(qp, idx,
+						    ROCX_WQE_FETCH_ADD,
+						    send_flags, rkey, raddr);
+
+	if (wqe)
+		wqe->atomic.compare_add = htole64(add);
+	return wqe;
+}
+
+bool rocx_wqe_is_atomic(const struct rocx_send_wqe *wqe)
+{
+	return wqe->ctrl.opcode == ROCX_WQE_COMP_SWAP ||
+	       wqe->ctrl.opcode == ROCX_WQE_FETCH_ADD;
 }

@@ -61,17 +61,25 @@ static uint32_t rocx_mw_access(unsigned int ib_access)
 	return access;
 }
 
-void rocx_wqe_bind_mw(struct rocx_send_wqe *wqe, const struct ibv_send_wr *wr)
+/*
+ * @rkey is the window's new key; the device takes the window by its
+ * index and the new key from the WQE.
+ */
+struct rocx_send_wqe *rocx_wqe_bind_mw(struct rocx_qp *qp, uint16_t idx,
+				       unsigned int send_flags, uint32_t rkey,
+				       const struct ibv_mw_bind_info *info)
 {
-	const struct ibv_mw_bind_info *info = &wr->bind_mw.bind_info;
+	struct rocx_send_wqe *wqe = rocx_wqe_start(qp, idx, ROCX_WQE_BIND_MW,
+						   send_flags);
 	struct rocx_wqe_bind_mw *b = &wqe->bind_mw;
 
-	b->mw_key = htole32(wr->bind_mw.rkey);
+	b->mw_key = htole32(rkey);
 	/* An unbind (length 0) may name no MR. */
 	b->mr_key = htole32(info->mr ? info->mr->lkey : 0);
 	b->addr = htole64(info->addr);
 	b->length = htole64(info->length);
 	b->access = htole32(rocx_mw_access(info->mw_access_flags));
+	return wqe;
 }
 
 int rocx_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,

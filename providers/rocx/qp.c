@@ -391,9 +391,8 @@ void rocx_wqe_sges(struct rocx_sge *dst, const struct ibv_sge *src, int n)
  */
 
 /* The WQE at @idx with its control segment; the rest of the header zero. */
-static struct rocx_send_wqe *rocx_wqe_start(struct rocx_qp *qp, uint16_t idx,
-					    uint8_t opcode,
-					    unsigned int send_flags)
+struct rocx_send_wqe *rocx_wqe_start(struct rocx_qp *qp, uint16_t idx,
+				     uint8_t opcode, unsigned int send_flags)
 {
 	struct rocx_send_wqe *wqe = rocx_wqe(&qp->sq, idx);
 	uint8_t flags = 0;
@@ -474,6 +473,29 @@ struct rocx_send_wqe *rocx_wqe_rdma_read(struct rocx_qp *qp, uint16_t idx,
 	return wqe;
 }
 
+/* @rkey: the R_Key the responder invalidates when the SEND arrives. */
+struct rocx_send_wqe *rocx_wqe_send_inv(struct rocx_qp *qp, uint16_t idx,
+					unsigned int send_flags, uint32_t rkey)
+{
+	struct rocx_send_wqe *wqe = rocx_wqe_start(qp, idx, ROCX_WQE_SEND_INV,
+						   send_flags);
+
+	/* The key to invalidate: big endian in the WQE, as ImmDt. */
+	wqe->ctrl.imm_data = htobe32(rkey);
+	return wqe;
+}
+
+/* No data follows: SGEs and inline data do not apply. */
+struct rocx_send_wqe *rocx_wqe_local_inv(struct rocx_qp *qp, uint16_t idx,
+					 unsigned int send_flags, uint32_t rkey)
+{
+	struct rocx_send_wqe *wqe = rocx_wqe_start(qp, idx, ROCX_WQE_LOCAL_INV,
+						   send_flags);
+
+	wqe->ctrl.imm_data = htobe32(rkey);
+	return wqe;
+}
+
 /*
  * UD: the destination of a SEND.  Bit 31 of the Q_Key (the QP's own)
  * means the same to the device.
@@ -495,6 +517,9 @@ int rocx_wqe_add_sge(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
 	if (wqe->ctrl.flags & ROCX_WQE_INLINE ||
 	    wqe->ctrl.num_sge >= qp->sq.max_sge)
 		return EINVAL;
+	if (rocx_wqe_is_atomic(wqe) &&
+	    (wqe->ctrl.num_sge || length != ROCX_ATOMIC_SIZE))
+		return EINVAL;
 	sge = (struct rocx_sge *)((uint8_t *)wqe + ROCX_SEND_WQE_HDR) +
 	      wqe->ctrl.num_sge;
 	sge->addr = htole64(addr);
@@ -511,8 +536,8 @@ int rocx_wqe_add_inline(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
 	uint32_t len = le32toh(wqe->ctrl.inline_len);
 
 	/* A READ would have the device write into the WQE: no. */
-	if (wqe->ctrl.opcode == ROCX_WQE_RDMA_READ || wqe->ctrl.num_sge ||
-	    length > qp->max_inline - len)
+	if (wqe->ctrl.opcode == ROCX_WQE_RDMA_READ || rocx_wqe_is_atomic(wqe) ||
+	    wqe->ctrl.num_sge || length > qp->max_inline - len)
 		return EINVAL;
 	memcpy((uint8_t *)wqe + ROCX_SEND_WQE_HDR + len, data, length);
 	wqe->ctrl.inline_len = htole32(len + length);
@@ -575,28 +600,34 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		/* One 8-byte SGE for the original value (atomic.c). */
-		wqe = rocx_wqe_start(qp, idx,
-				     wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ?
-				     ROCX_WQE_COMP_SWAP : ROCX_WQE_FETCH_ADD,
-				     flags);
-		err = rocx_wqe_atomic(qp, wr, wqe);
-		if (err)
-			return err;
-		break;
+		if (wr->num_sge != 1 || (flags & IBV_SEND_INLINE))
+			return EINVAL;
+		if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP)
+			wqe = rocx_wqe_atomic_cmp_swp(qp, idx, flags,
+						      wr->wr.atomic.rkey,
+						      wr->wr.atomic.remote_addr,
+						      wr->wr.atomic.compare_add,
+						      wr->wr.atomic.swap);
+		else
+			wqe = rocx_wqe_atomic_fetch_add(qp, idx, flags,
+							wr->wr.atomic.rkey,
+							wr->wr.atomic.remote_addr,
+							wr->wr.atomic.compare_add);
+		if (!wqe)
+			return EINVAL;
+		return rocx_wqe_add_sge(qp, wqe, wr->sg_list[0].lkey,
+					wr->sg_list[0].addr,
+					wr->sg_list[0].length);
 	/* Memory windows (ROCX_CAP2_MW; a device without it fails the WQE). */
 	case IBV_WR_SEND_WITH_INV:
-		wqe = rocx_wqe_start(qp, idx, ROCX_WQE_SEND_INV, flags);
-		/* The key to invalidate: big endian in the WQE, as ImmDt. */
-		wqe->ctrl.imm_data = htobe32(wr->invalidate_rkey);
+		wqe = rocx_wqe_send_inv(qp, idx, flags, wr->invalidate_rkey);
 		break;
 	case IBV_WR_LOCAL_INV:
-		/* No data: SGEs and inline flags do not apply. */
-		wqe = rocx_wqe_start(qp, idx, ROCX_WQE_LOCAL_INV, flags);
-		wqe->ctrl.imm_data = htobe32(wr->invalidate_rkey);
+		rocx_wqe_local_inv(qp, idx, flags, wr->invalidate_rkey);
 		return 0;
 	case IBV_WR_BIND_MW:
-		wqe = rocx_wqe_start(qp, idx, ROCX_WQE_BIND_MW, flags);
-		rocx_wqe_bind_mw(wqe, wr);
+		rocx_wqe_bind_mw(qp, idx, flags, wr->bind_mw.rkey,
+				 &wr->bind_mw.bind_info);
 		return 0;
 	default:
 		/* Anything else: not in the contract. */

@@ -9,10 +9,9 @@
  * device before that, so ibv_wr_abort() (or a failed batch) only forgets
  * the WQEs: the device never sees a doorbell for them.
  *
- * Each opcode is one small function here calling its builder in qp.c,
- * and one IBV_QP_EX_WITH_* bit in ROCX_QP_EX_OPS; an opcode added to
- * post_send (atomics, SEND_WITH_INV, LOCAL_INV, BIND_MW, XRC's SRQ
- * number) is added here the same way; UD's address is
+ * Each opcode is one small function here calling its builder (qp.c,
+ * atomic.c, mw.c), and one IBV_QP_EX_WITH_* bit in ROCX_QP_EX_OPS; an
+ * opcode added to post_send is added here the same way; UD's address is
  * rocx_wr_set_ud_addr(), on rocx_wqe_set_ud() as post_send's.
  */
 #include <errno.h>
@@ -25,7 +24,14 @@
 #define ROCX_QP_EX_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 			 IBV_QP_EX_WITH_RDMA_WRITE |			      \
 			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		      \
-			 IBV_QP_EX_WITH_RDMA_READ)
+			 IBV_QP_EX_WITH_RDMA_READ |			      \
+			 IBV_QP_EX_WITH_SEND_WITH_INV |			      \
+			 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW |  \
+			 ROCX_QP_EX_ATOMIC_OPS)
+
+/* Offered only when query_device's atomic_cap is not NONE. */
+#define ROCX_QP_EX_ATOMIC_OPS (IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	      \
+			       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
 #define ROCX_QP_EX_UC_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 			   IBV_QP_EX_WITH_RDMA_WRITE |			    \
@@ -99,6 +105,12 @@ static bool rocx_wr_next(struct rocx_qp *qp, uint16_t *idx)
 	return true;
 }
 
+static void rocx_wr_fail(struct rocx_qp *qp, int err)
+{
+	if (err && !qp->wr.err)
+		qp->wr.err = err;
+}
+
 static void rocx_wr_send(struct ibv_qp_ex *qpx)
 {
 	struct rocx_qp *qp = to_rocx_qp_ex(qpx);
@@ -151,6 +163,76 @@ static void rocx_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
 						remote_addr);
 }
 
+static void rocx_wr_atomic_cmp_swp(struct ibv_qp_ex *qpx, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t compare,
+				   uint64_t swap)
+{
+	struct rocx_qp *qp = to_rocx_qp_ex(qpx);
+	uint16_t idx;
+
+	if (rocx_wr_next(qp, &idx))
+		qp->wr.cur = rocx_wqe_atomic_cmp_swp(qp, idx, qpx->wr_flags,
+						     rkey, remote_addr,
+						     compare, swap);
+	if (!qp->wr.cur)
+		rocx_wr_fail(qp, EINVAL);
+}
+
+static void rocx_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t add)
+{
+	struct rocx_qp *qp = to_rocx_qp_ex(qpx);
+	uint16_t idx;
+
+	if (rocx_wr_next(qp, &idx))
+		qp->wr.cur = rocx_wqe_atomic_fetch_add(qp, idx, qpx->wr_flags,
+						       rkey, remote_addr, add);
+	if (!qp->wr.cur)
+		rocx_wr_fail(qp, EINVAL);
+}
+
+static void rocx_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct rocx_qp *qp = to_rocx_qp_ex(qpx);
+	uint16_t idx;
+
+	if (rocx_wr_next(qp, &idx))
+		qp->wr.cur = rocx_wqe_send_inv(qp, idx, qpx->wr_flags,
+					       invalidate_rkey);
+}
+
+/*
+ * LOCAL_INV and BIND_MW carry no data: they leave no current WQE, so a
+ * data setter after them fails the batch.
+ */
+static void rocx_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct rocx_qp *qp = to_rocx_qp_ex(qpx);
+	uint16_t idx;
+
+	if (rocx_wr_next(qp, &idx))
+		rocx_wqe_local_inv(qp, idx, qpx->wr_flags, invalidate_rkey);
+}
+
+/*
+ * Type 2 windows only (type 1 are bound through ibv_bind_mw); @rkey is
+ * the window's new key, which the consumer keeps.
+ */
+static void rocx_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			    uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct rocx_qp *qp = to_rocx_qp_ex(qpx);
+	uint16_t idx;
+
+	if (!mw || mw->type != IBV_MW_TYPE_2 || mw->pd != qp->vqp.qp.pd ||
+	    (info->length && (!info->mr || info->mr->pd != qp->vqp.qp.pd))) {
+		rocx_wr_fail(qp, EINVAL);
+		return;
+	}
+	if (rocx_wr_next(qp, &idx))
+		rocx_wqe_bind_mw(qp, idx, qpx->wr_flags, rkey, info);
+}
+
 /* UD: the current WQE's destination. */
 static void rocx_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 				uint32_t remote_qpn, uint32_t remote_qkey)
@@ -195,12 +277,6 @@ static struct rocx_send_wqe *rocx_wr_data(struct rocx_qp *qp)
 	wqe->ctrl.inline_len = 0;
 	wqe->ctrl.flags &= ~ROCX_WQE_INLINE;
 	return wqe;
-}
-
-static void rocx_wr_fail(struct rocx_qp *qp, int err)
-{
-	if (err && !qp->wr.err)
-		qp->wr.err = err;
 }
 
 static void rocx_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
@@ -274,6 +350,16 @@ static void rocx_qp_ex_init(struct rocx_qp *qp, uint64_t ops)
 		qpx->wr_rdma_write_imm = rocx_wr_rdma_write_imm;
 	if (ops & IBV_QP_EX_WITH_RDMA_READ)
 		qpx->wr_rdma_read = rocx_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		qpx->wr_atomic_cmp_swp = rocx_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		qpx->wr_atomic_fetch_add = rocx_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = rocx_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = rocx_wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = rocx_wr_bind_mw;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
 		qpx->wr_set_ud_addr = rocx_wr_set_ud_addr;
 	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
@@ -313,6 +399,8 @@ struct ibv_qp *rocx_create_qp_ex(struct ibv_context *context,
 		ops = attr->send_ops_flags;
 		/* UC has no READ (nor atomics, nor invalidation); UD SENDs. */
 		if (ops & ~ROCX_QP_EX_OPS ||
+		    (ops & ROCX_QP_EX_ATOMIC_OPS &&
+		     !to_rocx_context(context)->atomic) ||
 		    (attr->qp_type == IBV_QPT_UC &&
 		     ops & ~ROCX_QP_EX_UC_OPS) ||
 		    (attr->qp_type == IBV_QPT_UD &&

@@ -337,8 +337,7 @@ struct ibv_cq_ex *rocx_create_cq_ex(struct ibv_context *context,
 
 /* atomic.c: the 8 bytes an atomic reads, and returns. */
 #define ROCX_ATOMIC_SIZE	8
-int rocx_wqe_atomic(struct rocx_qp *qp, const struct ibv_send_wr *wr,
-		    struct rocx_send_wqe *wqe);
+bool rocx_wqe_is_atomic(const struct rocx_send_wqe *wqe);
 /* mw.c */
 struct ibv_mw *rocx_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int rocx_dealloc_mw(struct ibv_mw *mw);
@@ -346,8 +345,6 @@ int rocx_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		 struct ibv_mw_bind *mw_bind);
 int rocx_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access);
-/* Fill the BIND_MW operation segment of a send WQE from @wr. */
-void rocx_wqe_bind_mw(struct rocx_send_wqe *wqe, const struct ibv_send_wr *wr);
 
 /* sched.c */
 int rocx_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -424,6 +421,28 @@ struct rocx_send_wqe *rocx_wqe_rdma_write_imm(struct rocx_qp *qp,
 struct rocx_send_wqe *rocx_wqe_rdma_read(struct rocx_qp *qp, uint16_t idx,
 					 unsigned int send_flags,
 					 uint32_t rkey, uint64_t raddr);
+/* Atomics (atomic.c): NULL when the device runs none. */
+struct rocx_send_wqe *rocx_wqe_atomic_cmp_swp(struct rocx_qp *qp,
+					      uint16_t idx,
+					      unsigned int send_flags,
+					      uint32_t rkey, uint64_t raddr,
+					      uint64_t compare, uint64_t swap);
+struct rocx_send_wqe *rocx_wqe_atomic_fetch_add(struct rocx_qp *qp,
+						uint16_t idx,
+						unsigned int send_flags,
+						uint32_t rkey, uint64_t raddr,
+						uint64_t add);
+/* Memory windows: invalidation (qp.c) and binding (mw.c). */
+struct rocx_send_wqe *rocx_wqe_send_inv(struct rocx_qp *qp, uint16_t idx,
+					unsigned int send_flags, uint32_t rkey);
+struct rocx_send_wqe *rocx_wqe_local_inv(struct rocx_qp *qp, uint16_t idx,
+					 unsigned int send_flags, uint32_t rkey);
+struct rocx_send_wqe *rocx_wqe_bind_mw(struct rocx_qp *qp, uint16_t idx,
+				       unsigned int send_flags, uint32_t rkey,
+				       const struct ibv_mw_bind_info *info);
+/* The header of every builder above; the rest of the header zero. */
+struct rocx_send_wqe *rocx_wqe_start(struct rocx_qp *qp, uint16_t idx,
+				     uint8_t opcode, unsigned int send_flags);
 void rocx_wqe_set_ud(struct rocx_send_wqe *wqe, struct ibv_ah *ah,
 		     uint32_t remote_qpn, uint32_t remote_qkey);
 int rocx_wqe_add_sge(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
