@@ -56,6 +56,8 @@ enum rocx_aq_opcode {
 	ROCX_AQ_OP_SET_CC		= 0x31,	/* ECN marking, DCQCN */
 	ROCX_AQ_OP_QUERY_DCB		= 0x32,
 	ROCX_AQ_OP_QUERY_CC		= 0x33,
+	/* Contract 1.2: only with ROCX_CAP2_CQ_RESIZE. */
+	ROCX_AQ_OP_RESIZE_CQ		= 0x34,
 	/* Contract 1.2: only with ROCX_CAP2_MCAST (struct rocx_aq_mcast). */
 	ROCX_AQ_OP_ATTACH_MCAST		= 0x40,
 	ROCX_AQ_OP_DETACH_MCAST		= 0x41,
@@ -505,6 +507,8 @@ struct rocx_identify {
 #define ROCX_CAP2_EQ_OVERFLOW_EVENT	ROCX_BIT_ULL(17)
 /* SET_MCAST_MACS and the Ethernet multicast filter (rocx-device.rst). */
 #define ROCX_CAP2_MCAST_FILTER		ROCX_BIT_ULL(18)
+/* RESIZE_CQ (rocx-device.rst, "Resizing CQs and SRQs"). */
+#define ROCX_CAP2_CQ_RESIZE		ROCX_BIT_ULL(19)
 
 /*
  * IDENTIFY.atomic_cap (ROCX_CAP2_ATOMIC): HCA means atomic against the

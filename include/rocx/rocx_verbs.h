@@ -171,6 +171,20 @@ enum rocx_cqe_format {
 	ROCX_CQE_FORMAT_64		= 1,	/* struct rocx_cqe64 */
 };
 
+/*
+ * RESIZE_CQ (1.2, ROCX_CAP2_CQ_RESIZE): the CQ moves to the new ring, its
+ * unreturned CQEs copied there at the same indexes ("Resizing CQs and
+ * SRQs" in rocx-device.rst).
+ */
+struct rocx_aq_resize_cq {
+	struct rocx_aq_hdr hdr;
+	__le32 cqn;
+	__u8 log_depth;		/* as CREATE_CQ's; the CQE format stays */
+	__u8 rsvd0[3];
+	struct rocx_pbl pbl;	/* the new ring */
+	__u8 rsvd1[32];
+};
+
 /* DESTROY_CQ: the device writes no more CQEs and posts no more events. */
 struct rocx_aq_destroy_cq {
 	struct rocx_aq_hdr hdr;
@@ -649,6 +663,7 @@ union rocx_aq_verbs_cmd {
 	struct rocx_aq_dereg_mr dereg_mr;
 	struct rocx_aq_create_cq create_cq;
 	struct rocx_aq_destroy_cq destroy_cq;
+	struct rocx_aq_resize_cq resize_cq;
 	struct rocx_aq_create_qp create_qp;
 	struct rocx_aq_qp_attr_cmd qp_attr;
 	struct rocx_aq_destroy_qp destroy_qp;
@@ -668,6 +683,7 @@ ROCX_ASSERT_SIZE(struct rocx_aq_reg_mr, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_dereg_mr, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_create_cq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_destroy_cq, 64);
+ROCX_ASSERT_SIZE(struct rocx_aq_resize_cq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_create_qp, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_qp_attr_cmd, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_destroy_qp, 64);

@@ -163,4 +163,40 @@ struct rocx_create_srq_resp {
 	__u32 comp_mask;	/* no optional fields yet */
 };
 
+/*
+ * Resizing (ROCX_CAP2_CQ_RESIZE: ibv_resize_cq; ROCX_CAP2_SRQ_RESIZE:
+ * ibv_modify_srq with IBV_SRQ_MAX_WR, offered as IB_DEVICE_SRQ_RESIZE):
+ * the provider allocates the new ring as for create and the kernel pins
+ * it; the device moves the live entries into it and the kernel releases
+ * the old ring when the command has completed.  The provider keeps the
+ * CQ (SRQ) locked across the call and rings the CQ doorbell with its
+ * consumer index first.  A modify_srq without IB_SRQ_MAX_WR sends no
+ * request (or a zero one).
+ */
+enum rocx_resize_cq_req_comp {
+	ROCX_RESIZE_CQ_REQ_RSVD = 0,	/* none defined yet */
+};
+
+struct rocx_resize_cq_req {
+	__aligned_u64 buf_addr;	/* user address of the new ring */
+	__u32 log_depth;	/* entries of the CQ's own format */
+	__u32 comp_mask;	/* enum rocx_resize_cq_req_comp */
+};
+
+struct rocx_resize_cq_resp {
+	__u32 comp_mask;	/* no optional fields yet */
+	__u32 reserved;
+};
+
+enum rocx_modify_srq_req_comp {
+	ROCX_MODIFY_SRQ_REQ_RSVD = 0,	/* none defined yet */
+};
+
+struct rocx_modify_srq_req {
+	__aligned_u64 buf_addr;	/* IB_SRQ_MAX_WR: the new ring */
+	__u8 log_depth;		/* entries of the SRQ's own wqe_shift */
+	__u8 reserved[3];
+	__u32 comp_mask;	/* enum rocx_modify_srq_req_comp */
+};
+
 #endif /* ROCX_ABI_USER_H */
