@@ -988,6 +988,7 @@ int main(int argc, char **argv)
         { t_cases_atomic, t_ncases_atomic },
         { t_cases_mw, t_ncases_mw },
         { t_cases_srq, t_ncases_srq },
+        { t_cases_resize, t_ncases_resize },
         { t_cases_mcast, t_ncases_mcast },
         { t_cases_stats, t_ncases_stats },
         { t_cases_cc, t_ncases_cc },

@@ -256,6 +256,8 @@ extern const TCase t_cases_mw[];
 extern const unsigned t_ncases_mw;
 extern const TCase t_cases_srq[];
 extern const unsigned t_ncases_srq;
+extern const TCase t_cases_resize[];
+extern const unsigned t_ncases_resize;
 extern const TCase t_cases_mcast[];
 extern const unsigned t_ncases_mcast;
 extern const TCase t_cases_stats[];

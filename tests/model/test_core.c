@@ -805,7 +805,8 @@ static void t_op_identify(void)
              ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW | ROCX_CAP2_SRQ |
              ROCX_CAP2_XRC | ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK |
              ROCX_CAP2_MCAST | ROCX_CAP2_ECN | ROCX_CAP2_DCQCN |
-             ROCX_CAP2_FAST_REG | ROCX_CAP2_GSI);
+             ROCX_CAP2_FAST_REG | ROCX_CAP2_GSI |
+             ROCX_CAP2_SRQ_RESIZE | ROCX_CAP2_CQ_RESIZE);
     CHECK_EQ(le32toh(id->max_fast_reg_pages), 512);
     CHECK_EQ(le32toh(id->max_mcast_grp), 64);
     CHECK_EQ(le32toh(id->max_mcast_qp_attach), 16);

@@ -721,6 +721,94 @@ static void t_srq_doorbell_errors(void)
     CHECK_EQ(A->f->gerrs, gmark);
 }
 
+/*
+ * MODIFY_SRQ RESIZE: [taken, posted) moves to the new ring, tags and
+ * indexes kept; fewer slots than entries posted and not taken fails; the
+ * old ring is not read afterwards; the limit must fit the new depth.
+ */
+static unsigned srq_resize(TSrq *s, unsigned ld)
+{
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_MODIFY_SRQ);
+    struct rocx_aq_modify_srq *m = (void *)&c;
+    uint64_t len = 1ULL << (ld + s->shift), old = 1ULL << (s->ld + s->shift);
+    uint64_t ring = t_alloc(s->d, len < T_PAGE ? T_PAGE : len, T_PAGE);
+    unsigned sts;
+
+    m->srqn = htole32(s->srqn);
+    m->valid = htole32(ROCX_SRQ_ATTR_RESIZE);
+    m->log_depth = ld;
+    m->pbl = t_pbl(s->d, ring, len < T_PAGE ? T_PAGE : len, 12, -1);
+    sts = t_aq(s->d, &c, NULL);
+    if (sts == ROCX_AQ_STS_OK) {
+        /* Garbage where the entries were: a device reading it fails. */
+        memset(t_ptr(s->d, s->ring, old), 0xff, old);
+        s->ring = ring;
+        s->ld = ld;
+    }
+    return sts;
+}
+
+static void t_srq_resize(void)
+{
+    TShare s;
+    struct rocx_cqe e;
+    uint32_t limit;
+    uint64_t posted;
+    uint8_t want[T_BUF];
+    unsigned n;
+
+    share_setup(&s, 2, 0, 3);
+    for (n = 0; n < 4; n++) {
+        share_post(&s, n);
+    }
+    srq_ring(&s.srq);
+    share_send(&s, 0, 0, 100);
+    t_pump();
+    /* Three posted and not taken: two slots cannot hold them. */
+    CHECK_EQ(srq_resize(&s.srq, 1), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(srq_resize(&s.srq, 0), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(srq_resize(&s.srq, 13), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(srq_resize(&s.srq, 3), ROCX_AQ_STS_OK);
+    srq_query(&s.srq, &limit, &posted);
+    CHECK_EQ(posted, 3);
+    CHECK_EQ(srq_modify(&s.srq, ROCX_SRQ_ATTR_LIMIT, 9), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(srq_modify(&s.srq, ROCX_SRQ_ATTR_LIMIT, 8), ROCX_AQ_STS_OK);
+    CHECK_EQ(srq_modify(&s.srq, ROCX_SRQ_ATTR_LIMIT, 0), ROCX_AQ_STS_OK);
+    /* Eight outstanding now fit: four more into the new ring. */
+    for (n = 4; n < 8; n++) {
+        share_post(&s, n);
+    }
+    srq_ring(&s.srq);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+    /* One message at a time: message n lands in entry n (tag 100 + n). */
+    for (n = 1; n < 8; n++) {
+        share_send(&s, n % T_NQP, n, 100 + n);
+        t_pump();
+    }
+    for (n = 0; n < 8; n++) {
+        CHECK(t_poll(&s.bcq, &e));
+        CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+        CHECK_EQ(le16toh(e.wqe_idx), 100 + n);
+        CHECK_EQ(le32toh(e.byte_len), 100 + n);
+        t_fill(want, 100 + n, n + 1);
+        CHECK(!memcmp(t_ptr(B, s.bbuf + (uint64_t)n * T_BUF, 100 + n), want,
+                      100 + n));
+    }
+    CHECK(!t_poll(&s.bcq, NULL));
+    srq_query(&s.srq, &limit, &posted);
+    CHECK_EQ(posted, 0);
+    /* Empty: shrinking to two slots is fine, and the SRQ still works. */
+    CHECK_EQ(srq_resize(&s.srq, 1), ROCX_AQ_STS_OK);
+    share_post(&s, 8);
+    srq_ring(&s.srq);
+    share_send(&s, 1, 8, 64);
+    t_pump();
+    CHECK(t_poll(&s.bcq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(le16toh(e.wqe_idx), 108);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 const TCase t_cases_srq[] = {
     T_CASE(srq_create_errors),
     T_CASE(srq_shared_data),
@@ -731,5 +819,6 @@ const TCase t_cases_srq[] = {
     T_CASE(srq_bad_entry),
     T_CASE(srq_events_per_qp),
     T_CASE(srq_doorbell_errors),
+    T_CASE(srq_resize),
 };
 const unsigned t_ncases_srq = ARRAY_SIZE(t_cases_srq);

@@ -436,6 +436,9 @@ static void rocx_aq_execute(RocxCore *c, const union rocx_aq_cmd *cmd,
     case ROCX_AQ_OP_DEALLOC_XRCD:
         rocx_cmd_dealloc_xrcd(c, cmd, res);
         break;
+    case ROCX_AQ_OP_RESIZE_CQ:
+        rocx_cmd_resize_cq(c, cmd, res);
+        break;
     case ROCX_AQ_OP_CREATE_SRQ:
         rocx_cmd_create_srq(c, cmd, res);
         break;

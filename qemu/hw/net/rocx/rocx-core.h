@@ -83,6 +83,8 @@
                                      ROCX_CAP2_MW | \
                                      ROCX_CAP2_FAST_REG | \
                                      ROCX_CAP2_SRQ | ROCX_CAP2_XRC | \
+                                     ROCX_CAP2_SRQ_RESIZE | \
+                                     ROCX_CAP2_CQ_RESIZE | \
                                      ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | \
                                      ROCX_CAP2_MCAST | ROCX_CAP2_GSI | \
                                      ROCX_CAP2_ECN | ROCX_CAP2_DCQCN)

@@ -508,6 +508,9 @@ void rocx_cmd_create_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
 void rocx_cmd_destroy_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
                          RocxAqResult *res);
 RocxCq *rocx_cq_get(RocxCore *c, uint32_t cqn);
+/* rocx-resize.c */
+void rocx_cmd_resize_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res);
 /* rocx-num.c: the next QP or CQ number; false when the table is full. */
 bool rocx_qpn_alloc(RocxCore *c, uint32_t *qpn);
 bool rocx_cqn_alloc(RocxCore *c, uint32_t *cqn);
@@ -616,6 +619,9 @@ void rocx_cmd_query_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
 void rocx_cmd_destroy_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
                           RocxAqResult *res);
 RocxSrq *rocx_srq_get(RocxCore *c, uint32_t srqn);
+/* rocx-resize.c: MODIFY_SRQ's RESIZE part; an AQ status. */
+uint8_t rocx_srq_resize(RocxCore *c, RocxSrq *srq, uint32_t srqn,
+                        const struct rocx_aq_modify_srq *m);
 void rocx_db_srq(RocxCore *c, unsigned page, uint32_t srqn, uint16_t idx);
 bool rocx_pd_has_srq(RocxCore *c, uint32_t pdn);
 bool rocx_uctx_has_srq(RocxCore *c, uint16_t uctx);

@@ -119,16 +119,25 @@ void rocx_cmd_modify_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
     RocxSrq *srq = rocx_srq_get(c, ldl_le_p(&m->srqn));
     uint32_t valid = ldl_le_p(&m->valid);
     uint32_t limit = ldl_le_p(&m->limit);
+    uint8_t log;
 
     if (!srq) {
         res->status = ROCX_AQ_STS_NOT_FOUND;
         return;
     }
-    /* Resizing is ROCX_CAP2_SRQ_RESIZE's, which this model leaves out. */
-    if ((valid & ~ROCX_SRQ_ATTR_LIMIT) ||
-        ((valid & ROCX_SRQ_ATTR_LIMIT) && limit > (1u << srq->log_depth))) {
+    /* The limit, new or armed, must fit the depth the SRQ ends up with. */
+    log = (valid & ROCX_SRQ_ATTR_RESIZE) ? m->log_depth : srq->log_depth;
+    if ((valid & ~(ROCX_SRQ_ATTR_LIMIT | ROCX_SRQ_ATTR_RESIZE)) ||
+        log > ROCX_SRQ_MAX_LOG_DEPTH ||
+        ((valid & ROCX_SRQ_ATTR_LIMIT) ? limit : srq->limit) > (1u << log)) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
+    }
+    if (valid & ROCX_SRQ_ATTR_RESIZE) {
+        res->status = rocx_srq_resize(c, srq, ldl_le_p(&m->srqn), m);
+        if (res->status != ROCX_AQ_STS_OK) {
+            return;
+        }
     }
     if (valid & ROCX_SRQ_ATTR_LIMIT) {
         srq->limit = limit;
