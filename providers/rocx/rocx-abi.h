@@ -27,5 +27,9 @@ DECLARE_DRV_CMD(urocx_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
 		rocx_create_srq_req, rocx_create_srq_resp);
 DECLARE_DRV_CMD(urocx_create_xsrq, IB_USER_VERBS_CMD_CREATE_XSRQ,
 		rocx_create_srq_req, rocx_create_srq_resp);
+DECLARE_DRV_CMD(urocx_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		rocx_resize_cq_req, rocx_resize_cq_resp);
+DECLARE_DRV_CMD(urocx_modify_srq, IB_USER_VERBS_CMD_MODIFY_SRQ,
+		rocx_modify_srq_req, empty);
 
 #endif /* __ROCX_ABI_H__ */

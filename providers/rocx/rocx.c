@@ -61,6 +61,7 @@ static const struct verbs_context_ops rocx_ctx_ops = {
 	.reg_mr = rocx_reg_mr,
 	.rereg_mr = rocx_rereg_mr,
 	.req_notify_cq = rocx_req_notify_cq,
+	.resize_cq = rocx_resize_cq,
 };
 
 /* Only for a device whose kernel driver offers XRC (IBV_DEVICE_XRC). */

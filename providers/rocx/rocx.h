@@ -450,6 +450,11 @@ int rocx_wqe_add_sge(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
 int rocx_wqe_add_inline(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
 			const void *data, size_t length);
 
+/* resize.c: EOPNOTSUPP from a kernel or device without resizing. */
+int rocx_resize_cq(struct ibv_cq *cq, int cqe);
+/* Grow @srq to hold @max_wr; the caller checked it is more than now. */
+int rocx_srq_resize(struct rocx_srq *srq, uint32_t max_wr);
+
 /* qp_ex.c */
 struct ibv_qp *rocx_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr);

@@ -151,8 +151,23 @@ struct ibv_srq *rocx_create_srq(struct ibv_pd *pd,
 int rocx_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask)
 {
+	struct rocx_srq *srq = to_rocx_srq(ibsrq);
 	struct ibv_modify_srq cmd;
+	int err;
 
+	/* Resizing (resize.c) grows only: a max_wr it holds needs nothing. */
+	if (attr_mask & IBV_SRQ_MAX_WR) {
+		if (!attr->max_wr)
+			return EINVAL;
+		if (attr->max_wr > srq->depth) {
+			err = rocx_srq_resize(srq, attr->max_wr);
+			if (err)
+				return err;
+		}
+		attr_mask &= ~IBV_SRQ_MAX_WR;
+		if (!attr_mask)
+			return 0;
+	}
 	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
 }
 

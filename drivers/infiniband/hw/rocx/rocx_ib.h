@@ -60,6 +60,10 @@
 #define ROCX_IB_QP_REQ_COMP	0U
 #define ROCX_IB_SRQ_REQ_MIN	offsetofend(struct rocx_create_srq_req, comp_mask)
 #define ROCX_IB_SRQ_REQ_COMP	0U
+#define ROCX_IB_RESIZE_CQ_REQ_MIN \
+	offsetofend(struct rocx_resize_cq_req, comp_mask)
+#define ROCX_IB_MODIFY_SRQ_REQ_MIN \
+	offsetofend(struct rocx_modify_srq_req, comp_mask)
 
 #define ROCX_IB_PSN_MASK		GENMASK(23, 0)
 #define ROCX_IB_QPN_MASK		GENMASK(23, 0)
@@ -248,6 +252,8 @@ struct rocx_ib_kbuf {
 struct rocx_ib_cq {
 	struct ib_cq ibcq;
 	struct ib_umem *umem;
+	/* Serialises resize_cq (rocx_ib_resize.c); protects @umem, @log_depth. */
+	struct mutex resize_lock;
 	u32 cqn;
 	u8 log_depth;
 	u8 cqe_format;
@@ -356,8 +362,10 @@ struct rocx_ib_xrcd {
 struct rocx_ib_srq {
 	struct ib_srq ibsrq;
 	struct ib_umem *umem;
-	struct mutex lock;	/* orders MODIFY_SRQ and QUERY_SRQ */
+	/* Orders MODIFY_SRQ and QUERY_SRQ; protects @umem and @attr (resize). */
+	struct mutex lock;
 	u32 srqn;
+	u8 wqe_shift;
 	struct ib_srq_attr attr;
 };
 
@@ -514,6 +522,10 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata);
 int rocx_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+/* rocx_ib_resize.c */
+int rocx_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int rocx_ib_resize_srq(struct rocx_ib_dev *dev, struct rocx_ib_srq *srq,
+		       u32 max_wr, const struct rocx_modify_srq_req *req);
 int rocx_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void rocx_ib_srq_event(struct rocx_ib_dev *dev, u32 srqn, u16 type);
@@ -658,6 +670,10 @@ int rocx_ib_srq_check(const struct rocx_identify *id,
 void rocx_ib_srq_caps(const struct rocx_identify *id,
 		      const struct rocx_create_srq_req *req,
 		      struct ib_srq_attr *attr);
+int rocx_ib_resize_cq_check(const struct rocx_identify *id, int cqe,
+			    const struct rocx_resize_cq_req *req);
+int rocx_ib_resize_srq_check(const struct rocx_identify *id, u32 max_wr,
+			     const struct rocx_modify_srq_req *req);
 void rocx_ib_mcast_cmd(union rocx_aq_verbs_cmd *cmd, u16 op, u32 qpn,
 		       const union ib_gid *gid);
 int rocx_ib_stat_index(unsigned int i);

@@ -157,6 +157,7 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 	cq->cqn = le32_to_cpu(cqe.result);
 	ibcq->cqe = BIT(req.log_depth);
+	mutex_init(&cq->resize_lock);
 
 insert:
 	err = xa_insert_irq(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL);
@@ -177,6 +178,7 @@ insert:
 err_erase:
 	xa_erase_irq(&dev->cq_xa, cq->cqn);
 err_destroy:
+	mutex_destroy(&cq->resize_lock);
 	if (rocx_ib_destroy_outcome(rocx_ib_destroy_cq_cmd(dev, cq->cqn)) !=
 	    ROCX_IB_DESTROYED)
 		return err;	/* the device may still write: keep it pinned */
@@ -202,6 +204,7 @@ int rocx_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	err = rocx_ib_destroy_cq_cmd(dev, cq->cqn);
 	switch (rocx_ib_destroy_outcome(err)) {
 	case ROCX_IB_DESTROYED:
+		mutex_destroy(&cq->resize_lock);
 		ib_umem_release(cq->umem);
 		rocx_ib_kcq_free(dev, cq);
 		return 0;

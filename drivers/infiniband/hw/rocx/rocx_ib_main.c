@@ -162,6 +162,11 @@ static const struct ib_device_ops rocx_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, rocx_ib_ucontext, ibuc),
 };
 
+/* Only for a device with ROCX_CAP2_CQ_RESIZE. */
+static const struct ib_device_ops rocx_ib_cq_resize_ops = {
+	.resize_cq = rocx_ib_resize_cq,
+};
+
 /* Only for a device with ROCX_CAP2_SRQ. */
 static const struct ib_device_ops rocx_ib_srq_ops = {
 	.create_srq = rocx_ib_create_srq,
@@ -233,6 +238,8 @@ static int rocx_ib_probe(struct auxiliary_device *adev,
 	    (ROCX_CAP2_SRQ | ROCX_CAP2_XRC))
 		ib_set_device_ops(ibdev, &rocx_ib_xrc_ops);
 	rocx_ib_fr_init(dev);
+	if (le64_to_cpu(id->caps2) & ROCX_CAP2_CQ_RESIZE)
+		ib_set_device_ops(ibdev, &rocx_ib_cq_resize_ops);
 
 	err = ib_device_set_netdev(ibdev, dev->netdev, ROCX_IB_PORT);
 	if (err) {

@@ -524,10 +524,37 @@ static void rocx_ib_cq_check_format_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_ib_cq_check(&id, 16, &req), -EINVAL);
 }
 
+/* A new ring for RESIZE_CQ: CREATE_CQ's rules, no request bits yet. */
+static void rocx_ib_resize_cq_check_test(struct kunit *test)
+{
+	struct rocx_resize_cq_req req = { .buf_addr = 0x10000, .log_depth = 3 };
+	struct rocx_identify id;
+
+	rocx_ib_test_identify(&id);
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_cq_check(&id, 7, &req), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_cq_check(&id, 8, &req), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_cq_check(&id, 9, &req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_cq_check(&id, 0, &req), -EINVAL);
+	req.log_depth = 0;
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_cq_check(&id, 1, &req), -EINVAL);
+	req.log_depth = 17;
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_cq_check(&id, 1, &req), -EINVAL);
+	req.log_depth = 3;
+	req.buf_addr = 0x10040;
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_cq_check(&id, 1, &req), -EINVAL);
+	req.buf_addr = 0;
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_cq_check(&id, 1, &req), -EINVAL);
+	req.buf_addr = 0x10000;
+	req.comp_mask = 1;
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_cq_check(&id, 1, &req),
+			-EOPNOTSUPP);
+}
+
 static struct kunit_case rocx_ib_cq_test_cases[] = {
 	KUNIT_CASE_PARAM(rocx_ib_cq_check_test, rocx_ib_cq_gen_params),
 	KUNIT_CASE(rocx_ib_cq_check_limit_test),
 	KUNIT_CASE(rocx_ib_cq_check_format_test),
+	KUNIT_CASE(rocx_ib_resize_cq_check_test),
 	{}
 };
 
@@ -1092,6 +1119,32 @@ static void rocx_ib_srq_caps_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_sge, 8);		/* not 31 */
 }
 
+/* A new SRQ ring: as deep as max_wr and the device allow, no request bits. */
+static void rocx_ib_resize_srq_check_test(struct kunit *test)
+{
+	struct rocx_modify_srq_req req = { .buf_addr = 0x10000, .log_depth = 4 };
+	struct rocx_identify id;
+
+	rocx_ib_srq_test_identify(&id);
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_srq_check(&id, 16, &req), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_srq_check(&id, 17, &req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_srq_check(&id, 0, &req), -EINVAL);
+	req.log_depth = 11;		/* beyond max_srq_wr 1024 */
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_srq_check(&id, 16, &req), -EINVAL);
+	req.log_depth = 0;
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_srq_check(&id, 1, &req), -EINVAL);
+	req.log_depth = 4;
+	req.reserved[1] = 1;
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_srq_check(&id, 16, &req), -EINVAL);
+	req.reserved[1] = 0;
+	req.buf_addr = 0x10008;
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_srq_check(&id, 16, &req), -EINVAL);
+	req.buf_addr = 0x10000;
+	req.comp_mask = 1;
+	KUNIT_EXPECT_EQ(test, rocx_ib_resize_srq_check(&id, 16, &req),
+			-EOPNOTSUPP);
+}
+
 /* Limits reach ib_core only from a device with ROCX_CAP2_SRQ. */
 static void rocx_ib_srq_attr_test(struct kunit *test)
 {
@@ -1104,6 +1157,16 @@ static void rocx_ib_srq_attr_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.max_srq, 256);
 	KUNIT_EXPECT_EQ(test, attr.max_srq_wr, 2048);	/* a ring it takes */
 	KUNIT_EXPECT_EQ(test, attr.max_srq_sge, 8);
+	KUNIT_EXPECT_FALSE(test, attr.device_cap_flags & IB_DEVICE_SRQ_RESIZE);
+
+	/* Resizing is advertised only beside SRQs themselves. */
+	memset(&attr, 0, sizeof(attr));
+	id.caps2 = cpu_to_le64(ROCX_CAP2_SRQ | ROCX_CAP2_SRQ_RESIZE);
+	rocx_ib_identify_to_attr(&id, &attr);
+	KUNIT_EXPECT_TRUE(test, attr.device_cap_flags & IB_DEVICE_SRQ_RESIZE);
+	memset(&attr, 0, sizeof(attr));
+	id.caps2 = cpu_to_le64(ROCX_CAP2_SRQ_RESIZE);
+	rocx_ib_identify_to_attr(&id, &attr);
 	KUNIT_EXPECT_FALSE(test, attr.device_cap_flags & IB_DEVICE_SRQ_RESIZE);
 
 	memset(&attr, 0, sizeof(attr));
@@ -1119,6 +1182,7 @@ static struct kunit_case rocx_ib_srq_test_cases[] = {
 	KUNIT_CASE(rocx_ib_srq_check_req_test),
 	KUNIT_CASE(rocx_ib_srq_caps_test),
 	KUNIT_CASE(rocx_ib_srq_attr_test),
+	KUNIT_CASE(rocx_ib_resize_srq_check_test),
 	{}
 };
 

@@ -144,6 +144,7 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	/* uverbs reports an XRC SRQ's number (ibv_get_srq_num()) from here. */
 	if (init->srq_type == IB_SRQT_XRC)
 		ibsrq->ext.xrc.srq_num = srq->srqn;
+	srq->wqe_shift = req.wqe_shift;
 	mutex_init(&srq->lock);
 	rocx_ib_srq_caps(dev->id, &req, &srq->attr);
 	init->attr.max_wr = srq->attr.max_wr;
@@ -181,29 +182,49 @@ int rocx_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibsrq->device);
 	struct rocx_ib_srq *srq = to_rocx_ib_srq(ibsrq);
 	union rocx_aq_verbs_cmd cmd = {};
+	struct rocx_modify_srq_req req;
+	bool resize;
 	int err;
 
-	if (udata) {
-		err = rocx_ib_udata_in(udata, NULL, 0, 0);
-		if (err)
-			return err;
-	}
-	/* Resizing needs ROCX_CAP2_SRQ_RESIZE, which rocx_ib does not use. */
-	if (mask & ~IB_SRQ_LIMIT)
+	if (mask & ~(IB_SRQ_LIMIT | IB_SRQ_MAX_WR))
 		return -EOPNOTSUPP;
+	mutex_lock(&srq->lock);
+	/*
+	 * A max_wr the SRQ already holds needs nothing; a larger one a new
+	 * ring (ROCX_CAP2_SRQ_RESIZE), which the request names.
+	 */
+	resize = (mask & IB_SRQ_MAX_WR) && attr->max_wr > srq->attr.max_wr;
+	if (resize && !(le64_to_cpu(dev->id->caps2) & ROCX_CAP2_SRQ_RESIZE)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	if (udata)
+		err = resize ? rocx_ib_udata_in(udata, &req, sizeof(req),
+						ROCX_IB_MODIFY_SRQ_REQ_MIN) :
+			       rocx_ib_udata_in(udata, NULL, 0, 0);
+	else
+		err = resize ? -EOPNOTSUPP : 0;
+	if (err)
+		goto out;
+	if (resize) {
+		err = rocx_ib_resize_srq(dev, srq, attr->max_wr, &req);
+		if (err)
+			goto out;
+	}
 	if (!(mask & IB_SRQ_LIMIT))
-		return 0;
-	if (attr->srq_limit > srq->attr.max_wr)
-		return -EINVAL;
-
+		goto out;
+	if (attr->srq_limit > srq->attr.max_wr) {
+		err = -EINVAL;
+		goto out;
+	}
 	cmd.modify_srq.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_MODIFY_SRQ);
 	cmd.modify_srq.srqn = cpu_to_le32(srq->srqn);
 	cmd.modify_srq.valid = cpu_to_le32(ROCX_SRQ_ATTR_LIMIT);
 	cmd.modify_srq.limit = cpu_to_le32(attr->srq_limit);
-	mutex_lock(&srq->lock);
-	err = rocx_ib_exec(dev, &cmd, NULL);
+	err = rocx_ib_verbs_errno(rocx_ib_exec(dev, &cmd, NULL));
+out:
 	mutex_unlock(&srq->lock);
-	return rocx_ib_verbs_errno(err);
+	return err;
 }
 
 int rocx_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)

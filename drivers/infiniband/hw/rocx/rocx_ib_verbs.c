@@ -203,6 +203,10 @@ VISIBLE_IF_KUNIT void rocx_ib_identify_to_attr(const struct rocx_identify *id,
 		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 		attr->max_fast_reg_page_list_len = rocx_ib_fr_max_pages(id);
 	}
+	/* Resizing needs create_srq too (rocx_ib_resize.c). */
+	if ((le64_to_cpu(id->caps2) & (ROCX_CAP2_SRQ | ROCX_CAP2_SRQ_RESIZE)) ==
+	    (ROCX_CAP2_SRQ | ROCX_CAP2_SRQ_RESIZE))
+		attr->device_cap_flags |= IB_DEVICE_SRQ_RESIZE;
 	if (le64_to_cpu(id->caps2) & ROCX_CAP2_MW) {
 		/* Type 2 windows are bound to one QP: type 2B. */
 		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
