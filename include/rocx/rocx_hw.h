@@ -142,6 +142,8 @@
 #define ROCX_DB_EQ			0x20	/* EQ: consumer index + arm (page 0) */
 #define ROCX_DB_ETH_TX			0x28	/* Ethernet TX ring: producer (page 0) */
 #define ROCX_DB_ETH_RX			0x30	/* Ethernet RX ring: producer (page 0) */
+/* 1.2, ROCX_CAP2_USER_CLOCK: a 64-bit read returns the device clock (ns). */
+#define ROCX_DB_CLOCK			0x40
 
 #define ROCX_DB_QID_MASK		ROCX_GENMASK_ULL(23, 0)	/* qpn/cqn/eqn/ring */
 #define ROCX_DB_INDEX_MASK		ROCX_GENMASK_ULL(47, 32)	/* free-running */

@@ -509,6 +509,8 @@ struct rocx_identify {
 #define ROCX_CAP2_MCAST_FILTER		ROCX_BIT_ULL(18)
 /* RESIZE_CQ (rocx-device.rst, "Resizing CQs and SRQs"). */
 #define ROCX_CAP2_CQ_RESIZE		ROCX_BIT_ULL(19)
+/* The device clock read from doorbell pages (ROCX_DB_CLOCK). */
+#define ROCX_CAP2_USER_CLOCK		ROCX_BIT_ULL(20)
 
 /*
  * IDENTIFY.atomic_cap (ROCX_CAP2_ATOMIC): HCA means atomic against the

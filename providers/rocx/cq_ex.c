@@ -10,7 +10,9 @@
  *
  * A CQ asked for IBV_WC_EX_WITH_COMPLETION_TIMESTAMP gets a ring of
  * 64-byte entries (struct rocx_cqe64), where the device writes its clock:
- * free-running nanoseconds (hca_core_clock 1000000 kHz).
+ * free-running nanoseconds (hca_core_clock 1000000 kHz).  Where the
+ * clock is readable from the doorbell page (clock.c), the same entries
+ * give IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK too.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -196,6 +198,13 @@ static uint64_t rocx_wc_read_completion_ts(struct ibv_cq_ex *cqx)
 	return le64toh(e->timestamp);
 }
 
+/* The same as CLOCK_REALTIME ns (clock.c). */
+static uint64_t rocx_wc_read_completion_wallclock_ns(struct ibv_cq_ex *cqx)
+{
+	return rocx_cq_wallclock_ns(to_rocx_cq_ex(cqx),
+				    rocx_wc_read_completion_ts(cqx));
+}
+
 /*
  * Whether the kernel takes 64-byte CQEs, which are the only ones with the
  * device clock.  The device announces the clock with the format
@@ -219,6 +228,9 @@ struct ibv_cq_ex *rocx_create_cq_ex(struct ibv_context *context,
 
 	if (rocx_has_cqe64(ctx))
 		wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	/* Wall-clock time needs the device clock to set it against. */
+	if (rocx_has_cqe64(ctx) && ctx->db_clock)
+		wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
 	if (attr->wc_flags & ~wc_flags ||
 	    !check_comp_mask(attr->comp_mask, IBV_CQ_INIT_ATTR_MASK_FLAGS |
 					      IBV_CQ_INIT_ATTR_MASK_PD) ||
@@ -234,7 +246,8 @@ struct ibv_cq_ex *rocx_create_cq_ex(struct ibv_context *context,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+	if (attr->wc_flags & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			      IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK))
 		format = ROCX_CQE_FORMAT_64;
 
 	cq = calloc(1, sizeof(*cq));
@@ -272,5 +285,8 @@ struct ibv_cq_ex *rocx_create_cq_ex(struct ibv_context *context,
 		cqx->read_dlid_path_bits = rocx_wc_read_dlid_path_bits;
 	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
 		cqx->read_completion_ts = rocx_wc_read_completion_ts;
+	if (attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		cqx->read_completion_wallclock_ns =
+			rocx_wc_read_completion_wallclock_ns;
 	return cqx;
 }

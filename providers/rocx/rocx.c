@@ -56,6 +56,7 @@ static const struct verbs_context_ops rocx_ctx_ops = {
 	.post_srq_recv = rocx_post_srq_recv,
 	.query_device_ex = rocx_query_device_ex,
 	.query_port = rocx_query_port,
+	.query_rt_values = rocx_query_rt_values,
 	.query_qp = rocx_query_qp,
 	.query_srq = rocx_query_srq,
 	.reg_mr = rocx_reg_mr,
@@ -85,8 +86,13 @@ static int rocx_map_db(struct rocx_context *ctx, int cmd_fd,
 		return EINVAL;
 	}
 
-	/* Doorbells are only written; the kernel maps the page uncached. */
-	ctx->db = mmap(NULL, resp->db_page_size, PROT_WRITE, MAP_SHARED,
+	/*
+	 * Doorbells are only written; the kernel maps the page uncached.  It
+	 * is read too where it carries the device clock (clock.c).
+	 */
+	ctx->db = mmap(NULL, resp->db_page_size,
+		       resp->comp_mask & ROCX_UCONTEXT_RESP_DB_CLOCK ?
+		       PROT_READ | PROT_WRITE : PROT_WRITE, MAP_SHARED,
 		       cmd_fd, resp->db_mmap_key);
 	if (ctx->db == MAP_FAILED) {
 		int err = errno;
@@ -97,6 +103,8 @@ static int rocx_map_db(struct rocx_context *ctx, int cmd_fd,
 		return err;
 	}
 	ctx->db_page_size = resp->db_page_size;
+	if (resp->comp_mask & ROCX_UCONTEXT_RESP_DB_CLOCK)
+		ctx->db_clock = (uint8_t *)ctx->db + ROCX_DB_CLOCK;
 	return 0;
 }
 

@@ -43,6 +43,8 @@ struct rocx_context {
 	 */
 	void *db;
 	uint32_t db_page_size;
+	/* ROCX_DB_CLOCK in the page (clock.c) when it is readable, else NULL. */
+	void *db_clock;
 	uint32_t uctx;		/* device user-context id = doorbell page */
 	uint32_t dev_caps;	/* ROCX_CAP_* */
 	uint32_t max_inline;
@@ -128,6 +130,13 @@ struct rocx_cq {
 	struct rocx_cqe *cur_cqe;
 	uint32_t poll_start;
 	bool single_threaded;	/* IBV_CREATE_CQ_ATTR_SINGLE_THREADED: no lock */
+	/*
+	 * Wall-clock timestamps (clock.c), under @lock: CLOCK_REALTIME less
+	 * the device clock, and the CLOCK_MONOTONIC_COARSE ns it was taken
+	 * at (0: never).
+	 */
+	int64_t wall_offset;
+	int64_t wall_sampled;
 };
 
 /*
@@ -449,6 +458,12 @@ int rocx_wqe_add_sge(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
 		     uint32_t lkey, uint64_t addr, uint32_t length);
 int rocx_wqe_add_inline(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
 			const void *data, size_t length);
+
+/* clock.c */
+int rocx_query_rt_values(struct ibv_context *context,
+			 struct ibv_values_ex *values);
+/* The wall-clock time of device time @dev_ns; CQ locked. */
+uint64_t rocx_cq_wallclock_ns(struct rocx_cq *cq, uint64_t dev_ns);
 
 /* resize.c: EOPNOTSUPP from a kernel or device without resizing. */
 int rocx_resize_cq(struct ibv_cq *cq, int cqe);

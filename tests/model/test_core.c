@@ -806,7 +806,8 @@ static void t_op_identify(void)
              ROCX_CAP2_XRC | ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK |
              ROCX_CAP2_MCAST | ROCX_CAP2_ECN | ROCX_CAP2_DCQCN |
              ROCX_CAP2_FAST_REG | ROCX_CAP2_GSI |
-             ROCX_CAP2_SRQ_RESIZE | ROCX_CAP2_CQ_RESIZE);
+             ROCX_CAP2_SRQ_RESIZE | ROCX_CAP2_CQ_RESIZE |
+             ROCX_CAP2_USER_CLOCK);
     CHECK_EQ(le32toh(id->max_fast_reg_pages), 512);
     CHECK_EQ(le32toh(id->max_mcast_grp), 64);
     CHECK_EQ(le32toh(id->max_mcast_qp_attach), 16);
@@ -2405,6 +2406,43 @@ static void t_device_clock(void)
     CHECK_EQ(rd(ROCX_REG_CLOCK_HI), 4);
 }
 
+/*
+ * ROCX_CAP2_USER_CLOCK: the whole clock in one 64-bit read at CLOCK of
+ * page 0 and of owned pages, nothing from others or other widths, no
+ * latch disturbed, no guest error.
+ */
+static void t_device_clock_user(void)
+{
+    uint64_t page1 = 1 * ROCX_DB_PAGE_SIZE + ROCX_DB_CLOCK;
+    uint64_t page2 = 2 * ROCX_DB_PAGE_SIZE + ROCX_DB_CLOCK;
+    union rocx_aq_cmd c;
+    uint32_t uctx;
+
+    bring_up();
+    wr(ROCX_REG_DEV_CTRL, ROCX_DEV_CTRL_RESET);
+    bring_up();
+    fake_advance(F, (5LL << 32) + 77);
+    gerr_mark = F->gerrs;
+    CHECK_EQ(rocx_core_db_read(&F->core, ROCX_DB_CLOCK, 8) >> 32, 5);
+    CHECK_EQ(rocx_core_db_read(&F->core, page1, 8), 0);    /* not owned */
+    c = cmd_new(ROCX_AQ_OP_ALLOC_UCTX);
+    CHECK_EQ(aq_exec(&c, &uctx, NULL), ROCX_AQ_STS_OK);
+    CHECK_EQ(uctx, 1);
+    CHECK_EQ(rocx_core_db_read(&F->core, page1, 8),
+             rocx_core_db_read(&F->core, ROCX_DB_CLOCK, 8));
+    fake_advance(F, 1000);
+    CHECK_EQ(rocx_core_db_read(&F->core, page1, 8), (5ULL << 32) + 1077);
+    CHECK_EQ(rocx_core_db_read(&F->core, page2, 8), 0);
+    CHECK_EQ(rocx_core_db_read(&F->core, page1, 4), 0);
+    CHECK_EQ(rocx_core_db_read(&F->core, page1 + 8, 8), 0);
+    /* CLOCK_HI's latch belongs to CLOCK_LO alone. */
+    CHECK_EQ(rd(ROCX_REG_CLOCK_HI), 0);
+    CHECK_NO_GERR();
+    /* Writing it is no doorbell. */
+    rocx_core_db_write(&F->core, page1, 0, 8);
+    CHECK_GERR(ROCX_GERR_DB_OFFSET);
+}
+
 /* ================= Runner ================= */
 
 typedef struct TestCase {
@@ -2457,6 +2495,7 @@ static const TestCase cases[] = {
     CASE(garbage_writes),
     CASE(link_change_events),
     CASE(device_clock),
+    CASE(device_clock_user),
 };
 
 static bool selected(int argc, char **argv, const char *name)

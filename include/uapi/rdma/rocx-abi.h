@@ -51,6 +51,11 @@ struct rocx_alloc_ucontext_req {
 enum rocx_ucontext_resp_comp {
 	ROCX_UCONTEXT_RESP_DB = 1 << 0,		/* db_* fields valid */
 	ROCX_UCONTEXT_RESP_REQ_COMP = 1 << 1,	/* *_req_comp fields valid */
+	/*
+	 * The doorbell page may be mapped readable too: a 64-bit load at
+	 * ROCX_DB_CLOCK returns the device clock in ns (the CQE64 timestamp).
+	 */
+	ROCX_UCONTEXT_RESP_DB_CLOCK = 1 << 2,
 };
 
 struct rocx_alloc_ucontext_resp {

@@ -595,6 +595,14 @@ static void rocx_ib_ucontext_resp_test(struct kunit *test)
 	rocx_ib_ucontext_resp(dev, &uc, &resp);
 	KUNIT_EXPECT_EQ(test, resp.cq_req_comp,
 			(u32)ROCX_CREATE_CQ_REQ_CQE_FORMAT);
+	KUNIT_EXPECT_FALSE(test, resp.comp_mask & ROCX_UCONTEXT_RESP_DB_CLOCK);
+	/* The clock is readable from the doorbell page only with its bit. */
+	id.caps2 = cpu_to_le64(ROCX_CAP2_USER_CLOCK);
+	memset(&resp, 0, sizeof(resp));
+	rocx_ib_ucontext_resp(dev, &uc, &resp);
+	KUNIT_EXPECT_EQ(test, resp.comp_mask, (u64)(ROCX_UCONTEXT_RESP_DB |
+						    ROCX_UCONTEXT_RESP_REQ_COMP |
+						    ROCX_UCONTEXT_RESP_DB_CLOCK));
 }
 
 /* The first QP response was 8 bytes; comp_mask comes after them. */

@@ -85,6 +85,7 @@
                                      ROCX_CAP2_SRQ | ROCX_CAP2_XRC | \
                                      ROCX_CAP2_SRQ_RESIZE | \
                                      ROCX_CAP2_CQ_RESIZE | \
+                                     ROCX_CAP2_USER_CLOCK | \
                                      ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | \
                                      ROCX_CAP2_MCAST | ROCX_CAP2_GSI | \
                                      ROCX_CAP2_ECN | ROCX_CAP2_DCQCN)

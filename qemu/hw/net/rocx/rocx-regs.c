@@ -293,6 +293,15 @@ void rocx_core_reg_write(RocxCore *c, uint64_t off, uint64_t val,
 
 uint64_t rocx_core_db_read(RocxCore *c, uint64_t off, unsigned size)
 {
+    unsigned page = off >> ROCX_DB_PAGE_SHIFT;
+
+    /* The clock, whole, for the kernel and every context's own page. */
+    if ((ROCX_CORE_CAPS2 & ROCX_CAP2_USER_CLOCK) && size == 8 &&
+        off < ROCX_BAR_DB_SIZE &&
+        (off & (ROCX_DB_PAGE_SIZE - 1)) == ROCX_DB_CLOCK &&
+        (page == 0 || c->uctx_used[page])) {
+        return rocx_clock_ns(c);
+    }
     return 0;
 }
 
