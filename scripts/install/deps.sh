@@ -28,15 +28,36 @@ pkgs_backports=(
 	"linux-source-6.12=${ROCX_KSRC_VER}"
 )
 
+# Debian 12's own kernel, 6.1, for the compatibility build and its guests:
+# the ABI name (6.1.0-N) changes with every bookworm point release, so it is
+# what bookworm's (not backports') linux-headers-amd64 depends on today.
+# Its guests load 6.1's ib_core, 9p and virtio modules from the host root.
+kernel61_pkgs() {
+	local v abi
+
+	v=$(apt-cache madison linux-headers-amd64 | awk '$3 ~ /^6\.1\./ { print $3; exit }')
+	[ -n "$v" ] || return 1
+	abi=$(apt-cache depends "linux-headers-amd64=$v" |
+		sed -n 's/^ *Depends: linux-headers-\(6\.1\.0-[0-9]*-amd64\)$/\1/p' | head -n 1)
+	[ -n "$abi" ] || return 1
+	echo "linux-headers-$abi linux-image-$abi-unsigned"
+}
+
 key=$(printf '%s\n' "${pkgs_bookworm[@]}" "${pkgs_backports[@]}" | sha256sum | cut -c1-16)
 stamp=/var/lib/rocx-deps.$key
-[ -f "$stamp" ] && exit 0
+# A 6.1 kernel already installed (scripts/versions.sh finds it) is enough:
+# a newer bookworm point release need not be followed on every run.
+[ -f "$stamp" ] && [ -n "$ROCX_KVER61" ] && exit 0
 
 bash "$here/apt-sources.sh"
 export DEBIAN_FRONTEND=noninteractive
 # tshark asks whether non-root users may capture; answer no ahead of time.
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 apt-get update -q
-apt-get install -y -q --no-install-recommends "${pkgs_bookworm[@]}"
+read -ra pkgs61 <<<"$(kernel61_pkgs)" ||
+	{ echo "deps: no linux-headers-6.1.0-*-amd64 in bookworm's index" >&2; exit 1; }
+[ ${#pkgs61[@]} -gt 0 ] ||
+	{ echo "deps: no linux-headers-6.1.0-*-amd64 in bookworm's index" >&2; exit 1; }
+apt-get install -y -q --no-install-recommends "${pkgs_bookworm[@]}" "${pkgs61[@]}"
 apt-get install -y -q --no-install-recommends -t bookworm-backports "${pkgs_backports[@]}"
 touch "$stamp"
