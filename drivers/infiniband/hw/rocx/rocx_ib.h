@@ -20,6 +20,7 @@
 #include <rocx/rocx_verbs.h>
 
 #include "rocx_api.h"
+#include "rocx_ib_compat.h"
 
 /* One RoCE port per PCI function (rocx-device.rst, "PCI identity"). */
 #define ROCX_IB_PORT		1

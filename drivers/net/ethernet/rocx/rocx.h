@@ -18,6 +18,7 @@
 #include <linux/workqueue.h>
 
 #include "rocx_api.h"
+#include "rocx_compat.h"
 
 #define ROCX_DRV_NAME		"rocx_core"
 

@@ -489,7 +489,9 @@ static int rocx_dcb_ieee_delapp(struct net_device *netdev,
 	return dcb_ieee_delapp(netdev, app);
 }
 
-static int rocx_dcb_getapptrust(struct net_device *netdev, u8 *sel, int *n)
+/* dcbnl has app-trust operations since 6.2 (rocx_compat.h). */
+static int __maybe_unused rocx_dcb_getapptrust(struct net_device *netdev,
+					       u8 *sel, int *n)
 {
 	struct rocx_dcb_cfg cfg;
 	int err;
@@ -504,7 +506,8 @@ static int rocx_dcb_getapptrust(struct net_device *netdev, u8 *sel, int *n)
 	return 0;
 }
 
-static int rocx_dcb_setapptrust(struct net_device *netdev, u8 *sel, int n)
+static int __maybe_unused rocx_dcb_setapptrust(struct net_device *netdev,
+					       u8 *sel, int n)
 {
 	struct rocx_dcb_cfg cfg;
 	int trust;
@@ -540,8 +543,10 @@ static const struct dcbnl_rtnl_ops rocx_dcbnl_ops = {
 	.ieee_setpfc		= rocx_dcb_ieee_setpfc,
 	.ieee_setapp		= rocx_dcb_ieee_setapp,
 	.ieee_delapp		= rocx_dcb_ieee_delapp,
+#ifdef ROCX_HAVE_DCBNL_APPTRUST
 	.dcbnl_getapptrust	= rocx_dcb_getapptrust,
 	.dcbnl_setapptrust	= rocx_dcb_setapptrust,
+#endif
 	.getdcbx		= rocx_dcb_getdcbx,
 	.setdcbx		= rocx_dcb_setdcbx,
 };
