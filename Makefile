@@ -3,6 +3,8 @@
 # rocx top-level Makefile.
 #
 #   make            build rocx_core.ko and rocx_ib.ko out of tree (KDIR)
+#   make modules-6.1  the same for Debian 12's own 6.1 kernel (KDIR61), in
+#                   build/k61/, into build/modules-6.1/
 #   make setup      install packages, build QEMU, rdma-core and everything
 #   make demo       two guests: ping, verified TCP transfer, ibv_devinfo
 #   make check      every test suite; last line "N passed, N failed, N skipped"
@@ -15,10 +17,13 @@ include scripts/versions.mk
 KDIR ?= /usr/src/linux-headers-$(ROCX_KVER)
 BUILD := $(CURDIR)/build
 
+KDIR61 ?= $(if $(ROCX_KVER61),/usr/src/linux-headers-$(ROCX_KVER61))
+
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m \
 	CONFIG_INFINIBAND_ROCX_KVTEST=m
 
-.PHONY: all modules clean setup demo check check-debug lint bench qemu rdma-core tools
+.PHONY: all modules modules-6.1 clean setup demo check check-debug check-6.1 \
+	lint bench qemu rdma-core tools
 
 all: modules
 
@@ -27,6 +32,19 @@ modules:
 	@mkdir -p $(BUILD)/modules
 	@cp drivers/net/ethernet/rocx/rocx_core.ko drivers/infiniband/hw/rocx/rocx_ib.ko \
 		drivers/infiniband/hw/rocx/rocx_ib_kvtest.ko $(BUILD)/modules/
+
+# In a copy of the sources: objects for one kernel beside the sources
+# would be taken for the other's.  Unchanged files keep their mtimes.
+K61SRC := $(BUILD)/k61/src
+modules-6.1:
+	@[ -n "$(KDIR61)" ] && [ -d "$(KDIR61)" ] || { echo "modules-6.1: no" \
+		"linux-headers-6.1.0-*-amd64 installed (scripts/install/deps.sh)" >&2; exit 1; }
+	@mkdir -p $(K61SRC) $(BUILD)/modules-6.1
+	@rsync -rc --delete --exclude-from=.gitignore --include=/Kbuild \
+		--include='/drivers/***' --include='/include/***' --exclude='*' ./ $(K61SRC)/
+	$(MAKE) -C $(KDIR61) M=$(K61SRC) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m modules
+	@cp $(K61SRC)/drivers/net/ethernet/rocx/rocx_core.ko \
+		$(K61SRC)/drivers/infiniband/hw/rocx/rocx_ib.ko $(BUILD)/modules-6.1/
 
 clean:
 	$(KMAKE) clean
