@@ -22,8 +22,10 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${1:-$ROCX_KVER}
 busybox=/usr/bin/busybox
 moddir=/lib/modules/$kver
-# Load order: each after the modules it depends on.
-mods="failover net_failover virtio_net netfs 9pnet 9p 9pnet_virtio overlay"
+# What the image needs; modprobe adds their dependencies, in load order
+# (the kernels differ: 6.1 has virtio and virtio_pci as modules, 6.12
+# built in).
+want="virtio_pci virtio_net 9p 9pnet_virtio overlay"
 
 out=$repo/build/guest/initramfs-$kver.cpio.gz
 key=$({ sha256sum "$0" "$busybox"; echo "$kver"; } | sha256sum | cut -c1-16)
@@ -42,15 +44,25 @@ stage=$(mktemp -d "$repo/build/guest/stage.XXXXXX" 2>/dev/null ||
 trap 'rm -rf "$stage" ${tmp:+"$tmp"}' EXIT
 mkdir -p "$stage"/{bin,dev,proc,sys,host,ovl,newroot,lib/modules}
 cp "$busybox" "$stage/bin/busybox"
-for m in $mods; do
-	f=$(modinfo -k "$kver" -n "$m") || die "module $m not found for $kver"
+# modprobe --show-depends - one "insmod FILE" per module still to load,
+# dependencies first ("builtin NAME" for a built-in one); each file once.
+mods='' files=''
+# shellcheck disable=SC2086 # one argument per module
+deps=$(modprobe -S "$kver" --show-depends -a $want) ||
+	die "modprobe cannot resolve $want for $kver"
+while read -r f; do
+	case " $files " in *" $f "*) continue ;; esac
+	files="$files $f"
+	m=${f##*/}
+	m=${m%%.ko*}
+	mods="$mods $m"
 	case "$f" in
 	*.ko.xz) xz -dc "$f" >"$stage/lib/modules/$m.ko" ;;
 	*.ko.zst) zstd -qdc "$f" >"$stage/lib/modules/$m.ko" ;;
 	*.ko) cp "$f" "$stage/lib/modules/$m.ko" ;;
 	*) die "unexpected module file $f" ;;
 	esac
-done
+done < <(awk '$1 == "insmod" { print $2 }' <<<"$deps")
 # The kernel opens /dev/console for init's stdio before /init runs.
 if [ "$(id -u)" = 0 ]; then
 	mknod -m 600 "$stage/dev/console" c 5 1
