@@ -52,7 +52,9 @@
 #                     default: random, printed in OUT/switch.log)
 #   --machine TYPE    QEMU machine (default q35)
 #   --kernel KERNEL   guest kernel: debian (Debian's $ROCX_KVER, as the PVH
-#                     vmlinux scripts/build/vmlinux.sh extracts), debug (the
+#                     vmlinux scripts/build/vmlinux.sh extracts), 6.1
+#                     (Debian 12's own $ROCX_KVER61 the same way, with the
+#                     rocx modules of `make modules-6.1`), debug (the
 #                     debug kernel scripts/build/debug-kernel.sh built, with
 #                     the rocx modules built for it), or a file; default
 #                     $ROCX_GUEST_KERNEL, else debian
@@ -117,18 +119,37 @@ if [ -z "$qemu" ]; then
 fi
 [ -x "$qemu" ] || die "no QEMU at $qemu"
 # kernel_for KERNEL - set kfile, the -kernel of a guest booting KERNEL
-# (debian, debug or a file), and kwords, the command-line words it needs.
-debian_kernel='' any_debug=0
+# (debian, 6.1, debug or a file), kinitrd, its initramfs, and kwords, the
+# command-line words it needs.
+debian_kernel='' k61_kernel='' k61_initrd='' any_debug=0
 kernel_for() {
-	local dbg=$repo/build/debug stale
+	local dbg=$repo/build/debug m61=$repo/build/modules-6.1 stale
 
-	kwords=''
+	kwords='' kinitrd=$initrd
 	case $1 in
 	debian | '')
 		if [ -z "$debian_kernel" ]; then
 			debian_kernel=$(bash "$repo/scripts/build/vmlinux.sh") || die "no kernel"
 		fi
 		kfile=$debian_kernel
+		;;
+	6.1)
+		[ -n "$ROCX_KVER61" ] ||
+			die "no Debian 6.1 kernel installed: run scripts/install/deps.sh"
+		[ -s "$m61/rocx_ib.ko" ] || die "no $m61/rocx_ib.ko: run make modules-6.1"
+		if [ -z "$k61_kernel" ]; then
+			k61_kernel=$(bash "$repo/scripts/build/vmlinux.sh" "$ROCX_KVER61") ||
+				die "no kernel $ROCX_KVER61"
+			k61_initrd=$(bash "$repo/scripts/build/mkinitramfs.sh" "$ROCX_KVER61") ||
+				die "initramfs build for $ROCX_KVER61 failed"
+			stale=$(find "$repo/drivers" "$repo/include" -type f \
+				\( -name '*.[ch]' -o -name Kconfig -o -name Makefile \) \
+				! -name '*.mod.c' -newer "$m61/rocx_ib.ko" -print -quit)
+			[ -z "$stale" ] || echo "run-guests: warning: $stale is newer" \
+				"than build/modules-6.1: run make modules-6.1" >&2
+		fi
+		kfile=$k61_kernel kinitrd=$k61_initrd
+		kwords=" ROCX_MODDIR=$m61"
 		;;
 	debug)
 		if [ ! -s "$dbg/vmlinux" ] || [ ! -s "$dbg/kernelrelease" ]; then
@@ -188,7 +209,7 @@ trap 'exit 130' INT TERM
 # order.
 nguests=${#specs[@]}
 port=0
-declare -a g_cmd g_kind g_kfile g_words launched
+declare -a g_cmd g_kind g_kfile g_initrd g_words launched
 for ((i = 0; i < nguests; i++)); do
 	cmd='' mem=1024 env_words='' nic=0 nic_args=() rootport=0 gk=$kernel
 	IFS=, read -ra words <<<"${specs[$i]}"
@@ -229,7 +250,8 @@ for ((i = 0; i < nguests; i++)); do
 	[ -x "$cmd" ] || die "guest $i: $cmd is not executable"
 	g_cmd[i]=$cmd
 	kernel_for "$gk"
-	g_kind[i]=${gk:-debian} g_kfile[i]=$kfile g_words[i]="$kwords$env_words"
+	g_kind[i]=${gk:-debian} g_kfile[i]=$kfile g_initrd[i]=$kinitrd
+	g_words[i]="$kwords$env_words"
 	read -ra more <<<"${extras[$i]}"
 	# Kept NUL-separated in the run dir: bash has no arrays of arrays.
 	printf '%s\0' -m "$mem" "${nic_args[@]}" "${more[@]}" >"$run/args$i"
@@ -285,7 +307,7 @@ for ((i = 0; i < nguests; i++)); do
 	mapfile -d '' -t extra <"$run/args$i"
 	"$qemu" -name "guest$i" -machine "$machine" -accel tcg -cpu max -smp 1 \
 		-nodefaults -display none -no-reboot "${firmware[@]}" \
-		-kernel "${g_kfile[$i]}" -initrd "$initrd" \
+		-kernel "${g_kfile[$i]}" -initrd "${g_initrd[$i]}" \
 		-serial "file:$g/console.log" \
 		-monitor "unix:$run/m$i.sock,server=on,wait=off" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
