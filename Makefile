@@ -9,6 +9,7 @@
 #   make demo       two guests: ping, verified TCP transfer, ibv_devinfo
 #   make check      every test suite; last line "N passed, N failed, N skipped"
 #   make check-debug  every end-to-end group on the debug guest kernel
+#   make check-6.1  the end-to-end suite on Debian 12's 6.1 (part of check)
 #   make lint       checkpatch --strict, sparse and W=1 on the driver
 #   make bench      benchmarks, one table
 
@@ -70,6 +71,9 @@ check:
 
 check-debug:
 	tests/e2e/run.sh --kernel debug
+
+check-6.1:
+	tests/e2e/run.sh --kernel 6.1
 
 lint:
 	scripts/run/lint.sh

@@ -62,6 +62,9 @@ run_suite kunit bash scripts/run/kunit.sh
 # After kunit.sh, which overlays the drivers and contract on its kernel tree.
 run_suite contract bash tests/contract/check.sh
 run_suite e2e bash tests/e2e/run.sh
+# Debian 12's own 6.1 kernel: its module build, the groups pair, ib and rc
+# on it, and mixed (6.1 against 6.12).
+run_suite linux-6.1 bash tests/e2e/run.sh --kernel 6.1
 # The rc group again on the debug kernel (KASAN, lockdep, kmemleak), after
 # the negative test of its checks; kunit.sh has built that kernel.  `make
 # check-debug` runs every group there.

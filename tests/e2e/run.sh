@@ -6,7 +6,8 @@
 # (a "# SKIP" or "# TODO" line as a skip: host/lib.sh).  Prints
 # "e2e: N passed, N failed, N skipped" last.
 #
-#   tests/e2e/run.sh [--kernel debug] [GROUP...]   default: every groups/*.sh
+#   tests/e2e/run.sh [--kernel debug|6.1] [GROUP...]
+#                                  default: every groups/*.sh but mixed
 #
 # --kernel debug (or ROCX_GUEST_KERNEL=debug) builds the debug kernel and
 # the rocx modules for it if needed (scripts/build/debug-kernel.sh), proves
@@ -14,6 +15,12 @@
 # boots every guest on it, fails a guest that shows a kernel report or a
 # leak (host/lib.sh), keeps the output in build/e2e-debug and prints
 # "debug: N passed, N failed, N skipped" last instead.
+#
+# --kernel 6.1 (or ROCX_GUEST_KERNEL=6.1) boots Debian 12's own kernel
+# with the modules `make modules-6.1` builds (first, here), runs by
+# default the groups pair, ib and rc there and the group mixed (a 6.1
+# guest against a 6.12 one), keeps the output in build/e2e-6.1 and prints
+# "linux-6.1: N passed, N failed, N skipped" last.
 #
 # Layout: groups/NAME.sh declares group NAME (its guests, their NICs,
 # scripts and environment, its timeout, what runs on the host beside it
@@ -29,7 +36,7 @@ passed=0 failed=0 skipped=0
 . tests/e2e/host/lib.sh
 
 if [ "${1:-}" = --kernel ]; then
-	[ $# -ge 2 ] || { echo "run.sh: --kernel needs debian or debug" >&2; exit 2; }
+	[ $# -ge 2 ] || { echo "run.sh: --kernel needs debian, debug or 6.1" >&2; exit 2; }
 	export ROCX_GUEST_KERNEL=$2
 	shift 2
 fi
@@ -40,7 +47,12 @@ debug)
 	bash scripts/build/debug-kernel.sh ||
 		{ echo "$suite: 0 passed, 1 failed, 0 skipped"; exit 1; }
 	;;
-*) echo "run.sh: unknown kernel $ROCX_GUEST_KERNEL (debian or debug)" >&2; exit 2 ;;
+6.1)
+	out=$repo/build/e2e-6.1 suite=linux-6.1
+	make -s modules-6.1 >/dev/null ||
+		{ echo "$suite: 0 passed, 1 failed, 0 skipped"; exit 1; }
+	;;
+*) echo "run.sh: unknown kernel $ROCX_GUEST_KERNEL (debian, debug or 6.1)" >&2; exit 2 ;;
 esac
 export ROCX_GUEST_KERNEL
 
@@ -56,9 +68,12 @@ if [ "$suite" = debug ]; then
 fi
 
 groups=("$@")
-if [ ${#groups[@]} -eq 0 ]; then
+if [ ${#groups[@]} -eq 0 ] && [ "$suite" = linux-6.1 ]; then
+	groups=(pair ib rc mixed)
+elif [ ${#groups[@]} -eq 0 ]; then
+	# mixed pairs 6.1 with 6.12: the 6.1 suite's.
 	for f in tests/e2e/groups/*.sh; do
-		groups+=("$(basename "$f" .sh)")
+		[ "$f" = tests/e2e/groups/mixed.sh ] || groups+=("$(basename "$f" .sh)")
 	done
 fi
 mkdir -p "$out"
