@@ -3,7 +3,8 @@
 #
 # Lint every C file with the style its project follows:
 #   drivers/, include/   the kernel's checkpatch --strict, then the out-of-tree
-#                        module build with sparse (C=2) and W=1
+#                        module build with sparse (C=2) and W=1, and W=1
+#                        against Debian 12's 6.1 headers too
 #   qemu/                QEMU's own scripts/checkpatch.pl (cached QEMU source)
 #   providers/           the kernel's checkpatch with the checks rdma-core's CI
 #                        turns off (buildlib/azp-checkpatch), not --strict
@@ -114,6 +115,36 @@ if [ "$rc" != 0 ]; then
 	tail -n 20 "$log"
 	step "the build failed (status $rc); log: $log"
 	bad[build]=1
+fi
+
+# Debian 12's own 6.1 through the compatibility layer (rocx_compat.h):
+# W=1 again, without sparse, which the build above has run on the code.
+if [ -n "$ROCX_KVER61" ]; then
+	kdir61=/usr/src/linux-headers-$ROCX_KVER61
+	step "W=1 build against $kdir61"
+	rsync -rc --delete --exclude-from="$repo/.gitignore" \
+		--include='/Kbuild' --include='/drivers/***' --include='/include/***' \
+		--exclude='*' "$repo/" "$work/src61/"
+	log61=$work/build61.log
+	rc=0
+	timeout 900 make -C "$kdir61" M="$work/src61" W=1 -j2 \
+		CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m modules >"$log61" 2>&1 || rc=$?
+	while IFS= read -r line; do
+		path=${line%%:*}
+		rel=$(cd "$kdir61" && realpath -m --relative-to="$work/src61" -- "$path")
+		case $rel in
+		../*) printf 'note: %s\n' "$line" ;;
+		*) printf '%s (6.1):%s\n' "$rel" "${line#*:}"; bad[$rel]=1 ;;
+		esac
+	done < <(grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):' "$log61" || true)
+	if [ "$rc" != 0 ]; then
+		tail -n 20 "$log61"
+		step "the 6.1 build failed (status $rc); log: $log61"
+		bad[build61]=1
+	fi
+else
+	step "no Debian 6.1 headers (scripts/install/deps.sh): 6.1 build not checked"
+	bad[build61]=1
 fi
 
 # Every file checked counts once; so does a failed build.
