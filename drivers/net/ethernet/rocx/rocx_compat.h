@@ -78,11 +78,15 @@ static inline void __iomem *pcim_iomap_range(struct pci_dev *pdev, int bar,
 }
 #endif
 
-#ifndef ROCX_HAVE_DCBNL_APPTRUST
+#ifdef ROCX_HAVE_DCBNL_APPTRUST
+#define rocx_dcbnl_has_apptrust()	true
+#else
 /*
- * No dcbnl app-trust operations before 6.2: rocx_dcb.c leaves them out and
- * the device keeps the trust it resets to.  The selector value is uAPI.
+ * No dcbnl app-trust operations before 6.2: rocx_dcb.c leaves them out,
+ * says so at probe, and the device keeps the trust it resets to.  The
+ * selector value is uAPI.
  */
+#define rocx_dcbnl_has_apptrust()	false
 #ifndef DCB_APP_SEL_PCP
 #define DCB_APP_SEL_PCP		255
 #endif

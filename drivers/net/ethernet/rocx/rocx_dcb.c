@@ -557,8 +557,15 @@ static const struct dcbnl_rtnl_ops rocx_dcbnl_ops = {
  */
 void rocx_dcb_init(struct net_device *netdev)
 {
-	if (rocx_dcb_supported(rocx_dcb_core(netdev)))
-		netdev->dcbnl_ops = &rocx_dcbnl_ops;
+	struct rocx_core *core = rocx_dcb_core(netdev);
+
+	if (!rocx_dcb_supported(core))
+		return;
+	netdev->dcbnl_ops = &rocx_dcbnl_ops;
+	/* Older dcbnl accepts a trust order and drops it: say so once. */
+	if (!rocx_dcbnl_has_apptrust())
+		dev_info(&core->pdev->dev,
+			 "no dcbnl app trust before Linux 6.2: dcb apptrust is ignored, the device trusts PCP\n");
 }
 
 /**
