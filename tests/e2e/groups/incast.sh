@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# incast: the lossless-Ethernet experiments (guest/incast.sh): two senders
+# into one receiver through a bottleneck port of rocx-switch, without PFC
+# (drops, RC recovers) and with PFC (no drops, pauses counted), and PFC's
+# victim flow on the paused priority and on another one.
+timeout=600
+host_cmd="bash tests/e2e/host/switch_ctl.sh"
+# The shared buffer, not the egress queues' frame limit (256 frames by
+# default), must decide what a congested port keeps.
+switch="--queue-limit 4096"
+# Ports of 1 Gb/s, so that a PFC pause (0xffff quanta) lasts 33 ms and
+# its refresh comes every 16 ms: time scales a TCG guest keeps to.  The
+# switch's ports are set to match (guest/incast.sh).
+guest rocx:speed=1000 incast.sh
+guest rocx:speed=1000 incast.sh
+guest rocx:speed=1000 incast.sh
+
+checks() {
+	host_check "incast: the model logged no guest errors" \
+		no_model_guest_errors "$out/incast/guest0/qemu.log" \
+		"$out/incast/guest1/qemu.log" "$out/incast/guest2/qemu.log"
+	host_check "incast: the switch wrote a time series per scenario" \
+		test -s "$out/incast/series.lossy.jsonl" -a -s "$out/incast/series.pfc.jsonl"
+}

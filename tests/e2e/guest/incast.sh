@@ -1,0 +1,309 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest script of the incast group: the lossless-Ethernet experiments of
+# Documentation/experiments.rst on three rocx guests joined by rocx-switch.
+# Guest 0 is the receiver R, guests 1 and 2 the senders S1 and S2; switch
+# port N is guest N's.  R's port is the bottleneck (a line rate well
+# below what the guests drive), and every flow is tests/e2e/guest/rc_flow
+# (RC WRITEs, every byte checked at the receiver, goodput measured there).
+# The same shared buffer serves every scenario:
+#
+#   lossy  no PFC: the bottleneck's queue overflows, frames are dropped,
+#          and RC recovers by go-back-N; both flows still verified
+#   pfc    priority 3 lossless on the switch and the NICs: no drop at the
+#          switch, XOFFs sent to S1 and S2 and counted by their NICs
+#   victim with PFC: a flow S1 -> S2, which crosses no congested port,
+#          alone, then beside the incast on the paused priority (it must
+#          fall below half its rate alone: head-of-line blocking), then on
+#          another priority (it must keep 90% of it)
+#
+# Guest 0 drives the switch (guest/switch_lib.sh) and writes the table of
+# results to /rocx-out/incast.txt and one JSON object per flow and
+# scenario to /rocx-out/incast.jsonl; the switch's time series of each
+# scenario is left in the run's directory as series.NAME.jsonl, which
+# scripts/run/incast-plot.sh draws.  Settings (env= words):
+#   ROCX_INCAST_RATE=MBPS     the bottleneck (default 100)
+#   ROCX_INCAST_VRATE=MBPS    the victim's own port (default 200)
+#   ROCX_INCAST_SECS=N        the first sender's time (default 8; S2 runs
+#                             for N - 2 s, starting 2 s after S1)
+set -uo pipefail
+. "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/switch_lib.sh"
+
+me=$ROCX_GUEST_INDEX
+flow=$ROCX_REPO/build/tests/e2e/rc_flow
+rate=${ROCX_INCAST_RATE:-100}
+vrate=${ROCX_INCAST_VRATE:-200}
+secs=${ROCX_INCAST_SECS:-8}
+# 800 KB of shared buffer, less than the 1.1 MB two senders keep in
+# flight (the device has at most 512 packets of a QP unacknowledged):
+# without PFC the bottleneck must drop.
+buffer=800000
+win=32
+# Priority 3 lossless at the senders' ports: XOFF at 100 KB of a port's
+# frames, XON at 50 KB, and 150 KB of headroom for what reaches the
+# switch after XOFF (measured: the bottleneck's queue peaks near 210 KB
+# for both senders together).
+pfc_keys="prio=3 pfc=on xoff=100000 xon=50000 headroom=150000"
+# A full buffer at the bottleneck is 160 ms of queueing, beyond the
+# 67 ms ACK timeout of 14: senders wait 537 ms (17) before a retry, as
+# the 100 Mb/s bottleneck is a thousand times slower than a real one.
+ROCX_WAIT=$((secs * 4 + 120))
+drop0=0 xoff0=0 drops=0 xoffs=0
+
+[ "$ROCX_NGUESTS" -eq 3 ] || rocx_die "runs with 3 guests"
+[ -x "$flow" ] || rocx_die "no $flow (make -C tests/e2e)"
+if roce_up rocx; then
+	t_ok "RoCE up"
+else
+	t_not_ok "RoCE up: $ROCE_ERR"
+	t_done
+fi
+dev=$ROCE_NETDEV ibdev=$ROCE_DEV gid=$ROCE_GID
+
+# hw NAME - one of the NIC's ethtool -S counters.
+hw() {
+	ethtool -S "$dev" | awk -v n="$1:" '$1 == n { print $2 }'
+}
+
+# sw_total KEY - a per-priority counter of the switch's qshow, summed
+# over every port and priority (drops are counted where they happen: at
+# the ingress port for the shared buffer, at the egress for its queue).
+sw_total() {
+	switch_ctl qshow port=all |
+		awk -v k="$1" '
+			$2 ~ /^prio/ {
+				for (i = 3; i <= NF; i++)
+					if (split($i, kv, "=") == 2 && kv[1] == k)
+						n += kv[2]
+			}
+			END { print n + 0 }'
+}
+
+# fabric MODE - the switch for a scenario: bottleneck, buffer, and with
+# MODE pfc priority 3 lossless on every port; guests' NICs to match.
+fabric() {
+	if [ "$me" -eq 0 ]; then
+		switch_ctl qos port=all clear >/dev/null &&
+			switch_ctl buffer size=$buffer >/dev/null &&
+			switch_ctl qos port=all trust=pcp speed=1000 >/dev/null &&
+			switch_ctl qos port=0 rate="$rate" >/dev/null &&
+			switch_ctl qos port=2 rate="$vrate" >/dev/null || return 1
+		if [ "$1" = pfc ]; then
+			# shellcheck disable=SC2086 # the keys are words
+			switch_ctl qos port=1,2 $pfc_keys >/dev/null || return 1
+		fi
+		# The switch never resets its counters: scenarios count from
+		# here (in a file: t runs this in a subshell).
+		echo "$(sw_total dropped) $(sw_total pause_tx)" >/tmp/incast.base
+	fi
+	if [ "$1" = pfc ]; then
+		dcb pfc set dev "$dev" prio-pfc all:off 3:on
+	else
+		dcb pfc set dev "$dev" prio-pfc all:off
+	fi
+}
+
+# receive NAME PORT [WINDOW] - a receiver in the background.
+receive() {
+	rdma_env timeout $((secs + 60)) "$flow" -S -d "$ibdev" -g "$gid" \
+		-p "$2" -n "$1" -w "${3:-$win}" -i 250 >"$ROCX_OUT/flow.$1" 2>&1 &
+}
+
+# send NAME SCEN HOST PORT SL SECS [WINDOW] [DELAY_MS] - a sender in the
+# foreground: it connects, says so, and starts DELAY_MS after guest 0
+# gives scenario SCEN's go (start_flows).
+send() {
+	rdma_env timeout $(($6 + 90)) "$flow" -C "$3" -d "$ibdev" -g "$gid" \
+		-p "$4" -l "$5" -t "$6" -n "$1" -w "${7:-$win}" -W "${8:-0}" \
+		-G "$ROCX_SHARED/go.$2" -i 250 -A 17 -x 60 \
+		>"$ROCX_OUT/flow.$1.tx" 2>&1
+}
+
+# start_flows SCEN FLOW... - guest 0: once every FLOW's sender is
+# connected, start them all (process start-up under TCG takes seconds,
+# which would otherwise blur when a flow begins).
+start_flows() {
+	local scen=$1 f
+
+	shift
+	for f in "$@"; do
+		wait_for 60 test -e "$ROCX_SHARED/go.$scen.$f.ready" ||
+			rocx_log "$scen: sender $f did not connect"
+	done
+	: >"$ROCX_SHARED/go.$scen"
+}
+
+# goodput NAME - the receiver's summary rate of flow NAME, Mb/s.
+goodput() {
+	sed -n 's/.*"summary": true.*"mbps": \([0-9.]*\)}.*/\1/p' \
+		"$ROCX_OUT/flow.$1" 2>/dev/null
+}
+
+# flow_ok NAME RC - the receiver of NAME ended well (every byte checked).
+flow_ok() {
+	cat "$ROCX_OUT/flow.$1"
+	[ "$2" -eq 0 ] && grep -q '"summary": true' "$ROCX_OUT/flow.$1"
+}
+
+# incast NAME SL - S1 for $secs, S2 for $secs - 2 from 2 s later, both to
+# R on service level SL; R checks both flows.
+incast() {
+	local name=$1 sl=$2 p1=18711 p2=18712 r1 r2 rc1 rc2
+
+	case $me in
+	0)
+		switch_ctl series file="@OUT@/series.$name.jsonl" interval=100ms >/dev/null
+		receive "$name.s1" $p1
+		r1=$!
+		receive "$name.s2" $p2
+		r2=$!
+		rocx_put "ready.$name" 1
+		start_flows "$name" "$name.s1" "$name.s2"
+		wait "$r1"; rc1=$?
+		wait "$r2"; rc2=$?
+		switch_ctl series off >/dev/null
+		t "$name: S1's flow verified" flow_ok "$name.s1" "$rc1"
+		t "$name: S2's flow verified" flow_ok "$name.s2" "$rc2"
+		;;
+	1)
+		rocx_get "ready.$name" >/dev/null || return 1
+		send "$name.s1" "$name" "$(rocx_ip 0)" $p1 "$sl" "$secs"
+		;;
+	2)
+		rocx_get "ready.$name" >/dev/null || return 1
+		send "$name.s2" "$name" "$(rocx_ip 0)" $p2 "$sl" $((secs - 2)) "" 2000
+		;;
+	esac
+	rocx_barrier "done.$name"
+}
+
+# victim NAME SL [INCAST_SL] - S1 -> S2 on SL for 4 s; with INCAST_SL,
+# the incast on that service level runs from 1 s before the victim to
+# 1 s after it.
+victim() {
+	local name=$1 sl=$2 isl=${3:-} pv=18721 p1=18722 p2=18723 rv rc
+	local delay=0
+
+	[ -n "$isl" ] && delay=1000
+	case $me in
+	0)
+		if [ -n "$isl" ]; then
+			receive "$name.s1" $p1
+			receive "$name.s2" $p2
+		fi
+		rocx_put "ready.$name.r" 1
+		rocx_get "ready.$name.v" >/dev/null || return 1
+		if [ -n "$isl" ]; then
+			start_flows "$name" "$name.v" "$name.s1" "$name.s2"
+		else
+			start_flows "$name" "$name.v"
+		fi
+		wait
+		;;
+	1)
+		rocx_get "ready.$name.r" >/dev/null || return 1
+		rocx_get "ready.$name.v" >/dev/null || return 1
+		[ -n "$isl" ] && send "$name.s1" "$name" "$(rocx_ip 0)" $p1 "$isl" 6 &
+		send "$name.v" "$name" "$(rocx_ip 2)" $pv "$sl" 4 2 "$delay"
+		wait
+		;;
+	2)
+		receive "$name.v" $pv 2
+		rv=$!
+		rocx_put "ready.$name.v" 1
+		rocx_get "ready.$name.r" >/dev/null || return 1
+		[ -n "$isl" ] && send "$name.s2" "$name" "$(rocx_ip 0)" $p2 "$isl" 6 &
+		wait "$rv"; rc=$?
+		t "$name: the victim's flow verified" flow_ok "$name.v" "$rc"
+		rocx_put "victim.$name" "$(goodput "$name.v")"
+		wait
+		;;
+	esac
+	rocx_barrier "done.$name"
+}
+
+# ratio_ok X OP Y F - the rates X and Y are numbers and X OP Y * F.
+ratio_ok() {
+	awk -v x="$1" -v op="$2" -v y="$3" -v f="$4" 'BEGIN {
+		if (x !~ /^[0-9.]+$/ || y !~ /^[0-9.]+$/ || y <= 0)
+			exit 1
+		exit !(op == "<" ? x + 0 < y * f : x + 0 >= y * f)
+	}'
+}
+
+# row NAME - guest 0's line of the table for scenario NAME; sets drops
+# and xoffs, the switch's counts since the scenario's fabric was set up.
+row() {
+	local d x
+
+	read -r drop0 xoff0 </tmp/incast.base
+	d=$(($(sw_total dropped) - drop0)) x=$(($(sw_total pause_tx) - xoff0))
+	drops=$d xoffs=$x
+	printf '%-8s %9s %9s %9s %9s\n' "$1" "$(goodput "$1.s1")" \
+		"$(goodput "$1.s2")" "$d" "$x" >>"$ROCX_OUT/incast.txt"
+	printf '{"scenario": "%s", "s1_mbps": %s, "s2_mbps": %s, "dropped": %d, "pfc_sent": %d}\n' \
+		"$1" "$(goodput "$1.s1")" "$(goodput "$1.s2")" "$d" "$x" \
+		>>"$ROCX_OUT/incast.jsonl"
+}
+
+[ "$me" -eq 0 ] && printf '%-8s %9s %9s %9s %9s\n' scenario "S1 Mb/s" "S2 Mb/s" \
+	drops "PFC sent" >"$ROCX_OUT/incast.txt" && : >"$ROCX_OUT/incast.jsonl"
+rocx_barrier up
+
+# ---- No PFC, no ECN ----
+t "lossy: fabric set up" fabric lossy
+rocx_barrier lossy.cfg
+incast lossy 3
+if [ "$me" -eq 0 ]; then
+	row lossy
+	t "lossy: the bottleneck dropped frames ($drops)" test "$drops" -gt 0
+fi
+rocx_barrier lossy.end
+
+# ---- PFC on priority 3 ----
+if [ "$me" -ne 0 ]; then
+	pause0=$(hw rx_prio3_pause)
+fi
+t "pfc: fabric set up" fabric pfc
+rocx_barrier pfc.cfg
+incast pfc 3
+if [ "$me" -eq 0 ]; then
+	row pfc
+	t "pfc: no frame dropped at the switch ($drops)" test "$drops" -eq 0
+	t "pfc: the switch sent PFC to the senders ($xoffs)" test "$xoffs" -gt 0
+else
+	pause=$(($(hw rx_prio3_pause) - pause0))
+	t "pfc: this sender's NIC was paused ($pause XOFFs)" test "$pause" -gt 0
+fi
+rocx_barrier pfc.end
+
+# ---- The victim of PFC ----
+t "victim: fabric set up" fabric pfc
+rocx_barrier victim.cfg
+victim alone 3
+victim same 3 3
+victim other 1 3
+if [ "$me" -eq 2 ]; then
+	alone=$(rocx_get victim.alone) same=$(rocx_get victim.same)
+	other=$(rocx_get victim.other)
+	rocx_log "victim: alone $alone Mb/s, beside the incast on its priority $same, on another $other"
+	t "victim: below half its rate alone on the paused priority ($same of $alone Mb/s)" \
+		ratio_ok "$same" "<" "$alone" 0.5
+	t "victim: 90% of its rate alone on another priority ($other of $alone Mb/s)" \
+		ratio_ok "$other" ">=" "$alone" 0.9
+	printf '{"scenario": "victim", "alone_mbps": %s, "same_prio_mbps": %s, "other_prio_mbps": %s}\n' \
+		"$alone" "$same" "$other" >"$ROCX_OUT/victim.jsonl"
+fi
+rocx_barrier victim.end
+
+if [ "$me" -eq 0 ]; then
+	switch_ctl qos port=all clear >/dev/null
+	switch_ctl buffer size=0 >/dev/null
+	sed 's/^/# /' "$ROCX_OUT/incast.txt"
+fi
+t "no kernel warnings" dmesg_clean
+t_done
