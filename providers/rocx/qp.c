@@ -615,9 +615,8 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 							wr->wr.atomic.compare_add);
 		if (!wqe)
 			return EINVAL;
-		return rocx_wqe_add_sge(qp, wqe, wr->sg_list[0].lkey,
-					wr->sg_list[0].addr,
-					wr->sg_list[0].length);
+		/* An XRC target's SRQ and the SGE as for any other WQE. */
+		break;
 	/* Memory windows (ROCX_CAP2_MW; a device without it fails the WQE). */
 	case IBV_WR_SEND_WITH_INV:
 		wqe = rocx_wqe_send_inv(qp, idx, flags, wr->invalidate_rkey);
@@ -649,6 +648,11 @@ static int rocx_build_send_wqe(struct rocx_qp *qp,
 				wr->sg_list[i].length);
 		return err;
 	}
+	/* An atomic's one SGE takes the original value: 8 bytes (atomic.c). */
+	if (rocx_wqe_is_atomic(wqe))
+		return rocx_wqe_add_sge(qp, wqe, wr->sg_list[0].lkey,
+					wr->sg_list[0].addr,
+					wr->sg_list[0].length);
 	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
 		return EINVAL;
 	rocx_wqe_sges((struct rocx_sge *)((uint8_t *)wqe + ROCX_SEND_WQE_HDR),
