@@ -23,7 +23,7 @@ KDIR61 ?= $(if $(ROCX_KVER61),/usr/src/linux-headers-$(ROCX_KVER61))
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m \
 	CONFIG_INFINIBAND_ROCX_KVTEST=m
 
-.PHONY: all modules modules-6.1 clean setup demo check check-debug check-6.1 \
+.PHONY: all modules modules-6.1 clean setup demo check check-debug check-6.1 check-lossless \
 	lint bench qemu rdma-core tools
 
 all: modules
@@ -74,6 +74,10 @@ check-debug:
 
 check-6.1:
 	tests/e2e/run.sh --kernel 6.1
+
+# The lossless-Ethernet experiments (Documentation/experiments.rst).
+check-lossless:
+	tests/e2e/run.sh incast
 
 lint:
 	scripts/run/lint.sh
