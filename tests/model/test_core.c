@@ -799,14 +799,26 @@ static void t_op_identify(void)
     CHECK_EQ(le64toh(id->page_size_cap), (1ULL << 12) | (1ULL << 21));
     /* Contract 1.2: the parts implemented, at byte 96. */
     CHECK_EQ(le64toh(id->caps2),
-             ROCX_CAP2_QPN_ROTATE | ROCX_CAP2_EQ_OVERFLOW_EVENT |
+             ROCX_CAP2_QPN_ROTATE |
+             ROCX_CAP2_EQ_OVERFLOW_EVENT |
              ROCX_CAP2_ETS |
-             ROCX_CAP2_MCAST_FILTER | ROCX_CAP2_UC | ROCX_CAP2_PFC |
-             ROCX_CAP2_UD | ROCX_CAP2_ATOMIC | ROCX_CAP2_MW | ROCX_CAP2_SRQ |
-             ROCX_CAP2_XRC | ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK |
-             ROCX_CAP2_MCAST | ROCX_CAP2_ECN | ROCX_CAP2_DCQCN |
-             ROCX_CAP2_FAST_REG | ROCX_CAP2_GSI |
-             ROCX_CAP2_SRQ_RESIZE | ROCX_CAP2_CQ_RESIZE |
+             ROCX_CAP2_MCAST_FILTER |
+             ROCX_CAP2_UC |
+             ROCX_CAP2_PFC |
+             ROCX_CAP2_UD |
+             ROCX_CAP2_ATOMIC |
+             ROCX_CAP2_MW |
+             ROCX_CAP2_SRQ |
+             ROCX_CAP2_XRC |
+             ROCX_CAP2_CQE64 |
+             ROCX_CAP2_CLOCK |
+             ROCX_CAP2_MCAST |
+             ROCX_CAP2_ECN |
+             ROCX_CAP2_DCQCN |
+             ROCX_CAP2_FAST_REG |
+             ROCX_CAP2_GSI |
+             ROCX_CAP2_SRQ_RESIZE |
+             ROCX_CAP2_CQ_RESIZE |
              ROCX_CAP2_USER_CLOCK);
     CHECK_EQ(le32toh(id->max_fast_reg_pages), 512);
     CHECK_EQ(le32toh(id->max_mcast_grp), 64);

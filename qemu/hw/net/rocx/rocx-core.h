@@ -82,13 +82,17 @@
                                      ROCX_CAP2_ATOMIC | \
                                      ROCX_CAP2_MW | \
                                      ROCX_CAP2_FAST_REG | \
-                                     ROCX_CAP2_SRQ | ROCX_CAP2_XRC | \
+                                     ROCX_CAP2_SRQ | \
+                                     ROCX_CAP2_XRC | \
                                      ROCX_CAP2_SRQ_RESIZE | \
                                      ROCX_CAP2_CQ_RESIZE | \
                                      ROCX_CAP2_USER_CLOCK | \
-                                     ROCX_CAP2_CQE64 | ROCX_CAP2_CLOCK | \
-                                     ROCX_CAP2_MCAST | ROCX_CAP2_GSI | \
-                                     ROCX_CAP2_ECN | ROCX_CAP2_DCQCN)
+                                     ROCX_CAP2_CQE64 | \
+                                     ROCX_CAP2_CLOCK | \
+                                     ROCX_CAP2_MCAST | \
+                                     ROCX_CAP2_GSI | \
+                                     ROCX_CAP2_ECN | \
+                                     ROCX_CAP2_DCQCN)
 /*
  * IDENTIFY.atomic_cap: atomic against other rocx requests, not against
  * the guest's CPUs (rocx-atomic.c).
