@@ -131,6 +131,48 @@ unsigned t_set_port_mtu(TDev *d, uint16_t mtu)
     return t_aq(d, &c, NULL);
 }
 
+static uint64_t t_cfg_off(TDev *d)
+{
+    QEMU_BUILD_BUG_ON(sizeof(struct rocx_dcb_cfg) > T_CFG_MAX);
+    QEMU_BUILD_BUG_ON(sizeof(struct rocx_cc_cfg) > T_CFG_MAX);
+    if (!d->cfg_ok) {
+        d->cfg_off = t_alloc(d, T_CFG_MAX, 64);
+        d->cfg_ok = true;
+    }
+    return d->cfg_off;
+}
+
+void *t_cfg_buf(TDev *d)
+{
+    return t_ptr(d, t_cfg_off(d), T_CFG_MAX);
+}
+
+unsigned t_cfg_cmd(TDev *d, uint16_t op, uint32_t len)
+{
+    union rocx_aq_cmd c = t_cmd(op);
+
+    c.dcb.addr = htole64(T_GPA(t_cfg_off(d)));
+    c.dcb.len = htole32(len);
+    return t_aq(d, &c, NULL);
+}
+
+unsigned t_cfg_set(TDev *d, uint16_t op, const void *in, uint32_t len)
+{
+    assert(len <= T_CFG_MAX);
+    memcpy(t_cfg_buf(d), in, len);
+    return t_cfg_cmd(d, op, len);
+}
+
+unsigned t_cfg_query(TDev *d, uint16_t op, void *out, uint32_t len)
+{
+    unsigned st;
+
+    assert(len <= T_CFG_MAX);
+    st = t_cfg_cmd(d, op, len);
+    memcpy(out, t_cfg_buf(d), len);
+    return st;
+}
+
 struct rocx_eqe *t_eq_next(TDev *d, unsigned eqn)
 {
     uint32_t ci = d->eq_ci[eqn];

@@ -60,6 +60,8 @@ typedef struct TDev {
     bool rx_blocked;
     struct THeld *held, **held_tail;
     unsigned nheld;
+    uint64_t cfg_off;           /* t_cfg_buf()'s buffer, if cfg_ok */
+    bool cfg_ok;
 } TDev;
 
 extern TDev *A, *B;
@@ -81,6 +83,19 @@ void t_db(TDev *d, unsigned page, unsigned reg, uint32_t qid, uint16_t idx,
 unsigned t_set_port_mtu(TDev *d, uint16_t mtu);
 /* Next event of EQ eqn, or NULL; consumes it. */
 struct rocx_eqe *t_eq_next(TDev *d, unsigned eqn);
+
+/*
+ * The configuration commands that carry a struct by address (struct
+ * rocx_aq_dcb: SET_DCB/QUERY_DCB, SET_CC/QUERY_CC): one buffer of
+ * T_CFG_MAX bytes in d's memory, allocated at first use.  t_cfg_cmd runs
+ * op on it with any len (the length checks); t_cfg_set copies in there
+ * first, t_cfg_query copies out after.  Each returns the status.
+ */
+#define T_CFG_MAX       256
+void *t_cfg_buf(TDev *d);
+unsigned t_cfg_cmd(TDev *d, uint16_t op, uint32_t len);
+unsigned t_cfg_set(TDev *d, uint16_t op, const void *in, uint32_t len);
+unsigned t_cfg_query(TDev *d, uint16_t op, void *out, uint32_t len);
 
 /* Page list for len bytes at guest offset off with 2^shift pages. */
 struct rocx_pbl t_pbl(TDev *d, uint64_t off, uint64_t len, unsigned shift,

@@ -27,40 +27,14 @@ static const uint32_t all_access = ROCX_ACCESS_LOCAL_WRITE |
 
 /* ---- Commands ---- */
 
-static uint64_t cfg_off[2];
-static const char *cfg_case[2];
-
-static struct rocx_cc_cfg *cfg_buf(TDev *d)
-{
-    if (cfg_case[d->id] != cur_case) {
-        cfg_case[d->id] = cur_case;
-        cfg_off[d->id] = t_alloc(d, sizeof(struct rocx_cc_cfg), 64);
-    }
-    return t_ptr(d, cfg_off[d->id], sizeof(struct rocx_cc_cfg));
-}
-
-static unsigned cc_cmd(TDev *d, uint16_t op, uint32_t len)
-{
-    union rocx_aq_cmd c = t_cmd(op);
-
-    cfg_buf(d);
-    c.dcb.addr = htole64(T_GPA(cfg_off[d->id]));
-    c.dcb.len = htole32(len);
-    return t_aq(d, &c, NULL);
-}
-
 static unsigned query_cc(TDev *d, struct rocx_cc_cfg *out)
 {
-    unsigned st = cc_cmd(d, ROCX_AQ_OP_QUERY_CC, sizeof(*out));
-
-    memcpy(out, cfg_buf(d), sizeof(*out));
-    return st;
+    return t_cfg_query(d, ROCX_AQ_OP_QUERY_CC, out, sizeof(*out));
 }
 
 static unsigned set_cc(TDev *d, const struct rocx_cc_cfg *in)
 {
-    memcpy(cfg_buf(d), in, sizeof(*in));
-    return cc_cmd(d, ROCX_AQ_OP_SET_CC, sizeof(*in));
+    return t_cfg_set(d, ROCX_AQ_OP_SET_CC, in, sizeof(*in));
 }
 
 /* SET_CC of one 32-bit field (by its valid bit and offset). */
@@ -364,9 +338,9 @@ static void t_cc_rules(void)
     /* Short buffers, unreadable ones. */
     memset(&c, 0, sizeof(c));
     c.valid = htole32(ROCX_CC_NP_EN);
-    memcpy(cfg_buf(A), &c, sizeof(c));
-    CHECK_EQ(cc_cmd(A, ROCX_AQ_OP_SET_CC, 127), ROCX_AQ_STS_INVALID);
-    CHECK_EQ(cc_cmd(A, ROCX_AQ_OP_QUERY_CC, 127), ROCX_AQ_STS_INVALID);
+    memcpy(t_cfg_buf(A), &c, sizeof(c));
+    CHECK_EQ(t_cfg_cmd(A, ROCX_AQ_OP_SET_CC, 127), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(t_cfg_cmd(A, ROCX_AQ_OP_QUERY_CC, 127), ROCX_AQ_STS_INVALID);
     cmd = t_cmd(ROCX_AQ_OP_SET_CC);
     cmd.dcb.addr = htole64(T_GPA(FAKE_MEM_SIZE * 4));
     cmd.dcb.len = htole32(128);
@@ -511,18 +485,13 @@ static void t_np_cnp_format(void)
 static void t_np_cnp_prio_tag(void)
 {
     Pair p;
-    struct rocx_dcb_cfg *d;
-    union rocx_aq_cmd cmd = t_cmd(ROCX_AQ_OP_SET_DCB);
-    uint64_t off = t_alloc(B, sizeof(*d), 64);
+    struct rocx_dcb_cfg d;
 
-    d = t_ptr(B, off, sizeof(*d));
-    memset(d, 0, sizeof(*d));
-    d->valid = htole32(ROCX_DCB_PFC);
-    d->pfc_en = 1u << 5;
-    d->pfc_quanta = htole16(0xffff);
-    cmd.dcb.addr = htole64(T_GPA(off));
-    cmd.dcb.len = htole32(sizeof(*d));
-    CHECK_EQ(t_aq(B, &cmd, NULL), ROCX_AQ_STS_OK);
+    memset(&d, 0, sizeof(d));
+    d.valid = htole32(ROCX_DCB_PFC);
+    d.pfc_en = 1u << 5;
+    d.pfc_quanta = htole16(0xffff);
+    CHECK_EQ(t_cfg_set(B, ROCX_AQ_OP_SET_DCB, &d, sizeof(d)), ROCX_AQ_STS_OK);
     {
         struct rocx_cc_cfg c;
 

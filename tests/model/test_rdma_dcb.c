@@ -17,41 +17,14 @@
 static const uint32_t all_access = ROCX_ACCESS_LOCAL_WRITE |
     ROCX_ACCESS_REMOTE_WRITE | ROCX_ACCESS_REMOTE_READ;
 
-/* The configuration buffer in d's memory, allocated once per case. */
-static uint64_t cfg_off[2];
-static const char *cfg_case[2];
-
-static struct rocx_dcb_cfg *cfg_buf(TDev *d)
-{
-    if (cfg_case[d->id] != cur_case) {
-        cfg_case[d->id] = cur_case;
-        cfg_off[d->id] = t_alloc(d, sizeof(struct rocx_dcb_cfg), 64);
-    }
-    return t_ptr(d, cfg_off[d->id], sizeof(struct rocx_dcb_cfg));
-}
-
-static unsigned dcb_cmd(TDev *d, uint16_t op, uint32_t len)
-{
-    union rocx_aq_cmd c = t_cmd(op);
-
-    cfg_buf(d);
-    c.dcb.addr = htole64(T_GPA(cfg_off[d->id]));
-    c.dcb.len = htole32(len);
-    return t_aq(d, &c, NULL);
-}
-
 static unsigned query_dcb(TDev *d, struct rocx_dcb_cfg *out)
 {
-    unsigned st = dcb_cmd(d, ROCX_AQ_OP_QUERY_DCB, sizeof(*out));
-
-    memcpy(out, cfg_buf(d), sizeof(*out));
-    return st;
+    return t_cfg_query(d, ROCX_AQ_OP_QUERY_DCB, out, sizeof(*out));
 }
 
 static unsigned set_dcb(TDev *d, const struct rocx_dcb_cfg *in)
 {
-    memcpy(cfg_buf(d), in, sizeof(*in));
-    return dcb_cmd(d, ROCX_AQ_OP_SET_DCB, sizeof(*in));
+    return t_cfg_set(d, ROCX_AQ_OP_SET_DCB, in, sizeof(*in));
 }
 
 /* PFC on for the priorities in mask, on d. */
@@ -221,8 +194,8 @@ static void t_dcb_rules(void)
     memset(c.tc_bw, 0, 8);
     CHECK_EQ(set_dcb(A, &c), ROCX_AQ_STS_OK);
     /* Short buffers and unreadable ones. */
-    CHECK_EQ(dcb_cmd(A, ROCX_AQ_OP_SET_DCB, 255), ROCX_AQ_STS_INVALID);
-    CHECK_EQ(dcb_cmd(A, ROCX_AQ_OP_QUERY_DCB, 255), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(t_cfg_cmd(A, ROCX_AQ_OP_SET_DCB, 255), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(t_cfg_cmd(A, ROCX_AQ_OP_QUERY_DCB, 255), ROCX_AQ_STS_INVALID);
     {
         union rocx_aq_cmd cmd = t_cmd(ROCX_AQ_OP_QUERY_DCB);
 

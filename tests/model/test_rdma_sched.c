@@ -78,21 +78,9 @@ static void meter_start(void)
 
 /* ---- DCB on A ---- */
 
-static uint64_t cfg_off;
-static const char *cfg_case;
-
 static unsigned set_dcb(TDev *d, const struct rocx_dcb_cfg *in)
 {
-    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_SET_DCB);
-
-    if (cfg_case != cur_case) {
-        cfg_case = cur_case;
-        cfg_off = t_alloc(d, sizeof(*in), 64);
-    }
-    memcpy(t_ptr(d, cfg_off, sizeof(*in)), in, sizeof(*in));
-    c.dcb.addr = htole64(T_GPA(cfg_off));
-    c.dcb.len = htole32(sizeof(*in));
-    return t_aq(d, &c, NULL);
+    return t_cfg_set(d, ROCX_AQ_OP_SET_DCB, in, sizeof(*in));
 }
 
 /*
