@@ -632,9 +632,40 @@ void t_connect(TQp *a, TQp *b, const TConn *c)
     }
 }
 
+void t_rc_qps(TCq *acq, TCq *bcq, TQp *qa, TQp *qb)
+{
+    CHECK_EQ(t_create_cq(A, acq, 8, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(B, bcq, 8, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(A, qa, acq, acq, 6, 6, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(B, qb, bcq, bcq, 6, 6, 0), ROCX_AQ_STS_OK);
+}
+
+void t_rc_pair(TRcPair *p, uint64_t size, uint32_t a_access,
+               uint32_t b_access, const TConn *conn)
+{
+    memset(p, 0, sizeof(*p));
+    p->size = size;
+    t_rc_qps(&p->acq, &p->bcq, &p->qa, &p->qb);
+    if (a_access) {
+        p->abuf = t_alloc(A, size, T_PAGE);
+    }
+    if (b_access) {
+        p->bbuf = t_alloc(B, size, T_PAGE);
+    }
+    if (a_access) {
+        CHECK_EQ(t_reg_mr(A, &p->amr, p->abuf, size, a_access),
+                 ROCX_AQ_STS_OK);
+    }
+    if (b_access) {
+        CHECK_EQ(t_reg_mr(B, &p->bmr, p->bbuf, size, b_access),
+                 ROCX_AQ_STS_OK);
+    }
+    t_connect(&p->qa, &p->qb, conn);
+}
+
 /* ---- Work requests ---- */
 
-static void *t_sq_slot(TQp *qp, uint16_t idx)
+void *t_sq_slot(TQp *qp, uint16_t idx)
 {
     uint64_t off = (uint64_t)(idx & ((1u << qp->sq_ld) - 1)) << qp->sq_shift;
 

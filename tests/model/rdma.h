@@ -175,6 +175,25 @@ typedef struct TConn {
 void t_conn_default(TConn *c);
 /* Bring a and b to RTS, each addressing the other (a loopback if same dev). */
 void t_connect(TQp *a, TQp *b, const TConn *c);
+
+/*
+ * The pair most transport cases start from: one CQ of 2^8 entries on each
+ * device (EQ 1, both queues of its QP), an RC QP of 2^6 + 2^6 WQEs on A
+ * (qa) and one on B (qb).  t_rc_qps makes the four, not connected;
+ * t_rc_pair also gives each side size bytes registered with that
+ * side's access (0: no buffer, no MR) and connects the QPs with conn.
+ */
+typedef struct TRcPair {
+    TCq acq, bcq;
+    TQp qa, qb;
+    TMr amr, bmr;
+    uint64_t abuf, bbuf;
+    uint64_t size;
+} TRcPair;
+
+void t_rc_qps(TCq *acq, TCq *bcq, TQp *qa, TQp *qb);
+void t_rc_pair(TRcPair *p, uint64_t size, uint32_t a_access,
+               uint32_t b_access, const TConn *conn);
 /* Fill the AV that reaches device "to" from d. */
 void t_av(TDev *d, TDev *to, uint8_t net_type, struct rocx_av *av);
 
@@ -187,6 +206,8 @@ uint16_t t_post_inline(TQp *qp, uint8_t opcode, uint8_t flags,
                        uint32_t rkey);
 uint16_t t_post_recv(TQp *qp, const struct rocx_sge *sge, unsigned nsge);
 void t_ring_sq(TQp *qp);
+/* The send WQE at index idx of qp's SQ (to fill one t_post_send began). */
+void *t_sq_slot(TQp *qp, uint16_t idx);
 void t_ring_rq(TQp *qp);
 
 struct rocx_sge t_sge(const TMr *mr, uint64_t off, uint32_t len);

@@ -68,12 +68,7 @@ static void fr_pair(TFrPair *p)
     unsigned i;
 
     memset(p, 0, sizeof(*p));
-    CHECK_EQ(t_create_cq(A, &p->acq, 8, 0, 1), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_cq(B, &p->bcq, 8, 0, 1), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_qp(A, &p->qa, &p->acq, &p->acq, 6, 6, 0),
-             ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_qp(B, &p->qb, &p->bcq, &p->bcq, 6, 6, 0),
-             ROCX_AQ_STS_OK);
+    t_rc_qps(&p->acq, &p->bcq, &p->qa, &p->qb);
     p->abuf = t_alloc(A, FR_BUF, T_PAGE);
     CHECK_EQ(t_reg_mr(A, &p->amr, p->abuf, FR_BUF, ROCX_ACCESS_LOCAL_WRITE),
              ROCX_AQ_STS_OK);
@@ -107,8 +102,7 @@ static struct rocx_send_wqe *post_reg(TQp *qp, uint32_t key, uint32_t access,
 {
     uint16_t idx = t_post_send(qp, ROCX_WQE_REG_MR, ROCX_WQE_SIGNALED, NULL,
                                0, 0, 0, 0);
-    uint64_t slot = (uint64_t)(idx & ((1u << qp->sq_ld) - 1)) << qp->sq_shift;
-    struct rocx_send_wqe *w = t_ptr(qp->d, qp->buf + slot, sizeof(*w));
+    struct rocx_send_wqe *w = t_sq_slot(qp, idx);
 
     memset(&w->reg_mr, 0, sizeof(w->reg_mr));
     w->reg_mr.key = htole32(key);

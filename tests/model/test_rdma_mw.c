@@ -8,12 +8,7 @@
  */
 #include "rdma.h"
 
-typedef struct TMwPair {
-    TCq acq, bcq;
-    TQp qa, qb;
-    TMr amr, bmr;
-    uint64_t abuf, bbuf;
-} TMwPair;
+typedef TRcPair TMwPair;
 
 #define MW_BUF      (4 * T_PAGE)
 
@@ -45,21 +40,8 @@ static void mw_pair(TMwPair *p, uint32_t bmr_access)
 {
     TConn conn;
 
-    memset(p, 0, sizeof(*p));
-    CHECK_EQ(t_create_cq(A, &p->acq, 8, 0, 1), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_cq(B, &p->bcq, 8, 0, 1), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_qp(A, &p->qa, &p->acq, &p->acq, 6, 6, 0),
-             ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_qp(B, &p->qb, &p->bcq, &p->bcq, 6, 6, 0),
-             ROCX_AQ_STS_OK);
-    p->abuf = t_alloc(A, MW_BUF, T_PAGE);
-    p->bbuf = t_alloc(B, MW_BUF, T_PAGE);
-    CHECK_EQ(t_reg_mr(A, &p->amr, p->abuf, MW_BUF,
-                      ROCX_ACCESS_LOCAL_WRITE), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_reg_mr(B, &p->bmr, p->bbuf, MW_BUF, bmr_access),
-             ROCX_AQ_STS_OK);
     t_conn_default(&conn);
-    t_connect(&p->qa, &p->qb, &conn);
+    t_rc_pair(p, MW_BUF, ROCX_ACCESS_LOCAL_WRITE, bmr_access, &conn);
 }
 
 static unsigned alloc_mw(TDev *d, uint32_t pdn, uint8_t type, uint32_t *key)
@@ -92,8 +74,7 @@ static uint16_t post_bind(TQp *qp, uint32_t mw_key, const TMr *mr,
 {
     uint16_t idx = t_post_send(qp, ROCX_WQE_BIND_MW, ROCX_WQE_SIGNALED, NULL,
                                0, 0, 0, 0);
-    uint64_t slot = (uint64_t)(idx & ((1u << qp->sq_ld) - 1)) << qp->sq_shift;
-    struct rocx_send_wqe *w = t_ptr(qp->d, qp->buf + slot, sizeof(*w));
+    struct rocx_send_wqe *w = t_sq_slot(qp, idx);
 
     memset(&w->bind_mw, 0, sizeof(w->bind_mw));
     w->bind_mw.mw_key = htole32(mw_key);

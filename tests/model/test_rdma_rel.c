@@ -9,32 +9,14 @@
 #define MS      (1000 * 1000LL)
 #define SEC     (1000 * MS)
 
-typedef struct TRel {
-    TCq acq, bcq;
-    TQp qa, qb;
-    TMr amr, bmr;
-    uint64_t abuf, bbuf;
-    uint64_t size;
-} TRel;
+typedef TRcPair TRel;
 
 static void rel_setup(TRel *r, uint64_t size, const TConn *conn)
 {
     const uint32_t acc = ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE |
                          ROCX_ACCESS_REMOTE_READ;
 
-    memset(r, 0, sizeof(*r));
-    r->size = size;
-    CHECK_EQ(t_create_cq(A, &r->acq, 8, 0, 1), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_cq(B, &r->bcq, 8, 0, 1), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_qp(A, &r->qa, &r->acq, &r->acq, 6, 6, 0),
-             ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_qp(B, &r->qb, &r->bcq, &r->bcq, 6, 6, 0),
-             ROCX_AQ_STS_OK);
-    r->abuf = t_alloc(A, size, T_PAGE);
-    r->bbuf = t_alloc(B, size, T_PAGE);
-    CHECK_EQ(t_reg_mr(A, &r->amr, r->abuf, size, acc), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_reg_mr(B, &r->bmr, r->bbuf, size, acc), ROCX_AQ_STS_OK);
-    t_connect(&r->qa, &r->qb, conn);
+    t_rc_pair(r, size, acc, acc, conn);
 }
 
 static uint8_t st(const struct rocx_cqe *e)

@@ -14,14 +14,10 @@
 #define T_NTRANSPORT    (ROCX_STAT_ROCE_TX_MTU_DROPS + 1 - \
                          ROCX_STAT_PRIO_END)
 
-typedef struct TSt {
-    TCq acq, bcq;
-    TQp qa, qb;
-    TMr amr, bmr;
-    uint64_t abuf, bbuf;
-    /* Counters at setup, ROCX_STAT_PRIO_END on, per device. */
-    uint64_t a0[T_NTRANSPORT], b0[T_NTRANSPORT];
-} TSt;
+typedef TRcPair TSt;
+
+/* Counters at st_setup(), ROCX_STAT_PRIO_END on, per device. */
+static uint64_t st_a0[T_NTRANSPORT], st_b0[T_NTRANSPORT];
 
 static void st_snap(TDev *d, uint64_t *v)
 {
@@ -37,20 +33,9 @@ static void st_setup(TSt *r, uint64_t size, const TConn *conn)
     const uint32_t acc = ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE |
                          ROCX_ACCESS_REMOTE_READ;
 
-    memset(r, 0, sizeof(*r));
-    CHECK_EQ(t_create_cq(A, &r->acq, 8, 0, 1), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_cq(B, &r->bcq, 8, 0, 1), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_qp(A, &r->qa, &r->acq, &r->acq, 6, 6, 0),
-             ROCX_AQ_STS_OK);
-    CHECK_EQ(t_create_qp(B, &r->qb, &r->bcq, &r->bcq, 6, 6, 0),
-             ROCX_AQ_STS_OK);
-    r->abuf = t_alloc(A, size, T_PAGE);
-    r->bbuf = t_alloc(B, size, T_PAGE);
-    CHECK_EQ(t_reg_mr(A, &r->amr, r->abuf, size, acc), ROCX_AQ_STS_OK);
-    CHECK_EQ(t_reg_mr(B, &r->bmr, r->bbuf, size, acc), ROCX_AQ_STS_OK);
-    t_connect(&r->qa, &r->qb, conn);
-    st_snap(A, r->a0);
-    st_snap(B, r->b0);
+    t_rc_pair(r, size, acc, acc, conn);
+    st_snap(A, st_a0);
+    st_snap(B, st_b0);
 }
 
 /*
@@ -134,8 +119,8 @@ static void t_stats_sequence(void)
         const TMove a[] = { { ROCX_STAT_PACKET_SEQ_ERR, 1 } };
         const TMove b[] = { { ROCX_STAT_OUT_OF_SEQUENCE, 1 } };
 
-        st_moved(A, r.a0, a, ARRAY_SIZE(a));
-        st_moved(B, r.b0, b, ARRAY_SIZE(b));
+        st_moved(A, st_a0, a, ARRAY_SIZE(a));
+        st_moved(B, st_b0, b, ARRAY_SIZE(b));
     }
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_WRITE_REQUESTS), 1);
 
@@ -170,8 +155,8 @@ static void t_stats_sequence(void)
         const TMove b[] = { { ROCX_STAT_OUT_OF_SEQUENCE, 1 },
                             { ROCX_STAT_DUPLICATE_REQUEST, 2 } };
 
-        st_moved(A, r.a0, a, ARRAY_SIZE(a));
-        st_moved(B, r.b0, b, ARRAY_SIZE(b));
+        st_moved(A, st_a0, a, ARRAY_SIZE(a));
+        st_moved(B, st_b0, b, ARRAY_SIZE(b));
     }
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_WRITE_REQUESTS), 1);
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_READ_REQUESTS), 1);
@@ -204,8 +189,8 @@ static void t_stats_timeout(void)
     t_settle(100 * SEC);
     CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_RETRY_EXC_ERR);
     CHECK_EQ(wire.sent, 3);
-    st_moved(A, r.a0, a, ARRAY_SIZE(a));
-    st_moved(B, r.b0, NULL, 0);
+    st_moved(A, st_a0, a, ARRAY_SIZE(a));
+    st_moved(B, st_b0, NULL, 0);
 }
 
 /*
@@ -243,8 +228,8 @@ static void t_stats_nak_retries(void)
     t_ring_sq(&r.qa);
     t_settle(SEC);
     CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_RETRY_EXC_ERR);
-    st_moved(A, r.a0, a, ARRAY_SIZE(a));
-    st_moved(B, r.b0, b, ARRAY_SIZE(b));
+    st_moved(A, st_a0, a, ARRAY_SIZE(a));
+    st_moved(B, st_b0, b, ARRAY_SIZE(b));
 }
 
 /* rnr_retry 2: three RNR NAKs, the third ends the QP (A), not B's. */
@@ -265,8 +250,8 @@ static void t_stats_rnr(void)
     t_settle(10 * SEC);
     CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_RNR_RETRY_EXC_ERR);
     CHECK_EQ(B->f->core.rdma.stats.rnr_naks_sent, 3);
-    st_moved(A, r.a0, a, ARRAY_SIZE(a));
-    st_moved(B, r.b0, NULL, 0);
+    st_moved(A, st_a0, a, ARRAY_SIZE(a));
+    st_moved(B, st_b0, NULL, 0);
 }
 
 /*
@@ -319,8 +304,8 @@ static void t_stats_remote_errors(void)
         t_settle(10 * SEC);
         CHECK(t_poll(&r.acq, &e));
         CHECK_EQ(st(&e), v[i].status);
-        st_moved(A, r.a0, a, ARRAY_SIZE(a));
-        st_moved(B, r.b0, b, ARRAY_SIZE(b));
+        st_moved(A, st_a0, a, ARRAY_SIZE(a));
+        st_moved(B, st_b0, b, ARRAY_SIZE(b));
         if (case_failures != before) {
             fprintf(stderr, "    (case %u)\n", i);
             return;
@@ -363,8 +348,8 @@ static void t_stats_read_gap(void)
     CHECK(!memcmp(t_ptr(A, r.abuf, 8 * 256), t_ptr(B, r.bbuf, 8 * 256),
                   8 * 256));
     /* B sees the READ asked for again from the lost PSN: a duplicate. */
-    st_moved(A, r.a0, a, ARRAY_SIZE(a));
-    st_moved(B, r.b0, b, ARRAY_SIZE(b));
+    st_moved(A, st_a0, a, ARRAY_SIZE(a));
+    st_moved(B, st_b0, b, ARRAY_SIZE(b));
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_READ_REQUESTS), 1);
 }
 
