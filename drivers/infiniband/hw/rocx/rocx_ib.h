@@ -504,6 +504,10 @@ void rocx_ib_qp_caps(const struct rocx_identify *id,
 		     const struct rocx_create_qp_req *req,
 		     struct ib_qp_cap *cap);
 size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req);
+void rocx_ib_qp_create_cmd(struct rocx_aq_create_qp *cmd,
+			   const struct ib_qp_init_attr *init, u8 type,
+			   u8 flags, const struct rocx_create_qp_req *req,
+			   u32 pdn, u32 uctx, const struct rocx_ib_pbl *pbl);
 
 /* rocx_ib_wqe.c: the kernel's WQE encoders. */
 int rocx_ib_wqe_build(const struct rocx_ib_wqe_ctx *ctx, void *buf, u16 idx,

@@ -480,21 +480,9 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 	if (err)
 		goto err_pbl;
 
-	cmd.create_qp.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_CREATE_QP);
-	cmd.create_qp.type = type;
-	if (init->sq_sig_type == IB_SIGNAL_ALL_WR)
-		cmd.create_qp.flags = ROCX_QP_SQ_SIG_ALL;
-	cmd.create_qp.flags |= mc_flags;
-	cmd.create_qp.sq_log_depth = req.sq_log_depth;
-	cmd.create_qp.rq_log_depth = req.rq_log_depth;
-	cmd.create_qp.sq_wqe_shift = req.sq_wqe_shift;
-	cmd.create_qp.rq_wqe_shift = req.rq_wqe_shift;
-	cmd.create_qp.pdn = cpu_to_le32(to_rocx_ib_pd(qp->ibqp.pd)->pdn);
-	cmd.create_qp.send_cqn = cpu_to_le32(to_rocx_ib_cq(init->send_cq)->cqn);
-	cmd.create_qp.recv_cqn = cpu_to_le32(to_rocx_ib_cq(init->recv_cq)->cqn);
-	cmd.create_qp.srqn = cpu_to_le32(ROCX_NO_SRQ);
-	cmd.create_qp.uctx = 0;
-	rocx_ib_pbl_to_hw(&pbl, &cmd.create_qp.pbl);
+	/* No SRQ (refused above) and no user context. */
+	rocx_ib_qp_create_cmd(&cmd.create_qp, init, type, mc_flags, &req,
+			      to_rocx_ib_pd(qp->ibqp.pd)->pdn, 0, &pbl);
 	err = rocx_ib_exec(dev, &cmd, &cqe);
 	if (err) {
 		err = rocx_ib_verbs_errno(err);

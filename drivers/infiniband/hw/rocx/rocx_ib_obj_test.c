@@ -994,6 +994,128 @@ static void rocx_ib_qp_caps_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_buf_size(&req), 16 * 64);
 }
 
+/* CQs and an SRQ with known numbers, for the CREATE_QP encoder. */
+struct rocx_ib_create_qp_objs {
+	struct rocx_ib_cq scq;
+	struct rocx_ib_cq rcq;
+	struct rocx_ib_srq srq;
+	struct rocx_ib_pbl pbl;
+};
+
+static struct rocx_ib_create_qp_objs *
+rocx_ib_create_qp_objs(struct kunit *test, struct ib_qp_init_attr *init)
+{
+	struct rocx_ib_create_qp_objs *o;
+
+	o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	o->scq.cqn = 0x01020304;
+	o->rcq.cqn = 0x05060708;
+	o->srq.srqn = 0x0a0b0c0d;
+	/* A one-level list: the command carries its table's address. */
+	o->pbl.npages = 0x11223344;
+	o->pbl.page_shift = 21;
+	o->pbl.levels = 0;
+	o->pbl.addr0 = 0x8877665544332211ULL;
+	memset(init, 0, sizeof(*init));
+	init->send_cq = &o->scq.ibcq;
+	init->recv_cq = &o->rcq.ibcq;
+	return o;
+}
+
+/* The bytes every CREATE_QP below shares: opcode, layout, PD, CQs, PBL. */
+static void rocx_ib_create_qp_want(u8 *want, u8 type, u8 flags)
+{
+	static const u8 pbl[16] = {
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, /* addr */
+		0x44, 0x33, 0x22, 0x11,	/* npages */
+		21, 0,			/* page_shift, levels */
+	};
+
+	memset(want, 0, sizeof(struct rocx_aq_create_qp));
+	want[0] = ROCX_AQ_OP_CREATE_QP;	/* opcode, le16 */
+	want[8] = type;
+	want[9] = flags;
+	want[10] = 7;			/* sq_log_depth */
+	want[11] = 9;			/* rq_log_depth */
+	want[12] = 8;			/* sq_wqe_shift */
+	want[13] = 5;			/* rq_wqe_shift */
+	want[16] = 0x2a;		/* pdn, le32 */
+	want[20] = 0x04;		/* send_cqn, le32 */
+	want[21] = 0x03;
+	want[22] = 0x02;
+	want[23] = 0x01;
+	want[24] = 0x08;		/* recv_cqn, le32 */
+	want[25] = 0x07;
+	want[26] = 0x06;
+	want[27] = 0x05;
+	memset(&want[28], 0xff, 4);	/* srqn: ROCX_NO_SRQ */
+	memcpy(&want[40], pbl, sizeof(pbl));
+}
+
+/* A kernel QP: every WR signalled, no SRQ, no user context. */
+static void rocx_ib_qp_create_cmd_kernel_test(struct kunit *test)
+{
+	struct rocx_create_qp_req req = ROCX_IB_REQ(7, 9, 8, 5);
+	u8 want[sizeof(struct rocx_aq_create_qp)];
+	struct rocx_ib_create_qp_objs *o;
+	struct rocx_aq_create_qp cmd;
+	struct ib_qp_init_attr init;
+
+	o = rocx_ib_create_qp_objs(test, &init);
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	memset(&cmd, 0x5a, sizeof(cmd));	/* every byte is written */
+	rocx_ib_qp_create_cmd(&cmd, &init, ROCX_QPT_RC, 0, &req, 0x2a, 0,
+			      &o->pbl);
+	rocx_ib_create_qp_want(want, ROCX_QPT_RC, ROCX_QP_SQ_SIG_ALL);
+	KUNIT_EXPECT_MEMEQ(test, &cmd, want, sizeof(want));
+
+	/* UD with multicast loopback off: the flags add up. */
+	rocx_ib_qp_create_cmd(&cmd, &init, ROCX_QPT_UD, ROCX_QP_NO_MC_LOOPBACK,
+			      &req, 0x2a, 0, &o->pbl);
+	rocx_ib_create_qp_want(want, ROCX_QPT_UD,
+			       ROCX_QP_SQ_SIG_ALL | ROCX_QP_NO_MC_LOOPBACK);
+	KUNIT_EXPECT_MEMEQ(test, &cmd, want, sizeof(want));
+}
+
+/* A user QP: its context, an SRQ; an XRC initiator without receive CQ. */
+static void rocx_ib_qp_create_cmd_user_test(struct kunit *test)
+{
+	struct rocx_create_qp_req req = ROCX_IB_REQ(7, 9, 8, 5);
+	u8 want[sizeof(struct rocx_aq_create_qp)];
+	struct rocx_ib_create_qp_objs *o;
+	struct rocx_aq_create_qp cmd;
+	struct ib_qp_init_attr init;
+
+	o = rocx_ib_create_qp_objs(test, &init);
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.srq = &o->srq.ibsrq;
+	memset(&cmd, 0x5a, sizeof(cmd));
+	rocx_ib_qp_create_cmd(&cmd, &init, ROCX_QPT_RC, 0, &req, 0x2a,
+			      0x00c0ffee, &o->pbl);
+	rocx_ib_create_qp_want(want, ROCX_QPT_RC, 0);
+	want[28] = 0x0d;		/* srqn, le32 */
+	want[29] = 0x0c;
+	want[30] = 0x0b;
+	want[31] = 0x0a;
+	want[32] = 0xee;		/* uctx, le32 */
+	want[33] = 0xff;
+	want[34] = 0xc0;
+	want[35] = 0x00;
+	KUNIT_EXPECT_MEMEQ(test, &cmd, want, sizeof(want));
+
+	init.srq = NULL;
+	init.recv_cq = NULL;
+	rocx_ib_qp_create_cmd(&cmd, &init, ROCX_QPT_XRC_INI, 0, &req, 0x2a,
+			      0x00c0ffee, &o->pbl);
+	rocx_ib_create_qp_want(want, ROCX_QPT_XRC_INI, 0);
+	memset(&want[24], 0, 4);	/* recv_cqn: none */
+	want[32] = 0xee;
+	want[33] = 0xff;
+	want[34] = 0xc0;
+	KUNIT_EXPECT_MEMEQ(test, &cmd, want, sizeof(want));
+}
+
 /* RC always; UC only from a device that says it has it; nothing else. */
 static void rocx_ib_qp_type_test(struct kunit *test)
 {
@@ -1238,6 +1360,8 @@ static struct kunit_case rocx_ib_qp_test_cases[] = {
 	KUNIT_CASE_PARAM(rocx_ib_qp_check_test, rocx_ib_qp_gen_params),
 	KUNIT_CASE(rocx_ib_qp_check_buf_test),
 	KUNIT_CASE(rocx_ib_qp_caps_test),
+	KUNIT_CASE(rocx_ib_qp_create_cmd_kernel_test),
+	KUNIT_CASE(rocx_ib_qp_create_cmd_user_test),
 	KUNIT_CASE(rocx_ib_rate_limit_test),
 	{}
 };

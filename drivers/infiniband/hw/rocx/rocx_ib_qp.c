@@ -414,6 +414,46 @@ size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req)
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_buf_size);
 
+/**
+ * rocx_ib_qp_create_cmd() - encode the CREATE_QP command of a QP
+ * @cmd: filled in whole
+ * @init: ib_core's attributes: signalling, CQs and SRQ
+ * @type: the device's QP type (rocx_ib_qp_type())
+ * @flags: ROCX_QP_* flags besides ROCX_QP_SQ_SIG_ALL, which @init gives
+ * @req: the checked queue layout
+ * @pdn: the QP's protection domain
+ * @uctx: the owning user context, 0 for a kernel QP
+ * @pbl: the queue buffer's page list
+ *
+ * One encoder for user and kernel QPs, so the two cannot drift apart.
+ * An XRC initiator has no receive side, hence no receive CQ (0).
+ */
+void rocx_ib_qp_create_cmd(struct rocx_aq_create_qp *cmd,
+			   const struct ib_qp_init_attr *init, u8 type,
+			   u8 flags, const struct rocx_create_qp_req *req,
+			   u32 pdn, u32 uctx, const struct rocx_ib_pbl *pbl)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.opcode = cpu_to_le16(ROCX_AQ_OP_CREATE_QP);
+	cmd->type = type;
+	if (init->sq_sig_type == IB_SIGNAL_ALL_WR)
+		flags |= ROCX_QP_SQ_SIG_ALL;
+	cmd->flags = flags;
+	cmd->sq_log_depth = req->sq_log_depth;
+	cmd->rq_log_depth = req->rq_log_depth;
+	cmd->sq_wqe_shift = req->sq_wqe_shift;
+	cmd->rq_wqe_shift = req->rq_wqe_shift;
+	cmd->pdn = cpu_to_le32(pdn);
+	cmd->send_cqn = cpu_to_le32(to_rocx_ib_cq(init->send_cq)->cqn);
+	cmd->recv_cqn = cpu_to_le32(init->recv_cq ?
+				    to_rocx_ib_cq(init->recv_cq)->cqn : 0);
+	cmd->srqn = cpu_to_le32(init->srq ? to_rocx_ib_srq(init->srq)->srqn :
+				ROCX_NO_SRQ);
+	cmd->uctx = cpu_to_le32(uctx);
+	rocx_ib_pbl_to_hw(pbl, &cmd->pbl);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_create_cmd);
+
 static int rocx_ib_destroy_qp_cmd(struct rocx_ib_dev *dev, u32 qpn)
 {
 	union rocx_aq_verbs_cmd cmd = {};
@@ -489,26 +529,8 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = rocx_ib_pbl_from_umem(&pbl, &dev->pdev->dev, qp->umem,
 				    dev->pgsz_bitmap, 0, &offset);
 	if (!err) {
-		cmd.create_qp.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_CREATE_QP);
-		cmd.create_qp.type = type;
-		if (init->sq_sig_type == IB_SIGNAL_ALL_WR)
-			cmd.create_qp.flags = ROCX_QP_SQ_SIG_ALL;
-		cmd.create_qp.flags |= mc_flags;
-		cmd.create_qp.sq_log_depth = req.sq_log_depth;
-		cmd.create_qp.rq_log_depth = req.rq_log_depth;
-		cmd.create_qp.sq_wqe_shift = req.sq_wqe_shift;
-		cmd.create_qp.rq_wqe_shift = req.rq_wqe_shift;
-		cmd.create_qp.pdn = cpu_to_le32(pd->pdn);
-		cmd.create_qp.send_cqn =
-			cpu_to_le32(to_rocx_ib_cq(init->send_cq)->cqn);
-		/* An XRC initiator has no receive side, nor a receive CQ. */
-		cmd.create_qp.recv_cqn = cpu_to_le32(init->recv_cq ?
-			to_rocx_ib_cq(init->recv_cq)->cqn : 0);
-		cmd.create_qp.srqn = cpu_to_le32(init->srq ?
-						 to_rocx_ib_srq(init->srq)->srqn :
-						 ROCX_NO_SRQ);
-		cmd.create_qp.uctx = cpu_to_le32(uc->uctx);
-		rocx_ib_pbl_to_hw(&pbl, &cmd.create_qp.pbl);
+		rocx_ib_qp_create_cmd(&cmd.create_qp, init, type, mc_flags,
+				      &req, pd->pdn, uc->uctx, &pbl);
 		err = rocx_ib_exec(dev, &cmd, &cqe);
 	}
 	rocx_ib_pbl_destroy(&pbl);
