@@ -152,6 +152,20 @@ static bool kv_wait(int recvs)
 	       atomic_read(&kv->recvs) >= recvs;
 }
 
+/*
+ * Send completions up to n, 20 s at the most (kv_wait's bound): a
+ * requester's completion waits for the responder's ACK, so it can come
+ * after the receive it matched.
+ */
+static bool kv_wait_sends(int n)
+{
+	int i;
+
+	for (i = 0; i < 10000 && atomic_read(&kv->sends) < n; i++)
+		usleep_range(1000, 2000);
+	return atomic_read(&kv->sends) >= n;
+}
+
 static void kv_reset_counts(int want)
 {
 	atomic_set(&kv->sends, 0);
@@ -291,6 +305,9 @@ static void kv_rc_tests(void)
 	kv_ok(!kv_post_recvs(kv->b, KV_N, sink, KV_LEN), "post_recv x%d", KV_N);
 	mod_timer(&kv->timer, jiffies + 1);
 	kv_ok(kv_wait(KV_N), "%d SENDs posted from softirq arrived", KV_N);
+	/* Before the counts are reset: a late one would count as the WRITE's. */
+	kv_ok(kv_wait_sends(KV_N) && atomic_read(&kv->sends) == KV_N,
+	      "%d SEND completions (%d)", KV_N, atomic_read(&kv->sends));
 	kv_ok(!kv->timer_err, "post_send in softirq returned %d", kv->timer_err);
 	kv_ok(!atomic_read(&kv->errors), "no error completions");
 	kv_ok(kv_check(sink, KV_LEN, 0), "SEND data verified, %d x %d bytes",
@@ -312,20 +329,20 @@ static void kv_rc_tests(void)
 	rw.rkey = kv->pd->unsafe_global_rkey;
 	kv_reset_counts(0);
 	err = ib_post_send(kv->a, &rw.wr, &bad);
-	for (i = 0; i < 2000 && !atomic_read(&kv->sends); i++)
-		usleep_range(1000, 2000);
-	kv_ok(!err && atomic_read(&kv->sends) == 1 && !atomic_read(&kv->errors),
-	      "RDMA WRITE of %u bytes completed (%d)", sink, err);
+	kv_ok(!err && kv_wait_sends(1) && atomic_read(&kv->sends) == 1 &&
+	      !atomic_read(&kv->errors),
+	      "RDMA WRITE of %u bytes completed (%d, %d completions)", sink,
+	      err, atomic_read(&kv->sends));
 	kv_ok(kv_check(sink, KV_LEN, 0), "RDMA WRITE data verified");
 
 	memset(kv->buf, 0, sink);
 	rw.wr.opcode = IB_WR_RDMA_READ;
 	kv_reset_counts(0);
 	err = ib_post_send(kv->a, &rw.wr, &bad);
-	for (i = 0; i < 2000 && !atomic_read(&kv->sends); i++)
-		usleep_range(1000, 2000);
-	kv_ok(!err && atomic_read(&kv->sends) == 1 && !atomic_read(&kv->errors),
-	      "RDMA READ of %u bytes completed (%d)", sink, err);
+	kv_ok(!err && kv_wait_sends(1) && atomic_read(&kv->sends) == 1 &&
+	      !atomic_read(&kv->errors),
+	      "RDMA READ of %u bytes completed (%d, %d completions)", sink,
+	      err, atomic_read(&kv->sends));
 	kv_ok(kv_check(0, KV_LEN, 0), "RDMA READ data verified");
 
 	/* Refused work requests: the errno and bad_wr name the culprit. */
