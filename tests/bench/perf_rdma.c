@@ -10,6 +10,10 @@
  *
  * timer_rnr and cq_arm show what waiting costs beside many idle objects
  * (one timer expiry, one CQ arm request) rather than per packet.
+ * write_dcqcn is write with A's QP held active by DCQCN (paced at half
+ * the line rate, its byte counter stepping), beside write_settle, the
+ * same without DCQCN, its clock moved the same way; cc_sent times
+ * rocx_cc_sent() alone, per call, on an idle and on an active QP.
  *
  * The cost covers both devices: requester (WQE fetch, DMA read, headers,
  * ICRC), responder (parse, ICRC check, placement DMA, ACKs) and completer.
@@ -57,6 +61,47 @@ static void perf_setup(PerfPair *p, uint64_t size)
     t_connect(&p->qa, &p->qb, &conn);
 }
 
+/*
+ * A's QP of p made active in DCQCN, and kept so: a CNP (as
+ * rocx_cc_rx_cnp() takes it from the wire) sets it to half the line
+ * rate; no additive or hyper increase and no increase timer, so the byte
+ * counter's steps (every rp_byte_reset bytes, the default) leave it
+ * there.
+ */
+static void dcqcn_activate(PerfPair *p)
+{
+    RocxCore *c = &A->f->core;
+    RocxQp *qp = rocx_qp_get(c, p->qa.qpn);
+    struct rocx_cc_cfg cfg;
+    RocxPkt pkt;
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.valid = htole32(ROCX_CC_RP_FIRST_CNP_RATE | ROCX_CC_RP_AI_RATE |
+                        ROCX_CC_RP_HAI_RATE | ROCX_CC_RP_TIME_RESET |
+                        ROCX_CC_RP_RTT);
+    cfg.rp_rate_to_set_on_first_cnp = htole32(c->speed_mbps / 2);
+    cfg.rp_time_reset = htole32(ROCX_CC_TIME_MAX_US);
+    cfg.rp_dce_tcp_rtt = htole32(ROCX_CC_TIME_MAX_US);
+    CHECK_EQ(t_cfg_set(A, ROCX_AQ_OP_SET_CC, &cfg, sizeof(cfg)),
+             ROCX_AQ_STS_OK);
+    memset(&pkt, 0, sizeof(pkt));
+    pkt.net_type = qp->path.net_type;
+    pkt.dqpn = qp->qpn;
+    pkt.paylen = ROCX_CNP_PAYLOAD_LEN;
+    memcpy(pkt.sgid, qp->path.dgid, 16);
+    memcpy(pkt.dgid, qp->path.sgid, 16);
+    rocx_cc_rx_cnp(c, &pkt);
+    CHECK(qp->cc.active);
+    CHECK_EQ(qp->cc.tx_rate_mbps, c->speed_mbps / 2);
+}
+
+static bool dcqcn;              /* run(): A's QP active in DCQCN */
+/*
+ * run(): move the clock to due timers (t_settle()), as a paced QP needs;
+ * 100 ms at most, short of DCQCN's increase timer.
+ */
+static bool settle;
+
 static void drain(TCq *cq)
 {
     while (t_poll(cq, NULL)) {
@@ -79,6 +124,9 @@ static void run(const char *name, uint8_t op, uint32_t len, bool inl,
 
     t_setup();
     perf_setup(&p, 1u << 20);
+    if (dcqcn) {
+        dcqcn_activate(&p);
+    }
     sent0 = wire.sent;
     rx0 = t_stat(A, ROCX_STAT_ROCE_RX_PACKETS) +
           t_stat(B, ROCX_STAT_ROCE_RX_PACKETS);
@@ -106,7 +154,11 @@ static void run(const char *name, uint8_t op, uint32_t len, bool inl,
             t_ring_rq(&p.qb);
         }
         t_ring_sq(&p.qa);
-        t_pump();
+        if (settle) {
+            t_settle(100 * 1000 * 1000LL);
+        } else {
+            t_pump();
+        }
         drain(&p.acq);
         drain(&p.bcq);
     }
@@ -116,6 +168,10 @@ static void run(const char *name, uint8_t op, uint32_t len, bool inl,
     CHECK_EQ(wire.sent - sent0, pkts);
     CHECK_EQ(t_stat(A, ROCX_STAT_ROCE_ICRC_ERRORS) +
              t_stat(B, ROCX_STAT_ROCE_ICRC_ERRORS), 0);
+    if (dcqcn) {
+        /* Still paced at half the line: the steps kept it active. */
+        CHECK(rocx_qp_get(&A->f->core, p.qa.qpn)->cc.active);
+    }
     printf("%-12s %7u B x %5u: %8.0f ns/msg %7.0f ns/frame "
            "(%lu frames, %.2f frames/msg)\n", name, len, rounds * burst,
            t / (rounds * burst), t / pkts, (unsigned long)pkts,
@@ -205,6 +261,37 @@ static void run_cq_arm(unsigned ncq, unsigned rounds)
     t_teardown();
 }
 
+/*
+ * rocx_cc_sent() by itself, as the scheduler calls it for each frame of
+ * a QP (1024-byte payloads): on an idle QP (the early return) and on one
+ * DCQCN holds active (its byte counter; a step every rp_byte_reset).
+ */
+static void run_cc_sent(bool active, unsigned calls)
+{
+    RocxQp *qp;
+    PerfPair p;
+    double t0, t;
+    int64_t now;
+    unsigned i;
+
+    t_setup();
+    perf_setup(&p, T_PAGE);
+    if (active) {
+        dcqcn_activate(&p);
+    }
+    qp = rocx_qp_get(&A->f->core, p.qa.qpn);
+    now = rocx_now(&A->f->core);
+    t0 = cpu_ns();
+    for (i = 0; i < calls; i++) {
+        rocx_cc_sent(qp, 1024 + 58, now);
+    }
+    t = cpu_ns() - t0;
+    CHECK_EQ(qp->cc.active, active);
+    printf("cc_sent      %-6s x %8u: %8.2f ns/call\n",
+           active ? "active" : "idle", calls, t / calls);
+    t_teardown();
+}
+
 static bool want(int argc, char **argv, const char *name)
 {
     int i;
@@ -229,11 +316,22 @@ int main(int argc, char **argv)
     if (want(argc, argv, "send")) {
         run("send", ROCX_WQE_SEND, 64 * KIB, false, 32, 200);
     }
+    if (want(argc, argv, "write_dcqcn")) {
+        settle = true;
+        run("write_settle", ROCX_WQE_RDMA_WRITE, 64 * KIB, false, 32, 200);
+        dcqcn = true;
+        run("write_dcqcn", ROCX_WQE_RDMA_WRITE, 64 * KIB, false, 32, 200);
+        dcqcn = settle = false;
+    }
     if (want(argc, argv, "write_small")) {
         run("write_small", ROCX_WQE_RDMA_WRITE, 64, false, 32, 2000);
     }
     if (want(argc, argv, "write_lat")) {
         run("write_lat", ROCX_WQE_RDMA_WRITE, 2, true, 1, 20000);
+    }
+    if (want(argc, argv, "cc_sent")) {
+        run_cc_sent(false, 10000000);
+        run_cc_sent(true, 10000000);
     }
     if (want(argc, argv, "timer_rnr")) {
         run_timers(1, 4000);
