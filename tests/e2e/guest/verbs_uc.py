@@ -9,6 +9,12 @@ In each guest between two QPs of the device (looped back inside it), then,
 with two guests, guest 0's QP sending to guest 1's.  UC has no flow
 control: every receive is posted before the sender is told to go.
 
+A UC RDMA WRITE completes nothing at the responder, and the sender's
+completion says only that it went out.  So the sender follows each WRITE
+with a SEND of FENCE bytes on the same QP, received past the WRITE's
+SIZE bytes: UC delivers a QP's messages in order, so the responder reads
+its memory only once that SEND's completion proves the WRITE arrived.
+
 The refused WRITE: the responder QP lacks IBV_ACCESS_REMOTE_WRITE.  The
 sender's WRITE and WRITE with immediate complete (UC never hears back),
 the responder's memory stays as it was, the receive posted for the
@@ -30,6 +36,7 @@ SIZE = 20000            # 20 packets at path MTU 1024, the last one short
 IMM = 0x1234abcd
 ACCESS = e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE
 QUIET_S = 0.5           # how long "nothing arrives" is watched for
+FENCE = 64              # the SEND behind a WRITE, at offset SIZE
 
 
 class End:
@@ -40,7 +47,7 @@ class End:
         cap = QPCap(max_send_wr=16, max_recv_wr=16)
         self.qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UC, scq=self.cq,
                                     rcq=self.cq, cap=cap))
-        self.mr = MR(pd, SIZE, ACCESS)
+        self.mr = MR(pd, SIZE + FENCE, ACCESS)
 
     def info(self, ctx, gid_index, psn):
         return {'qpn': self.qp.qp_num, 'psn': psn,
@@ -51,6 +58,18 @@ class End:
         self.qp.post_recv(RecvWR(num_sge=1,
                                  sg=[SGE(self.mr.buf, SIZE, self.mr.lkey)]))
 
+    def post_fence_recv(self):
+        self.qp.post_recv(RecvWR(num_sge=1,
+                                 sg=[SGE(self.mr.buf + SIZE, FENCE,
+                                         self.mr.lkey)]))
+
+    def post_recv_for(self, wc_op):
+        """The receive a message of OPS needs: its own, or the fence's."""
+        if wc_op is None:
+            self.post_fence_recv()
+        else:
+            self.post_recv()
+
 
 OPS = (('SEND', e.IBV_WR_SEND, e.IBV_WC_RECV, False),
        ('SEND with immediate', e.IBV_WR_SEND_WITH_IMM, e.IBV_WC_RECV, True),
@@ -59,9 +78,9 @@ OPS = (('SEND', e.IBV_WR_SEND, e.IBV_WC_RECV, False),
         e.IBV_WC_RECV_RDMA_WITH_IMM, True))
 
 
-def post(a, opcode, b_info, seed):
-    """a sends SIZE bytes of pattern seed to b_info with opcode; the
-    send's completions."""
+def post(a, opcode, b_info, seed, fence=False):
+    """a sends SIZE bytes of pattern seed to b_info with opcode, then, if
+    fence, the FENCE bytes of a SEND; the send's completions."""
     a.mr.write(vl.pattern(SIZE, seed), SIZE)
     wr = SendWR(opcode=opcode, num_sge=1,
                 sg=[SGE(a.mr.buf, SIZE, a.mr.lkey)])
@@ -70,18 +89,42 @@ def post(a, opcode, b_info, seed):
     if opcode in (e.IBV_WR_SEND_WITH_IMM, e.IBV_WR_RDMA_WRITE_WITH_IMM):
         wr.imm_data = IMM
     a.qp.post_send(wr)
-    return vl.poll(a.cq, 1)
+    if not fence:
+        return vl.poll(a.cq, 1)
+    a.mr.write(vl.pattern(FENCE, seed), FENCE, SIZE)
+    a.qp.post_send(SendWR(opcode=e.IBV_WR_SEND, num_sge=1,
+                          sg=[SGE(a.mr.buf + SIZE, FENCE, a.mr.lkey)]))
+    return vl.poll(a.cq, 2)
 
 
-def sent_ok(tap, wcs, what):
-    return tap.ok(len(wcs) == 1 and wcs[0].status == e.IBV_WC_SUCCESS,
+def sent_ok(tap, wcs, what, n=1):
+    """The n completions of one post() (2 with its fence), all good."""
+    return tap.ok(len(wcs) == n and
+                  all(w.status == e.IBV_WC_SUCCESS for w in wcs),
                   f'{what} completes at the sender',
                   f'completions: {[(w.status, w.opcode) for w in wcs]}')
 
 
+def fenced(wc_op):
+    """Whether a message of OPS is followed by a fence SEND (no
+    completion of its own at the responder)."""
+    return wc_op is None
+
+
 def received(end, wc_op, imm, seed):
-    """What the receiving end saw of one message: None if right."""
-    if wc_op is not None:
+    """What the receiving end saw of one message: None if right.  For
+    a WRITE (wc_op None), its memory is read once the fence arrived."""
+    if fenced(wc_op):
+        wcs = vl.poll(end.cq, 1)
+        if not (len(wcs) == 1 and wcs[0].status == e.IBV_WC_SUCCESS and
+                wcs[0].opcode == e.IBV_WC_RECV and
+                wcs[0].byte_len == FENCE):
+            return ('no SEND behind the WRITE: '
+                    f'{[(w.status, w.opcode, w.byte_len) for w in wcs]}')
+        err = vl.verify(end.mr.read(FENCE, SIZE), FENCE, seed)
+        if err:
+            return f'the SEND behind the WRITE: {err}'
+    else:
         wcs = vl.poll(end.cq, 1)
         if not (len(wcs) == 1 and wcs[0].status == e.IBV_WC_SUCCESS and
                 wcs[0].opcode == wc_op and wcs[0].byte_len == SIZE):
@@ -121,9 +164,9 @@ def main(tap, kind):
                   access=e.IBV_ACCESS_LOCAL_WRITE)
     where = f'loopback over the {kind} GID'
     for seed, (name, op, wc_op, imm) in enumerate(OPS, 11):
-        if wc_op is not None:
-            b.post_recv()
-        if sent_ok(tap, post(a, op, bi, seed), f'{where}: UC {name}'):
+        b.post_recv_for(wc_op)
+        if sent_ok(tap, post(a, op, bi, seed, fenced(wc_op)),
+                   f'{where}: UC {name}', 1 + fenced(wc_op)):
             err = received(b, wc_op, imm, seed)
             tap.ok(err is None, f'{where}: UC {name} arrived intact', err)
     refused_write(tap, where, a2, ci, lambda: c.mr.write(bytes(SIZE), SIZE),
@@ -186,10 +229,11 @@ def two_guests(tap, env, ctx, pd, gidx, kind):
             env.put(f'uc.{kind}.ask.{what}', list(args))
             return env.get(f'uc.{kind}.answer.{what}')
 
-        for seed, (name, op, _, _) in enumerate(OPS, 31):
+        for seed, (name, op, wc_op, _) in enumerate(OPS, 31):
             ask(f'post.{seed}')         # its receive is posted
-            if sent_ok(tap, post(end, op, theirs['end'], seed),
-                       f'{where}: UC {name}'):
+            if sent_ok(tap, post(end, op, theirs['end'], seed,
+                                 fenced(wc_op)),
+                       f'{where}: UC {name}', 1 + fenced(wc_op)):
                 err = ask(f'check.{seed}')
                 tap.ok(err is None, f'{where}: UC {name} arrived intact',
                        err)
@@ -206,8 +250,7 @@ def two_guests(tap, env, ctx, pd, gidx, kind):
             env.put(f'uc.{kind}.answer.{what}', fn())
 
         for seed, (_, _, wc_op, imm) in enumerate(OPS, 31):
-            if wc_op is not None:
-                end.post_recv()
+            end.post_recv_for(wc_op)
             answer(f'post.{seed}', lambda: None)
             answer(f'check.{seed}',
                    lambda s=seed, w=wc_op, i=imm: received(end, w, i, s))
