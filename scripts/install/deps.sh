@@ -19,6 +19,7 @@ pkgs_bookworm=(
 	tshark libpcap-dev libisal-dev sparse
 	clang libclang-rt-14-dev
 	procps psmisc
+	nvme-cli fio
 )
 # iproute2 6.15: bookworm's 6.1 `dcb` has no `apptrust` (guests run the
 # host's user space, so the e2e dcb test needs it here).

@@ -1,0 +1,292 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest script of the nvmeof group: NVMe over Fabrics, RDMA transport, on
+# rocx.  Guest 0 is the target: a RAM disk (brd) exported by nvmet-rdma,
+# configured through configfs (Debian has no nvmetcli), on an IPv4 and an
+# IPv6 port.  Guest 1 is the host: nvme-rdma connects with nvme-cli,
+# fio writes 256 MiB of a pattern with a CRC32C and the offset in every
+# block and reads it back verified; then disconnect and connect again
+# (the data must still be there), then the target's rocx_ib is removed
+# under the live connection (the host must see a clean error: I/O fails
+# with EIO once fast_io_fail_tmo expires, the controller keeps trying to
+# reconnect, nothing hangs) and loaded again (the host reconnects by
+# itself and the data is verified again), then the same over IPv6.
+# fio runs with O_DIRECT, so every read crosses the fabric.
+set -uo pipefail
+. "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+
+me=$ROCX_GUEST_INDEX
+nqn=nqn.2026-12.org.rocx:nvmeof-ram
+size_mib=256
+ip6_of() { echo "2001:2::$(($1 + 1))"; }
+t4=$(rocx_ip 0)
+t6=$(ip6_of 0)
+
+if roce_up rocx; then
+	t_ok "rocx $ROCE_DEV up on $ROCE_NETDEV"
+else
+	t_not_ok "rocx up: $ROCE_ERR"
+	t_done
+fi
+ibdev=$ROCE_DEV
+ip -6 addr add "$(ip6_of "$me")/64" dev "$ROCE_NETDEV" nodad
+
+# tc NAME CMD... - t, with CMD run in this shell (to keep what it sets).
+tc() {
+	local name=$1 rc
+
+	shift
+	"$@" 3>&1 >/tmp/tc.out 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		t_ok "$name"
+	else
+		tail -n 20 /tmp/tc.out | sed 's/^/# /'
+		t_not_ok "$name (exit $rc)"
+	fi
+	return $rc
+}
+
+# ---- target (guest 0) ----
+
+nvmet=/sys/kernel/config/nvmet
+
+# nvmet_port ID FAMILY ADDR SVCID - an RDMA port exporting $nqn.
+nvmet_port() {
+	local p=$nvmet/ports/$1
+
+	mkdir "$p" &&
+		echo rdma >"$p/addr_trtype" &&
+		echo "$2" >"$p/addr_adrfam" &&
+		echo "$3" >"$p/addr_traddr" &&
+		echo "$4" >"$p/addr_trsvcid" &&
+		ln -s "$nvmet/subsystems/$nqn" "$p/subsystems/$nqn"
+}
+
+# nvmet_setup - brd's /dev/ram0 as namespace 1 of $nqn, any host allowed.
+nvmet_setup() {
+	local s=$nvmet/subsystems/$nqn
+
+	modprobe brd rd_nr=1 rd_size=$((size_mib * 1024)) max_part=0 &&
+		modprobe nvmet && modprobe nvmet-rdma &&
+		{ [ -d "$nvmet" ] || mount -t configfs configfs /sys/kernel/config; } &&
+		mkdir "$s" &&
+		echo 1 >"$s/attr_allow_any_host" &&
+		mkdir "$s/namespaces/1" &&
+		echo -n /dev/ram0 >"$s/namespaces/1/device_path" &&
+		echo 1 >"$s/namespaces/1/enable" &&
+		nvmet_port 1 ipv4 "$t4" 4420 &&
+		nvmet_port 2 ipv6 "$t6" 4420
+}
+
+# relink PORT... - unlink $nqn from each PORT and link it again.
+relink() {
+	local p
+
+	for p in "$@"; do
+		p=$nvmet/ports/$p/subsystems
+		rm -f "$p/$nqn"
+		ln -s "$nvmet/subsystems/$nqn" "$p/$nqn" || return 1
+	done
+}
+
+# port_listening ADDR - nvmet-rdma's rdma_cm id listens on ADDR:4420.
+port_listening() {
+	rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qF "$1:4420"
+}
+
+target() {
+	t "nvmet: brd namespace exported on rdma ports $t4 and [$t6]:4420" \
+		nvmet_setup || t_done
+	t "nvmet-rdma listens on $t4:4420" wait_for 20 port_listening "$t4" || t_done
+	t "nvmet-rdma listens on [$t6]:4420" wait_for 20 port_listening "$t6" || t_done
+	rocx_put target up
+
+	# The host wrote, reconnected and verified; now remove the device
+	# from under the live connection.  ib_unregister_device waits for
+	# nvmet-rdma to let go of every queue: a hang here is the failure.
+	rocx_get connected >/dev/null
+	t "rmmod rocx_ib under a live NVMe-oF connection" timeout 60 rmmod rocx_ib
+	t "$ibdev is gone" bash -c "! ls /sys/class/infiniband | grep -q ."
+	rocx_put removed 1
+	rocx_get failed_io >/dev/null
+	t "insmod rocx_ib again" insmod "$ROCX_MODDIR/rocx_ib.ko"
+	t "$ibdev port ACTIVE again" wait_for 20 _roce_port_active "$ibdev"
+	t "$ibdev has its RoCE v2 GIDs again" \
+		wait_for 20 roce_gid_index "$ibdev" "$t4"
+	# A listener's DEVICE_REMOVAL makes nvmet-rdma drop the port's
+	# rdma_cm id for good (it repairs a port only on ADDR_CHANGE): the
+	# port must be disabled and enabled again, which configfs does when
+	# its last subsystem link goes and the first comes back.
+	t "the ports are enabled again (subsystem unlinked and linked)" \
+		wait_for 30 relink 1 2
+	t "nvmet-rdma listens again on $t4:4420" wait_for 30 port_listening "$t4"
+	t "nvmet-rdma listens again on [$t6]:4420" wait_for 30 port_listening "$t6"
+	rocx_put reloaded 1
+	rocx_barrier host.done
+	rm -f "$nvmet/ports/1/subsystems/$nqn" "$nvmet/ports/2/subsystems/$nqn"
+	rmdir "$nvmet/ports/1" "$nvmet/ports/2"
+	echo 0 >"$nvmet/subsystems/$nqn/namespaces/1/enable"
+	rmdir "$nvmet/subsystems/$nqn/namespaces/1" "$nvmet/subsystems/$nqn"
+	t "nvmet configuration removed, modules unload" \
+		bash -c "rmmod nvmet_rdma && rmmod nvmet"
+}
+
+# ---- host (guest 1) ----
+
+# ns_dev - the block device of $nqn's namespace 1 (a multipath head or,
+# without native multipath, the controller's own namespace).
+ns_dev() {
+	local s c
+
+	for s in /sys/class/nvme-subsystem/*; do
+		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$nqn" ] || continue
+		for c in "$s"/nvme*n1 "$s"/nvme*/nvme*n1; do
+			[ -e "$c" ] || continue
+			[ -b "/dev/${c##*/}" ] || continue
+			echo "/dev/${c##*/}"
+			return 0
+		done
+	done
+	return 1
+}
+
+# ctrl_of - the name of $nqn's controller (nvme<N>).
+ctrl_of() {
+	local c
+
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$nqn" ] || continue
+		echo "${c##*/}"
+		return 0
+	done
+	return 1
+}
+
+ctrl_state_is() {
+	local c
+
+	c=$(ctrl_of) && [ "$(cat "/sys/class/nvme/$c/state")" = "$1" ]
+}
+
+ctrl_state_not() {
+	local c
+
+	c=$(ctrl_of) && [ "$(cat "/sys/class/nvme/$c/state")" != "$1" ]
+}
+
+# connect ADDR FAMILY [OPTION]... - nvme connect and wait for the disk.
+connect() {
+	local a=$1 f=$2
+
+	shift 2
+	timeout 60 nvme connect -t rdma -a "$a" -s 4420 -n "$nqn" "$@" &&
+		wait_for 30 ns_dev &&
+		dev=$(ns_dev) && ctrl=$(ctrl_of) &&
+		echo "# connected over $f: $ctrl, $dev ($(cat "/sys/class/nvme/$ctrl/transport"))" >&3
+}
+
+ctrl_gone() {
+	! ctrl_of >/dev/null
+}
+
+disconnect() {
+	timeout 60 nvme disconnect -n "$nqn" && wait_for 20 ctrl_gone
+}
+
+# pattern MODE - fio over the whole namespace: MODE write writes the
+# pattern (CRC32C and offset in every 128 KiB block) and reads it back
+# verified, verify only reads and verifies.  Leaves the MB/s in /tmp/fio.bw.
+pattern() {
+	local extra=()
+
+	case $1 in
+	write) extra=(--rw=write --do_verify=1) ;;
+	verify) extra=(--rw=write --verify_only) ;;
+	esac
+	timeout 300 fio --name=nvmeof --filename="$dev" --bs=128k \
+		--size="${size_mib}M" --direct=1 --ioengine=libaio --iodepth=8 \
+		--verify=crc32c --verify_fatal=1 --output-format=json \
+		"${extra[@]}" >/tmp/fio.json 2>/tmp/fio.err ||
+		{ cat /tmp/fio.err; return 1; }
+	python3 - /tmp/fio.json $((size_mib << 20)) <<-'PY' | tee /tmp/fio.bw
+	import json, sys
+	j = json.load(open(sys.argv[1]))["jobs"][0]
+	if j["error"]:
+	    sys.exit("fio error %d" % j["error"])
+	w, r = j["write"], j["read"]
+	print("write %.1f MB/s (%d MiB), read+verify %.1f MB/s (%d MiB)" % (
+	    w["bw_bytes"] / 1e6, w["io_bytes"] >> 20,
+	    r["bw_bytes"] / 1e6, r["io_bytes"] >> 20))
+	if r["io_bytes"] != int(sys.argv[2]):
+	    sys.exit("read back %d bytes, not %s" % (r["io_bytes"], sys.argv[2]))
+	PY
+}
+
+# read_fails - a direct read of the namespace ends in an error, within
+# 60 s: no hang, no success from a page cache.
+read_fails() {
+	local rc
+
+	timeout 60 dd if="$dev" of=/dev/null bs=4k count=1 iflag=direct 2>/tmp/dd.err
+	rc=$?
+	cat /tmp/dd.err
+	[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]
+}
+
+host() {
+	modprobe nvme-rdma || t_not_ok "modprobe nvme-rdma"
+	rocx_get target >/dev/null
+
+	# reconnect_delay 1: try again soon after the target comes back;
+	# ctrl_loss_tmo 120: long enough that the removal below ends in a
+	# reconnect, not in the controller's deletion.
+	tc "nvme connect -t rdma -a $t4 -s 4420" connect "$t4" IPv4 \
+		--reconnect-delay=1 --ctrl-loss-tmo=120 || t_done
+	t "$dev is $((size_mib)) MiB" \
+		test "$(blockdev --getsize64 "$dev")" -eq $((size_mib << 20))
+	if t "fio writes $size_mib MiB of a pattern and reads it back verified" pattern write; then
+		rocx_log "IPv4: $(cat /tmp/fio.bw)"
+		echo "# throughput IPv4 $(cat /tmp/fio.bw)"
+	fi
+
+	t "nvme disconnect" disconnect
+	tc "nvme connect again" connect "$t4" IPv4 --reconnect-delay=1 --ctrl-loss-tmo=120
+	t "the pattern is still there after reconnecting" pattern verify
+	echo "# throughput IPv4 (verify only) $(cat /tmp/fio.bw)"
+
+	# The target removes its rocx_ib under the connection.
+	echo 2 >"/sys/class/nvme/$ctrl/fast_io_fail_tmo"
+	rocx_put connected 1
+	rocx_get removed >/dev/null
+	t "the host notices the target's device removal (controller leaves live)" \
+		wait_for 60 ctrl_state_not live
+	rocx_log "controller $ctrl: $(cat "/sys/class/nvme/$ctrl/state")"
+	t "a read while the target is away fails with an error (no hang)" read_fails
+	t "the controller keeps trying to reconnect" ctrl_state_is connecting
+	rocx_put failed_io 1
+	rocx_get reloaded >/dev/null
+	t "the host reconnects by itself once rocx_ib is back" wait_for 90 ctrl_state_is live
+	t "the pattern is still there after the removal and reconnect" pattern verify
+	t "nvme disconnect" disconnect
+
+	tc "nvme connect over IPv6 [$t6]" connect "$t6" IPv6
+	t "the pattern reads back verified over IPv6" pattern verify
+	echo "# throughput IPv6 (verify only) $(cat /tmp/fio.bw)"
+	t "nvme disconnect (IPv6)" disconnect
+	t "nvme-rdma unloads" modprobe -r nvme-rdma
+	dmesg | grep -E 'nvme|rdma' | grep -v 'Connect rejected' | tail -n 40 | sed 's/^/# /'
+	rocx_barrier host.done
+}
+
+if [ "$me" -eq 0 ]; then
+	target
+else
+	host
+fi
+rocx_barrier end
+t "no kernel warnings" dmesg_clean
+t_done
