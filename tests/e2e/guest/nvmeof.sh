@@ -4,14 +4,19 @@
 # Guest script of the nvmeof group: NVMe over Fabrics, RDMA transport, on
 # rocx.  Guest 0 is the target: a RAM disk (brd) exported by nvmet-rdma,
 # configured through configfs (Debian has no nvmetcli), on an IPv4 and an
-# IPv6 port.  Guest 1 is the host: nvme-rdma connects with nvme-cli,
-# fio writes 256 MiB of a pattern with a CRC32C and the offset in every
-# block and reads it back verified; then disconnect and connect again
-# (the data must still be there), then the target's rocx_ib is removed
-# under the live connection (the host must see a clean error: I/O fails
-# with EIO once fast_io_fail_tmo expires, the controller keeps trying to
-# reconnect, nothing hangs) and loaded again (the host reconnects by
-# itself and the data is verified again), then the same over IPv6.
+# IPv6 port.  Guest 1 is the host: nvme-rdma connects with nvme-cli.
+#  - fio writes random-offset blocks of 512 B (inline data) to 1 MiB (a
+#    fast-registered MR of 256 pages) and reads them back verified; then
+#    256 MiB of a pattern with a CRC32C and the offset in every block.
+#  - disconnect and connect again: the pattern is still there.
+#  - round 1: the target's rocx_ib is removed under reads in flight: the
+#    reads fail with EIO once fast_io_fail_tmo expires, the controller
+#    keeps reconnecting, nothing hangs; rocx_ib is loaded again and the
+#    ports re-enabled, the host reconnects by itself and the pattern is
+#    verified again.
+#  - round 2: removed again, and back without the subsystem: the host
+#    gives the controller up after ctrl_loss_tmo and its disk goes.
+#  - connect over IPv6, part of the pattern verified.
 # fio runs with O_DIRECT, so every read crosses the fabric.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
@@ -20,7 +25,7 @@ set -uo pipefail
 
 me=$ROCX_GUEST_INDEX
 nqn=nqn.2026-12.org.rocx:nvmeof-ram
-size_mib=256
+size_mib=256		# the pattern; the RAM disk has 64 MiB more for mixed sizes
 ip6_of() { echo "2001:2::$(($1 + 1))"; }
 t4=$(rocx_ip 0)
 t6=$(ip6_of 0)
@@ -70,7 +75,7 @@ nvmet_port() {
 nvmet_setup() {
 	local s=$nvmet/subsystems/$nqn
 
-	modprobe brd rd_nr=1 rd_size=$((size_mib * 1024)) max_part=0 &&
+	modprobe brd rd_nr=1 rd_size=$(((size_mib + 64) * 1024)) max_part=0 &&
 		modprobe nvmet && modprobe nvmet-rdma &&
 		{ [ -d "$nvmet" ] || mount -t configfs configfs /sys/kernel/config; } &&
 		mkdir "$s" &&
@@ -98,6 +103,42 @@ port_listening() {
 	rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qF "$1:4420"
 }
 
+# remove_reload ROUND - when the host says so, remove rocx_ib from under
+# the live connection (ib_unregister_device waits for nvmet-rdma to let
+# go of every queue: a hang here is the failure), and when the host has
+# seen the error, load it again and re-enable the ports.
+remove_reload() {
+	local r=$1
+
+	rocx_get "connected.$r" >/dev/null
+	t "round $r: rmmod rocx_ib under a live NVMe-oF connection" \
+		timeout 60 rmmod rocx_ib
+	t "round $r: $ibdev is gone" bash -c "! ls /sys/class/infiniband | grep -q ."
+	rocx_put "removed.$r" 1
+	rocx_get "failed_io.$r" >/dev/null
+	t "round $r: insmod rocx_ib again" insmod "$ROCX_MODDIR/rocx_ib.ko"
+	t "round $r: $ibdev port ACTIVE again" wait_for 20 _roce_port_active "$ibdev"
+	t "round $r: $ibdev has its RoCE v2 GIDs again" \
+		wait_for 20 roce_gid_index "$ibdev" "$t4"
+	# Round 2: the device is back, the subsystem not yet: the host's
+	# reconnects are rejected until it gives the controller up.
+	if [ "$r" -eq 2 ]; then
+		rocx_put device_back.2 1
+		rocx_get ctrl_gone.2 >/dev/null
+	fi
+	# A listener's DEVICE_REMOVAL makes nvmet-rdma drop the port's
+	# rdma_cm id for good (it repairs a port only on ADDR_CHANGE): the
+	# port must be disabled and enabled again, which configfs does when
+	# its last subsystem link goes and the first comes back.
+	t "round $r: the ports are enabled again (subsystem unlinked and linked)" \
+		wait_for 30 relink 1 2
+	t "round $r: nvmet-rdma listens again on $t4:4420" \
+		wait_for 30 port_listening "$t4"
+	t "round $r: nvmet-rdma listens again on [$t6]:4420" \
+		wait_for 30 port_listening "$t6"
+	rocx_put "reloaded.$r" 1
+}
+
 target() {
 	t "nvmet: brd namespace exported on rdma ports $t4 and [$t6]:4420" \
 		nvmet_setup || t_done
@@ -105,27 +146,10 @@ target() {
 	t "nvmet-rdma listens on [$t6]:4420" wait_for 20 port_listening "$t6" || t_done
 	rocx_put target up
 
-	# The host wrote, reconnected and verified; now remove the device
-	# from under the live connection.  ib_unregister_device waits for
-	# nvmet-rdma to let go of every queue: a hang here is the failure.
-	rocx_get connected >/dev/null
-	t "rmmod rocx_ib under a live NVMe-oF connection" timeout 60 rmmod rocx_ib
-	t "$ibdev is gone" bash -c "! ls /sys/class/infiniband | grep -q ."
-	rocx_put removed 1
-	rocx_get failed_io >/dev/null
-	t "insmod rocx_ib again" insmod "$ROCX_MODDIR/rocx_ib.ko"
-	t "$ibdev port ACTIVE again" wait_for 20 _roce_port_active "$ibdev"
-	t "$ibdev has its RoCE v2 GIDs again" \
-		wait_for 20 roce_gid_index "$ibdev" "$t4"
-	# A listener's DEVICE_REMOVAL makes nvmet-rdma drop the port's
-	# rdma_cm id for good (it repairs a port only on ADDR_CHANGE): the
-	# port must be disabled and enabled again, which configfs does when
-	# its last subsystem link goes and the first comes back.
-	t "the ports are enabled again (subsystem unlinked and linked)" \
-		wait_for 30 relink 1 2
-	t "nvmet-rdma listens again on $t4:4420" wait_for 30 port_listening "$t4"
-	t "nvmet-rdma listens again on [$t6]:4420" wait_for 30 port_listening "$t6"
-	rocx_put reloaded 1
+	# Twice: the host reconnects after the first, gives the controller
+	# up after the second.
+	remove_reload 1
+	remove_reload 2
 	rocx_barrier host.done
 	rm -f "$nvmet/ports/1/subsystems/$nqn" "$nvmet/ports/2/subsystems/$nqn"
 	rmdir "$nvmet/ports/1" "$nvmet/ports/2"
@@ -197,33 +221,45 @@ disconnect() {
 	timeout 60 nvme disconnect -n "$nqn" && wait_for 20 ctrl_gone
 }
 
-# pattern MODE - fio over the whole namespace: MODE write writes the
-# pattern (CRC32C and offset in every 128 KiB block) and reads it back
-# verified, verify only reads and verifies.  Leaves the MB/s in /tmp/fio.bw.
+# pattern MODE [MIB] - fio over the pattern: MODE write writes it (CRC32C
+# and offset in every 128 KiB block) and reads it back verified, verify
+# only reads and verifies its first MIB (default all).  Leaves the MB/s
+# in /tmp/fio.bw.
 pattern() {
-	local extra=()
+	local extra=() mib=${2:-$size_mib}
 
 	case $1 in
 	write) extra=(--rw=write --do_verify=1) ;;
 	verify) extra=(--rw=write --verify_only) ;;
 	esac
 	timeout 300 fio --name=nvmeof --filename="$dev" --bs=128k \
-		--size="${size_mib}M" --direct=1 --ioengine=libaio --iodepth=8 \
+		--size="${mib}M" --direct=1 --ioengine=libaio --iodepth=8 \
 		--verify=crc32c --verify_fatal=1 --output-format=json \
 		"${extra[@]}" >/tmp/fio.json 2>/tmp/fio.err ||
 		{ cat /tmp/fio.err; return 1; }
-	python3 - /tmp/fio.json $((size_mib << 20)) <<-'PY' | tee /tmp/fio.bw
+	python3 - /tmp/fio.json $((mib << 20)) <<-'PY' | tee /tmp/fio.bw
 	import json, sys
 	j = json.load(open(sys.argv[1]))["jobs"][0]
 	if j["error"]:
 	    sys.exit("fio error %d" % j["error"])
 	w, r = j["write"], j["read"]
-	print("write %.1f MB/s (%d MiB), read+verify %.1f MB/s (%d MiB)" % (
-	    w["bw_bytes"] / 1e6, w["io_bytes"] >> 20,
-	    r["bw_bytes"] / 1e6, r["io_bytes"] >> 20))
+	if w["bw_bytes"]:
+	    print("write %.1f MB/s (%d MiB), " % (w["bw_bytes"] / 1e6,
+	          w["io_bytes"] >> 20), end="")
+	print("read+verify %.1f MB/s (%d MiB)" % (r["bw_bytes"] / 1e6,
+	      r["io_bytes"] >> 20))
 	if r["io_bytes"] != int(sys.argv[2]):
 	    sys.exit("read back %d bytes, not %s" % (r["io_bytes"], sys.argv[2]))
 	PY
+}
+
+# mixed MAX - random-offset writes of 512 B to MAX in the 64 MiB past the
+# pattern, read back verified.
+mixed() {
+	timeout 300 fio --name=mixed --filename="$dev" --offset="${size_mib}M" \
+		--size=64M --rw=randwrite --bsrange=512-"$1" --io_size=64M \
+		--direct=1 --ioengine=libaio --iodepth=8 --verify=crc32c \
+		--verify_fatal=1 --do_verify=1 --randseed=4420
 }
 
 # read_fails - a direct read of the namespace ends in an error, within
@@ -246,8 +282,17 @@ host() {
 	# reconnect, not in the controller's deletion.
 	tc "nvme connect -t rdma -a $t4 -s 4420" connect "$t4" IPv4 \
 		--reconnect-delay=1 --ctrl-loss-tmo=120 || t_done
-	t "$dev is $((size_mib)) MiB" \
-		test "$(blockdev --getsize64 "$dev")" -eq $((size_mib << 20))
+	t "$dev is $((size_mib + 64)) MiB" \
+		test "$(blockdev --getsize64 "$dev")" -eq $(((size_mib + 64) << 20))
+	q=/sys/block/${dev#/dev/}/queue
+	echo "# $ibdev: $(rdma_env ibv_devinfo -v -d "$ibdev" |
+		grep -E 'max_sge|max_qp_rd_atom|max_srq:' | tr -s ' \t\n' ' ')"
+	echo "# $dev: max_hw_sectors_kb $(cat "$q/max_hw_sectors_kb"), max_segments $(cat "$q/max_segments")"
+	# Sizes from 512 B (inline data in the command capsule, one SGE) to
+	# the largest I/O nvme-rdma sends (its fast-registered MR at full
+	# length), at random offsets, each block verified.
+	t "fio random writes of 512 B to $(cat "$q/max_hw_sectors_kb") KiB read back verified" \
+		mixed "$(cat "$q/max_hw_sectors_kb")k"
 	if t "fio writes $size_mib MiB of a pattern and reads it back verified" pattern write; then
 		rocx_log "IPv4: $(cat /tmp/fio.bw)"
 		echo "# throughput IPv4 $(cat /tmp/fio.bw)"
@@ -258,27 +303,53 @@ host() {
 	t "the pattern is still there after reconnecting" pattern verify
 	echo "# throughput IPv4 (verify only) $(cat /tmp/fio.bw)"
 
-	# The target removes its rocx_ib under the connection.
+	# Round 1: the target removes its rocx_ib under reads in flight.
 	echo 2 >"/sys/class/nvme/$ctrl/fast_io_fail_tmo"
-	rocx_put connected 1
-	rocx_get removed >/dev/null
+	timeout 120 fio --name=inflight --filename="$dev" --rw=randread \
+		--bs=64k --size="${size_mib}M" --direct=1 --ioengine=libaio \
+		--iodepth=8 --time_based --runtime=100 >/tmp/fio.inflight 2>&1 &
+	bg=$!
+	sleep 3
+	rocx_put connected.1 1
+	rocx_get removed.1 >/dev/null
 	t "the host notices the target's device removal (controller leaves live)" \
 		wait_for 60 ctrl_state_not live
 	rocx_log "controller $ctrl: $(cat "/sys/class/nvme/$ctrl/state")"
+	wait "$bg"
+	rc=$?
+	grep -E 'err=|error' /tmp/fio.inflight | head -n 3 | sed 's/^/# /'
+	t "reads in flight at the removal end in an I/O error (fio exit $rc)" \
+		test "$rc" -ne 0 -a "$rc" -ne 124
 	t "a read while the target is away fails with an error (no hang)" read_fails
 	t "the controller keeps trying to reconnect" ctrl_state_is connecting
-	rocx_put failed_io 1
-	rocx_get reloaded >/dev/null
+	rocx_put failed_io.1 1
+	rocx_get reloaded.1 >/dev/null
 	t "the host reconnects by itself once rocx_ib is back" wait_for 90 ctrl_state_is live
 	t "the pattern is still there after the removal and reconnect" pattern verify
-	t "nvme disconnect" disconnect
+
+	# Round 2: the target's device comes back without the subsystem;
+	# the host gives the controller up ctrl_loss_tmo after the removal,
+	# its disk goes and nothing waits for it.  (While the target has no
+	# RDMA device at all, a reconnect is an ib_cm REQ retried for about
+	# 80 s: the target's reload ends it with a REJ.)
+	echo 3 >"/sys/class/nvme/$ctrl/ctrl_loss_tmo"
+	rocx_put connected.2 1
+	rocx_get removed.2 >/dev/null
+	t "round 2: the host notices the removal" wait_for 60 ctrl_state_not live
+	rocx_put failed_io.2 1
+	rocx_get device_back.2 >/dev/null
+	t "round 2: ctrl_loss_tmo after the removal the host deletes the controller" \
+		wait_for 60 ctrl_gone
+	t "round 2: and its disk" wait_for 20 test ! -e "$dev"
+	rocx_put ctrl_gone.2 1
+	rocx_get reloaded.2 >/dev/null
 
 	tc "nvme connect over IPv6 [$t6]" connect "$t6" IPv6
-	t "the pattern reads back verified over IPv6" pattern verify
+	t "the pattern's first 64 MiB read back verified over IPv6" pattern verify 64
 	echo "# throughput IPv6 (verify only) $(cat /tmp/fio.bw)"
 	t "nvme disconnect (IPv6)" disconnect
 	t "nvme-rdma unloads" modprobe -r nvme-rdma
-	dmesg | grep -E 'nvme|rdma' | grep -v 'Connect rejected' | tail -n 40 | sed 's/^/# /'
+	dmesg | grep -E 'nvme[0-9]|nvmet|rdma' | grep -v 'Connect rejected' | tail -n 40 | sed 's/^/# /'
 	rocx_barrier host.done
 }
 
