@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest script of the nvmeof group: NVMe over Fabrics, RDMA transport, on
-# rocx.  Guest 0 is the target: a RAM disk (brd) exported by nvmet-rdma,
+# rocx.  Guest 0 is the target: a RAM disk (null_blk, memory backed)
+# exported by nvmet-rdma,
 # configured through configfs (Debian has no nvmetcli), on an IPv4 and an
 # IPv6 port.  Guest 1 is the host: nvme-rdma connects with nvme-cli.
 #  - fio writes random-offset blocks of 512 B (inline data) to 1 MiB (a
@@ -73,20 +74,48 @@ nvmet_port() {
 		ln -s "$nvmet/subsystems/$nqn" "$p/subsystems/$nqn"
 }
 
-# nvmet_setup - brd's /dev/ram0 as namespace 1 of $nqn, any host allowed.
+# ramdisk_setup - a memory-backed null_blk of the pattern's size plus 64
+# MiB, /dev/$ram, made through configfs: that works whether null_blk is
+# a module (Debian's kernel) or built in (the debug kernel, where module
+# parameters cannot be given at modprobe time).
+ram=rocxram
+ramdisk_setup() {
+	local d=/sys/kernel/config/nullb/$ram
+
+	modprobe null_blk nr_devices=0 &&
+		{ [ -d /sys/kernel/config/nullb ] ||
+			mount -t configfs configfs /sys/kernel/config; } &&
+		mkdir "$d" &&
+		echo $((size_mib + 64)) >"$d/size" &&
+		echo 1 >"$d/memory_backed" &&
+		echo 1 >"$d/power" &&
+		wait_for 10 test -b "/dev/$ram"
+}
+
+# nvmet_setup - /dev/$ram as namespace 1 of $nqn, any host allowed.
 nvmet_setup() {
 	local s=$nvmet/subsystems/$nqn
 
-	modprobe brd rd_nr=1 rd_size=$(((size_mib + 64) * 1024)) max_part=0 &&
+	ramdisk_setup &&
 		modprobe nvmet && modprobe nvmet-rdma &&
-		{ [ -d "$nvmet" ] || mount -t configfs configfs /sys/kernel/config; } &&
 		mkdir "$s" &&
 		echo 1 >"$s/attr_allow_any_host" &&
 		mkdir "$s/namespaces/1" &&
-		echo -n /dev/ram0 >"$s/namespaces/1/device_path" &&
+		echo -n "/dev/$ram" >"$s/namespaces/1/device_path" &&
 		echo 1 >"$s/namespaces/1/enable" &&
 		nvmet_port 1 ipv4 "$t4" 4420 &&
 		nvmet_port 2 ipv6 "$t6" 4420
+}
+
+# unload MODULE... - rmmod each MODULE that is a module (the debug kernel
+# builds them in).
+unload() {
+	local m
+
+	for m in "$@"; do
+		[ -e "/sys/module/$m/refcnt" ] || continue
+		rmmod "$m" || return 1
+	done
 }
 
 # relink PORT... - unlink $nqn from each PORT and link it again.
@@ -142,7 +171,7 @@ remove_reload() {
 }
 
 target() {
-	t "nvmet: brd namespace exported on rdma ports $t4 and [$t6]:4420" \
+	t "nvmet: RAM namespace exported on rdma ports $t4 and [$t6]:4420" \
 		nvmet_setup || t_done
 	t "nvmet-rdma listens on $t4:4420" wait_for 20 port_listening "$t4" || t_done
 	t "nvmet-rdma listens on [$t6]:4420" wait_for 20 port_listening "$t6" || t_done
@@ -157,8 +186,10 @@ target() {
 	rmdir "$nvmet/ports/1" "$nvmet/ports/2"
 	echo 0 >"$nvmet/subsystems/$nqn/namespaces/1/enable"
 	rmdir "$nvmet/subsystems/$nqn/namespaces/1" "$nvmet/subsystems/$nqn"
-	t "nvmet configuration removed, modules unload" \
-		bash -c "rmmod nvmet_rdma && rmmod nvmet"
+	echo 0 >"/sys/kernel/config/nullb/$ram/power"
+	rmdir "/sys/kernel/config/nullb/$ram"
+	t "nvmet and null_blk configuration removed, modules unload" \
+		unload nvmet_rdma nvmet null_blk
 }
 
 # ---- host (guest 1) ----
@@ -351,7 +382,7 @@ host() {
 	t "the pattern's first 64 MiB read back verified over IPv6" pattern verify 64
 	echo "# throughput IPv6 (verify only) $(cat /tmp/fio.bw)"
 	t "nvme disconnect (IPv6)" disconnect
-	t "nvme-rdma unloads" modprobe -r nvme-rdma
+	t "nvme-rdma unloads" unload nvme_rdma
 	dmesg | grep -E 'nvme[0-9]|nvmet|rdma' | grep -v 'Connect rejected' | tail -n 40 | sed 's/^/# /'
 	rocx_barrier host.done
 }
