@@ -7,7 +7,7 @@
 # (under reads in flight, then until the host gives the controller up)
 # and over IPv6.  The RAM disk's pages and fio's buffers want more than
 # 1 GiB.
-timeout=420
+timeout=600
 guest rocx,mem=1536 nvmeof.sh
 guest rocx,mem=1536 nvmeof.sh
 

@@ -27,6 +27,10 @@ set -uo pipefail
 . "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
+# The target waits for the host through whole 256 MiB runs, which take
+# tens of seconds on a loaded machine; a failing peer still ends a wait
+# at once (rocx_check_peers).
+ROCX_WAIT=$((ROCX_WAIT * 2))
 nqn=nqn.2026-12.org.rocx:nvmeof-ram
 size_mib=256		# the pattern; the RAM disk has 64 MiB more for mixed sizes
 ip6_of() { echo "2001:2::$(($1 + 1))"; }
