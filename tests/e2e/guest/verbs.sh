@@ -160,6 +160,10 @@ rocx_barrier up
 
 for part in "$ROCX_REPO"/tests/e2e/guest/verbs_*.sh; do
 	name=$(basename "$part" .sh)
+	case ":${ROCX_VERBS_PARTS:-${name#verbs_}}:" in
+	*":${name#verbs_}:"*) ;;
+	*) continue ;;
+	esac
 	rocx_barrier "$name.start"
 	rocx_log "part $name"
 	# shellcheck source=/dev/null
