@@ -23,10 +23,23 @@
 #                     script's environment (no spaces or commas; no dots in
 #                     NAME, or the kernel takes it for a module parameter)
 #   kernel=KERNEL     this guest's kernel, as --kernel below
+#   nic=MODEL[:P=V]...@SEG
+#                     the same NIC on network segment SEG (a name of
+#                     lower-case letters and digits) instead of the
+#                     rocx-switch: a segment of exactly two NICs is a
+#                     point-to-point link, QEMU's standard dgram netdev on
+#                     a pair of unix datagram sockets with nothing in
+#                     between; a segment of any other size gets a
+#                     rocx-switch of its own.  A guest may have NICs on
+#                     several segments (a bridge or a router), e.g.
+#                       --guest nic=virtio@a,nic=virtio@b,cmd=...
+#                       --guest nic=rocx:speed=1000@a,cmd=...
 # Guest N's NIC K gets MAC 52:54:00:00:KK:NN (hex, so guest 1's first NIC is
-# 52:54:00:00:00:01), device id nic<K>, netdev n<K> and the next switch
-# port, in the order NICs are declared.  Guests configure addresses themselves; ROCX_IP is meant for
-# the first NIC.
+# 52:54:00:00:00:01), device id nic<K> and netdev n<K>, in the order NICs
+# are declared; a NIC without @SEG takes the next port of the rocx-switch,
+# one on a segment the next port of that segment.  OUT/segments lists
+# who is on which segment.  Guests configure addresses themselves; ROCX_IP
+# is meant for the first NIC.
 #
 # Options:
 #   --qemu BIN        QEMU binary (default build/qemu-system-x86_64 if built,
@@ -34,7 +47,7 @@
 #   --timeout SEC     wall-clock limit for the whole run (default 300)
 #   --out DIR         output directory (default build/guest/runs/<time>-<pid>;
 #                     the 20 newest of those are kept)
-#   --pcap FILE       capture the switch's traffic
+#   --pcap FILE       capture the switch's traffic (not a segment's)
 #   --extra 'ARGS'    more QEMU arguments for the guest declared last (split
 #                     on spaces); repeatable
 #   --append 'WORDS'  more kernel command-line words for every guest
@@ -43,7 +56,8 @@
 #                     ROCX_NGUESTS, ROCX_MONITOR_<N> (guest N's HMP monitor
 #                     socket; scripts/run/hmp.sh talks to it), ROCX_SWITCH
 #                     and ROCX_SWITCH_CTL (the switch's control socket:
-#                     "$ROCX_SWITCH" ctl "$ROCX_SWITCH_CTL" show)
+#                     "$ROCX_SWITCH" ctl "$ROCX_SWITCH_CTL" show), and
+#                     ROCX_SWITCH_CTL_<SEG> for a segment's own switch
 #   --impair 'SPEC'   impair the fabric from the start: rocx-switch --impair,
 #                     e.g. 'port=all dir=egress loss=1%'; repeatable
 #   --switch 'ARGS'   more rocx-switch options (split on spaces), e.g.
@@ -70,7 +84,8 @@
 # Output per guest in OUT/guest<N>/: console.log (serial), log (script
 # output), rc, boot_seconds, dmesg, qemu.log, kernel (its --kernel),
 # monitor.sock while running.
-# OUT/switch.log holds the switch's counters.  Prints "guest<N>: rc=<rc>"
+# OUT/switch.log holds the switch's counters, OUT/switch-<SEG>.log a
+# segment switch's.  Prints "guest<N>: rc=<rc>"
 # per guest and exits 1 if any guest failed or timed out.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -191,12 +206,12 @@ mkdir -p "$out/shared"
 # Unix socket paths must stay under 108 bytes: keep them in a short dir.
 run=$(mktemp -d /tmp/rocx-run.XXXXXX)
 
-pids=() switch_pid='' host_pid=''
+pids=() switch_pid='' host_pid='' seg_pids=()
 # shellcheck disable=SC2317 # reached through the trap
 cleanup() {
 	local p
 
-	for p in "${pids[@]}" "$host_pid" "$switch_pid"; do
+	for p in "${pids[@]}" "$host_pid" "$switch_pid" "${seg_pids[@]}"; do
 		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null || true
 	done
 	rm -rf "$run"
@@ -205,9 +220,29 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Segments first: how a NIC on one is wired depends on how many NICs
+# share it.
+declare -A seg_size seg_next
+seg_names=()
+nguests=${#specs[@]}
+for ((i = 0; i < nguests; i++)); do
+	IFS=, read -ra words <<<"${specs[$i]}"
+	for w in "${words[@]}"; do
+		case $w in
+		nic=*@*)
+			seg=${w##*@}
+			[[ $seg =~ ^[a-z0-9]+$ ]] || die "guest $i: bad segment name '$seg' in $w"
+			[ -n "${seg_size[$seg]:-}" ] || seg_names+=("$seg")
+			seg_size[$seg]=$((${seg_size[$seg]:-0} + 1))
+			seg_next[$seg]=0
+			;;
+		esac
+	done
+done
+: >"$out/segments"
+
 # Parse the specs into per-guest QEMU arguments; NICs take switch ports in
 # order.
-nguests=${#specs[@]}
 port=0
 declare -a g_cmd g_kind g_kfile g_initrd g_words launched
 for ((i = 0; i < nguests; i++)); do
@@ -224,7 +259,8 @@ for ((i = 0; i < nguests; i++)); do
 		env=*) env_words="$env_words ${w#env=}" ;;
 		rootport=1) ;;
 		nic=*)
-			spec=${w#nic=}
+			spec=${w#nic=} seg=''
+			case $spec in *@*) seg=${spec##*@} spec=${spec%@*} ;; esac
 			model=${spec%%:*}
 			props=''
 			[ "$spec" != "$model" ] && props=,${spec#*:} && props=${props//:/,}
@@ -233,14 +269,28 @@ for ((i = 0; i < nguests; i++)); do
 			virtio) dev="virtio-net-pci,romfile=" ;;
 			*) dev=$model ;;
 			esac
-			nic_args+=(-netdev "dgram,id=n$nic,local.type=unix,local.path=$run/g$port.sock,remote.type=unix,remote.path=$run/sw$port.sock")
+			if [ -z "$seg" ]; then
+				lsock=$run/g$port.sock rsock=$run/sw$port.sock
+				port=$((port + 1))
+			elif [ "${seg_size[$seg]}" = 2 ]; then
+				# A link: each end sends to the other's socket.
+				k=${seg_next[$seg]}
+				lsock=$run/w-$seg.$k.sock rsock=$run/w-$seg.$((1 - k)).sock
+				echo "$seg link guest$i nic$nic" >>"$out/segments"
+			else
+				k=${seg_next[$seg]}
+				mkdir -p "$run/s-$seg"
+				lsock=$run/s-$seg/g$k.sock rsock=$run/s-$seg/sw$k.sock
+				echo "$seg switch-port$k guest$i nic$nic" >>"$out/segments"
+			fi
+			[ -n "$seg" ] && seg_next[$seg]=$((seg_next[$seg] + 1))
+			nic_args+=(-netdev "dgram,id=n$nic,local.type=unix,local.path=$lsock,remote.type=unix,remote.path=$rsock")
 			if [ "$rootport" = 1 ]; then
 				nic_args+=(-device "pcie-root-port,id=rp$nic,chassis=$((nic + 1)),slot=$((nic + 1))")
 				props=",bus=rp$nic$props"
 			fi
 			nic_args+=(-device "$dev,id=nic$nic,netdev=n$nic,mac=$mac$props")
 			nic=$((nic + 1))
-			port=$((port + 1))
 			;;
 		*) die "guest $i: unknown word '$w' in --guest" ;;
 		esac
@@ -291,6 +341,30 @@ if [ "$port" -gt 0 ]; then
 	done
 	[ -s "$run/switch.pid" ] || die "rocx-switch did not start"
 fi
+
+# start_switch DIR PORTS LOG ARGS... - a rocx-switch on DIR's sockets;
+# sets started_pid once its ports are bound.
+start_switch() {
+	local dir=$1 ports=$2 log=$3 i
+
+	shift 3
+	"$switch" --dir "$dir" --ports "$ports" --pidfile "$dir/switch.pid" \
+		--ctl "$dir/ctl.sock" "$@" </dev/null >"$log" 2>&1 &
+	started_pid=$!
+	for ((i = 0; i < 50; i++)); do
+		[ -s "$dir/switch.pid" ] && return 0
+		kill -0 "$started_pid" 2>/dev/null || die "rocx-switch failed: $(cat "$log")"
+		sleep 0.1
+	done
+	die "rocx-switch on $dir did not start"
+}
+for seg in "${seg_names[@]}"; do
+	[ "${seg_size[$seg]}" = 2 ] && continue
+	start_switch "$run/s-$seg" "${seg_size[$seg]}" "$out/switch-$seg.log" \
+		${seed:+--seed "$seed"}
+	seg_pids+=("$started_pid")
+	export "ROCX_SWITCH_CTL_$seg=$run/s-$seg/ctl.sock"
+done
 
 # The firmware directories matter for a self-built QEMU without blobs.
 firmware=()
@@ -374,11 +448,12 @@ if [ -n "$host_pid" ]; then
 	[ "$host_rc" -ge 128 ] && [ "$(date +%s)" -ge "$deadline" ] && host_rc=timeout
 fi
 
-if [ -n "$switch_pid" ]; then
-	kill -TERM "$switch_pid" 2>/dev/null || true
-	wait "$switch_pid" 2>/dev/null || true
-	switch_pid=''
-fi
+for p in "$switch_pid" "${seg_pids[@]}"; do
+	[ -n "$p" ] || continue
+	kill -TERM "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+done
+switch_pid='' seg_pids=()
 
 fail=0
 for ((i = 0; i < nguests; i++)); do

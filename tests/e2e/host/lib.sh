@@ -16,8 +16,9 @@
 #                          add a guest with one NIC (rocx or virtio) that
 #                          runs tests/e2e/guest/SCRIPT with NAME=VALUE in its
 #                          environment; declared order is guest order.  NIC
-#                          may carry more run-guests SPEC words after
-#                          commas (rocx,rootport=1)
+#                          may name a segment (rocx@a: run-guests.sh) and
+#                          carry more run-guests SPEC words after commas
+#                          (rocx,rootport=1; virtio@a,nic=virtio@b)
 #   checks() { ...; }      host checks once the guests are done, each
 #                          `host_check NAME CMD...` or `host_tap CMD...`;
 #                          $out/NAME holds the run's output (guest<N>/log,
@@ -47,7 +48,7 @@ guest() {
 	done
 	args+=(--guest "$spec")
 	case $spec in
-	nic=rocx,* | nic=rocx:*) args+=(--extra "-d guest_errors") ;;
+	nic=rocx,* | nic=rocx:* | nic=rocx@*) args+=(--extra "-d guest_errors") ;;
 	esac
 }
 
