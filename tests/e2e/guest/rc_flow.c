@@ -438,9 +438,51 @@ static void wc_fail(const struct ibv_wc *wc)
 	exit(1);
 }
 
+/*
+ * The receiver's credits wait for send queue room.  A credit's SEND
+ * completes when the sender's ACK comes back, and that ACK travels
+ * behind the data: through a shaped queue (or one that drops non-ECT
+ * packets, as Linux's RED does, and an ACK is not ECT) the receiver can
+ * have checked more messages than its send queue has credits in flight.
+ * At most the window's worth wait (the sender stops without credits).
+ */
+struct credits {
+	unsigned int in_flight;
+	unsigned int head, count;
+	uint32_t wait[MAX_WINDOW];
+};
+
+static void credit_give(struct flow *f, struct credits *c, uint32_t n)
+{
+	if (c->in_flight < window + 1 && !c->count) {
+		post_credit(f, n);
+		c->in_flight++;
+		return;
+	}
+	if (c->count == MAX_WINDOW) {
+		fprintf(stderr, "rc_flow: more than %d credits waiting\n",
+			MAX_WINDOW);
+		exit(1);
+	}
+	c->wait[(c->head + c->count++) % MAX_WINDOW] = n;
+}
+
+/* A credit's SEND completed: post the oldest waiting one. */
+static void credit_sent(struct flow *f, struct credits *c)
+{
+	c->in_flight--;
+	if (c->count) {
+		post_credit(f, c->wait[c->head]);
+		c->head = (c->head + 1) % MAX_WINDOW;
+		c->count--;
+		c->in_flight++;
+	}
+}
+
 static int run_receiver(struct flow *f)
 {
 	struct ibv_wc wc[16];
+	struct credits cr = { 0 };
 	uint64_t moved = now_ns();
 	unsigned int i;
 	bool done = false;
@@ -458,8 +500,10 @@ static int run_receiver(struct flow *f)
 
 			if (wc[k].status != IBV_WC_SUCCESS)
 				wc_fail(&wc[k]);
-			if (wc[k].opcode == IBV_WC_SEND)
+			if (wc[k].opcode == IBV_WC_SEND) {
+				credit_sent(f, &cr);
 				continue;
+			}
 			if (wc[k].opcode != IBV_WC_RECV_RDMA_WITH_IMM) {
 				fprintf(stderr, "rc_flow: unexpected opcode %d\n",
 					wc[k].opcode);
@@ -490,7 +534,7 @@ static int run_receiver(struct flow *f)
 			f->msgs++;
 			f->bytes += msg_size;
 			moved = now_ns();
-			post_credit(f, m);
+			credit_give(f, &cr, m);
 		}
 	}
 	report(f, now_ns(), true);
