@@ -246,6 +246,9 @@ case $me in
 	m=$(stat np_ecn_marked_roce_packets) c=$(stat np_cnp_sent)
 	echo "# R: np_ecn_marked_roce_packets +$((m - marked0)), np_cnp_sent +$((c - cnp0))"
 	t "R: CE-marked RoCE packets counted" test "$m" -gt "$marked0"
+	red=$(rocx_get red.marked)
+	t "R: counted every packet red marked ($((m - marked0)) of $red)" \
+		test "$((m - marked0))" -eq "$red"
 	t "R: CNPs sent (np_cnp_sent)" test "$c" -gt "$cnp0"
 	;;
 1)
@@ -258,6 +261,7 @@ case $me in
 	tc -s qdisc show dev "$nb" | sed 's/^/# /'
 	marks=$(tc -s qdisc show dev "$nb" | sed -n 's/.*marked \([0-9]*\).*/\1/p' | head -n 1)
 	t "M: Linux RED marked packets CE" test "${marks:-0}" -gt 0
+	rocx_put red.marked "${marks:-0}"
 	ip link del br0
 	tc qdisc del dev "$nb" root
 	;;
@@ -332,6 +336,10 @@ elif [ "$me" -eq 1 ]; then
 	t "routed rdma_cm: rping -V client, 100 pings verified" test "$rc" -eq 0
 fi
 step router.cm
+# What reaches M of the v1 attempt: frames of ethertype 0x8915, which no
+# protocol of M takes (rx_dropped), not one of them forwarded.
+[ "$me" -eq 2 ] && v1drop0=$(cat "/sys/class/net/$na/statistics/rx_dropped") &&
+	v1fwd0=$(cat "/sys/class/net/$nb/statistics/tx_packets")
 
 # RoCE v1 is not routable: bounded failures on both sides.
 if [ "$me" -eq 0 ]; then
@@ -361,8 +369,11 @@ elif [ "$me" -eq 1 ]; then
 fi
 step router.v1
 if [ "$me" -eq 2 ]; then
-	ip -s link show "$na" | sed 's/^/# /'
-	ip -s link show "$nb" | sed 's/^/# /'
+	drop=$(($(cat "/sys/class/net/$na/statistics/rx_dropped") - v1drop0))
+	fwd=$(($(cat "/sys/class/net/$nb/statistics/tx_packets") - v1fwd0))
+	echo "# M: $drop frames dropped on $na, $fwd sent on $nb during the v1 attempt"
+	t "M: the v1 frames reached the router and died there (each of $((v1_retries + 1)) tries)" \
+		test "$drop" -ge $((v1_retries + 1))
 fi
 
 t "no kernel warnings" dmesg_clean
