@@ -1108,6 +1108,56 @@ static void t_rel_dup_read(void)
     CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
 }
 
+static bool drop_first_send(TDev *from, uint8_t *buf, size_t *len)
+{
+    if (from == A && !saved_len) {
+        memcpy(saved, buf, *len);
+        saved_len = *len;
+        return false;
+    }
+    return true;
+}
+
+/*
+ * A consumer may destroy its QP as soon as it has the last receive
+ * completion, which the receive path writes before the responder's turn
+ * on the line sends the ACK.  The ACK owed must still go out, or the
+ * peer's last message ends in a retry error (ibv_rc_pingpong's server,
+ * once, on a loaded host).
+ */
+static void t_rel_destroy_owes_ack(void)
+{
+    TRel r;
+    TConn conn;
+    struct rocx_sge s, rv;
+    struct rocx_cqe e;
+    unsigned sent;
+
+    saved_len = 0;
+    t_conn_default(&conn);
+    rel_setup(&r, 4 * T_PAGE, &conn);
+    wire.filter = drop_first_send;
+    rv = t_sge(&r.bmr, 0, 100);
+    t_post_recv(&r.qb, &rv, 1);
+    t_ring_rq(&r.qb);
+    s = t_sge(&r.amr, 0, 50);
+    t_post_send(&r.qa, ROCX_WQE_SEND, ROCX_WQE_SIGNALED, &s, 1, 0, 0, 0);
+    t_ring_sq(&r.qa);
+    t_pump_still();
+    CHECK(saved_len > 0);
+    wire.filter = NULL;
+    /* The SEND arrives; B's consumer sees it and destroys its QP at once. */
+    sent = B->f->nframes;
+    t_inject(B, saved, saved_len);
+    CHECK(t_poll(&r.bcq, &e) && st(&e) == ROCX_WC_SUCCESS);
+    CHECK_EQ(t_destroy_qp(&r.qb), ROCX_AQ_STS_OK);
+    t_pump_still();
+    CHECK_EQ(B->f->nframes, sent + 1);
+    CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_SUCCESS);
+    CHECK_EQ(qp_state(&r.qa), ROCX_QPS_RTS);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 const TCase t_cases_rel[] = {
     T_CASE(rel_drop_each_frame),
     T_CASE(rel_lossy_big),
@@ -1124,5 +1174,6 @@ const TCase t_cases_rel[] = {
     T_CASE(rel_nested_receive),
     T_CASE(rel_nak_behind_read),
     T_CASE(rel_dup_read),
+    T_CASE(rel_destroy_owes_ack),
 };
 const unsigned t_ncases_rel = ARRAY_SIZE(t_cases_rel);

@@ -475,8 +475,10 @@ void rocx_cmd_destroy_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
      * QP across calls, so once it is unlinked no DMA can touch its
      * memory; its deadline leaves the timer heap with it.  Type 2
      * windows bound to it are unbound: no later QP of that number may
-     * use them.  An SRQ entry it holds goes back to the consumer first.
+     * use them.  An SRQ entry it holds goes back to the consumer first,
+     * and an ACK it owes goes out (rocx_resp_flush_ack()).
      */
+    rocx_resp_flush_ack(c, qp);
     rocx_mw_qp_gone(c, qp->qpn);
     rocx_srq_qp_stop(c, qp);
     rocx_mcast_qp_gone(c, qp);

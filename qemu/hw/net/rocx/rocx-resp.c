@@ -656,6 +656,26 @@ static void rocx_resp_ack_pkt(RocxCore *c, RocxQp *qp)
     rocx_wire_send(c, qp, &tx);
 }
 
+/*
+ * The receive path writes a receive completion before the QP's turn on
+ * the line sends the ACK for it, so a consumer may destroy the QP with
+ * that ACK still owed: the peer would retry its last message into a QP
+ * that is gone and end in a retry error.  Hardware answers at once; the
+ * model sends what it owes before the QP goes.  Only a positive ACK, with
+ * no READ response pending (which it must not overtake) and the
+ * priority not paused (a lossless priority holds its frames); a NAK is
+ * moot for a QP that is going away.
+ */
+void rocx_resp_flush_ack(RocxCore *c, RocxQp *qp)
+{
+    if ((qp->state != ROCX_QPS_RTR && qp->state != ROCX_QPS_RTS) ||
+        qp->resp.ack != ROCX_ACK_ACK || qp->resp.rd_busy ||
+        (!qp->path.loopback && rocx_dcb_qp_paused(c, qp))) {
+        return;
+    }
+    rocx_resp_ack_pkt(c, qp);
+}
+
 unsigned rocx_resp_run(RocxCore *c, RocxQp *qp, unsigned budget)
 {
     unsigned sent = 0;
