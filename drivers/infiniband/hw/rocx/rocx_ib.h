@@ -701,6 +701,8 @@ void rocx_ib_cqe_to_wc(const struct rocx_cqe *cqe, enum ib_qp_type type,
 		       struct ib_wc *wc);
 void rocx_ib_kqp_geometry(const struct ib_qp_cap *cap,
 			  struct rocx_create_qp_req *req);
+void rocx_ib_kqp_report_caps(struct ib_qp_cap *out,
+			     const struct ib_qp_cap *cap);
 #endif
 
 #endif /* _ROCX_IB_H_ */

@@ -426,6 +426,27 @@ static void rocx_ib_kqp_release(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp)
 }
 
 /**
+ * rocx_ib_kqp_report_caps() - tell a kernel QP's creator what it got
+ * @out: the creator's capabilities, updated
+ * @cap: what the queues hold
+ *
+ * All but max_rdma_ctxs, which is ib_core's, not the device's: after
+ * create_qp, ib_create_qp_kernel() reads it back to size the QP's pool of
+ * MRs for rdma_rw (iSER and NVMe-oF targets with registration), and a
+ * zero there leaves the pool empty and every rdma_rw_ctx_init() failing
+ * with -EAGAIN.
+ */
+VISIBLE_IF_KUNIT void rocx_ib_kqp_report_caps(struct ib_qp_cap *out,
+					      const struct ib_qp_cap *cap)
+{
+	u32 rdma_ctxs = out->max_rdma_ctxs;
+
+	*out = *cap;
+	out->max_rdma_ctxs = rdma_ctxs;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_kqp_report_caps);
+
+/**
  * rocx_ib_kqp_create() - the queues and device QP of a kernel QP
  * @dev: device
  * @qp: the QP; ibqp.qp_num is set on success
@@ -490,7 +511,7 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 	}
 	rocx_ib_pbl_destroy(&pbl);
 	qp->ibqp.qp_num = le32_to_cpu(cqe.result);
-	init->cap = qp->cap;
+	rocx_ib_kqp_report_caps(&init->cap, &qp->cap);
 	return 0;
 
 err_pbl:

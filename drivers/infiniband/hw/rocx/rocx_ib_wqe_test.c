@@ -341,6 +341,33 @@ static void rocx_ib_kqp_geometry_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req.sq_wqe_shift, 8);	/* 64 + 100 bytes */
 }
 
+static void rocx_ib_kqp_report_caps_test(struct kunit *test)
+{
+	/* ib_isert's QP: rdma_rw's contexts asked for beside the queues. */
+	struct ib_qp_cap asked = {
+		.max_send_wr = 1153, .max_recv_wr = 2, .max_send_sge = 8,
+		.max_recv_sge = 1, .max_rdma_ctxs = 128,
+	};
+	const struct ib_qp_cap held = {
+		.max_send_wr = 2048, .max_recv_wr = 2, .max_send_sge = 8,
+		.max_recv_sge = 1, .max_inline_data = 128,
+	};
+
+	rocx_ib_kqp_report_caps(&asked, &held);
+	KUNIT_EXPECT_EQ(test, asked.max_send_wr, 2048);
+	KUNIT_EXPECT_EQ(test, asked.max_recv_wr, 2);
+	KUNIT_EXPECT_EQ(test, asked.max_send_sge, 8);
+	KUNIT_EXPECT_EQ(test, asked.max_recv_sge, 1);
+	KUNIT_EXPECT_EQ(test, asked.max_inline_data, 128);
+	/* ib_core sizes the QP's MR pool from it after create_qp. */
+	KUNIT_EXPECT_EQ(test, asked.max_rdma_ctxs, 128);
+
+	/* Nothing asked, nothing invented. */
+	asked.max_rdma_ctxs = 0;
+	rocx_ib_kqp_report_caps(&asked, &held);
+	KUNIT_EXPECT_EQ(test, asked.max_rdma_ctxs, 0);
+}
+
 /* A CQE as the device writes it. */
 static void t_cqe(struct rocx_cqe *cqe, u32 qpn, u8 op, u32 src_qp, u8 status,
 		  u8 flags)
@@ -457,6 +484,7 @@ static struct kunit_case rocx_ib_wqe_cases[] = {
 	KUNIT_CASE(rocx_ib_wqe_refused_test),
 	KUNIT_CASE(rocx_ib_recv_wqe_test),
 	KUNIT_CASE(rocx_ib_kqp_geometry_test),
+	KUNIT_CASE(rocx_ib_kqp_report_caps_test),
 	{}
 };
 
