@@ -372,7 +372,7 @@ static void kv_rc_tests(void)
 	err = ib_post_send(kv->a, two, &bad);
 	kv_ok(err == -EINVAL && bad == &two[1],
 	      "too many SGEs in the 2nd WR: -EINVAL, bad_wr the 2nd (%d)", err);
-	kv_ok(kv_wait(1), "the 1st WR of that chain was sent");
+	kv_ok(kv_wait(1) && kv_wait_sends(1), "the 1st WR of that chain was sent");
 
 	/* Drain: outstanding receives flush, the drain WRs complete. */
 	kv_reset_counts(0);
