@@ -1158,6 +1158,57 @@ static void t_rel_destroy_owes_ack(void)
     CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
 }
 
+/*
+ * Duplicates of every READ the responder holds arrive, then a new READ
+ * before the replays have gone out (Soft-RoCE's requester resent 16 READs
+ * already answered and went on with new ones).  A requester has at most
+ * max_rd_atomic READs outstanding, the new one included, so the oldest
+ * replay is one it has completed: the new READ takes its place, instead
+ * of a NAK invalid request for a limit the requester kept.
+ */
+static void t_rel_dup_reads_then_new(void)
+{
+    TRel r;
+    TConn conn;
+    struct rocx_cqe e;
+    unsigned i;
+
+    t_conn_default(&conn);
+    conn.mtu = 1;
+    conn.timeout = 0;
+    nrd_req = 0;
+    rd_hold = false;
+    rel_setup(&r, 8 * T_PAGE, &conn);
+    t_fill(t_ptr(B, r.bbuf, 8 * T_PAGE), 8 * T_PAGE, 11);
+    wire.filter = keep_reads;
+    for (i = 0; i < 4; i++) {
+        post_read(&r, i * T_PAGE, 1000);
+    }
+    t_ring_sq(&r.qa);
+    t_pump();
+    for (i = 0; i < 4; i++) {
+        CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_SUCCESS);
+    }
+    rd_hold = true;
+    post_read(&r, 4 * T_PAGE, 1000);
+    t_ring_sq(&r.qa);
+    t_pump();
+    CHECK_EQ(nrd_req, 5);
+    for (i = 0; i < 5; i++) {
+        t_inject(B, rd_req[i], rd_req_len[i]);
+    }
+    t_pump();
+    CHECK_EQ(qp_state(&r.qb), ROCX_QPS_RTS);
+    CHECK(t_poll(&r.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(le16toh(e.wqe_idx), 4);
+    CHECK(!memcmp(t_ptr(A, r.abuf + 4 * T_PAGE, 1000),
+                  t_ptr(B, r.bbuf + 4 * T_PAGE, 1000), 1000));
+    CHECK_EQ(qp_state(&r.qa), ROCX_QPS_RTS);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+    wire.filter = NULL;
+}
+
 const TCase t_cases_rel[] = {
     T_CASE(rel_drop_each_frame),
     T_CASE(rel_lossy_big),
@@ -1175,5 +1226,6 @@ const TCase t_cases_rel[] = {
     T_CASE(rel_nak_behind_read),
     T_CASE(rel_dup_read),
     T_CASE(rel_destroy_owes_ack),
+    T_CASE(rel_dup_reads_then_new),
 };
 const unsigned t_ncases_rel = ARRAY_SIZE(t_cases_rel);

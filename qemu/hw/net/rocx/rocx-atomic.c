@@ -226,6 +226,7 @@ void rocx_atomic_resp_pkt(RocxCore *c, RocxQp *qp, RocxReadJob *j)
     };
 
     j->busy = false;
+    j->answered = true;
     qp->resp.rd_busy--;
     /* Last: a looped-back response may end this QP. */
     rocx_wire_send(c, qp, &tx);

@@ -311,6 +311,11 @@ typedef struct RocxReadJob {
     uint32_t psn;
     uint64_t va;
     uint32_t left;
+    /*
+     * Every response has gone out once: the requester may have completed
+     * it, so a replay of it may give way to a new request.
+     */
+    bool answered;
     /* An atomic: its opcode (ROCX_OP_*) and the value it found. */
     bool atomic;
     uint8_t op;

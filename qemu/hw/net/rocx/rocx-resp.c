@@ -360,6 +360,13 @@ static void rocx_resp_read_start(RocxQp *qp, RocxReadJob *j, uint32_t psn,
 /*
  * The oldest READ or atomic whose responses are all sent makes room: the
  * window is the last max_dest_rd_atomic of them, in PSN order.
+ *
+ * With every one of them busy, a new request still fits if one is a
+ * replay of a request answered before: the requester has at most
+ * max_rd_atomic (<= max_dest_rd_atomic) outstanding, the new one
+ * included, so the oldest of them is one it has completed, and its
+ * replay (a duplicate that came late) is dropped.  Otherwise the
+ * requester broke its limit.
  */
 RocxReadJob *rocx_resp_job_new(RocxQp *qp, uint32_t psn)
 {
@@ -367,7 +374,14 @@ RocxReadJob *rocx_resp_job_new(RocxQp *qp, uint32_t psn)
     RocxReadJob *j;
 
     if (qp->resp.rd_busy >= max) {
-        return NULL;
+        for (i = 0; i < qp->resp.rd_count && !qp->resp.rd[i].busy; i++) {
+            ;
+        }
+        if (i == qp->resp.rd_count || !qp->resp.rd[i].answered) {
+            return NULL;
+        }
+        qp->resp.rd[i].busy = false;
+        qp->resp.rd_busy--;
     }
     if (qp->resp.rd_count >= max) {
         /* rd_busy < max <= rd_count: one of them is idle. */
@@ -633,6 +647,7 @@ static void rocx_resp_read_pkt(RocxCore *c, RocxQp *qp)
     j->first = false;
     if (last) {
         j->busy = false;
+        j->answered = true;
         qp->resp.rd_busy--;
     }
     /* Last: a looped-back response may end this QP. */
