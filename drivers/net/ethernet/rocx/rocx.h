@@ -25,7 +25,7 @@
 /* MSI-X vector use (the device leaves the choice to the driver). */
 enum rocx_vector {
 	ROCX_VEC_ADMIN = 0,	/* admin queue completions and EQ 0 */
-	ROCX_VEC_ETH = 1,	/* Ethernet ring pair, NAPI */
+	ROCX_VEC_ETH = 1,	/* Ethernet rings, NAPI */
 	ROCX_VEC_MIN_NUM = 2,	/* the netdev needs both; 2..7 are for RDMA */
 };
 
@@ -199,7 +199,9 @@ static inline void rocx_test_irq_seen(struct rocx_core *core, int vector)
 #define ROCX_RING_DEFAULT	256
 #define ROCX_RING_MIN		BIT(ROCX_ETH_MIN_LOG_DEPTH)
 #define ROCX_RING_MAX		BIT(ROCX_ETH_MAX_LOG_DEPTH)
-#define ROCX_ETH_QID		0
+#define ROCX_ETH_QID		0	/* the RX ring; TX ring t is class t */
+/* TX rings at most: one per traffic class (ROCX_CAP2_ETS). */
+#define ROCX_MAX_TXQ		ROCX_NUM_TC
 /* Descriptors that must stay free for xmit to keep the queue awake. */
 #define ROCX_TX_STOP_THRS	1
 #define ROCX_TX_WAKE_THRS	16
@@ -291,8 +293,14 @@ struct rocx_sw_stats {
  * struct rocx_ndev - netdev private area
  * @core: the device
  * @netdev: back pointer
- * @napi: polls both rings of vector 1
- * @tx: transmit ring; valid while @rings_up
+ * @napi: polls every ring of vector 1
+ * @tx: transmit rings, one per TX queue (queue q is ring q, of traffic
+ *	class q); valid while @rings_up
+ * @num_txq: TX queues and rings: ROCX_MAX_TXQ on a device that schedules
+ *	by class (ROCX_CAP2_ETS), else 1; fixed at probe
+ * @tag_prios: priorities (bit p) whose untagged frames xmit sends
+ *	priority-tagged: PFC's under PCP trust, as QUERY_DCB last said
+ *	(rocx_dcb_sync()); written under rtnl, read by xmit
  * @rx: receive ring; valid while @rings_up
  * @rings_up: the device holds the rings (rtnl); NAPI is enabled exactly
  *	while they are up, except inside rocx_netdev_quiesce()/restore()
@@ -315,9 +323,10 @@ struct rocx_sw_stats {
  * @mc_dma: its bus address
  * @mc_max: its entries: groups beyond that are ALLMULTI
  * @reset_work: re-creates the rings after a TX timeout
- * @tx_stats: transmit completions, written by NAPI
- * @tx_drop_stats: frames xmit dropped or bounced (busy); a separate writer
- *	from @tx_stats, as xmit and NAPI run concurrently
+ * @tx_stats: transmit completions per TX queue, written by NAPI
+ * @tx_drop_stats: frames xmit dropped or bounced (busy) per TX queue; a
+ *	separate writer from @tx_stats, as xmit and NAPI run concurrently,
+ *	and one per queue, as xmit runs on several queues at once
  * @rx_stats: receive counters, written by NAPI
  * @tx_timeouts: TX timeouts seen
  */
@@ -325,7 +334,9 @@ struct rocx_ndev {
 	struct rocx_core *core;
 	struct net_device *netdev;
 	struct napi_struct napi;
-	struct rocx_tx_ring tx;
+	struct rocx_tx_ring tx[ROCX_MAX_TXQ];
+	unsigned int num_txq;
+	u8 tag_prios;
 	struct rocx_rx_ring rx;
 	bool rings_up;
 	bool quiesced;
@@ -340,10 +351,26 @@ struct rocx_ndev {
 	dma_addr_t mc_dma;
 	u32 mc_max;
 	struct work_struct reset_work;
-	struct rocx_sw_stats tx_stats;
-	struct rocx_sw_stats tx_drop_stats;
+	struct rocx_sw_stats tx_stats[ROCX_MAX_TXQ];
+	struct rocx_sw_stats tx_drop_stats[ROCX_MAX_TXQ];
 	struct rocx_sw_stats rx_stats;
 	atomic64_t tx_timeouts;
+};
+
+/**
+ * struct rocx_txq_stats - one TX queue's driver counters, read together
+ * @packets: frames completed
+ * @bytes: their bytes
+ * @errors: frames the device reported in error
+ * @dropped: frames xmit dropped
+ * @busy: times xmit found the ring full
+ */
+struct rocx_txq_stats {
+	u64 packets;
+	u64 bytes;
+	u64 errors;
+	u64 dropped;
+	u64 busy;
 };
 
 /* rocx_dev.c: registers, identification, reset, self-tests */
@@ -374,7 +401,8 @@ int rocx_aq_set_port(struct rocx_core *core, u32 valid, u16 mtu,
 int rocx_aq_set_mcast_macs(struct rocx_core *core, dma_addr_t addr, u32 count);
 int rocx_aq_dcb(struct rocx_core *core, u16 opcode, struct rocx_dcb_cfg *cfg);
 int rocx_aq_create_eth_ring(struct rocx_core *core, u8 type, u8 qid,
-			    dma_addr_t base, u32 size, u8 vector, u16 buf_size);
+			    dma_addr_t base, u32 size, u8 vector, u16 buf_size,
+			    u8 tc);
 int rocx_aq_destroy_eth_ring(struct rocx_core *core, u8 type, u8 qid);
 int rocx_aq_create_eq(struct rocx_core *core, u16 eqn, dma_addr_t base,
 		      u8 log_depth, u8 vector);
@@ -401,6 +429,8 @@ void rocx_netdev_restore(struct rocx_ndev *nd);
 void rocx_netdev_reset_quiesce(struct rocx_core *core);
 void rocx_netdev_reset_forget(struct rocx_core *core);
 void rocx_netdev_reset_restore(struct rocx_core *core);
+void rocx_txq_stats_read(struct rocx_ndev *nd, unsigned int q,
+			 struct rocx_txq_stats *s);
 
 /* rocx_txrx.c */
 int rocx_rings_alloc(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
@@ -408,6 +438,8 @@ int rocx_rings_alloc(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
 		     u32 buf_size);
 void rocx_rings_free(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
 		     struct rocx_rx_ring *rx);
+u16 rocx_select_queue(struct net_device *netdev, struct sk_buff *skb,
+		      struct net_device *sb_dev);
 void rocx_rx_refill(struct rocx_ndev *nd, gfp_t gfp);
 netdev_tx_t rocx_start_xmit(struct sk_buff *skb, struct net_device *netdev);
 int rocx_napi_poll(struct napi_struct *napi, int budget);
@@ -422,6 +454,9 @@ void rocx_dcb_init(struct net_device *netdev);
 void rocx_dcb_restore(struct net_device *netdev);
 int rocx_dcb_get_pause(struct rocx_core *core, u8 *pause, u8 *pfc_en);
 int rocx_dcb_set_pause(struct rocx_core *core, u8 pause);
+int rocx_dcb_pause_pfc_check(u8 pause, u8 pfc_en, const char **why);
+void rocx_dcb_sync(struct net_device *netdev);
+void rocx_netdev_set_prio_tc(struct net_device *netdev, const u8 *prio_tc);
 
 /* rocx_reset.c: the one quiesce, reset and restore path */
 extern const struct pci_error_handlers rocx_err_handlers;

@@ -30,7 +30,7 @@ void rocx_aq_build_create_eq(union rocx_aq_cmd *cmd, u16 eqn,
 void rocx_aq_build_destroy_eq(union rocx_aq_cmd *cmd, u16 eqn);
 void rocx_aq_build_create_eth_ring(union rocx_aq_cmd *cmd, u8 type, u8 qid,
 				   dma_addr_t base, u8 log_depth, u8 vector,
-				   u16 buf_size);
+				   u16 buf_size, u8 tc);
 void rocx_aq_build_destroy_eth_ring(union rocx_aq_cmd *cmd, u8 type, u8 qid);
 void rocx_aq_build_set_mcast_macs(union rocx_aq_cmd *cmd, dma_addr_t addr,
 				  u32 count);

@@ -79,7 +79,7 @@ VISIBLE_IF_KUNIT void rocx_aq_build_create_eth_ring(union rocx_aq_cmd *cmd,
 						    u8 type, u8 qid,
 						    dma_addr_t base,
 						    u8 log_depth, u8 vector,
-						    u16 buf_size)
+						    u16 buf_size, u8 tc)
 {
 	rocx_aq_hdr(cmd, ROCX_AQ_OP_CREATE_ETH_RING);
 	cmd->create_eth_ring.base = cpu_to_le64(base);
@@ -89,6 +89,8 @@ VISIBLE_IF_KUNIT void rocx_aq_build_create_eth_ring(union rocx_aq_cmd *cmd,
 	cmd->create_eth_ring.vector = vector;
 	if (type == ROCX_ETH_RING_RX)
 		cmd->create_eth_ring.buf_size = cpu_to_le16(buf_size);
+	else
+		cmd->create_eth_ring.tc = tc;
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_create_eth_ring);
 
@@ -230,16 +232,19 @@ int rocx_aq_dcb(struct rocx_core *core, u16 opcode, struct rocx_dcb_cfg *cfg)
  * @size: entries, a power of two
  * @vector: MSI-X vector for completions
  * @buf_size: RX buffer size
+ * @tc: TX: the traffic class the device schedules the ring in (0 on a
+ *	device without ROCX_CAP2_ETS); RX: ignored
  *
  * Return: 0 or an errno.
  */
 int rocx_aq_create_eth_ring(struct rocx_core *core, u8 type, u8 qid,
-			    dma_addr_t base, u32 size, u8 vector, u16 buf_size)
+			    dma_addr_t base, u32 size, u8 vector, u16 buf_size,
+			    u8 tc)
 {
 	union rocx_aq_cmd cmd;
 
 	rocx_aq_build_create_eth_ring(&cmd, type, qid, base, ilog2(size),
-				      vector, buf_size);
+				      vector, buf_size, tc);
 	return rocx_admin_exec(core, &cmd, NULL);
 }
 

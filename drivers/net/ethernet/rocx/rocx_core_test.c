@@ -319,20 +319,26 @@ static void rocx_aq_create_eth_ring_test(struct kunit *test)
 	union rocx_aq_cmd cmd;
 
 	rocx_aq_build_create_eth_ring(&cmd, ROCX_ETH_RING_RX, 0,
-				      0x1122334455667788ULL, 8, 1, 1518);
+				      0x1122334455667788ULL, 8, 1, 1518, 3);
 	rocx_expect_bytes(test, &cmd, off, val, ARRAY_SIZE(off));
+	/* An RX ring's class (byte 22) is 0 whatever it is asked. */
+	KUNIT_EXPECT_EQ(test, ((u8 *)&cmd)[22], 0);
 }
 
-/* A TX ring has no buffer size: the field is reserved. */
+/*
+ * A TX ring has no buffer size: the field is reserved.  Its traffic
+ * class is byte 22 (ring 5 of class 5 here).
+ */
 static void rocx_aq_create_tx_ring_test(struct kunit *test)
 {
-	static const u8 off[] = { 0, 8, 9, 10, 11, 16, 17, 18, 19 };
-	static const u8 val[] = { 0x0a, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00,
-				  0x0c, 0x01 };
+	static const u8 off[] = { 0, 8, 9, 10, 11, 16, 17, 18, 19, 20, 21, 22,
+				  23 };
+	static const u8 val[] = { 0x0a, 0x00, 0x10, 0x00, 0x80, 0x00, 0x05,
+				  0x0c, 0x01, 0x00, 0x00, 0x05, 0x00 };
 	union rocx_aq_cmd cmd;
 
-	rocx_aq_build_create_eth_ring(&cmd, ROCX_ETH_RING_TX, 0,
-				      0x80001000ULL, 12, 1, 1518);
+	rocx_aq_build_create_eth_ring(&cmd, ROCX_ETH_RING_TX, 5,
+				      0x80001000ULL, 12, 1, 1518, 5);
 	rocx_expect_bytes(test, &cmd, off, val, ARRAY_SIZE(off));
 }
 
@@ -1535,6 +1541,176 @@ static void rocx_dcb_dscp_table_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, map[11], 1);
 }
 
+/* Link pause and PFC exclude each other, whichever is set second. */
+static void rocx_dcb_pause_pfc_check_test(struct kunit *test)
+{
+	static const struct {
+		u8 pause, pfc_en;
+		int err;
+	} cases[] = {
+		{ 0, 0, 0 },
+		{ ROCX_PAUSE_RX | ROCX_PAUSE_TX, 0, 0 },
+		{ 0, BIT(3), 0 },
+		{ 0, 0xff, 0 },
+		{ ROCX_PAUSE_RX, BIT(3), -EBUSY },
+		{ ROCX_PAUSE_TX, BIT(0), -EBUSY },
+		{ ROCX_PAUSE_RX | ROCX_PAUSE_TX, 0xff, -EBUSY },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *why = NULL;
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    rocx_dcb_pause_pfc_check(cases[i].pause,
+							     cases[i].pfc_en,
+							     &why),
+				    cases[i].err, "case %u", i);
+		if (cases[i].err)
+			KUNIT_EXPECT_NOT_NULL_MSG(test, why, "case %u", i);
+		else
+			KUNIT_EXPECT_NULL_MSG(test, why, "case %u", i);
+	}
+}
+
+/* Under PCP trust the PFC priorities are tagged; under DSCP none. */
+static void rocx_dcb_tag_prios_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, rocx_dcb_tag_prios(ROCX_TRUST_PCP, 0), 0);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_tag_prios(ROCX_TRUST_PCP, 0x08), 0x08);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_tag_prios(ROCX_TRUST_PCP, 0xff), 0xff);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_tag_prios(ROCX_TRUST_DSCP, 0x08), 0);
+	KUNIT_EXPECT_EQ(test, rocx_dcb_tag_prios(ROCX_TRUST_DSCP, 0xff), 0);
+}
+
+/* Socket priorities: the low 4 bits, and 8..15 are priority 0. */
+static void rocx_tx_prio_test(struct kunit *test)
+{
+	static const u32 skb_prio[] = { 0, 1, 3, 6, 7, 8, 9, 15, 16, 19,
+					0x10007, 0xffffffff };
+	static const u8 prio[] = { 0, 1, 3, 6, 7, 0, 0, 0, 0, 3, 7, 0 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(skb_prio); i++)
+		KUNIT_EXPECT_EQ_MSG(test, rocx_tx_prio(skb_prio[i]), prio[i],
+				    "skb priority %#x", skb_prio[i]);
+}
+
+/* An untagged frame of a tagged priority gets a tag; nothing else does. */
+static void rocx_tx_wants_tag_test(struct kunit *test)
+{
+	u8 frame[ETH_HLEN] = {};
+
+	frame[12] = 0x08;	/* IPv4 */
+	frame[13] = 0x00;
+	KUNIT_EXPECT_TRUE(test, rocx_tx_wants_tag(BIT(3), 3, frame, ETH_HLEN));
+	KUNIT_EXPECT_TRUE(test, rocx_tx_wants_tag(0xff, 0, frame, 60));
+	KUNIT_EXPECT_FALSE(test, rocx_tx_wants_tag(BIT(3), 2, frame, 60));
+	KUNIT_EXPECT_FALSE(test, rocx_tx_wants_tag(0, 3, frame, 60));
+	/* Too short to have an EtherType: left alone. */
+	KUNIT_EXPECT_FALSE(test, rocx_tx_wants_tag(BIT(3), 3, frame, 13));
+	/* A VLAN device's frame (802.1Q) and an 802.1ad one keep theirs. */
+	frame[12] = 0x81;
+	KUNIT_EXPECT_FALSE(test, rocx_tx_wants_tag(BIT(3), 3, frame, 60));
+	frame[12] = 0x88;
+	frame[13] = 0xa8;
+	KUNIT_EXPECT_FALSE(test, rocx_tx_wants_tag(BIT(3), 3, frame, 60));
+	/* ARP is tagged like IP: it is Ethernet traffic of the priority. */
+	frame[12] = 0x08;
+	frame[13] = 0x06;
+	KUNIT_EXPECT_TRUE(test, rocx_tx_wants_tag(BIT(3), 3, frame, 60));
+}
+
+static void rocx_free_netdev(void *data)
+{
+	free_netdev(data);
+}
+
+/* TX queue @q of a frame of socket priority @prio on @netdev. */
+static u16 rocx_queue_of(struct kunit *test, struct net_device *netdev,
+			 u32 prio)
+{
+	struct sk_buff *skb = alloc_skb(64, GFP_KERNEL);
+	u16 q;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb->priority = prio;
+	q = rocx_select_queue(netdev, skb, NULL);
+	kfree_skb(skb);
+	return q;
+}
+
+/*
+ * The TX queue follows the device's priority-to-class table through the
+ * netdev's prio_tc_map: queue = class of the frame's priority, 8..15 as
+ * priority 0, and a new table takes effect at once.
+ */
+static void rocx_select_queue_test(struct kunit *test)
+{
+	static const u8 map1[ROCX_NUM_PRIO] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	static const u8 map2[ROCX_NUM_PRIO] = { 4, 0, 1, 1, 2, 5, 7, 7 };
+	struct net_device *netdev;
+	struct rocx_ndev *nd;
+	unsigned int p;
+
+	netdev = alloc_etherdev_mqs(sizeof(*nd), ROCX_MAX_TXQ, 1);
+	KUNIT_ASSERT_NOT_NULL(test, netdev);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rocx_free_netdev,
+							netdev), 0);
+	nd = netdev_priv(netdev);
+	nd->netdev = netdev;
+	nd->num_txq = ROCX_MAX_TXQ;
+
+	/* No classes yet: everything on queue 0. */
+	KUNIT_EXPECT_EQ(test, rocx_queue_of(test, netdev, 5), 0);
+
+	rtnl_lock();
+	rocx_netdev_set_prio_tc(netdev, map1);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, netdev_get_num_tc(netdev), ROCX_NUM_TC);
+	for (p = 0; p < ROCX_NUM_PRIO; p++)
+		KUNIT_EXPECT_EQ_MSG(test, rocx_queue_of(test, netdev, p), p,
+				    "priority %u", p);
+	KUNIT_EXPECT_EQ(test, rocx_queue_of(test, netdev, 9), 0);
+	KUNIT_EXPECT_EQ(test, rocx_queue_of(test, netdev, 16 + 6), 6);
+
+	rtnl_lock();
+	rocx_netdev_set_prio_tc(netdev, map2);
+	rtnl_unlock();
+	for (p = 0; p < ROCX_NUM_PRIO; p++)
+		KUNIT_EXPECT_EQ_MSG(test, rocx_queue_of(test, netdev, p),
+				    map2[p], "priority %u", p);
+	/* 8..15 are priority 0, of class 4 now. */
+	KUNIT_EXPECT_EQ(test, rocx_queue_of(test, netdev, 12), 4);
+
+	/* An mqprio qdisc removed the classes: queue 0 until the next set. */
+	netdev_reset_tc(netdev);
+	KUNIT_EXPECT_EQ(test, rocx_queue_of(test, netdev, 6), 0);
+}
+
+/* A device with one TX ring: no classes, every frame on queue 0. */
+static void rocx_select_queue_one_ring_test(struct kunit *test)
+{
+	static const u8 map[ROCX_NUM_PRIO] = { 7, 6, 5, 4, 3, 2, 1, 0 };
+	struct net_device *netdev;
+	struct rocx_ndev *nd;
+	unsigned int p;
+
+	netdev = alloc_etherdev(sizeof(*nd));
+	KUNIT_ASSERT_NOT_NULL(test, netdev);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rocx_free_netdev,
+							netdev), 0);
+	nd = netdev_priv(netdev);
+	nd->netdev = netdev;
+	nd->num_txq = 1;
+	rtnl_lock();
+	rocx_netdev_set_prio_tc(netdev, map);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, netdev_get_num_tc(netdev), 0);
+	for (p = 0; p < ROCX_NUM_PRIO; p++)
+		KUNIT_EXPECT_EQ(test, rocx_queue_of(test, netdev, p), 0);
+}
+
 static struct kunit_case rocx_dcb_test_cases[] = {
 	KUNIT_CASE(rocx_dcb_check_ets_test),
 	KUNIT_CASE(rocx_dcb_trust_test),
@@ -1544,6 +1720,12 @@ static struct kunit_case rocx_dcb_test_cases[] = {
 	KUNIT_CASE(rocx_dcb_build_maxrate_test),
 	KUNIT_CASE(rocx_dcb_dscp_table_test),
 	KUNIT_CASE(rocx_aq_dcb_test),
+	KUNIT_CASE(rocx_dcb_pause_pfc_check_test),
+	KUNIT_CASE(rocx_dcb_tag_prios_test),
+	KUNIT_CASE(rocx_tx_prio_test),
+	KUNIT_CASE(rocx_tx_wants_tag_test),
+	KUNIT_CASE(rocx_select_queue_test),
+	KUNIT_CASE(rocx_select_queue_one_ring_test),
 	{}
 };
 

@@ -9,6 +9,11 @@
  * bits, so what `dcb ... show` prints is what the device applies.  The
  * read-modify-write setters (the DSCP table) and the pause/PFC exclusion
  * check rely on rtnl, which dcbnl and ethtool hold around every call.
+ *
+ * The Ethernet data path cannot ask the device per frame, so after every
+ * change rocx_dcb_sync() reads back what it needs: the priority-to-class
+ * table (the netdev's prio_tc_map, which picks the TX ring) and the
+ * priorities xmit priority-tags.
  */
 #include <kunit/visibility.h>
 #include <linux/dcbnl.h>
@@ -217,7 +222,71 @@ VISIBLE_IF_KUNIT int rocx_dcb_trust_sel(u8 trust, u8 *sel)
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_dcb_trust_sel);
 
+/**
+ * rocx_dcb_tag_prios() - priorities whose untagged frames go out tagged
+ * @trust: enum rocx_dcb_trust
+ * @pfc_en: the lossless priorities
+ *
+ * Under PCP trust a receiver (the peer, the switch) knows a frame's
+ * priority only by its tag, so a frame of a PFC priority is sent
+ * priority-tagged (VLAN 0, PCP = priority), as the device does for RoCE;
+ * under DSCP trust the IP header says it and no tag is needed.
+ *
+ * Return: bit p for each priority to tag.
+ */
+VISIBLE_IF_KUNIT u8 rocx_dcb_tag_prios(u8 trust, u8 pfc_en)
+{
+	return trust == ROCX_TRUST_PCP ? pfc_en : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_dcb_tag_prios);
+
+/**
+ * rocx_dcb_sync() - give the data path the device's classes and tagging
+ * @netdev: the port's netdev; rtnl held, or not registered yet
+ *
+ * Called at probe, after every SET_DCB that changes ETS, PFC or trust,
+ * and after a reset (the device's defaults: class p for priority p, no
+ * tagging).  If QUERY_DCB fails the previous state stays, or the
+ * defaults' if there is none.
+ */
+void rocx_dcb_sync(struct net_device *netdev)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	static const u8 identity[ROCX_NUM_PRIO] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	struct rocx_dcb_cfg cfg;
+
+	if (!rocx_dcb_supported(nd->core) || rocx_dcb_query(nd->core, &cfg)) {
+		if (!netdev_get_num_tc(netdev))
+			rocx_netdev_set_prio_tc(netdev, identity);
+		return;
+	}
+	WRITE_ONCE(nd->tag_prios, rocx_dcb_tag_prios(cfg.trust, cfg.pfc_en));
+	rocx_netdev_set_prio_tc(netdev, cfg.prio_tc);
+}
+
 /* ---- Link pause, for ethtool ---- */
+
+/**
+ * rocx_dcb_pause_pfc_check() - whether link pause and PFC may be both
+ * @pause: ROCX_PAUSE_* bits wanted (or in force)
+ * @pfc_en: lossless priorities in force (or wanted)
+ * @why: set to the reason when they may not
+ *
+ * 802.3x pause stops every priority, which defeats PFC's point, so as on
+ * mlx5 the two exclude each other; the device refuses them together as
+ * INVALID, and the driver refuses first with a message that says why.
+ *
+ * Return: 0, or -EBUSY when both are on.
+ */
+int rocx_dcb_pause_pfc_check(u8 pause, u8 pfc_en, const char **why)
+{
+	if (pause && pfc_en) {
+		*why = "link pause and PFC exclude each other";
+		return -EBUSY;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_dcb_pause_pfc_check);
 
 /**
  * rocx_dcb_get_pause() - the device's link pause and PFC settings
@@ -325,7 +394,10 @@ static int rocx_dcb_ieee_setets(struct net_device *netdev,
 		return -EOPNOTSUPP;
 	}
 	rocx_dcb_build_ets(&cfg, ets);
-	return rocx_dcb_set(core, &cfg);
+	err = rocx_dcb_set(core, &cfg);
+	if (!err)
+		rocx_dcb_sync(netdev);
+	return err;
 }
 
 static int rocx_dcb_ieee_getmaxrate(struct net_device *netdev,
@@ -398,19 +470,24 @@ static int rocx_dcb_ieee_setpfc(struct net_device *netdev,
 {
 	struct rocx_core *core = rocx_dcb_core(netdev);
 	struct rocx_dcb_cfg cfg;
+	const char *why;
 	int err;
 
 	/* The quanta are the device's (PFC's valid bit selects them too). */
 	err = rocx_dcb_query(core, &cfg);
 	if (err)
 		return err;
-	if (pfc->pfc_en && cfg.pause) {
-		netdev_err(netdev, "PFC refused: link pause is on and excludes it (ethtool -A %s rx off tx off)\n",
-			   netdev->name);
-		return -EBUSY;
+	err = rocx_dcb_pause_pfc_check(cfg.pause, pfc->pfc_en, &why);
+	if (err) {
+		netdev_err(netdev, "PFC refused: link pause is on; %s (ethtool -A %s rx off tx off)\n",
+			   why, netdev->name);
+		return err;
 	}
 	rocx_dcb_build_pfc(&cfg, pfc->pfc_en, le16_to_cpu(cfg.pfc_quanta));
-	return rocx_dcb_set(core, &cfg);
+	err = rocx_dcb_set(core, &cfg);
+	if (!err)
+		rocx_dcb_sync(netdev);
+	return err;
 }
 
 static int rocx_dcb_check_app(struct net_device *netdev, struct dcb_app *app)
@@ -510,7 +587,7 @@ static int __maybe_unused rocx_dcb_setapptrust(struct net_device *netdev,
 					       u8 *sel, int n)
 {
 	struct rocx_dcb_cfg cfg;
-	int trust;
+	int trust, err;
 
 	trust = rocx_dcb_trust_of(sel, n);
 	if (trust < 0) {
@@ -518,7 +595,10 @@ static int __maybe_unused rocx_dcb_setapptrust(struct net_device *netdev,
 		return trust;
 	}
 	rocx_dcb_build_trust(&cfg, trust);
-	return rocx_dcb_set(rocx_dcb_core(netdev), &cfg);
+	err = rocx_dcb_set(rocx_dcb_core(netdev), &cfg);
+	if (!err)
+		rocx_dcb_sync(netdev);
+	return err;
 }
 
 #define ROCX_DCBX_MODE	(DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE)

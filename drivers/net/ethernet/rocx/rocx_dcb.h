@@ -21,6 +21,7 @@ bool rocx_dcb_dscp_table(const u8 *masks, u8 *map);
 int rocx_dcb_check_ets(const struct ieee_ets *ets, const char **why);
 int rocx_dcb_trust_of(const u8 *sel, int n);
 int rocx_dcb_trust_sel(u8 trust, u8 *sel);
+u8 rocx_dcb_tag_prios(u8 trust, u8 pfc_en);
 void rocx_dcb_build_pfc(struct rocx_dcb_cfg *cfg, u8 pfc_en, u16 quanta);
 void rocx_dcb_build_pause(struct rocx_dcb_cfg *cfg, u8 pause);
 void rocx_dcb_build_trust(struct rocx_dcb_cfg *cfg, u8 trust);

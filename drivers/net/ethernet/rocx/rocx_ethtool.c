@@ -2,7 +2,8 @@
 /*
  * rocx ethtool operations.  `ethtool -S` shows the device counters
  * (GET_STATS, "hw_" names in enum rocx_stat order) followed by the driver's
- * software counters ("sw_" names).  `ethtool -t` runs the probe's
+ * software counters ("sw_" names), the last of them per TX queue
+ * ("sw_txQ_packets", ...: queue Q is traffic class Q).  `ethtool -t` runs the probe's
  * self-tests again on the live device.
  */
 #include <kunit/visibility.h>
@@ -146,6 +147,22 @@ static const char * const rocx_sw_stat_names[] = {
 };
 
 static_assert(ARRAY_SIZE(rocx_sw_stat_names) == ROCX_SW_NUM);
+
+/* Per TX queue, after the rest: "sw_tx<q>_<name>". */
+enum rocx_txq_stat {
+	ROCX_TXQ_PACKETS,
+	ROCX_TXQ_BYTES,
+	ROCX_TXQ_DROPPED,
+	ROCX_TXQ_NUM
+};
+
+static const char * const rocx_txq_stat_names[] = {
+	[ROCX_TXQ_PACKETS] = "packets",
+	[ROCX_TXQ_BYTES] = "bytes",
+	[ROCX_TXQ_DROPPED] = "dropped",
+};
+
+static_assert(ARRAY_SIZE(rocx_txq_stat_names) == ROCX_TXQ_NUM);
 
 /**
  * rocx_stat_name() - name of `ethtool -S` entry @i
@@ -317,6 +334,7 @@ static int rocx_set_pauseparam(struct net_device *netdev,
 {
 	struct rocx_ndev *nd = netdev_priv(netdev);
 	u8 bits = 0, cur, pfc_en;
+	const char *why;
 	int err;
 
 	if (!rocx_dcb_supported(nd->core))
@@ -332,11 +350,11 @@ static int rocx_set_pauseparam(struct net_device *netdev,
 	err = rocx_dcb_get_pause(nd->core, &cur, &pfc_en);
 	if (err)
 		return err;
-	/* The device refuses both at once, as 802.1Qbb says. */
-	if (bits && pfc_en) {
-		netdev_err(netdev, "link pause refused: PFC is on for priorities 0x%02x and excludes it (dcb pfc set dev %s prio-pfc all:off)\n",
-			   pfc_en, netdev->name);
-		return -EBUSY;
+	err = rocx_dcb_pause_pfc_check(bits, pfc_en, &why);
+	if (err) {
+		netdev_err(netdev, "link pause refused: PFC is on for priorities 0x%02x; %s (dcb pfc set dev %s prio-pfc all:off)\n",
+			   pfc_en, why, netdev->name);
+		return err;
 	}
 	if (bits == cur)
 		return 0;
@@ -395,13 +413,28 @@ static int rocx_set_ringparam(struct net_device *netdev,
 	return rocx_netdev_reconfig(nd, tx, rx, netdev->mtu);
 }
 
+/*
+ * A TX ring per traffic class and one RX ring, on one vector: the
+ * classes are the device's, so `ethtool -L` has nothing to change.
+ */
+static void rocx_get_channels(struct net_device *netdev,
+			      struct ethtool_channels *ch)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+
+	ch->max_rx = 1;
+	ch->max_tx = nd->num_txq;
+	ch->rx_count = 1;
+	ch->tx_count = nd->num_txq;
+}
+
 static int rocx_get_sset_count(struct net_device *netdev, int sset)
 {
 	struct rocx_ndev *nd = netdev_priv(netdev);
 
 	switch (sset) {
 	case ETH_SS_STATS:
-		return rocx_stat_count();
+		return rocx_stat_count() + nd->num_txq * ROCX_TXQ_NUM;
 	case ETH_SS_TEST:
 		if (!(nd->core->caps & ROCX_CAP_SELFTEST))
 			return -EOPNOTSUPP;
@@ -413,12 +446,17 @@ static int rocx_get_sset_count(struct net_device *netdev, int sset)
 
 static void rocx_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 {
-	unsigned int i;
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	unsigned int i, q;
 
 	switch (sset) {
 	case ETH_SS_STATS:
 		for (i = 0; i < rocx_stat_count(); i++)
 			ethtool_puts(&data, rocx_stat_name(i));
+		for (q = 0; q < nd->num_txq; q++)
+			for (i = 0; i < ROCX_TXQ_NUM; i++)
+				ethtool_sprintf(&data, "sw_tx%u_%s", q,
+						rocx_txq_stat_names[i]);
 		break;
 	case ETH_SS_TEST:
 		for (i = 0; i < ROCX_TEST_NUM; i++)
@@ -473,24 +511,25 @@ static void rocx_self_test(struct net_device *netdev,
 			   res[ROCX_TEST_DMA]);
 }
 
+/* The ROCX_SW_* counters, then ROCX_TXQ_* per TX queue. */
 static void rocx_read_sw_stats(struct rocx_ndev *nd, u64 *data)
 {
+	u64 *per_q = data + ROCX_SW_NUM;
 	const struct rocx_sw_stats *st;
-	unsigned int start;
+	struct rocx_txq_stats tq;
+	unsigned int start, q;
 
-	st = &nd->tx_stats;
-	do {
-		start = u64_stats_fetch_begin(&st->syncp);
-		data[ROCX_SW_TX_PACKETS] = u64_stats_read(&st->packets);
-		data[ROCX_SW_TX_BYTES] = u64_stats_read(&st->bytes);
-		data[ROCX_SW_TX_ERRORS] = u64_stats_read(&st->errors);
-	} while (u64_stats_fetch_retry(&st->syncp, start));
-	st = &nd->tx_drop_stats;
-	do {
-		start = u64_stats_fetch_begin(&st->syncp);
-		data[ROCX_SW_TX_DROPPED] = u64_stats_read(&st->dropped);
-		data[ROCX_SW_TX_BUSY] = u64_stats_read(&st->busy);
-	} while (u64_stats_fetch_retry(&st->syncp, start));
+	for (q = 0; q < nd->num_txq; q++, per_q += ROCX_TXQ_NUM) {
+		rocx_txq_stats_read(nd, q, &tq);
+		data[ROCX_SW_TX_PACKETS] += tq.packets;
+		data[ROCX_SW_TX_BYTES] += tq.bytes;
+		data[ROCX_SW_TX_ERRORS] += tq.errors;
+		data[ROCX_SW_TX_DROPPED] += tq.dropped;
+		data[ROCX_SW_TX_BUSY] += tq.busy;
+		per_q[ROCX_TXQ_PACKETS] = tq.packets;
+		per_q[ROCX_TXQ_BYTES] = tq.bytes;
+		per_q[ROCX_TXQ_DROPPED] = tq.dropped;
+	}
 	data[ROCX_SW_TX_TIMEOUTS] = atomic64_read(&nd->tx_timeouts);
 	st = &nd->rx_stats;
 	do {
@@ -511,8 +550,8 @@ static void rocx_get_ethtool_stats(struct net_device *netdev,
 	struct rocx_ndev *nd = netdev_priv(netdev);
 	int got;
 
-	/* Counters an older device does not have read as 0. */
-	memset(data, 0, ROCX_STAT_NUM * sizeof(*data));
+	/* Counters an older device does not have read as 0; sums start at 0. */
+	memset(data, 0, (ROCX_STAT_NUM + ROCX_SW_NUM) * sizeof(*data));
 	got = rocx_aq_get_stats(nd->core, data, ROCX_STAT_NUM);
 	if (got < 0)
 		netdev_warn_once(netdev, "GET_STATS failed: %d\n", got);
@@ -528,6 +567,7 @@ static const struct ethtool_ops rocx_ethtool_ops = {
 	.get_pause_stats	= rocx_get_pause_stats,
 	.get_ringparam		= rocx_get_ringparam,
 	.set_ringparam		= rocx_set_ringparam,
+	.get_channels		= rocx_get_channels,
 	.get_sset_count		= rocx_get_sset_count,
 	.get_strings		= rocx_get_strings,
 	.get_ethtool_stats	= rocx_get_ethtool_stats,

@@ -3,7 +3,8 @@
  * rocx netdev: open/stop, MTU, MAC, RX mode and the device's multicast
  * filter, statistics, TX timeout.
  *
- * The rings live only while the interface is up: ndo_open allocates them,
+ * The rings live only while the interface is up: ndo_open allocates them
+ * (a TX ring per traffic class on a device that schedules by class),
  * creates them in the device through the admin queue and sets the port
  * administratively up; ndo_stop undoes it in reverse.  Everything here runs
  * under rtnl except the two work items, which take it when they need it.
@@ -12,6 +13,7 @@
  * is detached while the function is down, its rings are freed once the
  * device is reset, and new ones are made when it comes back.
  */
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
@@ -36,27 +38,52 @@ static u8 rocx_rx_mode_of(const struct net_device *netdev)
 	return mode;
 }
 
+/*
+ * Destroy TX rings 0..@n-1 in the device.  Return: 0, or the first error
+ * other than -ENODEV (the device was reset or is gone and holds no ring).
+ */
+static int rocx_tx_rings_destroy(struct rocx_ndev *nd, unsigned int n)
+{
+	int err, ret = 0;
+	unsigned int q;
+
+	for (q = 0; q < n; q++) {
+		err = rocx_aq_destroy_eth_ring(nd->core, ROCX_ETH_RING_TX, q);
+		if (err && err != -ENODEV && !ret)
+			ret = err;
+	}
+	return ret;
+}
+
 /* Create the allocated rings in the device and start them.  On failure
  * the rings are destroyed and freed.
  */
 static int rocx_rings_up(struct rocx_ndev *nd)
 {
 	struct rocx_core *core = nd->core;
-	int err, err_tx;
+	unsigned int q;
+	int err;
 
-	nd->tx.head = 0;
-	nd->tx.tail = 0;
+	for (q = 0; q < nd->num_txq; q++) {
+		nd->tx[q].head = 0;
+		nd->tx[q].tail = 0;
+	}
 	nd->rx.head = 0;
 	nd->rx.tail = 0;
-	err = rocx_aq_create_eth_ring(core, ROCX_ETH_RING_TX, ROCX_ETH_QID,
-				      nd->tx.dma, nd->tx.size, ROCX_VEC_ETH, 0);
-	if (err) {
-		netdev_err(nd->netdev, "CREATE_ETH_RING TX failed: %d\n", err);
-		goto err_free;
+	/* TX ring q is traffic class q (one ring: class 0). */
+	for (q = 0; q < nd->num_txq; q++) {
+		err = rocx_aq_create_eth_ring(core, ROCX_ETH_RING_TX, q,
+					      nd->tx[q].dma, nd->tx[q].size,
+					      ROCX_VEC_ETH, 0, q);
+		if (err) {
+			netdev_err(nd->netdev, "CREATE_ETH_RING TX %u failed: %d\n",
+				   q, err);
+			goto err_destroy_tx;
+		}
 	}
 	err = rocx_aq_create_eth_ring(core, ROCX_ETH_RING_RX, ROCX_ETH_QID,
 				      nd->rx.dma, nd->rx.size, ROCX_VEC_ETH,
-				      nd->rx.buf_size);
+				      nd->rx.buf_size, 0);
 	if (err) {
 		netdev_err(nd->netdev, "CREATE_ETH_RING RX failed: %d\n", err);
 		goto err_destroy_tx;
@@ -69,15 +96,21 @@ static int rocx_rings_up(struct rocx_ndev *nd)
 	return 0;
 
 err_destroy_tx:
-	err_tx = rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_TX, ROCX_ETH_QID);
-	/* -ENODEV: the device was reset or is gone and holds no ring. */
-	if (err_tx && err_tx != -ENODEV) {
+	if (rocx_tx_rings_destroy(nd, q)) {
 		netdev_err(nd->netdev, "DESTROY_ETH_RING TX failed; leaking the rings\n");
 		return err;
 	}
-err_free:
-	rocx_rings_free(nd, &nd->tx, &nd->rx);
+	rocx_rings_free(nd, nd->tx, &nd->rx);
 	return err;
+}
+
+/* BQL forgets the frames of rings that are gone. */
+static void rocx_tx_queues_reset(struct rocx_ndev *nd)
+{
+	unsigned int q;
+
+	for (q = 0; q < nd->num_txq; q++)
+		netdev_tx_reset_queue(netdev_get_tx_queue(nd->netdev, q));
 }
 
 /* Stop the rings and free them once the device has let go of them. */
@@ -94,19 +127,19 @@ static void rocx_rings_down(struct rocx_ndev *nd)
 	if (!nd->quiesced)
 		napi_disable(&nd->napi);
 	nd->quiesced = false;
-	err_tx = rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_TX, ROCX_ETH_QID);
+	err_tx = rocx_tx_rings_destroy(nd, nd->num_txq);
 	err_rx = rocx_aq_destroy_eth_ring(core, ROCX_ETH_RING_RX, ROCX_ETH_QID);
-	netdev_tx_reset_queue(netdev_get_tx_queue(nd->netdev, 0));
+	rocx_tx_queues_reset(nd);
 	/* -ENODEV: the device was reset or is gone and holds no ring. */
-	if ((err_tx && err_tx != -ENODEV) || (err_rx && err_rx != -ENODEV)) {
+	if (err_tx || (err_rx && err_rx != -ENODEV)) {
 		/* The device may still write there: never free it. */
 		netdev_err(nd->netdev, "DESTROY_ETH_RING failed (TX %d, RX %d); leaking the rings\n",
 			   err_tx, err_rx);
-		memset(&nd->tx, 0, sizeof(nd->tx));
+		memset(nd->tx, 0, sizeof(nd->tx));
 		memset(&nd->rx, 0, sizeof(nd->rx));
 		return;
 	}
-	rocx_rings_free(nd, &nd->tx, &nd->rx);
+	rocx_rings_free(nd, nd->tx, &nd->rx);
 }
 
 static void rocx_update_carrier(struct rocx_ndev *nd, u32 link_status)
@@ -168,7 +201,7 @@ static int rocx_open(struct net_device *netdev)
 
 	if (rocx_gone(core))
 		return -ENODEV;
-	err = rocx_rings_alloc(nd, &nd->tx, &nd->rx, nd->tx_ring_size,
+	err = rocx_rings_alloc(nd, nd->tx, &nd->rx, nd->tx_ring_size,
 			       nd->rx_ring_size,
 			       rocx_rx_buf_size(netdev->mtu));
 	if (err)
@@ -196,7 +229,7 @@ err_free_irq:
 	free_irq(nd->irq, nd);
 	return err;
 err_free_rings:
-	rocx_rings_free(nd, &nd->tx, &nd->rx);
+	rocx_rings_free(nd, nd->tx, &nd->rx);
 	return err;
 }
 
@@ -232,7 +265,7 @@ int rocx_netdev_reconfig(struct rocx_ndev *nd, u32 tx_size, u32 rx_size,
 			 unsigned int mtu)
 {
 	struct net_device *netdev = nd->netdev;
-	struct rocx_tx_ring tx;
+	struct rocx_tx_ring tx[ROCX_MAX_TXQ];
 	struct rocx_rx_ring rx;
 	int err;
 
@@ -244,13 +277,13 @@ int rocx_netdev_reconfig(struct rocx_ndev *nd, u32 tx_size, u32 rx_size,
 		nd->rx_ring_size = rx_size;
 		return 0;
 	}
-	err = rocx_rings_alloc(nd, &tx, &rx, tx_size, rx_size,
+	err = rocx_rings_alloc(nd, tx, &rx, tx_size, rx_size,
 			       rocx_rx_buf_size(mtu));
 	if (err)
 		return err;
 	netif_tx_disable(netdev);
 	rocx_rings_down(nd);
-	nd->tx = tx;
+	memcpy(nd->tx, tx, sizeof(tx));
 	nd->rx = rx;
 	nd->tx_ring_size = tx_size;
 	nd->rx_ring_size = rx_size;
@@ -367,8 +400,8 @@ void rocx_netdev_reset_forget(struct rocx_core *core)
 		/* NAPI has been off since the quiesce. */
 		nd->rings_up = false;
 		nd->quiesced = false;
-		rocx_rings_free(nd, &nd->tx, &nd->rx);
-		netdev_tx_reset_queue(netdev_get_tx_queue(netdev, 0));
+		rocx_rings_free(nd, nd->tx, &nd->rx);
+		rocx_tx_queues_reset(nd);
 	}
 	rtnl_unlock();
 }
@@ -394,7 +427,7 @@ void rocx_netdev_reset_restore(struct rocx_core *core)
 	if (netif_device_present(netdev))
 		goto out;
 	if (nd->reset_restart && netif_running(netdev)) {
-		err = rocx_rings_alloc(nd, &nd->tx, &nd->rx, nd->tx_ring_size,
+		err = rocx_rings_alloc(nd, nd->tx, &nd->rx, nd->tx_ring_size,
 				       nd->rx_ring_size,
 				       rocx_rx_buf_size(netdev->mtu));
 		if (err)
@@ -410,6 +443,8 @@ void rocx_netdev_reset_restore(struct rocx_core *core)
 		}
 	}
 	nd->reset_restart = false;
+	/* The device is back at its defaults: so are classes and tags. */
+	rocx_dcb_sync(netdev);
 	/* Wakes the queue of a running interface. */
 	netif_device_attach(netdev);
 	if (netif_running(netdev)) {
@@ -564,26 +599,47 @@ static void rocx_mc_list_free(struct rocx_ndev *nd)
 	nd->mc_list = NULL;
 }
 
+/**
+ * rocx_txq_stats_read() - the driver's counters of TX queue @q
+ * @nd: netdev private area
+ * @q: queue, below @nd->num_txq
+ * @s: filled in
+ */
+void rocx_txq_stats_read(struct rocx_ndev *nd, unsigned int q,
+			 struct rocx_txq_stats *s)
+{
+	const struct rocx_sw_stats *st = &nd->tx_stats[q];
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		s->packets = u64_stats_read(&st->packets);
+		s->bytes = u64_stats_read(&st->bytes);
+		s->errors = u64_stats_read(&st->errors);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+	st = &nd->tx_drop_stats[q];
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		s->dropped = u64_stats_read(&st->dropped);
+		s->busy = u64_stats_read(&st->busy);
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+}
+
 static void rocx_get_stats64(struct net_device *netdev,
 			     struct rtnl_link_stats64 *s)
 {
 	struct rocx_ndev *nd = netdev_priv(netdev);
+	struct rocx_txq_stats tq;
 	const struct rocx_sw_stats *st;
-	unsigned int start;
+	unsigned int start, q;
 
-	st = &nd->tx_stats;
-	do {
-		start = u64_stats_fetch_begin(&st->syncp);
-		s->tx_packets = u64_stats_read(&st->packets);
-		s->tx_bytes = u64_stats_read(&st->bytes);
-		s->tx_errors = u64_stats_read(&st->errors);
-	} while (u64_stats_fetch_retry(&st->syncp, start));
-
-	st = &nd->tx_drop_stats;
-	do {
-		start = u64_stats_fetch_begin(&st->syncp);
-		s->tx_dropped = u64_stats_read(&st->dropped);
-	} while (u64_stats_fetch_retry(&st->syncp, start));
+	for (q = 0; q < nd->num_txq; q++) {
+		rocx_txq_stats_read(nd, q, &tq);
+		s->tx_packets += tq.packets;
+		s->tx_bytes += tq.bytes;
+		s->tx_errors += tq.errors;
+		s->tx_dropped += tq.dropped;
+	}
 
 	st = &nd->rx_stats;
 	do {
@@ -600,7 +656,7 @@ static void rocx_get_stats64(struct net_device *netdev,
 static void rocx_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 {
 	struct rocx_ndev *nd = netdev_priv(netdev);
-	struct rocx_tx_ring *tx = &nd->tx;
+	struct rocx_tx_ring *tx = &nd->tx[txqueue < nd->num_txq ? txqueue : 0];
 	u16 tail = READ_ONCE(tx->tail);
 	u32 status;
 
@@ -632,6 +688,7 @@ static const struct net_device_ops rocx_netdev_ops = {
 	.ndo_open		= rocx_open,
 	.ndo_stop		= rocx_stop,
 	.ndo_start_xmit		= rocx_start_xmit,
+	.ndo_select_queue	= rocx_select_queue,
 	.ndo_change_mtu		= rocx_change_mtu,
 	.ndo_set_mac_address	= rocx_set_mac_address,
 	.ndo_set_rx_mode	= rocx_set_rx_mode,
@@ -639,6 +696,34 @@ static const struct net_device_ops rocx_netdev_ops = {
 	.ndo_get_stats64	= rocx_get_stats64,
 	.ndo_tx_timeout		= rocx_tx_timeout,
 };
+
+/**
+ * rocx_netdev_set_prio_tc() - the TX queue of each priority
+ * @netdev: the port's netdev; rtnl held, or not registered yet
+ * @prio_tc: traffic class of each priority, as the device schedules them
+ *	(ETS's prio_tc); @prio_tc[0] also for skb priorities 8..15
+ *
+ * Queue q is traffic class q: the netdev gets a class per TX ring, of one
+ * queue each, and the device's priority-to-class table as its
+ * prio_tc_map, which rocx_select_queue() follows.  With one TX ring there
+ * is nothing to choose.
+ */
+void rocx_netdev_set_prio_tc(struct net_device *netdev, const u8 *prio_tc)
+{
+	struct rocx_ndev *nd = netdev_priv(netdev);
+	unsigned int p, tc;
+
+	if (nd->num_txq < ROCX_MAX_TXQ)
+		return;
+	if (netdev_get_num_tc(netdev) != ROCX_NUM_TC) {
+		netdev_set_num_tc(netdev, ROCX_NUM_TC);
+		for (tc = 0; tc < ROCX_NUM_TC; tc++)
+			netdev_set_tc_queue(netdev, tc, 1, tc);
+	}
+	for (p = 0; p <= TC_BITMASK; p++)
+		netdev_set_prio_tc_map(netdev, p, prio_tc[rocx_tx_prio(p)]);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_netdev_set_prio_tc);
 
 /**
  * rocx_netdev_create() - create and register the port's netdev
@@ -650,29 +735,38 @@ int rocx_netdev_create(struct rocx_core *core)
 {
 	const struct rocx_identify *id = core->ident;
 	struct net_device *netdev;
+	unsigned int max_mtu, num_txq = 1, q;
 	struct rocx_ndev *nd;
-	unsigned int max_mtu;
 	int err;
 
-	netdev = alloc_etherdev(sizeof(*nd));
+	/* A TX ring per class is what lets ETS and PFC govern Ethernet. */
+	if (rocx_caps2(core) & ROCX_CAP2_ETS)
+		num_txq = clamp_t(unsigned int, le16_to_cpu(id->max_eth_rings),
+				  1, ROCX_MAX_TXQ);
+	netdev = alloc_etherdev_mqs(sizeof(*nd), num_txq, 1);
 	if (!netdev)
 		return -ENOMEM;
 	SET_NETDEV_DEV(netdev, rocx_dev(core));
 	nd = netdev_priv(netdev);
 	nd->core = core;
 	nd->netdev = netdev;
+	nd->num_txq = num_txq;
 	nd->tx_ring_size = ROCX_RING_DEFAULT;
 	nd->rx_ring_size = ROCX_RING_DEFAULT;
 	nd->irq = pci_irq_vector(core->pdev, ROCX_VEC_ETH);
 	INIT_WORK(&nd->rx_mode_work, rocx_rx_mode_work);
 	INIT_WORK(&nd->reset_work, rocx_reset_work);
-	u64_stats_init(&nd->tx_stats.syncp);
-	u64_stats_init(&nd->tx_drop_stats.syncp);
+	for (q = 0; q < ROCX_MAX_TXQ; q++) {
+		u64_stats_init(&nd->tx_stats[q].syncp);
+		u64_stats_init(&nd->tx_drop_stats[q].syncp);
+	}
 	u64_stats_init(&nd->rx_stats.syncp);
 
 	netdev->netdev_ops = &rocx_netdev_ops;
 	rocx_set_ethtool_ops(netdev);
 	rocx_dcb_init(netdev);
+	/* The device's classes and tagging, before the first frame. */
+	rocx_dcb_sync(netdev);
 	netdev->watchdog_timeo = ROCX_TX_TIMEOUT;
 	netdev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
 	netdev->min_mtu = ROCX_MIN_MTU;

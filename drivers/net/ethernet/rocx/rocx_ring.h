@@ -13,6 +13,7 @@
 
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
+#include <linux/netdevice.h>
 #include <linux/types.h>
 #include <rocx/rocx_if.h>
 
@@ -75,6 +76,32 @@ static inline u32 rocx_aq_ctrl_value(unsigned int log_depth, bool irq,
 static inline u32 rocx_rx_buf_size(unsigned int mtu)
 {
 	return mtu + ETH_HLEN + VLAN_HLEN;
+}
+
+/*
+ * The 802.1p priority of a frame of socket priority @skb_prio: as the
+ * netdev's prio_tc_map, only the low 4 bits count, and values 8..15
+ * (no TC_PRIO_* value) are priority 0.
+ */
+static inline u8 rocx_tx_prio(u32 skb_prio)
+{
+	u32 p = skb_prio & TC_BITMASK;
+
+	return p < ROCX_NUM_PRIO ? p : 0;
+}
+
+/*
+ * Whether xmit priority-tags a frame of priority @prio starting with the
+ * @len bytes at @frame: its priority is one of @tag_prios and it has no
+ * tag already (a VLAN device's frames carry theirs, PCP included).
+ */
+static inline bool rocx_tx_wants_tag(u8 tag_prios, u8 prio, const void *frame,
+				     unsigned int len)
+{
+	const struct ethhdr *eth = frame;
+
+	return (tag_prios & BIT(prio)) && len >= ETH_HLEN &&
+	       !eth_type_vlan(eth->h_proto);
 }
 
 /* Link speed in Mb/s from a LINK_STATUS value, 0 when the link is down. */

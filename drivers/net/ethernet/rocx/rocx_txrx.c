@@ -1,15 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rocx Ethernet data path: one TX and one RX ring on vector 1, polled by
- * NAPI.
+ * rocx Ethernet data path: a TX ring per traffic class (one on a device
+ * that does not schedule by class) and one RX ring, all on vector 1,
+ * polled by one NAPI.
+ *
+ * A frame's TX queue is its traffic class: rocx_select_queue() maps
+ * skb->priority through the netdev's prio_tc_map, which rocx_dcb_sync()
+ * keeps equal to the device's ETS table.  The device classifies a
+ * frame by its tag, not by its ring, and never tags Ethernet frames
+ * itself, so xmit priority-tags (VLAN 0, PCP = priority) the untagged
+ * frames of the priorities PFC protects under PCP trust; otherwise the
+ * peer and the switch would see priority 0 and pause the wrong one.
  *
  * A TX descriptor carries one whole frame, so skbs are linearized and no
  * offload is claimed.  An RX buffer holds the largest frame of the MTU;
- * each is an skb handed up as is.  Neither ring has a phase bit: the device
- * sets ROCX_ETH_STS_DONE in a descriptor the driver cleared when posting.
+ * each is an skb handed up as is (the stack strips a VLAN 0 tag).
+ * Neither ring has a phase bit: the device sets ROCX_ETH_STS_DONE in a
+ * descriptor the driver cleared when posting.
  */
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/interrupt.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
@@ -52,14 +64,7 @@ static int rocx_rx_alloc_buf(struct rocx_ndev *nd, struct rocx_rx_ring *rx,
 	return 0;
 }
 
-/**
- * rocx_rings_free() - release rings the device no longer uses
- * @nd: netdev private area
- * @tx: transmit ring (may be partly allocated)
- * @rx: receive ring (may be partly allocated)
- */
-void rocx_rings_free(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
-		     struct rocx_rx_ring *rx)
+static void rocx_tx_ring_free(struct rocx_ndev *nd, struct rocx_tx_ring *tx)
 {
 	struct device *dev = rocx_nd_dma(nd);
 	u32 i;
@@ -78,6 +83,24 @@ void rocx_rings_free(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
 	if (tx->desc)
 		dma_free_coherent(dev, tx->size * sizeof(*tx->desc), tx->desc,
 				  tx->dma);
+	memset(tx, 0, sizeof(*tx));
+}
+
+/**
+ * rocx_rings_free() - release rings the device no longer uses
+ * @nd: netdev private area
+ * @tx: the @nd->num_txq transmit rings (may be partly allocated)
+ * @rx: receive ring (may be partly allocated)
+ */
+void rocx_rings_free(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
+		     struct rocx_rx_ring *rx)
+{
+	struct device *dev = rocx_nd_dma(nd);
+	unsigned int q;
+	u32 i;
+
+	for (q = 0; q < nd->num_txq; q++)
+		rocx_tx_ring_free(nd, &tx[q]);
 	if (rx->bufs) {
 		for (i = 0; i < rx->size; i++) {
 			struct rocx_rx_buf *buf = &rx->bufs[i];
@@ -93,16 +116,15 @@ void rocx_rings_free(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
 	if (rx->desc)
 		dma_free_coherent(dev, rx->size * sizeof(*rx->desc), rx->desc,
 				  rx->dma);
-	memset(tx, 0, sizeof(*tx));
 	memset(rx, 0, sizeof(*rx));
 }
 
 /**
- * rocx_rings_alloc() - allocate a ring pair and every RX buffer
+ * rocx_rings_alloc() - allocate the rings and every RX buffer
  * @nd: netdev private area
- * @tx: filled in
+ * @tx: @nd->num_txq transmit rings, filled in
  * @rx: filled in
- * @tx_size: TX entries, a power of two
+ * @tx_size: TX entries of each ring, a power of two
  * @rx_size: RX entries, a power of two
  * @buf_size: RX buffer size
  *
@@ -116,21 +138,26 @@ int rocx_rings_alloc(struct rocx_ndev *nd, struct rocx_tx_ring *tx,
 		     u32 buf_size)
 {
 	struct device *dev = rocx_nd_dma(nd);
+	unsigned int q;
 	u32 i;
 
-	memset(tx, 0, sizeof(*tx));
+	memset(tx, 0, nd->num_txq * sizeof(*tx));
 	memset(rx, 0, sizeof(*rx));
-	tx->size = tx_size;
+	for (q = 0; q < nd->num_txq; q++) {
+		tx[q].size = tx_size;
+		tx[q].desc = dma_alloc_coherent(dev,
+						tx_size * sizeof(*tx[q].desc),
+						&tx[q].dma, GFP_KERNEL);
+		tx[q].bufs = kcalloc(tx_size, sizeof(*tx[q].bufs), GFP_KERNEL);
+		if (!tx[q].desc || !tx[q].bufs)
+			goto err_free;
+	}
 	rx->size = rx_size;
 	rx->buf_size = buf_size;
-
-	tx->desc = dma_alloc_coherent(dev, tx_size * sizeof(*tx->desc),
-				      &tx->dma, GFP_KERNEL);
-	tx->bufs = kcalloc(tx_size, sizeof(*tx->bufs), GFP_KERNEL);
 	rx->desc = dma_alloc_coherent(dev, rx_size * sizeof(*rx->desc),
 				      &rx->dma, GFP_KERNEL);
 	rx->bufs = kcalloc(rx_size, sizeof(*rx->bufs), GFP_KERNEL);
-	if (!tx->desc || !tx->bufs || !rx->desc || !rx->bufs)
+	if (!rx->desc || !rx->bufs)
 		goto err_free;
 	for (i = 0; i < rx_size; i++)
 		if (rocx_rx_alloc_buf(nd, rx, &rx->bufs[i], GFP_KERNEL))
@@ -249,44 +276,93 @@ static u32 rocx_tx_free(struct rocx_tx_ring *tx)
 			      tx->size);
 }
 
-static void rocx_tx_drop(struct rocx_ndev *nd, struct sk_buff *skb)
+static void rocx_tx_dropped(struct rocx_sw_stats *st)
 {
-	rocx_stat_add(&nd->tx_drop_stats, &nd->tx_drop_stats.dropped, 1);
+	rocx_stat_add(st, &st->dropped, 1);
+}
+
+static void rocx_tx_drop(struct rocx_sw_stats *st, struct sk_buff *skb)
+{
+	rocx_tx_dropped(st);
 	dev_kfree_skb_any(skb);
 }
+
+/**
+ * rocx_select_queue() - ndo_select_queue: the TX queue of a frame
+ * @netdev: the port's netdev
+ * @skb: the frame
+ * @sb_dev: subordinate device, or NULL
+ *
+ * By skb->priority alone, through the netdev's prio_tc_map to the one
+ * queue of its class, rather than by netdev_pick_tx(), whose XPS map or
+ * queue cached in the socket would outlive an SO_PRIORITY change.  A
+ * class of several queues (an mqprio qdisc's own layout) is left to
+ * netdev_pick_tx(); without classes (an mqprio qdisc removed them until
+ * the next `dcb ets set`) queue 0.
+ *
+ * Return: the TX queue.
+ */
+u16 rocx_select_queue(struct net_device *netdev, struct sk_buff *skb,
+		      struct net_device *sb_dev)
+{
+	struct net_device *dev = sb_dev ? sb_dev : netdev;
+	const struct netdev_tc_txq *txq;
+
+	if (!netdev_get_num_tc(dev))
+		return 0;
+	txq = &dev->tc_to_txq[netdev_get_prio_tc_map(dev, skb->priority)];
+	if (txq->count != 1)
+		return netdev_pick_tx(netdev, skb, sb_dev);
+	return txq->offset < netdev->real_num_tx_queues ? txq->offset : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_select_queue);
 
 netdev_tx_t rocx_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 {
 	struct rocx_ndev *nd = netdev_priv(netdev);
-	struct netdev_queue *txq = netdev_get_tx_queue(netdev, 0);
-	struct rocx_tx_ring *tx = &nd->tx;
+	u16 q = skb_get_queue_mapping(skb);
+	struct netdev_queue *txq = netdev_get_tx_queue(netdev, q);
+	struct rocx_sw_stats *dst = &nd->tx_drop_stats[q];
+	struct rocx_tx_ring *tx = &nd->tx[q];
 	struct rocx_eth_tx_desc *desc;
 	struct rocx_tx_buf *buf;
 	dma_addr_t dma;
+	u8 prio;
 	u32 slot;
 
 	if (unlikely(!rocx_tx_free(tx))) {
 		netif_tx_stop_queue(txq);
-		rocx_stat_add(&nd->tx_drop_stats, &nd->tx_drop_stats.busy, 1);
+		rocx_stat_add(dst, &dst->busy, 1);
 		return NETDEV_TX_BUSY;
 	}
+	prio = rocx_tx_prio(skb->priority);
+	if (rocx_tx_wants_tag(READ_ONCE(nd->tag_prios), prio, skb->data,
+			      skb_headlen(skb))) {
+		/* Frees the skb if it fails. */
+		skb = vlan_insert_tag(skb, htons(ETH_P_8021Q),
+				      prio << VLAN_PRIO_SHIFT);
+		if (!skb) {
+			rocx_tx_dropped(dst);
+			return NETDEV_TX_OK;
+		}
+	}
 	if (skb_linearize(skb)) {
-		rocx_tx_drop(nd, skb);
+		rocx_tx_drop(dst, skb);
 		return NETDEV_TX_OK;
 	}
 	/* The device sends what it is given; short frames are ours to pad. */
 	if (skb_put_padto(skb, ETH_ZLEN)) {
-		rocx_stat_add(&nd->tx_drop_stats, &nd->tx_drop_stats.dropped, 1);
+		rocx_tx_dropped(dst);
 		return NETDEV_TX_OK;
 	}
 	if (unlikely(skb->len > ROCX_MAX_FRAME)) {
-		rocx_tx_drop(nd, skb);
+		rocx_tx_drop(dst, skb);
 		return NETDEV_TX_OK;
 	}
 	dma = dma_map_single(rocx_nd_dma(nd), skb->data, skb->len,
 			     DMA_TO_DEVICE);
 	if (dma_mapping_error(rocx_nd_dma(nd), dma)) {
-		rocx_tx_drop(nd, skb);
+		rocx_tx_drop(dst, skb);
 		return NETDEV_TX_OK;
 	}
 
@@ -309,15 +385,15 @@ netdev_tx_t rocx_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 			     ROCX_TX_WAKE_THRS);
 	if (__netdev_tx_sent_queue(txq, buf->len, netdev_xmit_more()))
 		rocx_db_ring(nd->core, ROCX_DB_ETH_TX,
-			     rocx_db_value(ROCX_ETH_QID, tx->head, false, false));
+			     rocx_db_value(q, tx->head, false, false));
 	return NETDEV_TX_OK;
 }
 
-static void rocx_tx_clean(struct rocx_ndev *nd, int budget)
+static void rocx_tx_clean(struct rocx_ndev *nd, unsigned int q, int budget)
 {
-	struct netdev_queue *txq = netdev_get_tx_queue(nd->netdev, 0);
-	struct rocx_sw_stats *st = &nd->tx_stats;
-	struct rocx_tx_ring *tx = &nd->tx;
+	struct netdev_queue *txq = netdev_get_tx_queue(nd->netdev, q);
+	struct rocx_sw_stats *st = &nd->tx_stats[q];
+	struct rocx_tx_ring *tx = &nd->tx[q];
 	u32 pkts = 0, bql_bytes = 0, bytes = 0, errors = 0;
 	/* Pairs with xmit's release: the slots up to head are written. */
 	u16 tail = tx->tail, head = smp_load_acquire(&tx->head);
@@ -375,9 +451,11 @@ irqreturn_t rocx_eth_irq_handler(int irq, void *data)
 int rocx_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct rocx_ndev *nd = container_of(napi, struct rocx_ndev, napi);
+	unsigned int q;
 	int done;
 
-	rocx_tx_clean(nd, budget);
+	for (q = 0; q < nd->num_txq; q++)
+		rocx_tx_clean(nd, q, budget);
 	done = rocx_rx_clean(nd, budget);
 	if (done == budget)
 		return budget;
