@@ -7,13 +7,19 @@
 # traffic classified by the DSCP table, and a PFC XOFF from the switch
 # (guest/switch_lib.sh) counted in rx_prio3_pause; then guest 0's
 # function is reset (its NIC behind a root port, as in group reset) and
-# the device gets the kernel's DSCP app entries back.
+# the device gets the kernel's DSCP app entries back.  Ethernet by traffic
+# class: a TX queue per class chosen by skb priority and the ETS table,
+# priority tagging of Ethernet (by the driver) and RoCE (by the device)
+# frames, checked in the capture (host/prio_tag_check.sh).
 timeout=300
+capture=1
 host_cmd="bash tests/e2e/host/switch_ctl.sh"
 guest rocx,rootport=1 dcb.sh
 guest rocx dcb.sh
 
 checks() {
+	host_check "dcb: capture: priority tagging of Ethernet and RoCE frames" \
+		tests/e2e/host/prio_tag_check.sh "$out/dcb/fabric.pcap" 198.18.0.1 198.18.0.2
 	host_check "dcb: the model logged no guest errors" \
 		no_model_guest_errors "$out/dcb/guest0/qemu.log" "$out/dcb/guest1/qemu.log"
 }

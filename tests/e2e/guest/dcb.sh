@@ -21,6 +21,16 @@
 #             (priority 3 by default) makes the switch send XOFFs, which
 #             guest 0's device counts in rx_prio3_pause and pfc's
 #             indications
+#   tc        Ethernet by traffic class: 8 TX queues; guest 0's UDP of
+#             socket priority 5 leaves on TX queue 5 (sw_tx5_packets),
+#             untagged with PFC off, priority-tagged (VLAN 0, PCP 5;
+#             tx_prio5_packets, the peer's rx_prio5_packets) with PFC on
+#             5 under PCP trust, on queue 2 after prio-tc 5:2, untagged
+#             again under DSCP trust; guest 1 receives every datagram
+#             (VLAN 0 frames as untagged ones); RC pingpong with SL 4
+#             and PFC on 4 on both sides.  The capture is checked on the
+#             host (host/prio_tag_check.sh): ports 9105..9108 and the RoCE
+#             frames, tagged or not as said
 #   reset     guest 0's function reset through sysfs: trust and PFC are
 #             the device's defaults again, the DSCP app entry the kernel
 #             kept is back in the device (traffic classified by it)
@@ -29,6 +39,7 @@
 . "$ROCX_REPO/scripts/guest/lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/switch_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
 
 [ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
 me=$ROCX_GUEST_INDEX
@@ -221,6 +232,123 @@ if [ "$me" -eq 0 ]; then
 	t "switch: no shared buffer" switch_ctl buffer size=0
 fi
 rocx_barrier switch
+
+# ---- Ethernet by traffic class, priority tagging ----
+# txq NAME Q - the driver's counter NAME of TX queue Q.
+txq() {
+	hw "sw_tx$2_$1"
+}
+# send_prio PORT - 20 UDP datagrams of socket priority 5 to the peer.
+# shellcheck disable=SC2317 # called through t
+send_prio() {
+	python3 - "$peer" "$1" <<'PY'
+import socket
+import sys
+
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, 5)
+for i in range(20):
+    s.sendto(b"rocx-prio5 %d" % i, (sys.argv[1], int(sys.argv[2])))
+PY
+}
+# sent_on PORT Q [TAGGED] - send_prio PORT leaves on queue Q, counted by
+# the device in tx_prio5_packets if TAGGED, else in tx_prio0_packets.
+sent_on() {
+	local port=$1 q=$2 prio=0 before p_before
+
+	[ -n "${3:-}" ] && prio=5
+	before=$(txq packets "$q")
+	p_before=$(hw "tx_prio${prio}_packets")
+	t "tc: 20 datagrams of priority 5 to port $port" send_prio "$port"
+	sleep 0.5
+	moved "sw_tx${q}_packets" "$before" 20
+	moved "tx_prio${prio}_packets" "$p_before" 20
+}
+ntx=$(find "/sys/class/net/$dev/queues" -maxdepth 1 -name 'tx-*' | wc -l)
+t "tc: one TX queue per traffic class" test "$ntx" -eq 8
+shows "tc: ethtool -l shows 8 TX channels" 'TX:[[:space:]]+8' ethtool -l "$dev"
+t "tc: apptrust pcp" dcb apptrust set dev "$dev" order pcp
+t "tc: pfc all off" dcb pfc set dev "$dev" prio-pfc all:off
+if [ "$me" -eq 1 ]; then
+	# Counts what arrives on ports 9105..9108 until guest 0 is done.
+	python3 - >/tmp/udp_counts 2>&1 <<'PY' &
+import select
+import socket
+
+socks = {}
+for port in range(9105, 9109):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", port))
+    socks[s] = port
+counts = {p: 0 for p in socks.values()}
+while sum(counts.values()) < 80:
+    ready, _, _ = select.select(list(socks), [], [], 60)
+    if not ready:
+        break
+    for s in ready:
+        if s.recv(2048).startswith(b"rocx-prio5"):
+            counts[socks[s]] += 1
+print(" ".join("%d:%d" % kv for kv in sorted(counts.items())))
+PY
+	udp_pid=$!
+	wait_for 10 sh -c "ss -Hlun 'sport = :9108' | grep -q ."
+	rx5=$(hw rx_prio5_packets)
+fi
+rocx_barrier tc.listening
+if [ "$me" -eq 0 ]; then
+	sent_on 9105 5
+	t "tc: pfc 5:on (PCP trust: priority 5 tagged)" \
+		dcb pfc set dev "$dev" prio-pfc 5:on
+	sent_on 9106 5 tagged
+	t "tc: ets prio-tc 5:2" dcb ets set dev "$dev" prio-tc 5:2
+	sent_on 9108 2 tagged
+	t "tc: ets prio-tc 5:5" dcb ets set dev "$dev" prio-tc 5:5
+	t "tc: apptrust dscp (no tag needed)" \
+		dcb apptrust set dev "$dev" order dscp
+	sent_on 9107 5
+	t "tc: apptrust pcp" dcb apptrust set dev "$dev" order pcp
+fi
+rocx_barrier tc.sent
+if [ "$me" -eq 1 ]; then
+	wait "$udp_pid"
+	shows "tc: every datagram received, VLAN 0 tagged or not" \
+		'9105:20 9106:20 9107:20 9108:20' cat /tmp/udp_counts
+	moved rx_prio5_packets "$rx5" 40
+fi
+
+# RC with SL 4, both sides PCP trust with PFC on 4: every RoCE frame
+# priority-tagged by the device (checked in the capture).
+ibdev=$(rocx_ibdev)
+# shellcheck disable=SC2317 # called through wait_for
+gid_ready() {
+	roce_gid_index "$ibdev" "$ROCX_IP" >/dev/null
+}
+t "tc: RoCE v2 GID of $ROCX_IP" wait_for 20 gid_ready
+gid=$(roce_gid_index "$ibdev" "$ROCX_IP")
+t "tc: pfc 4:on 5:on" dcb pfc set dev "$dev" prio-pfc 4:on 5:on
+pp="-d $ibdev -g $gid -l 4 -s 1024 -n 20 -p 18600"
+rocx_barrier tc.roce
+if [ "$me" -eq 0 ]; then
+	# shellcheck disable=SC2086
+	rdma_env timeout 60 ibv_rc_pingpong $pp >/tmp/pp.srv 2>&1 &
+	pp_pid=$!
+	wait_for 30 sh -c "ss -Hltn 'sport = :18600' | grep -q ."
+	rocx_put tc.pp listening
+	wait "$pp_pid"
+	pp_rc=$? pp_out=/tmp/pp.srv
+else
+	rocx_get tc.pp >/dev/null
+	# shellcheck disable=SC2086
+	rdma_env timeout 60 ibv_rc_pingpong $pp "$peer" >/tmp/pp.cli 2>&1
+	pp_rc=$? pp_out=/tmp/pp.cli
+fi
+if [ "$pp_rc" -eq 0 ] && grep -q 'bytes in .* seconds' "$pp_out"; then
+	t_ok "tc: ibv_rc_pingpong with SL 4"
+else
+	sed 's/^/# /' "$pp_out" | tail -n 20
+	t_not_ok "tc: ibv_rc_pingpong with SL 4 (exit $pp_rc)"
+fi
+rocx_barrier tc.done
 
 # ---- Link pause ----
 t "apptrust: back to pcp" dcb apptrust set dev "$dev" order pcp
