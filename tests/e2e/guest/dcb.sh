@@ -215,8 +215,12 @@ PY
 paused_more() {
 	[ "$(hw rx_prio3_pause)" -gt "$pause0" ]
 }
+# shellcheck disable=SC2317
+paused_longer() {
+	[ "$(hw rx_prio3_pause_duration)" -gt "$dur0" ]
+}
 if [ "$me" -eq 0 ]; then
-	pause0=$(hw rx_prio3_pause)
+	pause0=$(hw rx_prio3_pause) dur0=$(hw rx_prio3_pause_duration)
 	t "switch: a shared buffer" switch_ctl buffer size=1000000
 	t "switch: port 1 (guest 1) at 5 Mb/s" switch_ctl qos port=1 rate=5
 	t "switch: port 0 trusts DSCP, 26 is priority 3" \
@@ -225,6 +229,8 @@ if [ "$me" -eq 0 ]; then
 		pfc=on xoff=20000 xon=10000 headroom=20000
 	t "switch: burst of priority 3 to guest 1" blast
 	t "switch: XOFF counted in rx_prio3_pause" wait_for 20 paused_more
+	t "switch: the pause's time counted in rx_prio3_pause_duration" \
+		wait_for 20 paused_longer
 	shows "switch: pfc indications of priority 3" 'indications 0:0 1:0 2:0 3:[1-9]' \
 		dcb -s pfc show dev "$dev"
 	switch_ctl qshow port=0 | sed 's/^/# /'
