@@ -5,12 +5,14 @@
   roce_pcap_check.py decode PCAP         tshark decodes every frame to UDP
                                          4791 as InfiniBand with a BTH: no
                                          malformed or warned frame, BTH
-                                         version 0, default P_Key 0xffff
+                                         version 0, default P_Key 0xffff,
+                                         over IPv4 or IPv6
   roce_pcap_check.py icrc PCAP           every RoCE v2 frame's IPv4 header
                                          checksum, IP/UDP lengths, pad count
-                                         and ICRC are right (computed here:
-                                         tshark 4.0 shows the ICRC field but
-                                         does not check it)
+                                         and ICRC are right, over IPv4 and
+                                         IPv6 (computed here: tshark 4.0
+                                         shows the ICRC field but does not
+                                         check it)
   roce_pcap_check.py qpn PCAP FILE...    the BTH destination QP of every
                                          frame is a QPN its destination IP
                                          reported (FILE: "IP QPN" lines) and
@@ -21,6 +23,12 @@
   roce_pcap_check.py opcodes PCAP IP...  each IP sent RC SEND, RDMA WRITE and
                                          RDMA READ requests of several
                                          packets, READ responses and ACKs
+  roce_pcap_check.py v1 PCAP cm|rc       RoCE v1 frames (EtherType 0x8915,
+                                         a GRH) decode cleanly; cm: they
+                                         are ib_cm REQs to QP1 only, sent
+                                         more than once (a peer that never
+                                         answers); rc: ib_cm's REQ, REP and
+                                         RTU and RC traffic to other QPs
 
 Prints what it found as "# " lines and exits 1 when a check fails.
 """
@@ -41,6 +49,12 @@ RC_OPS = {
     0x0f: "RDMA READ Response Last", 0x11: "Acknowledge",
 }
 MAX_SHOWN = 5
+ZERO_UDP_CSUM = "Illegal checksum value (0)"
+ETH_P_IPV6 = b"\x86\xdd"
+# ib_cm's MADs (IBTA vol. 1, 12.6): management class and attribute IDs.
+CM_CLASS = 0x07
+CM_ATTRS = {0x0010: "REQ", 0x0013: "REP", 0x0014: "RTU", 0x0012: "REJ",
+            0x0015: "DREQ", 0x0016: "DREP"}
 
 
 def say(msg):
@@ -73,8 +87,12 @@ def check_decode(pcap):
              "_ws.expert.severity >= warning)"),
             ("BTH version not 0", roce + " && infiniband.bth.tver != 0"),
             ("P_Key not 0xffff", roce + " && infiniband.bth.p_key != 0xffff"),
-            ("not IPv4", roce + " && !ip")):
-        rows = tshark(pcap, filt, ["frame.number"])
+            ("neither IPv4 nor IPv6", roce + " && !ip && !ipv6")):
+        rows = tshark(pcap, filt, ["frame.number", "ipv6", "_ws.expert.message"])
+        # RoCE v2 sends UDP checksum 0 over IPv6 too (rxe and rocx
+        # alike; the ICRC covers the packet), which tshark flags.
+        rows = [r for r in rows if not (
+            r[1] and r[2] and all(m == ZERO_UDP_CSUM for m in r[2].split(",")))]
         if rows:
             bad.append(what)
             say("%d frames %s, first: %s" % (
@@ -125,9 +143,58 @@ def icrc(ip_udp_bth_payload, ihl):
     return zlib.crc32(b"\xff" * 8 + bytes(p)) & 0xffffffff
 
 
+def icrc6(ip_udp_bth_payload):
+    """The ICRC of a RoCE v2 packet over IPv6: as icrc(), with the IPv6
+    traffic class, flow label and hop limit set to ones."""
+    p = bytearray(ip_udp_bth_payload)
+    p[0] |= 0x0f                      # traffic class, high nibble
+    p[1:4] = b"\xff\xff\xff"          # traffic class low, flow label
+    p[7] = 0xff                       # hop limit
+    p[40 + 6:40 + 8] = b"\xff\xff"    # UDP checksum
+    p[40 + 8 + 4] = 0xff              # BTH byte 4
+    return zlib.crc32(b"\xff" * 8 + bytes(p)) & 0xffffffff
+
+
+def check_icrc6(fr):
+    """Why the RoCE v2 frame FR over IPv6 is bad; "" if good; None if it
+    is no RoCE v2 frame (no extension headers expected)."""
+    ip = fr[14:]
+    if len(ip) < 40 + 8 or ip[0] >> 4 != 6 or ip[6] != 17:
+        return None
+    if struct.unpack_from("!H", ip, 40 + 2)[0] != ROCE_PORT:
+        return None
+    plen = struct.unpack_from("!H", ip, 4)[0]
+    udp_len = struct.unpack_from("!H", ip, 40 + 4)[0]
+    if 40 + plen > len(ip) or (len(ip) > 40 + plen and len(fr) > 60):
+        return "IPv6 payload length %d, frame holds %d" % (plen, len(ip) - 40)
+    if udp_len != plen:
+        return "UDP length %d, IPv6 payload %d" % (udp_len, plen)
+    if udp_len < 8 + 12 + 4:
+        return "UDP payload too short for BTH and ICRC"
+    pad = (ip[40 + 8 + 1] >> 4) & 3
+    payload = udp_len - 8 - 12 - 4
+    end = 40 + plen
+    got = struct.unpack_from("<I", ip, end - 4)[0]
+    want = icrc6(ip[:end - 4])
+    if payload % 4:
+        return "transport payload %d B not a multiple of 4" % payload
+    if pad > payload:
+        return "pad count %d" % pad
+    if got != want:
+        return "ICRC 0x%08x, computed 0x%08x" % (got, want)
+    return ""
+
+
 def check_icrc(pcap):
-    n_roce, bad = 0, []
+    n_roce, n_roce6, bad = 0, 0, []
     for num, fr in frames(pcap):
+        if len(fr) >= 14 + 40 and fr[12:14] == ETH_P_IPV6:
+            why = check_icrc6(fr)
+            if why is not None:
+                n_roce6 += 1
+                if why:
+                    bad.append("frame %d: %s" % (num, why))
+            continue
         if len(fr) < 14 + 20 or fr[12:14] != b"\x08\x00":
             continue
         ip = fr[14:]
@@ -161,7 +228,8 @@ def check_icrc(pcap):
                 why = "ICRC 0x%08x, computed 0x%08x" % (got, want)
         if why:
             bad.append("frame %d: %s" % (num, why))
-    say("%d RoCE v2 frames, %d bad" % (n_roce, len(bad)))
+    say("%d RoCE v2 frames over IPv4, %d over IPv6, %d bad" % (
+        n_roce, n_roce6, len(bad)))
     for b in bad[:MAX_SHOWN]:
         say(b)
     return n_roce > 0 and not bad
@@ -223,6 +291,33 @@ def check_opcodes(pcap, ips):
     return good
 
 
+def check_v1(pcap, what):
+    v1 = "eth.type == 0x8915"
+    rows = tshark(pcap, v1, ["frame.number", "infiniband.bth.destqp",
+                             "infiniband.mad.mgmtclass",
+                             "infiniband.mad.attributeid"])
+    say("%d RoCE v1 frames" % len(rows))
+    bad = tshark(pcap, v1 + " && (!infiniband.grh || !infiniband.bth || "
+                 "_ws.malformed || _ws.expert.severity >= warning)",
+                 ["frame.number"])
+    if bad:
+        say("%d RoCE v1 frames without GRH and BTH, malformed or warned, "
+            "first: %s" % (len(bad), " ".join(r[0] for r in bad[:MAX_SHOWN])))
+    cm, other = {}, 0
+    for _, qp, cls, attr in rows:
+        if int(qp, 0) == 1 and cls and int(cls, 0) == CM_CLASS:
+            name = CM_ATTRS.get(int(attr, 0), "attribute " + attr)
+            cm[name] = cm.get(name, 0) + 1
+        else:
+            other += 1
+    say("ib_cm MADs: %s; %d frames to other QPs" % (
+        ", ".join("%s x%d" % kv for kv in sorted(cm.items())) or "none", other))
+    if what == "cm":
+        return not bad and other == 0 and set(cm) == {"REQ"} and cm["REQ"] > 1
+    return (not bad and other > 0 and
+            all(cm.get(n, 0) > 0 for n in ("REQ", "REP", "RTU")))
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -236,6 +331,8 @@ def main(argv):
         ok = check_qpn(pcap, rest)
     elif cmd == "opcodes":
         ok = check_opcodes(pcap, rest)
+    elif cmd == "v1" and rest in (["cm"], ["rc"]):
+        ok = check_v1(pcap, rest[0])
     else:
         print(__doc__, file=sys.stderr)
         return 2
