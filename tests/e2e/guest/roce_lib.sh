@@ -12,6 +12,9 @@
 #   roce_gid_index DEV IPV4
 #   roce_rd_atom DEV   the device's max_qp_rd_atom (RDMA READs in flight)
 #   roce_port_listening PORT
+#   roce_cm_mode DEV MODE  rdma_cm's RoCE mode for DEV's port 1 ("IB/RoCE v1"
+#                      or "RoCE v2", configfs default_roce_mode; ib_core
+#                      names RoCE v1 "IB/RoCE v1")
 
 # shellcheck disable=SC2034 # for the scripts that source this file
 ROCE_DEV='' ROCE_NETDEV='' ROCE_GID='' ROCE_ERR=''
@@ -96,4 +99,19 @@ roce_rd_atom() {
 # ibv_rc_pingpong servers: their clients do not retry a refused connect).
 roce_port_listening() {
 	ss -Hltn "sport = :$1" | grep -q .
+}
+
+# roce_cm_mode DEV MODE - set the RoCE mode rdma_cm uses on DEV port 1 for
+# the connections it starts and read it back.  configfs is a module in
+# Debian's kernel (loaded with rdma_cm, after init tried to mount it).
+roce_cm_mode() {
+	local dir=/sys/kernel/config/rdma_cm/$1
+
+	modprobe rdma_ucm || return 1
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs configfs /sys/kernel/config || return 1
+	# The device's group appears on mkdir.
+	[ -d "$dir" ] || mkdir "$dir" || return 1
+	echo "$2" >"$dir/ports/1/default_roce_mode" &&
+		[ "$(cat "$dir/ports/1/default_roce_mode")" = "$2" ]
 }

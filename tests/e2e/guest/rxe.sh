@@ -11,6 +11,8 @@
 #     of the transferred region compared afterwards (below)
 #   - rocx_verbs_test -C against -S, if built (one line per direction;
 #     see below for what rxe fails of it by design)
+#   - rdma_cm's tools over IPv4 and IPv6, and RoCE v1 refused by rxe
+#     (tests/e2e/guest/rxe_cm.sh)
 # Each guest writes the QP numbers it used to /rocx-out/qpns ("IP QPN" per
 # line) for the host's check of the capture (tests/e2e/host/roce_pcap_check.py,
 # run by tests/e2e/run.sh group "rxe").
@@ -59,6 +61,9 @@ kinds=("$(rocx_get kind.0)" "$(rocx_get kind.1)") || exit 1
 rd_atom=$(printf '%s\n' "$(rocx_get rd_atom.0)" "$(rocx_get rd_atom.1)" | sort -n | head -n 1)
 [[ $rd_atom =~ ^[1-9][0-9]*$ ]] || rocx_die "no max_qp_rd_atom from ibv_devinfo"
 rocx_barrier up
+# shellcheck source=tests/e2e/guest/rxe_cm.sh
+. "$ROCX_REPO/tests/e2e/guest/rxe_cm.sh"
+cm_v1_start
 
 # note_qpns LOG - record the local QPN(s) a tool printed.
 note_qpns() {
@@ -234,6 +239,8 @@ if [ -x "$verbs" ]; then
 else
 	ok "rocx_verbs_test # SKIP not built ($verbs)"
 fi
+
+cm_tests
 
 sort -u "$qpns" -o "$qpns"
 rocx_log "QPNs used: $(tr '\n' ' ' <"$qpns")"
