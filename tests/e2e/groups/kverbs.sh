@@ -6,12 +6,16 @@
 # iterations, ucmatose (RC), udaddy (UD), mckey (multicast) and perftest
 # with -R; and kernel verbs in each guest (rocx_ib_kvtest.ko: posts from
 # softirq, an AH under a spinlock, ib_drain_qp; lockdep watches it under
-# --kernel debug).  Every tool is bounded by a timeout.
+# --kernel debug); rping again with rdma_cm's default_roce_mode at RoCE
+# v1, checked in the capture.  Every tool is bounded by a timeout.
 timeout=600
+capture=1
 guest rocx kverbs.sh
 guest rocx kverbs.sh
 
 checks() {
 	host_check "kverbs: the model logged no guest errors" \
 		no_model_guest_errors "$out/kverbs/guest0/qemu.log" "$out/kverbs/guest1/qemu.log"
+	host_check "kverbs: capture: with default_roce_mode RoCE v1, rdma_cm connects over RoCE v1" \
+		tests/e2e/host/roce_pcap_check.py v1 "$out/kverbs/fabric.pcap" rc
 }

@@ -117,6 +117,16 @@ cm_pair "perftest ib_write_bw -R, IPv4" 0 "" \
 	ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 -- \
 	ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 "$s4"
 
+# The RoCE mode rdma_cm uses, set through configfs on both guests: RoCE
+# v1 (GRH over EtherType 0x8915).  rping then connects over the v1 GIDs,
+# ib_cm's MADs included; the host finds them in the capture
+# (host/roce_pcap_check.py v1 rc), and no other test sends RoCE v1.
+t "rdma_cm's default_roce_mode of $ibdev set to RoCE v1" roce_cm_mode "$ibdev" "IB/RoCE v1"
+cm_pair "rping -C 100 -V over RoCE v1, IPv4" 7178 "" \
+	rping -s -a "$s4" -p 7178 -C 100 -V -S 64 -- \
+	rping -c -a "$s4" -p 7178 -C 100 -V -S 64
+t "default_roce_mode back to RoCE v2" roce_cm_mode "$ibdev" "RoCE v2"
+
 # An error provoked: a connection to a port nobody listens on is
 # rejected by the peer's ib_cm (a REJ through both QP1s), not left to
 # time out.
