@@ -88,13 +88,16 @@ while read -r name tool bytes run; do
 		continue
 	fi
 	port=$((18515 + idx))
-	# $run is "-D N" or "-n N": split on purpose.
+	# With -R rdma_cm resolves the GID and the server listens there.
+	gid=(-x "$ROCE_GID") listening=roce_port_listening
+	[[ " $run " == *" -R "* ]] && gid=() listening=roce_cm_listening
+	# $run is "-D N" or "-n N" and options: split on purpose.
 	# shellcheck disable=SC2086
-	set -- -F -d "$ROCE_DEV" -x "$ROCE_GID" -m 1024 -p "$port" -s "$bytes" $run
+	set -- -F -d "$ROCE_DEV" "${gid[@]}" -m 1024 -p "$port" -s "$bytes" $run
 	if [ "$me" -eq 0 ]; then
 		timeout "$run_s" "$tool" "$@" >"$log" 2>&1 &
 		srv=$!
-		if wait_for 20 roce_port_listening "$port"; then
+		if wait_for 20 "$listening" "$port"; then
 			rocx_put "listen.$name" ok
 		else
 			wait "$srv"

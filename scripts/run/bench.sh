@@ -25,7 +25,7 @@ cd "$repo" || exit 1
 out=$repo/build/bench
 plan=$repo/tests/bench/plan
 run_s=40		# one perftest run (scripts/guest/bench.sh)
-guests_s=240		# one kind: boot, setup and the 8 runs (about 130 s)
+guests_s=280		# one kind: boot, setup and the 10 runs (about 160 s)
 build=1 kinds='rocx rxe' only='' report=0
 
 while [ $# -gt 0 ]; do
@@ -176,9 +176,10 @@ row() {
 	rows+=("$(printf '%-26s %-7s %12s %12s %9s' "$label" "$unit" "${cell[rocx]}" "${cell[rxe]}" "$ratio")")
 }
 
-while read -r name tool bytes _; do
+while read -r name tool bytes run; do
 	case $name in '' | '#'*) continue ;; esac
 	label="$tool $(size_label "$bytes")"
+	[[ " $run " == *" -R "* ]] && label="$tool -R $(size_label "$bytes")"
 	case $tool in
 	*_lat)
 		row "$label typical" usec "$name" t_typical 1
@@ -194,7 +195,8 @@ done <"$plan"
 
 {
 	echo "rocx bench: perftest 4.5 between two TCG guests per NIC kind, RC, RoCE v2, MTU 1024"
-	echo "(bandwidth: higher is better; latency: lower is better; MiB/s as perftest's MB/sec)"
+	echo "(bandwidth: higher is better; latency: lower is better; MiB/s as perftest's MB/sec;"
+	echo " -R: the QPs connected through rdma_cm instead of perftest's TCP exchange)"
 	printf '%-26s %-7s %12s %12s %9s\n' test unit rocx rxe rocx/rxe
 	printf '%s\n' "${rows[@]}"
 	for i in "${!notes[@]}"; do

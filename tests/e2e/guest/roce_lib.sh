@@ -12,6 +12,7 @@
 #   roce_gid_index DEV IPV4
 #   roce_rd_atom DEV   the device's max_qp_rd_atom (RDMA READs in flight)
 #   roce_port_listening PORT
+#   roce_cm_listening PORT  an rdma_cm id listens on PORT
 #   roce_cm_mode DEV MODE  rdma_cm's RoCE mode for DEV's port 1 ("IB/RoCE v1"
 #                      or "RoCE v2", configfs default_roce_mode; ib_core
 #                      names RoCE v1 "IB/RoCE v1")
@@ -99,6 +100,12 @@ roce_rd_atom() {
 # ibv_rc_pingpong servers: their clients do not retry a refused connect).
 roce_port_listening() {
 	ss -Hltn "sport = :$1" | grep -q .
+}
+
+# roce_cm_listening PORT - an rdma_cm id of this guest listens on PORT
+# (perftest -R servers: their clients do not retry a rejected connect).
+roce_cm_listening() {
+	rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qE "[]:.]$1( |$)"
 }
 
 # roce_cm_mode DEV MODE - set the RoCE mode rdma_cm uses on DEV port 1 for
