@@ -13,7 +13,9 @@ set -uo pipefail
 . "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
-tmo=120
+# A tool's limit; the debug kernel (KASAN, lockdep) runs everything a
+# few times slower, and run-guests.sh says how much (ROCX_TIME_SCALE).
+tmo=$((120 * ${ROCX_TIME_SCALE:-1}))
 ip6_of() { echo "2001:2::$(($1 + 1))"; }
 
 if roce_up rocx; then
