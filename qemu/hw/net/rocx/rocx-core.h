@@ -436,6 +436,12 @@ typedef struct RocxCore {
      * mistake.  Set by the glue; survives DEV_CTRL.RESET.
      */
     bool dma_off;
+    /*
+     * The backend holds a frame it could not send yet (rocx_core_tx_busy()):
+     * the line is busy until it has sent it.  Survives a reset, as the
+     * backend's queue does.
+     */
+    bool tx_busy;
 
     /*
      * Engine: Ethernet frames waiting for RX buffers.  Emptied (indices
@@ -574,6 +580,13 @@ uint32_t rocx_core_speed(RocxCore *c);
  * default (every frame its own datagram, as on any Ethernet).
  */
 void rocx_core_set_bundles(RocxCore *c, bool on);
+/*
+ * The backend took the last frame into a queue of its own (busy), or has
+ * now sent what it queued (not busy).  While busy the transmit scheduler
+ * starts no frame: what the backend holds is on the line already, beyond
+ * the reach of a pause, so it must stay one frame (or bundle) long.
+ */
+void rocx_core_tx_busy(RocxCore *c, bool busy);
 /*
  * Run the engine inside the SQ doorbells (rocx_core_db_write()) of QPs
  * with nothing in flight, rather than only asking for it through

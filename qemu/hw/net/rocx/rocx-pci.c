@@ -154,12 +154,24 @@ static void rocx_op_raise_irq(void *opaque, unsigned vector)
     msix_notify(pdev, vector);
 }
 
+/* The backend sent what it had queued: the line is free again. */
+static void rocx_tx_sent(NetClientState *nc, ssize_t len)
+{
+    RocxState *s = qemu_get_nic_opaque(nc);
+
+    rocx_core_tx_busy(&s->core, false);
+}
+
 static void rocx_op_send_frame(void *opaque, const uint8_t *buf, size_t len)
 {
     RocxState *s = opaque;
 
     trace_rocx_tx(len);
-    qemu_send_packet(qemu_get_queue(s->nic), buf, len);
+    /* 0: queued in the net layer, to be sent when the peer takes it. */
+    if (!qemu_send_packet_async(qemu_get_queue(s->nic), buf, len,
+                                rocx_tx_sent)) {
+        rocx_core_tx_busy(&s->core, true);
+    }
 }
 
 static void rocx_op_schedule_work(void *opaque)

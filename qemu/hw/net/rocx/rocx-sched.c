@@ -18,6 +18,13 @@
  * the clock, so that an engine run hands the network a bundle of frames
  * and a wake-up a little late costs the line nothing.
  *
+ * The backend is the far end of the line: a frame it could not send at
+ * once waits in its queue (QEMU's net queue holds up to 10000), where
+ * no pause reaches it.  So while the backend holds one (tx_busy), no
+ * frame starts: what a PFC XOFF cannot stop stays one run's bundle, and
+ * the switch's headroom can be sized for it (Documentation/
+ * experiments.rst, "Headroom").
+ *
  * Copyright (c) 2025 The rocx authors
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -344,6 +351,11 @@ bool rocx_sched_run(RocxCore *c)
             more = false;
             break;
         }
+        /* The backend's queue is full: rocx_core_tx_busy() wakes us. */
+        if (c->tx_busy) {
+            more = false;
+            break;
+        }
         if (s->line_free > now + ROCX_SCHED_AHEAD_NS) {
             rocx_sched_wake(c, s->line_free - ROCX_SCHED_AHEAD_NS / 2);
             more = false;
@@ -380,6 +392,16 @@ bool rocx_sched_run(RocxCore *c)
     }
     s->tx_signal = 0;
     return more;
+}
+
+void rocx_core_tx_busy(RocxCore *c, bool busy)
+{
+    bool was = c->tx_busy;
+
+    c->tx_busy = busy;
+    if (was && !busy) {
+        rocx_schedule(c);
+    }
 }
 
 void rocx_sched_timer(RocxCore *c, RocxTimer *t)
