@@ -1145,6 +1145,42 @@ def qos_buffer(exe, sockdir, log):
     impair_stop(sw, (a, b, c), ctl)
 
 
+def qos_headroom(exe, sockdir, log):
+    """A lossless priority past xoff takes headroom, not the shared pool:
+    port 0 priority 3 with xoff 3000 and 2000 bytes of headroom in a
+    buffer of 10000 (8000 shared).  With B paused, frames of 1000 bytes
+    fill 3000 of the shared pool (the third sends XOFF), the next two
+    take the headroom and the sixth is dropped, though 5000 bytes of the
+    shared pool are free; those stay for the lossy priority 2, which then
+    takes 5 frames of them."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    ctl("buffer size=10000")
+    ctl("qos port=0 prio=3 pfc=on xoff=3000 xon=1000 headroom=2000")
+    ctl("qos port=1 prio=2,3 pfc=on speed=10")
+    b.send_raw(pfc_frame(b, {2: 0xffff, 3: 0xffff}))
+    wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["paused"] == "1")
+    sends(a, [tagged(a, b.mac, 3, f"h{i}") for i in range(6)])
+    wait_for(lambda: int(ctl.qshow("port=0")[(0, 3)]["dropped"]) +
+             int(ctl.qshow("port=0")[(0, 3)]["in_bytes"]) // 1000 >= 6)
+    q = ctl.qshow("port=0")[(0, 3)]
+    check("headroom: past xoff, 2 frames into headroom, the 6th dropped",
+          q["in_bytes"] == "5000" and q["dropped"] == "1", q)
+    check("headroom: the lossless priority holds only xoff of the pool",
+          ctl("buffer") == ["buffer size=10000 shared=8000 used=3000"])
+    sends(a, [tagged(a, b.mac, 2, f"s{i}") for i in range(6)])
+    wait_for(lambda: int(ctl.qshow("port=0")[(0, 2)]["dropped"]) +
+             int(ctl.qshow("port=0")[(0, 2)]["in_bytes"]) // 1000 >= 6)
+    q = ctl.qshow("port=0")[(0, 2)]
+    check("headroom: the lossy priority finds the rest of the pool",
+          q["in_bytes"] == "5000" and q["dropped"] == "1", q)
+    b.send_raw(pfc_frame(b, {2: 0, 3: 0}))
+    got = vtags(b.recv(0.2))
+    check("headroom: what was admitted is delivered",
+          sorted(got) == sorted([f"h{i}" for i in range(5)] +
+                                [f"s{i}" for i in range(5)]), got)
+    impair_stop(sw, (a, b, c), ctl)
+
+
 def qos_ets(exe, sockdir, log):
     """ETS 70/30 on priorities 1 and 2: while both have frames, bytes
     leave 70:30, so of the first 400 frames of 1000 bytes 280 are
@@ -1329,6 +1365,7 @@ def lossless(exe, sockdir, log, work):
     qos_pfc_rx(exe, sockdir, log)
     qos_pfc_tx(exe, sockdir, log)
     qos_buffer(exe, sockdir, log)
+    qos_headroom(exe, sockdir, log)
     qos_ets(exe, sockdir, log)
     qos_red(exe, sockdir, log)
     qos_trust(exe, sockdir, log)

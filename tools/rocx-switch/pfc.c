@@ -7,7 +7,8 @@
  * the port's quanta, and again every half of that time while the
  * occupancy stays above xon; falling to xon sends quanta 0.  Frames are
  * built from include/rocx/rocx_pfc.h and go out at once, ahead of the
- * port's queues, as a MAC's control frames do.
+ * port's queues, as a MAC's control frames do; one the port's socket
+ * refuses goes again SW_PFC_RETRY_NS later, never lost.
  *
  * Received: a port with PFC on for a priority honours PFC frames naming
  * it: the priority's egress is paused for quanta x 512 bit times at the
@@ -39,7 +40,7 @@ bool pfc_is_mac_ctl(const struct sw_frame_info *fi)
 	       !memcmp(fi->dst, pfc_dst, sizeof(pfc_dst));
 }
 
-static bool port_has_pfc(const struct sw_qos_port *q)
+bool pfc_port_lossless(const struct sw_qos_port *q)
 {
 	unsigned int k;
 
@@ -78,7 +79,7 @@ bool pfc_input(struct sw *sw, struct sw_port *in, struct sw_buf *buf)
 	uint16_t opcode, cev;
 	unsigned int k;
 
-	if (!port_has_pfc(q) && !q->pause)
+	if (!pfc_port_lossless(q) && !q->pause)
 		return false;
 	q->rx_frames_mac_ctl++;
 	if (buf->len < ROCX_PFC_ETH_HLEN + 4 + 2 * SW_NUM_PRIO) {
@@ -115,6 +116,15 @@ bool pfc_paused(struct sw *sw, struct sw_port *p, unsigned int prio)
 	return until && until > sw->now_ns;
 }
 
+/* The frame did not go: the XOFF refresh or an XON retry sends it soon. */
+static void pfc_retry(struct sw *sw, struct sw_qos_port *q, unsigned int prio)
+{
+	if (q->xoff[prio])
+		q->xoff_refresh_ns[prio] = sw->now_ns + SW_PFC_RETRY_NS;
+	else
+		q->xon_retry_ns[prio] = sw->now_ns + SW_PFC_RETRY_NS;
+}
+
 void pfc_send(struct sw *sw, struct sw_port *p, unsigned int prio, bool xoff)
 {
 	struct sw_qos_port *q = &p->qos;
@@ -126,8 +136,10 @@ void pfc_send(struct sw *sw, struct sw_port *p, unsigned int prio, bool xoff)
 	/* Again at half the pause while it must last. */
 	q->xoff_refresh_ns[prio] = xoff ? sw->now_ns +
 				   pfc_pause_ns(quanta, q->speed_mbps) / 2 : 0;
+	q->xon_retry_ns[prio] = 0;
 	if (!buf) {
 		p->st.tx_err++;
+		pfc_retry(sw, q, prio);
 		return;
 	}
 	memset(buf->data, 0, ROCX_PFC_FRAME_LEN);
@@ -143,8 +155,11 @@ void pfc_send(struct sw *sw, struct sw_port *p, unsigned int prio, bool xoff)
 	buf->tc = 7;
 	buf->refs = 1;
 	q->st[prio].pause_tx++;
-	if (port_xmit(sw, p, &buf, 1) < 0)
+	if (port_xmit(sw, p, &buf, 1) < 0) {
 		p->st.tx_err++;
+		q->st[prio].pause_tx--;
+		pfc_retry(sw, q, prio);
+	}
 	buf_release(&sw->pool, buf);
 }
 
@@ -172,6 +187,8 @@ bool pfc_timer(struct sw *sw, struct sw_port *p)
 	for (k = 0; k < SW_NUM_PRIO; k++) {
 		if (q->xoff[k] && q->xoff_refresh_ns[k] <= sw->now_ns)
 			pfc_send(sw, p, k, true);
+		else if (q->xon_retry_ns[k] && q->xon_retry_ns[k] <= sw->now_ns)
+			pfc_send(sw, p, k, false);
 		if (q->paused_until[k] && q->paused_until[k] <= sw->now_ns) {
 			pause_end(sw, q, k);
 			resumed = true;

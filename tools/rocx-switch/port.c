@@ -294,40 +294,16 @@ void port_input(struct sw *sw, struct sw_port *p, const uint8_t *data,
 	pipeline_input(sw, p, buf);
 }
 
-void port_rx(struct sw *sw, struct sw_port *p)
+/* Frames of got datagrams received into stage. */
+static void port_rx_batch(struct sw *sw, struct sw_port *p,
+			  const struct mmsghdr *msgs,
+			  uint8_t (*stage)[ROCX_FAB_BUNDLE_MAX], unsigned int got)
 {
-	/*
-	 * Received into staging buffers as large as a bundle, then copied
-	 * frame by frame into pool buffers: a copy of each frame buys one
-	 * receive call for a whole burst of bundles.
-	 */
-	static uint8_t stage[SW_RX_BATCH][ROCX_FAB_BUNDLE_MAX];
-	static struct mmsghdr msgs[SW_RX_BATCH];
-	static struct iovec iov[SW_RX_BATCH];
 	unsigned int i;
-	int got;
 
-	for (i = 0; i < SW_RX_BATCH; i++) {
-		iov[i].iov_base = stage[i];
-		iov[i].iov_len = sizeof(stage[i]);
-		memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
-		msgs[i].msg_hdr.msg_iov = &iov[i];
-		msgs[i].msg_hdr.msg_iovlen = 1;
-	}
-
-	got = recvmmsg(p->fd, msgs, SW_RX_BATCH, MSG_DONTWAIT, NULL);
-	if (got < 0) {
-		got = 0;
-		if (errno == ECONNREFUSED || errno == ECONNRESET)
-			port_disconnect(p);
-		else if (errno != EAGAIN && errno != EINTR)
-			p->st.rx_err++;
-	} else if (got > 0) {
-		/* The guest is sending, so its socket exists: link up now. */
-		port_try_connect(sw, p, true);
-	}
-
-	for (i = 0; i < (unsigned int)got; i++) {
+	/* The guest is sending, so its socket exists: link up now. */
+	port_try_connect(sw, p, true);
+	for (i = 0; i < got; i++) {
 		uint32_t len = msgs[i].msg_len;
 
 		if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
@@ -339,5 +315,49 @@ void port_rx(struct sw *sw, struct sw_port *p)
 		} else {
 			port_input(sw, p, stage[i], len);
 		}
+	}
+}
+
+void port_rx(struct sw *sw, struct sw_port *p)
+{
+	/*
+	 * Received into staging buffers as large as a bundle, then copied
+	 * frame by frame into pool buffers: a copy of each frame buys one
+	 * receive call for a whole burst of bundles.
+	 *
+	 * A port with a lossless priority is read one datagram per call
+	 * instead (as many calls): a datagram left in the socket is still
+	 * the guest's, and what a batch took out before its frames crossed
+	 * xoff would make room for more in flight behind the XOFF.  So
+	 * after XOFF the most that can still arrive is the rest of one
+	 * datagram plus what the guest's socket holds (Documentation/
+	 * experiments.rst, "Headroom").
+	 */
+	static uint8_t stage[SW_RX_BATCH][ROCX_FAB_BUNDLE_MAX];
+	static struct mmsghdr msgs[SW_RX_BATCH];
+	static struct iovec iov[SW_RX_BATCH];
+	bool one = pfc_port_lossless(&p->qos);
+	unsigned int i, k, calls = one ? SW_RX_BATCH : 1;
+	int got = 0;
+
+	for (k = 0; k < calls && p->fd >= 0; k++) {
+		for (i = 0; i < SW_RX_BATCH; i++) {
+			iov[i].iov_base = stage[i];
+			iov[i].iov_len = sizeof(stage[i]);
+			memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
+			msgs[i].msg_hdr.msg_iov = &iov[i];
+			msgs[i].msg_hdr.msg_iovlen = 1;
+		}
+		got = recvmmsg(p->fd, msgs, one ? 1 : SW_RX_BATCH,
+			       MSG_DONTWAIT, NULL);
+		if (got <= 0)
+			break;
+		port_rx_batch(sw, p, msgs, stage, (unsigned int)got);
+	}
+	if (got < 0) {
+		if (errno == ECONNREFUSED || errno == ECONNRESET)
+			port_disconnect(p);
+		else if (errno != EAGAIN && errno != EINTR)
+			p->st.rx_err++;
 	}
 }

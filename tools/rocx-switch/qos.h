@@ -25,6 +25,12 @@
 #define SW_NUM_PRIO		8
 /* DRR: an ETS class of weight w (1..100) earns w times this per round. */
 #define SW_ETS_QUANTUM		256
+/*
+ * A PFC frame the port's socket refused (its guest is slow to read) goes
+ * again this much later: a lost XOFF would let a pause's worth of frames
+ * past the headroom, a lost XON would stop the priority for a pause.
+ */
+#define SW_PFC_RETRY_NS		100000
 /* Pause times are worked out at this rate when a port has no line rate. */
 #define SW_DEF_SPEED_MBPS	100000
 
@@ -117,6 +123,8 @@ struct sw_qos_port {
 	uint64_t in_head[SW_NUM_PRIO];
 	bool xoff[SW_NUM_PRIO];		/* XOFF sent, XON not yet */
 	uint64_t xoff_refresh_ns[SW_NUM_PRIO];
+	/* An XON the port's socket refused: sent again then; 0 none. */
+	uint64_t xon_retry_ns[SW_NUM_PRIO];
 	/* Egress. */
 	uint64_t q_bytes[SW_NUM_PRIO];
 	uint64_t paused_until[SW_NUM_PRIO];	/* 0: not paused */

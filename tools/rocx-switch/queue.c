@@ -13,7 +13,9 @@
  * bytes of that priority first, then the shared pool (buffer size less
  * every reserved and headroom part), then, on a lossless priority only,
  * the headroom; a frame that finds none is dropped: the tail drop of a
- * lossy priority, or a lossless one with dishonest headroom.  Crossing
+ * lossy priority, or a lossless one with dishonest headroom.  A lossless
+ * priority at or above its xoff takes headroom only: the shared pool is
+ * not for frames in flight after XOFF, and stays for the others.  Crossing
  * xoff sends PFC XOFF to the ingress port, falling to xon sends XON
  * (pfc.c).  With no buffer size every frame is admitted, as before.
  */
@@ -230,10 +232,18 @@ bool qos_admit(struct sw *sw, struct sw_port *in, struct sw_buf *buf)
 	const struct sw_prio_cfg *c = &q->prio[prio];
 	uint32_t len = buf->len;
 
+	/*
+	 * A lossless priority at or above xoff has sent XOFF: what still
+	 * comes is in flight, and headroom is for that, so it takes no more
+	 * of the shared pool (which the other priorities keep).
+	 */
+	bool in_flight = c->pfc && c->xoff && q->in_bytes[prio] >= c->xoff;
+
 	q->st[prio].rx_bytes += len;
 	if (q->in_bytes[prio] + len <= c->reserved) {
 		buf->acct = SW_ACCT_RESERVED;
-	} else if (!sw->buf_size || sw->shared_used + len <= sw->shared_size) {
+	} else if (!sw->buf_size ||
+		   (!in_flight && sw->shared_used + len <= sw->shared_size)) {
 		buf->acct = SW_ACCT_SHARED;
 		q->in_shared[prio] += len;
 		sw->shared_used += len;
@@ -377,7 +387,8 @@ void qos_arm(struct sw *sw)
 		if (q->wake_ns && (!next || q->wake_ns < next))
 			next = q->wake_ns;
 		for (k = 0; k < SW_NUM_PRIO; k++) {
-			uint64_t t = q->xoff[k] ? q->xoff_refresh_ns[k] : 0;
+			uint64_t t = q->xoff[k] ? q->xoff_refresh_ns[k] :
+				     q->xon_retry_ns[k];
 
 			if (t && (!next || t < next))
 				next = t;

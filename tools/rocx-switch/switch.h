@@ -502,7 +502,9 @@ void pfc_send(struct sw *sw, struct sw_port *p, unsigned int prio, bool xoff);
 /* After a release: XON where the occupancy fell to xon. */
 void pfc_check_xon(struct sw *sw, struct sw_port *p, unsigned int prio);
 void pfc_check_xoff(struct sw *sw, struct sw_port *p, unsigned int prio);
-/* XOFFs due again, pauses over; true if a pause ended. */
+/* Some priority of the port is lossless (PFC on). */
+bool pfc_port_lossless(const struct sw_qos_port *q);
+/* XOFFs due again, XONs to retry, pauses over; true if a pause ended. */
 bool pfc_timer(struct sw *sw, struct sw_port *p);
 bool pfc_paused(struct sw *sw, struct sw_port *p, unsigned int prio);
 
