@@ -75,7 +75,8 @@ check-debug:
 check-6.1:
 	tests/e2e/run.sh --kernel 6.1
 
-# The lossless-Ethernet experiments (Documentation/experiments.rst).
+# The lossless-Ethernet experiments alone (Documentation/experiments.rst);
+# make check runs them too.
 check-lossless:
 	tests/e2e/run.sh incast
 
