@@ -155,8 +155,8 @@ void pfc_send(struct sw *sw, struct sw_port *p, unsigned int prio, bool xoff)
 	buf->tc = 7;
 	buf->refs = 1;
 	q->st[prio].pause_tx++;
+	/* The guest's socket is full: not lost, sent again soon. */
 	if (port_xmit(sw, p, &buf, 1) < 0) {
-		p->st.tx_err++;
 		q->st[prio].pause_tx--;
 		pfc_retry(sw, q, prio);
 	}
