@@ -330,7 +330,11 @@ done
 
 t0=$(now_ms)
 if [ "$port" -gt 0 ]; then
-	"$switch" --dir "$run" --ports "$port" --pidfile "$run/switch.pid" \
+	# A session of its own: under sched_autogroup the switch then gets a
+	# session's share of a busy host, not a slice of its guests' (a
+	# starved switch stops refreshing PFC pauses).  setsid execs in place
+	# here (not a process group leader), so $! is the switch.
+	setsid "$switch" --dir "$run" --ports "$port" --pidfile "$run/switch.pid" \
 		--ctl "$run/ctl.sock" ${seed:+--seed "$seed"} "${switch_opts[@]}" \
 		${pcap:+--pcap "$pcap"} </dev/null >"$out/switch.log" 2>&1 &
 	switch_pid=$!
