@@ -17,6 +17,11 @@
 #          alone, then beside the incast on another priority (it must
 #          keep 90% of its rate alone), then on the paused priority (it
 #          must fall below half of it: head-of-line blocking)
+#   dcqcn  PFC as in pfc, RED/ECN on the bottleneck for priority 3 and
+#          DCQCN on the NICs: R's notification point sends CNPs, the
+#          senders' reaction points cut their rates; the queue, pauses,
+#          fairness and goodput are checked on the host
+#          (host/incast.py, from the switch's time series)
 #
 # Guest 0 drives the switch (guest/switch_lib.sh) and writes the table of
 # results to /rocx-out/incast.txt and one JSON object per flow and
@@ -28,7 +33,7 @@
 #   ROCX_INCAST_SECS=N        the first sender's time (default 8; S2 runs
 #                             for N - 2 s, starting 2 s after S1)
 #   ROCX_INCAST_ONLY=A+B...   the scenarios to run (default every one:
-#                             lossy+pfc+victim)
+#                             lossy+pfc+victim+dcqcn)
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib.sh"
@@ -57,8 +62,25 @@ pfc_keys="prio=3 pfc=on xoff=48000 xon=24000 headroom=270000"
 # A full buffer at the bottleneck is 160 ms of queueing, beyond the
 # 67 ms ACK timeout of 14: senders wait 537 ms (17) before a retry, as
 # the 100 Mb/s bottleneck is a thousand times slower than a real one.
-only=${ROCX_INCAST_ONLY:-lossy+pfc+victim}
+only=${ROCX_INCAST_ONLY:-lossy+pfc+victim+dcqcn}
 only=${only//+/ }
+# RED on R's port for priority 3, in bytes of its egress queue: marks
+# begin at kmin, reach pmax at kmax, and every ECT frame is marked
+# beyond.  With both senders each port holds half the queue, so Kmax is
+# well below the 96 KB at which both would send XOFF.  Pmax is low
+# enough that marks come a few round trips apart: a CNP in every alpha
+# period would drive alpha to 1 and halve the rate each time.
+kmin=10000 kmax=64000 pmax=0.1
+# DCQCN on every NIC (cc_param, mlx5's names and units: us, Mb/s,
+# bytes), its time constants scaled for TCG guests and a 100 Mb/s
+# bottleneck (Documentation/experiments.rst states and explains them).
+dcqcn_params="np_min_time_between_cnps=1000 rp_dce_tcp_rtt=1000
+rp_time_reset=5000 rp_byte_reset=131072 rp_threshold=5 rp_ai_rate=5
+rp_hai_rate=10 rp_min_rate=5 rp_min_dec_fac=50 rp_gd=11
+rp_initial_alpha_value=1023 rp_dce_tcp_g=1000 rp_clamp_tgt_rate=0"
+# What each parameter was before, put back when the scenario ends (in a
+# file: t runs fabric in a subshell).
+cc_saved=/tmp/incast.cc_saved
 ROCX_WAIT=$((secs * 5 + 150))
 drop0=0 xoff0=0 drops=0 xoffs=0
 
@@ -99,9 +121,30 @@ wants() {
 	return 1
 }
 
+# rstat NAME - one of the port's `rdma statistic` counters.
+rstat() {
+	rdma statistic show link "$ibdev/1" |
+		awk -v n="$1" '{ for (i = 1; i < NF; i++) if ($i == n) print $(i + 1) }'
+}
+
+ccdir=/sys/class/infiniband/$ibdev/ports/1/cc_param
+
+# cc_set NAME=VALUE... - DCQCN parameters of this NIC, each read back
+# from the device; $cc_saved learns the values they replace.
+cc_set() {
+	local kv k v
+
+	for kv in "$@"; do
+		k=${kv%%=*} v=${kv#*=}
+		echo "$k=$(cat "$ccdir/$k")" >>"$cc_saved"
+		echo "$v" >"$ccdir/$k" || return 1
+		[ "$(($(cat "$ccdir/$k")))" -eq "$((v))" ] || return 1
+	done
+}
+
 # fabric MODE - the switch for a scenario: bottleneck, buffer, and with
-# MODE pfc priority 3 lossless on the senders' ports (and R's, which
-# sends no XOFF); guests' NICs to match.
+# MODE pfc or dcqcn priority 3 lossless on the senders' ports, with
+# dcqcn RED/ECN on R's port too; guests' NICs to match.
 fabric() {
 	if [ "$me" -eq 0 ]; then
 		switch_ctl qos port=all clear >/dev/null &&
@@ -118,6 +161,10 @@ fabric() {
 			# (the senders' ACKs of R's credits).
 			switch_ctl qos port=0 prio=3 pfc=on >/dev/null || return 1
 		fi
+		if [ "$1" = dcqcn ]; then
+			switch_ctl qos port=0 prio=3 kmin=$kmin kmax=$kmax \
+				pmax=$pmax >/dev/null || return 1
+		fi
 		# The switch never resets its counters: scenarios count from
 		# here (in a file: t runs this in a subshell).
 		echo "$(sw_total dropped) $(sw_total pause_tx)" >/tmp/incast.base
@@ -126,6 +173,10 @@ fabric() {
 		dcb pfc set dev "$dev" prio-pfc all:off 3:on || return 1
 	else
 		dcb pfc set dev "$dev" prio-pfc all:off || return 1
+	fi
+	if [ "$1" = dcqcn ]; then
+		# shellcheck disable=SC2086 # the settings are words
+		cc_set $dcqcn_params
 	fi
 }
 
@@ -340,6 +391,40 @@ if wants victim; then
 			"$alone" "$same" "$other" >"$ROCX_OUT/victim.jsonl"
 	fi
 	rocx_barrier victim.end
+fi
+
+# ---- PFC + ECN + DCQCN ----
+if wants dcqcn; then
+	case $me in
+	0) n0=$(rstat np_cnp_sent) m0=$(rstat np_ecn_marked_roce_packets) ;;
+	*) h0=$(rstat rp_cnp_handled) ;;
+	esac
+	t "dcqcn: fabric set up" fabric dcqcn
+	rocx_barrier dcqcn.cfg
+	incast dcqcn 3
+	if [ "$me" -eq 0 ]; then
+		row dcqcn
+		t "dcqcn: no frame dropped at the switch ($drops)" test "$drops" -eq 0
+		n=$(($(rstat np_cnp_sent) - n0))
+		m=$(($(rstat np_ecn_marked_roce_packets) - m0))
+		t "dcqcn: R's notification point sent CNPs ($n for $m marked)" \
+			test "$n" -gt 0 -a "$m" -ge "$n"
+		printf '{"scenario": "dcqcn_np", "cnp_sent": %d, "ecn_marked": %d}\n' \
+			"$n" "$m" >>"$ROCX_OUT/incast.jsonl"
+		printf '{"scenario": "dcqcn_cfg", "kmin": %d, "kmax": %d, "pmax": %s, "s2_secs": %d}\n' \
+			"$kmin" "$kmax" "$pmax" $((secs - 2)) >>"$ROCX_OUT/incast.jsonl"
+	else
+		h=$(($(rstat rp_cnp_handled) - h0))
+		t "dcqcn: this sender's reaction point cut its rate ($h CNPs handled)" \
+			test "$h" -gt 0
+		rocx_put "cnp_handled.$me" "$h"
+	fi
+	if [ -s "$cc_saved" ]; then
+		mv "$cc_saved" "$cc_saved.old"
+		# shellcheck disable=SC2046 # the settings are words
+		t "dcqcn: DCQCN parameters put back" cc_set $(cat "$cc_saved.old")
+	fi
+	rocx_barrier dcqcn.end
 fi
 
 if [ "$me" -eq 0 ]; then

@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The incast group's numbers (Documentation/experiments.rst), on the host.
+
+    incast.py CHECK DIR    one check of the PFC + ECN + DCQCN scenario;
+                           exit 0 if it holds, 1 if not, the figures on
+                           stdout as "# ..." lines.  CHECK is one of:
+        queue      after warm-up, the bottleneck queue's median lies
+                   between Kmin and Kmax and its 95th percentile below
+                   Kmax
+        pauses     PFC frames at least 90% fewer than with PFC alone
+        converge   after S2 starts the senders converge within
+                   CONVERGE_S: every 1-second window from then until S2
+                   stops has Jain's fairness index 0.95 or better
+        goodput    total goodput at least 90% of the PFC-only run's
+    incast.py table DIR    the scenario table (every scenario run)
+    incast.py plot DIR     series.NAME.png per scenario, with gnuplot
+
+DIR is the group's output directory: series.NAME.jsonl (the switch's time
+series, rocx-switch.rst "Time series") and guest0/incast.jsonl (one JSON
+object per scenario from guest/incast.sh: goodputs, drops, PFC frames,
+and the RED settings of the dcqcn scenario).  The senders' rates are
+their ports' ingress rates of priority 3, the queue is R's port's
+egress queue of priority 3 (switch ports 1, 2 and 0).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+PRIO = 3
+R, S1, S2 = 0, 1, 2
+# A sender is running in a sample where its port brings in more than this.
+ACTIVE_MBPS = 1.0
+# After S2 starts: this much warm-up before the queue is judged, and at
+# most this long until the senders converge.  Both are judged until
+# END_S before S2's scheduled end, while both senders still send (its
+# last messages drain one by one).
+WARMUP_S = 1.0
+END_S = 0.5
+CONVERGE_S = 2.0
+JAIN_MIN = 0.95
+WINDOW_S = 1.0
+
+
+def load_series(d, name):
+    path = os.path.join(d, f'series.{name}.jsonl')
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                rows.append(json.loads(line))
+    return rows
+
+
+def load_results(d):
+    res = {}
+    with open(os.path.join(d, 'guest0', 'incast.jsonl')) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                o = json.loads(line)
+                res[o['scenario']] = o
+    return res
+
+
+def port(row, p):
+    for x in row['ports']:
+        if x['port'] == p:
+            return x
+    raise KeyError(p)
+
+
+def rate(row, p):
+    return port(row, p)['rx_mbps_prio'][PRIO]
+
+
+def depth(row):
+    return port(row, R)['depth_prio'][PRIO]
+
+
+def active_span(rows, p):
+    """First and last sample time at which port p's sender ran."""
+    ts = [r['t'] for r in rows if rate(r, p) > ACTIVE_MBPS]
+    if not ts:
+        return None
+    return ts[0], ts[-1]
+
+
+def percentile(xs, q):
+    """The q-th percentile (0..100), nearest rank."""
+    s = sorted(xs)
+    k = max(0, min(len(s) - 1, int(round(q / 100 * len(s) + 0.5)) - 1))
+    return s[k]
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def jain(xs):
+    sq = sum(x * x for x in xs)
+    return sum(xs) ** 2 / (len(xs) * sq) if sq else 0.0
+
+
+def window_means(rows, t0, t1):
+    """Each sender's mean rate over the samples in (t0, t1]."""
+    w = [r for r in rows if t0 < r['t'] <= t1 + 1e-9]
+    if not w:
+        return None
+    return [sum(rate(r, p) for r in w) / len(w) for p in (S1, S2)]
+
+
+def s2_span(rows, cfg):
+    """S2's start and the end of the time both senders are judged in."""
+    span = active_span(rows, S2)
+    if not span:
+        return None
+    start = span[0] - interval(rows)
+    end = span[1]
+    if cfg and 's2_secs' in cfg:
+        end = min(end, start + cfg['s2_secs'] - END_S)
+    return start, end
+
+
+def interval(rows):
+    return rows[1]['t'] - rows[0]['t'] if len(rows) > 1 else 0.1
+
+
+def convergence(rows, cfg=None):
+    """(S2's start, time converged or None, the windows' Jain indexes)."""
+    span = s2_span(rows, cfg)
+    if not span:
+        return None, None, []
+    start, end = span
+    ends = [r['t'] for r in rows if start + WINDOW_S <= r['t'] <= end + 1e-9]
+    idx = []
+    for t in ends:
+        m = window_means(rows, t - WINDOW_S, t)
+        idx.append((t - WINDOW_S, jain(m) if m else 0.0))
+    # The earliest window start from which every later window is fair.
+    conv = None
+    for i in range(len(idx)):
+        if all(j >= JAIN_MIN for _, j in idx[i:]):
+            conv = idx[i][0]
+            break
+    return start, conv, idx
+
+
+def check_queue(d):
+    rows = load_series(d, 'dcqcn')
+    cfg = load_results(d)['dcqcn_cfg']
+    span = s2_span(rows, cfg)
+    if not span:
+        print('# no sample with S2 running')
+        return False
+    qs = [depth(r) for r in rows if span[0] + WARMUP_S <= r['t'] <= span[1]]
+    if not qs:
+        print('# no sample after warm-up')
+        return False
+    med, p95 = median(qs), percentile(qs, 95)
+    print(f'# queue over {len(qs)} samples from {WARMUP_S} s after S2 '
+          f'started: median {med / 1000:.1f} KB, p95 {p95 / 1000:.1f} KB '
+          f'(Kmin {cfg["kmin"] / 1000:.1f} KB, Kmax {cfg["kmax"] / 1000:.1f} KB)')
+    return cfg['kmin'] <= med <= cfg['kmax'] and p95 < cfg['kmax']
+
+
+def check_pauses(d):
+    res = load_results(d)
+    pfc, dc = res['pfc']['pfc_sent'], res['dcqcn']['pfc_sent']
+    print(f'# PFC frames: {dc} with DCQCN, {pfc} with PFC alone')
+    return pfc > 0 and dc <= 0.1 * pfc
+
+
+def check_converge(d):
+    rows = load_series(d, 'dcqcn')
+    start, conv, idx = convergence(rows, load_results(d).get('dcqcn_cfg'))
+    if start is None:
+        print('# no sample with S2 running')
+        return False
+    low = min((j for t, j in idx if conv is not None and t >= conv),
+              default=0.0)
+    print('# Jain over 1 s windows: ' +
+          ' '.join(f'{t - start:.2f}s:{j:.3f}' for t, j in idx[::4]))
+    if conv is None:
+        print('# never converged')
+        return False
+    print(f'# converged {conv - start:.2f} s after S2 started '
+          f'(limit {CONVERGE_S} s); lowest Jain from then {low:.3f}')
+    return conv - start <= CONVERGE_S
+
+
+def check_goodput(d):
+    res = load_results(d)
+    pfc = res['pfc']['s1_mbps'] + res['pfc']['s2_mbps']
+    dc = res['dcqcn']['s1_mbps'] + res['dcqcn']['s2_mbps']
+    print(f'# total goodput: {dc:.1f} Mb/s with DCQCN, {pfc:.1f} with PFC '
+          f'alone ({100 * dc / pfc if pfc else 0:.0f}%)')
+    return pfc > 0 and dc >= 0.9 * pfc
+
+
+def summary(d, name, res):
+    """The table's row of scenario name (a dict), from its series too."""
+    row = dict(res.get(name, {}))
+    try:
+        rows = load_series(d, name)
+    except OSError:
+        return row
+    last = rows[-1]
+    row['marked'] = port(last, R)['marked'][PRIO] - \
+        port(rows[0], R)['marked'][PRIO]
+    cfg = res.get('dcqcn_cfg')
+    span = s2_span(rows, cfg)
+    qs = [depth(r) for r in rows
+          if span and span[0] + WARMUP_S <= r['t'] <= span[1]]
+    if qs:
+        row['q_median'] = median(qs)
+        row['q_p95'] = percentile(qs, 95)
+    _, conv, idx = convergence(rows, cfg)
+    if idx:
+        row['jain'] = min(j for t, j in idx
+                          if conv is None or t >= conv)
+    return row
+
+
+def table(d):
+    res = load_results(d)
+    cnp = res.get('dcqcn_np', {}).get('cnp_sent')
+    print(f'{"scenario":8} {"S1 Mb/s":>8} {"S2 Mb/s":>8} {"drops":>7} '
+          f'{"PFC":>6} {"marks":>7} {"CNPs":>6} {"Jain":>6} '
+          f'{"q med KB":>8} {"q p95 KB":>8}')
+    for name in ('lossy', 'pfc', 'dcqcn'):
+        if name not in res:
+            continue
+        r = summary(d, name, res)
+
+        def f(k, fmt):
+            return format(r[k], fmt) if k in r else '-'
+        print(f'{name:8} {f("s1_mbps", ".1f"):>8} {f("s2_mbps", ".1f"):>8} '
+              f'{f("dropped", "d"):>7} {f("pfc_sent", "d"):>6} '
+              f'{f("marked", "d"):>7} '
+              f'{(str(cnp) if name == "dcqcn" and cnp is not None else "-"):>6} '
+              f'{f("jain", ".3f"):>6} '
+              f'{(format(r["q_median"] / 1000, ".1f") if "q_median" in r else "-"):>8} '
+              f'{(format(r["q_p95"] / 1000, ".1f") if "q_p95" in r else "-"):>8}')
+    v = res.get('victim')
+    if v:
+        print(f'victim: alone {v["alone_mbps"]} Mb/s, on another priority '
+              f'{v["other_prio_mbps"]}, on the paused priority '
+              f'{v["same_prio_mbps"]}')
+    return True
+
+
+GNUPLOT = '''set terminal png size 800,800 font ",9"
+set output "{png}"
+set multiplot layout 4,1 title "{title}"
+set lmargin 10
+set grid
+set key top right
+set ylabel "queue (KB)"
+{red}plot "{dat}" using 1:2 with lines lw 1.5 title "R's port, priority 3"
+set ylabel "rate (Mb/s)"
+unset arrow
+plot "{dat}" using 1:3 with lines lw 1.5 title "S1", \\
+     "{dat}" using 1:4 with lines lw 1.5 title "S2"
+set ylabel "PFC frames / s"
+plot "{dat}" using 1:5 with lines title "to S1", \\
+     "{dat}" using 1:6 with lines title "to S2"
+set ylabel "marks / s"
+set xlabel "time (s)"
+plot "{dat}" using 1:7 with lines title "CE marks at R's port"
+unset multiplot
+'''
+
+
+def plot(d):
+    if not shutil.which('gnuplot'):
+        print('incast.py: plot needs gnuplot (gnuplot-nox)', file=sys.stderr)
+        return False
+    res = load_results(d)
+    ok = True
+    for name in ('lossy', 'pfc', 'dcqcn'):
+        try:
+            rows = load_series(d, name)
+        except OSError:
+            continue
+        dat = os.path.join(d, f'series.{name}.dat')
+        png = os.path.join(d, f'series.{name}.png')
+        with open(dat, 'w') as f:
+            prev = rows[0]
+            for r in rows[1:]:
+                dt = r['t'] - prev['t'] or 1
+                d1 = port(r, S1)['pause_tx'][PRIO] - \
+                    port(prev, S1)['pause_tx'][PRIO]
+                d2 = port(r, S2)['pause_tx'][PRIO] - \
+                    port(prev, S2)['pause_tx'][PRIO]
+                dm = port(r, R)['marked'][PRIO] - \
+                    port(prev, R)['marked'][PRIO]
+                f.write(f'{r["t"]:.3f} {depth(r) / 1000:.2f} '
+                        f'{rate(r, S1):.2f} {rate(r, S2):.2f} '
+                        f'{d1 / dt:.1f} {d2 / dt:.1f} {dm / dt:.1f}\n')
+                prev = r
+        red = ''
+        cfg = res.get('dcqcn_cfg')
+        if name == 'dcqcn' and cfg:
+            red = (f'set arrow from graph 0, first {cfg["kmin"] / 1000} to '
+                   f'graph 1, first {cfg["kmin"] / 1000} nohead dt 2\n'
+                   f'set arrow from graph 0, first {cfg["kmax"] / 1000} to '
+                   f'graph 1, first {cfg["kmax"] / 1000} nohead dt 2\n')
+        script = GNUPLOT.format(png=png, dat=dat, red=red,
+                                title=f'incast: {name}')
+        p = subprocess.run(['gnuplot'], input=script, text=True,
+                           capture_output=True, check=False)
+        if p.returncode:
+            print(p.stderr, file=sys.stderr)
+            ok = False
+        else:
+            print(f'{png}')
+    return ok
+
+
+CHECKS = {
+    'queue': check_queue,
+    'pauses': check_pauses,
+    'converge': check_converge,
+    'goodput': check_goodput,
+    'table': table,
+    'plot': plot,
+}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in CHECKS:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        return 0 if CHECKS[sys.argv[1]](sys.argv[2]) else 1
+    except (OSError, KeyError, ValueError, IndexError) as e:
+        print(f'# incast.py {sys.argv[1]}: {e!r}')
+        return 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
