@@ -23,7 +23,7 @@ KDIR61 ?= $(if $(ROCX_KVER61),/usr/src/linux-headers-$(ROCX_KVER61))
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m \
 	CONFIG_INFINIBAND_ROCX_KVTEST=m
 
-.PHONY: all modules modules-6.1 clean setup demo check check-debug check-6.1 check-lossless \
+.PHONY: all modules modules-6.1 clean setup demo demo-lossless check check-debug check-6.1 check-lossless \
 	lint bench qemu rdma-core tools
 
 all: modules
@@ -65,6 +65,10 @@ setup:
 
 demo:
 	scripts/run/demo.sh
+
+# The lossless-Ethernet experiments with their table and plots.
+demo-lossless:
+	scripts/run/demo-lossless.sh
 
 check:
 	scripts/run/check.sh

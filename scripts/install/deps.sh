@@ -23,6 +23,7 @@ pkgs_bookworm=(
 	# The e2e iser group's initiator (iscsid, iscsiadm); its target, LIO,
 	# is set up through configfs, which is all targetcli would do.
 	open-iscsi
+	gnuplot-nox
 )
 # iproute2 6.15: bookworm's 6.1 `dcb` has no `apptrust` (guests run the
 # host's user space, so the e2e dcb test needs it here).
