@@ -1119,13 +1119,15 @@ static bool drop_first_send(TDev *from, uint8_t *buf, size_t *len)
 }
 
 /*
- * A consumer may destroy its QP as soon as it has the last receive
- * completion, which the receive path writes before the responder's turn
- * on the line sends the ACK.  The ACK owed must still go out, or the
- * peer's last message ends in a retry error (ibv_rc_pingpong's server,
- * once, on a loaded host).
+ * A consumer may destroy its QP, or move it to ERR or RESET (rdma_cm's
+ * disconnect does), as soon as it has the last receive completion, which
+ * the receive path writes before the responder's turn on the line sends
+ * the ACK.  The ACK owed must still go out, or the peer's last message
+ * ends in a retry error (ibv_rc_pingpong's server, once, on a loaded
+ * host) or is flushed when it disconnects in turn (ib_isert's logout
+ * response, WARN in iscsit_release_cmd).
  */
-static void t_rel_destroy_owes_ack(void)
+static void owed_ack_case(int how)
 {
     TRel r;
     TConn conn;
@@ -1146,16 +1148,35 @@ static void t_rel_destroy_owes_ack(void)
     t_pump_still();
     CHECK(saved_len > 0);
     wire.filter = NULL;
-    /* The SEND arrives; B's consumer sees it and destroys its QP at once. */
+    /* The SEND arrives; B's consumer sees it and stops its QP at once. */
     sent = B->f->nframes;
     t_inject(B, saved, saved_len);
     CHECK(t_poll(&r.bcq, &e) && st(&e) == ROCX_WC_SUCCESS);
-    CHECK_EQ(t_destroy_qp(&r.qb), ROCX_AQ_STS_OK);
+    if (how < 0) {
+        CHECK_EQ(t_destroy_qp(&r.qb), ROCX_AQ_STS_OK);
+    } else {
+        CHECK_EQ(t_to_state(&r.qb, how), ROCX_AQ_STS_OK);
+    }
     t_pump_still();
     CHECK_EQ(B->f->nframes, sent + 1);
     CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_SUCCESS);
     CHECK_EQ(qp_state(&r.qa), ROCX_QPS_RTS);
     CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
+static void t_rel_destroy_owes_ack(void)
+{
+    owed_ack_case(-1);
+}
+
+static void t_rel_err_owes_ack(void)
+{
+    owed_ack_case(ROCX_QPS_ERR);
+}
+
+static void t_rel_reset_owes_ack(void)
+{
+    owed_ack_case(ROCX_QPS_RESET);
 }
 
 /*
@@ -1226,6 +1247,8 @@ const TCase t_cases_rel[] = {
     T_CASE(rel_nak_behind_read),
     T_CASE(rel_dup_read),
     T_CASE(rel_destroy_owes_ack),
+    T_CASE(rel_err_owes_ack),
+    T_CASE(rel_reset_owes_ack),
     T_CASE(rel_dup_reads_then_new),
 };
 const unsigned t_ncases_rel = ARRAY_SIZE(t_cases_rel);

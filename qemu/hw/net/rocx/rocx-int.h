@@ -690,7 +690,10 @@ unsigned rocx_resp_run(RocxCore *c, RocxQp *qp, unsigned budget);
 uint8_t rocx_resp_fetch(RocxCore *c, RocxQp *qp, uint8_t *verr);
 bool rocx_resp_ready(RocxQp *qp);
 void rocx_resp_reset(RocxQp *qp);
-/* A QP going away sends the positive ACK it still owes (DESTROY_QP). */
+/*
+ * A QP the consumer stops (DESTROY_QP, MODIFY_QP to ERR or RESET) sends
+ * the positive ACK it still owes.
+ */
 void rocx_resp_flush_ack(RocxCore *c, RocxQp *qp);
 /* ---- Wire (rocx-wire.c) ---- */
 

@@ -695,6 +695,10 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         return;
     }
 
+    /* The consumer stops the QP: first what it owes (rocx-resp.c). */
+    if (to == ROCX_QPS_RESET || to == ROCX_QPS_ERR) {
+        rocx_resp_flush_ack(c, qp);
+    }
     if (to == ROCX_QPS_RESET) {
         rocx_srq_qp_stop(c, qp);
         rocx_cc_qp_stop(c, qp);
