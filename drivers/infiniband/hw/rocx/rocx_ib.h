@@ -349,6 +349,15 @@ struct rocx_ib_wqe_ctx {
  * @lock: serialises modify and query, so a query sees the last limit set
  * @srqn: device SRQ number
  * @attr: max_wr and max_sge of the ring as created
+ * @kbuf: the ring of a kernel SRQ (rocx_ib_ksrq.c); va NULL for a user SRQ
+ * @klock: kernel SRQ: protects @pi, @wrid, @free_tags, @held, @nfree and
+ *	the SRQ doorbell; irqsave, taken by post_srq_recv and, inside a
+ *	CQ's lock, by poll_cq
+ * @wrid: kernel SRQ: the wr_id of each outstanding entry, by tag
+ * @free_tags: kernel SRQ: stack of the tags not outstanding
+ * @held: kernel SRQ: bitmap of the tags outstanding
+ * @nfree: kernel SRQ: entries on @free_tags
+ * @pi: kernel SRQ: free-running producer index
  */
 /**
  * struct rocx_ib_xrcd - an XRC domain (ROCX_CAP2_XRC)
@@ -368,6 +377,13 @@ struct rocx_ib_srq {
 	u32 srqn;
 	u8 wqe_shift;
 	struct ib_srq_attr attr;
+	struct rocx_ib_kbuf kbuf;
+	spinlock_t klock;	/* kernel SRQ: see rocx_ib_ksrq.c */
+	u64 *wrid;
+	u16 *free_tags;
+	unsigned long *held;
+	u32 nfree;
+	u16 pi;
 };
 
 static inline struct rocx_ib_dev *to_rocx_ib_dev(struct ib_device *ibdev)
@@ -568,6 +584,28 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 		       struct ib_qp_init_attr *init);
 void rocx_ib_kqp_reset(struct rocx_ib_qp *qp);
 void rocx_ib_kqp_free(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp);
+
+u64 rocx_ib_db_value(u32 qid, u16 index, u64 arm);
+int rocx_ib_kbuf_alloc(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb,
+		       size_t size, struct rocx_ib_pbl *pbl);
+void rocx_ib_kbuf_free(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb);
+
+/* rocx_ib_ksrq.c: kernel SRQs and their data path. */
+/* Shared with kernel SRQs: the ring's check, what it holds. */
+int rocx_ib_srq_check(const struct rocx_identify *id,
+		      const struct ib_srq_attr *attr,
+		      const struct rocx_create_srq_req *req);
+void rocx_ib_srq_caps(const struct rocx_identify *id,
+		      const struct rocx_create_srq_req *req,
+		      struct ib_srq_attr *attr);
+int rocx_ib_srq_wqe_build(void *buf, u16 idx, u16 tag,
+			  const struct ib_recv_wr *wr, u32 max_sge);
+int rocx_ib_ksrq_create(struct rocx_ib_dev *dev, struct rocx_ib_srq *srq,
+			struct ib_srq_init_attr *init);
+void rocx_ib_ksrq_free(struct rocx_ib_dev *dev, struct rocx_ib_srq *srq);
+bool rocx_ib_ksrq_complete(struct rocx_ib_srq *srq, u16 tag, u64 *wr_id);
+int rocx_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
 int rocx_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr);
 int rocx_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -669,12 +707,8 @@ void rocx_ib_av_encode(struct rocx_av *av, const struct ib_global_route *grh,
 		       const u8 *dmac, u16 vlan, u8 net_type, u8 prio);
 void rocx_ib_ah_resp(const struct rocx_av *av,
 		     struct rocx_create_ah_resp *resp);
-int rocx_ib_srq_check(const struct rocx_identify *id,
-		      const struct ib_srq_attr *attr,
-		      const struct rocx_create_srq_req *req);
-void rocx_ib_srq_caps(const struct rocx_identify *id,
-		      const struct rocx_create_srq_req *req,
-		      struct ib_srq_attr *attr);
+void rocx_ib_ksrq_geometry(const struct ib_srq_attr *attr,
+			   struct rocx_create_srq_req *req);
 int rocx_ib_resize_cq_check(const struct rocx_identify *id, int cqe,
 			    const struct rocx_resize_cq_req *req);
 int rocx_ib_resize_srq_check(const struct rocx_identify *id, u32 max_wr,

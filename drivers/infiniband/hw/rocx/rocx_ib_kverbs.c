@@ -32,16 +32,15 @@
 #define ROCX_IB_KPAGE_SHIFT	12
 #define ROCX_IB_KPAGE_SIZE	BIT(ROCX_IB_KPAGE_SHIFT)
 
-static u64 rocx_ib_db_value(u32 qid, u16 index, u64 arm)
+u64 rocx_ib_db_value(u32 qid, u16 index, u64 arm)
 {
 	return ROCX_FIELD_PREP(ROCX_DB_QID_MASK, (u64)qid) |
 	       ROCX_FIELD_PREP(ROCX_DB_INDEX_MASK, (u64)index) | arm;
 }
 
 /* A zeroed coherent ring of @size bytes and its page list. */
-static int rocx_ib_kbuf_alloc(struct rocx_ib_dev *dev,
-			      struct rocx_ib_kbuf *kb, size_t size,
-			      struct rocx_ib_pbl *pbl)
+int rocx_ib_kbuf_alloc(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb,
+		       size_t size, struct rocx_ib_pbl *pbl)
 {
 	u32 i, npages;
 	int err;
@@ -65,7 +64,7 @@ static int rocx_ib_kbuf_alloc(struct rocx_ib_dev *dev,
 	return 0;
 }
 
-static void rocx_ib_kbuf_free(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb)
+void rocx_ib_kbuf_free(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb)
 {
 	if (kb->va)
 		dma_free_coherent(&dev->pdev->dev, kb->size, kb->va, kb->dma);
@@ -305,6 +304,13 @@ static bool rocx_ib_kcqe_poll(struct rocx_ib_dev *dev,
 	qp = qpn ? xa_load(&dev->qp_xa, qpn) : NULL;
 	if (!qp || !qp->kbuf.va)
 		return false;
+	/* An SRQ's entry is named by its tag (rocx_ib_ksrq.c). */
+	if ((cqe->flags & ROCX_CQE_RECV) && qp->ibqp.srq) {
+		if (!rocx_ib_ksrq_complete(to_rocx_ib_srq(qp->ibqp.srq), idx,
+					   &wc->wr_id))
+			return false;
+		goto translate;
+	}
 	wq = (cqe->flags & ROCX_CQE_RECV) ? &qp->rq : &qp->sq;
 	if (!wq->depth)
 		return false;
@@ -315,6 +321,7 @@ static bool rocx_ib_kcqe_poll(struct rocx_ib_dev *dev,
 	 * entry is the next one, and its slot is free once wr_id is read.
 	 */
 	smp_store_release(&wq->ci, (u16)(idx + 1));
+translate:
 	wc->qp = &qp->ibqp;
 	rocx_ib_cqe_to_wc(cqe, qp->ibqp.qp_type, wc);
 	return true;
@@ -461,6 +468,7 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 	struct rocx_create_qp_req req = {};
 	union rocx_aq_verbs_cmd cmd = {};
 	u32 create_flags = init->create_flags;
+	struct ib_qp_cap cap;
 	struct rocx_ib_pbl pbl;
 	struct rocx_aq_cqe cqe;
 	size_t sq_size;
@@ -469,13 +477,21 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 
 	type = rocx_ib_qp_type(init->qp_type, caps2);
 	mc_flags = rocx_ib_mcast_qp_flags(caps2, init->qp_type, &create_flags);
-	/* No SRQ for kernel QPs yet: kernel SRQs need their own ring code. */
-	if (type < 0 || create_flags || init->rwq_ind_tbl || init->srq)
+	if (type < 0 || create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
-	rocx_ib_kqp_geometry(&init->cap, &req);
+	/* As for user QPs: SRQs for RC only, and then no RQ. */
+	if (init->srq && (type != ROCX_QPT_RC ||
+			  !to_rocx_ib_srq(init->srq)->kbuf.va))
+		return -EOPNOTSUPP;
+	cap = init->cap;
+	if (init->srq) {
+		cap.max_recv_wr = 0;
+		cap.max_recv_sge = 0;
+	}
+	rocx_ib_kqp_geometry(&cap, &req);
 	/* The check's user-buffer rule: any page-aligned address will do. */
 	req.buf_addr = PAGE_SIZE;
-	err = rocx_ib_qp_check(dev->id, &init->cap, &req);
+	err = rocx_ib_qp_check(dev->id, &cap, &req);
 	if (err) {
 		ibdev_dbg(&dev->ibdev,
 			  "kernel QP refused: wr %u/%u sge %u/%u inline %u\n",
@@ -501,7 +517,7 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 	if (err)
 		goto err_pbl;
 
-	/* No SRQ (refused above) and no user context. */
+	/* No user context; the SRQ, if any, is named from init. */
 	rocx_ib_qp_create_cmd(&cmd.create_qp, init, type, mc_flags, &req,
 			      to_rocx_ib_pd(qp->ibqp.pd)->pdn, 0, &pbl);
 	err = rocx_ib_exec(dev, &cmd, &cqe);
@@ -526,18 +542,25 @@ err_pbl:
  * are being reused).  Marking them with qpn 0, which no QP has, makes
  * poll_cq skip them.  CQ locked.
  */
-static void rocx_ib_kcq_clean(struct rocx_ib_cq *cq, u32 qpn)
+static void rocx_ib_kcq_clean(struct rocx_ib_cq *cq, u32 qpn,
+			      struct rocx_ib_srq *srq)
 {
 	struct rocx_cqe *cqe;
 	u32 ci, qpn_op;
+	u64 wr_id;
 
 	for (ci = cq->ci; ci != cq->ci + BIT(cq->log_depth); ci++) {
 		cqe = rocx_ib_kcq_ready(cq, ci);
 		if (!cqe)
 			break;
 		qpn_op = le32_to_cpu(cqe->qpn_op);
-		if (ROCX_FIELD_GET(ROCX_CQE_QPN_MASK, qpn_op) == qpn)
-			cqe->qpn_op = cpu_to_le32(qpn_op & ~ROCX_CQE_QPN_MASK);
+		if (ROCX_FIELD_GET(ROCX_CQE_QPN_MASK, qpn_op) != qpn)
+			continue;
+		cqe->qpn_op = cpu_to_le32(qpn_op & ~ROCX_CQE_QPN_MASK);
+		/* The SRQ entry is consumed: its tag is free again. */
+		if (srq && (cqe->flags & ROCX_CQE_RECV))
+			rocx_ib_ksrq_complete(srq, le16_to_cpu(cqe->wqe_idx),
+					      &wr_id);
 	}
 }
 
@@ -579,12 +602,14 @@ static void rocx_ib_kqp_clean(struct rocx_ib_qp *qp)
 {
 	struct rocx_ib_cq *scq = to_rocx_ib_cq(qp->ibqp.send_cq);
 	struct rocx_ib_cq *rcq = to_rocx_ib_cq(qp->ibqp.recv_cq);
+	struct rocx_ib_srq *srq = qp->ibqp.srq ?
+				  to_rocx_ib_srq(qp->ibqp.srq) : NULL;
 	unsigned long flags;
 
 	rocx_ib_lock_cqs(scq, rcq, &flags);
-	rocx_ib_kcq_clean(scq, qp->ibqp.qp_num);
+	rocx_ib_kcq_clean(scq, qp->ibqp.qp_num, srq);
 	if (rcq != scq)
-		rocx_ib_kcq_clean(rcq, qp->ibqp.qp_num);
+		rocx_ib_kcq_clean(rcq, qp->ibqp.qp_num, srq);
 	spin_lock(&qp->sq.lock);
 	qp->sq.pi = 0;
 	qp->sq.ci = 0;

@@ -8,8 +8,9 @@
  * kernel consumer would: ib_alloc_pd() with its DMA lkey and global rkey,
  * ib_alloc_cq() polled in softirq, work requests posted from a timer
  * (softirq) and from the completion handlers, an address handle created
- * under a spinlock, errors provoked (bad_wr), and ib_drain_qp().  Every
- * byte moved is checked.  Results are TAP lines in the kernel log; the
+ * under a spinlock, errors provoked (bad_wr), and ib_drain_qp(); then a
+ * kernel SRQ shared by two RC QPs, filled from softirq, with its limit
+ * event.  Every byte moved is checked.  Results are TAP lines in the kernel log; the
  * module stays loaded so the script can read "rocx_kvtest: done".
  */
 #include <linux/completion.h>
@@ -61,6 +62,22 @@ struct kv_ctx {
 	struct timer_list timer;
 	int timer_err;
 	spinlock_t ah_lock;		/* held across rdma_create_ah() */
+	struct ib_srq *srq;
+	struct ib_qp *sx, *sy;		/* RC, both receiving from srq */
+	struct kv_slot *slots;		/* one per SRQ receive posted */
+	struct timer_list srq_timer;
+	int srq_timer_err;
+	struct completion srq_posted, srq_limit;
+	enum ib_event_type srq_event;
+	struct ib_srq *srq_event_srq;
+};
+
+/* An SRQ receive: which QP took it, and how much arrived. */
+struct kv_slot {
+	struct ib_cqe cqe;
+	struct ib_qp *qp;
+	u32 len;
+	bool done;
 };
 
 static struct kv_ctx *kv;
@@ -185,6 +202,17 @@ static bool kv_check(u32 off, u32 stride, u32 skip)
 			if (kv->buf[off + m * stride + skip + i] != kv_pattern(m, i))
 				return false;
 	return true;
+}
+
+/* 0 if @b holds message @m, else the offset of the first wrong byte + 1. */
+static int kv_check_msg(const u8 *b, int m)
+{
+	int i;
+
+	for (i = 0; i < KV_LEN; i++)
+		if (b[i] != kv_pattern(m, i))
+			return i + 1;
+	return 0;
 }
 
 static int kv_rc_connect(struct ib_qp *qp, u32 dest)
@@ -442,8 +470,246 @@ static void kv_ud_tests(void)
 	      "GRH area: IPv4 header at offset 20");
 }
 
+static void kv_srq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kv_slot *slot = container_of(wc->wr_cqe, struct kv_slot, cqe);
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR) {
+		atomic_inc(&kv->flushed);
+		return;
+	}
+	if (wc->status != IB_WC_SUCCESS)
+		atomic_inc(&kv->errors);
+	slot->qp = wc->qp;
+	slot->len = wc->byte_len;
+	slot->done = true;
+	if (atomic_inc_return(&kv->recvs) == kv->want_recvs)
+		complete(&kv->done);
+}
+
+/* A chain of @n SRQ receives into the sink, slots @first on. */
+static int kv_post_srq_recvs(int first, int n, const struct ib_recv_wr **bad)
+{
+	struct ib_recv_wr wr[KV_N] = {};
+	struct ib_sge sge[KV_N];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = kv->dma + (u64)(KV_N + first + i) * KV_LEN;
+		sge[i].length = KV_LEN;
+		sge[i].lkey = kv->pd->local_dma_lkey;
+		kv->slots[first + i].cqe.done = kv_srq_recv_done;
+		wr[i].wr_cqe = &kv->slots[first + i].cqe;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	return ib_post_srq_recv(kv->srq, wr, bad);
+}
+
+static void kv_srq_timer_fn(struct timer_list *t)
+{
+	const struct ib_recv_wr *bad;
+
+	/* Softirq: the chain must be posted without sleeping. */
+	kv->srq_timer_err = kv_post_srq_recvs(0, KV_N, &bad);
+	complete(&kv->srq_posted);
+}
+
+static void kv_srq_event(struct ib_event *ev, void *ctx)
+{
+	kv->srq_event = ev->event;
+	kv->srq_event_srq = ev->element.srq;
+	complete(&kv->srq_limit);
+}
+
+/* Messages [first, first + n) of the source, SENDs from @qp. */
+static int kv_post_send_range(struct ib_qp *qp, int first, int n)
+{
+	struct ib_send_wr wr[KV_N] = {};
+	struct ib_sge sge[KV_N];
+	const struct ib_send_wr *bad;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = kv->dma + (u64)(first + i) * KV_LEN;
+		sge[i].length = KV_LEN;
+		sge[i].lkey = kv->pd->local_dma_lkey;
+		wr[i].wr_cqe = &kv->send_cqe;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = IB_WR_SEND;
+		wr[i].send_flags = IB_SEND_SIGNALED;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	return ib_post_send(qp, wr, &bad);
+}
+
+/*
+ * Each message arrived once, in a slot that saw KV_LEN bytes, at the QP
+ * it was sent to: 0..KV_N/2-1 from sx to sy, the rest from sy to sx.
+ * A message's first byte is kv_pattern(m, 0) = 31m + 1, and 223 is 31's
+ * inverse mod 256.
+ */
+static bool kv_srq_check(void)
+{
+	bool seen[KV_N] = {};
+	int s, m;
+
+	for (s = 0; s < KV_N; s++) {
+		const u8 *b = kv->buf + (KV_N + s) * KV_LEN;
+
+		if (!kv->slots[s].done || kv->slots[s].len != KV_LEN)
+			return false;
+		m = (u8)((b[0] - 1) * 223);
+		if (m >= KV_N || seen[m] || kv_check_msg(b, m) ||
+		    kv->slots[s].qp != (m < KV_N / 2 ? kv->sy : kv->sx))
+			return false;
+		seen[m] = true;
+	}
+	return true;
+}
+
+static struct ib_qp *kv_srq_qp(void)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq = kv->cq, .recv_cq = kv->cq, .qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR, .srq = kv->srq,
+		.cap = { .max_send_wr = 2 * KV_N, .max_send_sge = 1 },
+	};
+
+	return ib_create_qp(kv->pd, &init);
+}
+
+static void kv_srq_tests(void)
+{
+	struct ib_srq_init_attr init = {
+		.event_handler = kv_srq_event,
+		.srq_type = IB_SRQT_BASIC,
+		.attr = { .max_wr = 2 * KV_N, .max_sge = 1 },
+	};
+	struct ib_srq_attr attr = {};
+	struct ib_recv_wr two[2] = {}, *many;
+	const struct ib_recv_wr *bad;
+	struct ib_sge sge, big[2];
+	u32 sink = KV_N * KV_LEN;
+	int err, i, depth;
+
+	kv->srq = ib_create_srq(kv->pd, &init);
+	kv_ok(!IS_ERR(kv->srq), "kernel SRQ created (%d)",
+	      PTR_ERR_OR_ZERO(kv->srq));
+	if (IS_ERR(kv->srq))
+		return;
+	err = ib_query_srq(kv->srq, &attr);
+	depth = attr.max_wr;
+	kv_ok(!err && attr.max_wr >= 2 * KV_N && attr.max_sge >= 1 &&
+	      !attr.srq_limit, "query_srq: max_wr %u, max_sge %u, limit %u",
+	      attr.max_wr, attr.max_sge, attr.srq_limit);
+	if (err || depth < 2 * KV_N)
+		return;
+	kv->slots = kcalloc(depth + 1, sizeof(*kv->slots), GFP_KERNEL);
+	if (!kv->slots)
+		return;
+	kv->sx = kv_srq_qp();
+	kv->sy = kv_srq_qp();
+	kv_ok(!IS_ERR(kv->sx) && !IS_ERR(kv->sy),
+	      "two kernel RC QPs on the SRQ created");
+	if (IS_ERR(kv->sx) || IS_ERR(kv->sy))
+		return;
+	/* An SRQ QP has no RQ of its own. */
+	kv_ok(ib_post_recv(kv->sx, &two[0], &bad) == -EINVAL && bad == &two[0],
+	      "post_recv on an SRQ QP refused with bad_wr");
+	err = kv_rc_connect(kv->sx, kv->sy->qp_num);
+	if (!err)
+		err = kv_rc_connect(kv->sy, kv->sx->qp_num);
+	kv_ok(!err, "SRQ QPs %u and %u connected (%d)", kv->sx->qp_num,
+	      kv->sy->qp_num, err);
+	if (err)
+		return;
+
+	/* The receives posted from softirq; the limit armed below them. */
+	memset(kv->buf + sink, 0, sink);
+	kv_reset_counts(KV_N);
+	mod_timer(&kv->srq_timer, jiffies + 1);
+	kv_ok(wait_for_completion_timeout(&kv->srq_posted, 5 * HZ) &&
+	      !kv->srq_timer_err, "post_srq_recv x%d from softirq (%d)", KV_N,
+	      kv->srq_timer_err);
+	attr.srq_limit = 4;
+	err = ib_modify_srq(kv->srq, &attr, IB_SRQ_LIMIT);
+	kv_ok(!err, "modify_srq arms the limit at 4 (%d)", err);
+	err = ib_query_srq(kv->srq, &attr);
+	kv_ok(!err && attr.srq_limit == 4, "query_srq: limit %u",
+	      attr.srq_limit);
+	attr.srq_limit = depth + 1;
+	kv_ok(ib_modify_srq(kv->srq, &attr, IB_SRQ_LIMIT) == -EINVAL,
+	      "a limit above max_wr refused");
+
+	err = kv_post_send_range(kv->sx, 0, KV_N / 2);
+	if (!err)
+		err = kv_post_send_range(kv->sy, KV_N / 2, KV_N / 2);
+	kv_ok(!err, "%d SENDs each way posted (%d)", KV_N / 2, err);
+	kv_ok(kv_wait(KV_N), "%d SENDs arrived through the SRQ (%d)", KV_N,
+	      atomic_read(&kv->recvs));
+	kv_ok(kv_wait_sends(KV_N) && atomic_read(&kv->sends) == KV_N,
+	      "%d SEND completions (%d)", KV_N, atomic_read(&kv->sends));
+	kv_ok(!atomic_read(&kv->errors), "no error completions");
+	kv_ok(kv_srq_check(),
+	      "SRQ data verified: each message once, at the QP it was sent to");
+	kv_ok(wait_for_completion_timeout(&kv->srq_limit, 5 * HZ) &&
+	      kv->srq_event == IB_EVENT_SRQ_LIMIT_REACHED &&
+	      kv->srq_event_srq == kv->srq,
+	      "IB_EVENT_SRQ_LIMIT_REACHED delivered to the SRQ's handler (%d)",
+	      kv->srq_event);
+	err = ib_query_srq(kv->srq, &attr);
+	kv_ok(!err && !attr.srq_limit, "query_srq: limit %u once it fired",
+	      attr.srq_limit);
+
+	/* Refused work requests: the bad one named, those before it posted. */
+	sge.addr = kv->dma + sink;
+	sge.length = KV_LEN;
+	sge.lkey = kv->pd->local_dma_lkey;
+	big[0] = sge;
+	big[1] = sge;
+	kv->slots[depth].cqe.done = kv_srq_recv_done;
+	two[0].wr_cqe = &kv->slots[depth].cqe;
+	two[0].sg_list = &sge;
+	two[0].num_sge = 1;
+	two[0].next = &two[1];
+	two[1].wr_cqe = &kv->slots[depth].cqe;
+	two[1].sg_list = big;
+	two[1].num_sge = 2;
+	bad = NULL;
+	err = ib_post_srq_recv(kv->srq, two, &bad);
+	kv_ok(err == -EINVAL && bad == &two[1],
+	      "post_srq_recv: 2 SGEs on a 1-SGE SRQ refused (%d), bad_wr the second",
+	      err);
+	/* One entry is outstanding now: a chain of depth overflows at its last. */
+	many = kcalloc(depth, sizeof(*many), GFP_KERNEL);
+	if (!many)
+		return;
+	for (i = 0; i < depth; i++) {
+		many[i].wr_cqe = &kv->slots[depth].cqe;
+		many[i].sg_list = &sge;
+		many[i].num_sge = 1;
+		many[i].next = i + 1 < depth ? &many[i + 1] : NULL;
+	}
+	bad = NULL;
+	err = ib_post_srq_recv(kv->srq, many, &bad);
+	kv_ok(err == -ENOMEM && bad == &many[depth - 1],
+	      "post_srq_recv: a full SRQ refuses with -ENOMEM (%d), bad_wr the last",
+	      err);
+	kfree(many);
+}
+
 static void kv_cleanup(void)
 {
+	if (kv->sx && !IS_ERR(kv->sx))
+		ib_destroy_qp(kv->sx);
+	if (kv->sy && !IS_ERR(kv->sy))
+		ib_destroy_qp(kv->sy);
+	if (kv->srq && !IS_ERR(kv->srq))
+		kv_ok(!ib_destroy_srq_user(kv->srq, NULL), "kernel SRQ destroyed");
+	kfree(kv->slots);
 	if (kv->ah && !IS_ERR(kv->ah))
 		rdma_destroy_ah(kv->ah, 0);
 	if (kv->ua && !IS_ERR(kv->ua))
@@ -479,6 +745,9 @@ static int __init kv_init(void)
 	init_completion(&kv->done);
 	spin_lock_init(&kv->ah_lock);
 	timer_setup(&kv->timer, kv_timer_fn, 0);
+	timer_setup(&kv->srq_timer, kv_srq_timer_fn, 0);
+	init_completion(&kv->srq_posted);
+	init_completion(&kv->srq_limit);
 	kv->send_cqe.done = kv_send_done;
 	kv->recv_cqe.done = kv_recv_done;
 
@@ -520,8 +789,15 @@ static int __init kv_init(void)
 	for (i = 0; i < KV_N * KV_LEN; i++)
 		kv->buf[i] = kv_pattern(i / KV_LEN, i % KV_LEN);
 	kv_ud_tests();
+	for (i = 0; i < KV_N * KV_LEN; i++)
+		kv->buf[i] = kv_pattern(i / KV_LEN, i % KV_LEN);
+	if (kv->dev->attrs.max_srq)
+		kv_srq_tests();
+	else
+		kv_ok(false, "%s offers SRQs", ibdev);
 out:
 	timer_shutdown_sync(&kv->timer);
+	timer_shutdown_sync(&kv->srq_timer);
 	kv_cleanup();
 	pr_info("rocx_kvtest: done, %d failed\n", kv_fail);
 	return 0;

@@ -173,6 +173,7 @@ static const struct ib_device_ops rocx_ib_srq_ops = {
 	.destroy_srq = rocx_ib_destroy_srq,
 	.modify_srq = rocx_ib_modify_srq,
 	.query_srq = rocx_ib_query_srq,
+	.post_srq_recv = rocx_ib_post_srq_recv,
 
 	INIT_RDMA_OBJ_SIZE(ib_srq, rocx_ib_srq, ibsrq),
 };

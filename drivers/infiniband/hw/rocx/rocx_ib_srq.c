@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
- * rocx_ib shared receive queues (contract 1.2, ROCX_CAP2_SRQ), for user
- * space.
+ * rocx_ib shared receive queues (contract 1.2, ROCX_CAP2_SRQ); kernel
+ * SRQs' rings and data path are rocx_ib_ksrq.c's.
  *
  * As for a QP's queues, the provider allocates the ring (rocx_create_srq_req),
  * the kernel checks its geometry against the device, pins it and hands its
@@ -27,9 +27,9 @@
  * -EINVAL when the request exceeds the device or the ring cannot hold
  * what @attr asks.
  */
-VISIBLE_IF_KUNIT int rocx_ib_srq_check(const struct rocx_identify *id,
-				       const struct ib_srq_attr *attr,
-				       const struct rocx_create_srq_req *req)
+int rocx_ib_srq_check(const struct rocx_identify *id,
+		      const struct ib_srq_attr *attr,
+		      const struct rocx_create_srq_req *req)
 {
 	u32 max_wr = le32_to_cpu(id->max_srq_wr);
 	u32 max_sge = le32_to_cpu(id->max_srq_sge);
@@ -62,9 +62,9 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_srq_check);
  * @req: a ring that passed rocx_ib_srq_check()
  * @attr: max_wr and max_sge set to it, reported back to the application
  */
-VISIBLE_IF_KUNIT void rocx_ib_srq_caps(const struct rocx_identify *id,
-				       const struct rocx_create_srq_req *req,
-				       struct ib_srq_attr *attr)
+void rocx_ib_srq_caps(const struct rocx_identify *id,
+		      const struct rocx_create_srq_req *req,
+		      struct ib_srq_attr *attr)
 {
 	attr->max_wr = BIT(req->log_depth);
 	attr->max_sge = min_t(u32, (BIT(req->wqe_shift) - ROCX_RECV_WQE_HDR) /
@@ -99,9 +99,12 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 offset;
 	int err;
 
-	/* Kernel SRQs need kernel verbs (post_srq_recv): a later issue. */
-	if (!uc)
-		return -EOPNOTSUPP;
+	if (!uc) {
+		err = rocx_ib_ksrq_create(dev, srq, init);
+		if (err)
+			return err;
+		goto insert;
+	}
 	err = rocx_ib_xrc_srq_fill(dev, init, &cmd.create_srq);
 	if (err)
 		return err;
@@ -145,11 +148,12 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (init->srq_type == IB_SRQT_XRC)
 		ibsrq->ext.xrc.srq_num = srq->srqn;
 	srq->wqe_shift = req.wqe_shift;
-	mutex_init(&srq->lock);
 	rocx_ib_srq_caps(dev->id, &req, &srq->attr);
 	init->attr.max_wr = srq->attr.max_wr;
 	init->attr.max_sge = srq->attr.max_sge;
 
+insert:
+	mutex_init(&srq->lock);
 	err = xa_insert_irq(&dev->srq_xa, srq->srqn, srq, GFP_KERNEL);
 	if (err) {
 		ibdev_err(&dev->ibdev, "device gave srqn %u twice\n", srq->srqn);
@@ -157,6 +161,8 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_destroy;
 	}
 
+	if (!uc)
+		return 0;
 	resp.srqn = srq->srqn;
 	err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
 	if (err)
@@ -173,6 +179,7 @@ err_destroy:
 		return err;	/* the device may still read: keep it pinned */
 err_release:
 	ib_umem_release(srq->umem);
+	rocx_ib_ksrq_free(dev, srq);
 	return err;
 }
 
@@ -260,6 +267,7 @@ int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	case ROCX_IB_DESTROYED:
 		mutex_destroy(&srq->lock);
 		ib_umem_release(srq->umem);
+		rocx_ib_ksrq_free(dev, srq);
 		return 0;
 	case ROCX_IB_DESTROY_REFUSED:
 		/* ib_core holds a QP's SRQ until the QP is gone: not expected. */

@@ -311,6 +311,76 @@ static void rocx_ib_recv_wqe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_ib_recv_wqe_build(got, 0, &wr, 1), -EINVAL);
 }
 
+/* An SRQ entry: the receive WQE with its tag in bytes 4-5. */
+static void rocx_ib_srq_wqe_test(struct kunit *test)
+{
+	struct ib_recv_wr wr = {
+		.sg_list = (struct ib_sge *)t_sge, .num_sge = 2,
+	};
+	u8 got[64], want[64];
+
+	memset(got, 0xa5, sizeof(got));
+	memset(want, 0xa5, sizeof(want));
+	KUNIT_ASSERT_EQ(test, rocx_ib_srq_wqe_build(got, 0x8765, 0x0bcd, &wr, 3),
+			0);
+	memset(want, 0, 16);
+	want[0] = 2;
+	want[2] = 0x65;
+	want[3] = 0x87;
+	want[4] = 0xcd;
+	want[5] = 0x0b;
+	t_le64(want + 16, t_sge[0].addr);
+	t_le32(want + 24, t_sge[0].length);
+	t_le32(want + 28, t_sge[0].lkey);
+	t_le64(want + 32, t_sge[1].addr);
+	t_le32(want + 40, t_sge[1].length);
+	t_le32(want + 44, t_sge[1].lkey);
+	KUNIT_EXPECT_MEMEQ(test, got, want, sizeof(got));
+
+	/* No SGE at all: the header alone, the rest untouched. */
+	memset(got, 0xa5, sizeof(got));
+	wr.num_sge = 0;
+	KUNIT_ASSERT_EQ(test, rocx_ib_srq_wqe_build(got, 1, 0xffff, &wr, 1), 0);
+	memset(want, 0xa5, sizeof(want));
+	memset(want, 0, 16);
+	want[2] = 1;
+	want[4] = 0xff;
+	want[5] = 0xff;
+	KUNIT_EXPECT_MEMEQ(test, got, want, sizeof(got));
+
+	/* Too many SGEs: refused, and the entry left as it was. */
+	wr.num_sge = 2;
+	memset(got, 0xa5, sizeof(got));
+	KUNIT_EXPECT_EQ(test, rocx_ib_srq_wqe_build(got, 0, 7, &wr, 1), -EINVAL);
+	memset(want, 0xa5, sizeof(want));
+	KUNIT_EXPECT_MEMEQ(test, got, want, sizeof(got));
+}
+
+/* A kernel SRQ's ring: powers of two, entries as small as the SGEs allow. */
+static void rocx_ib_ksrq_geometry_test(struct kunit *test)
+{
+	/* nvmet-rdma's SRQ: 1023 receives of 2 SGEs (command + inline). */
+	struct ib_srq_attr nvmet = { .max_wr = 1023, .max_sge = 2 };
+	struct ib_srq_attr one = { .max_wr = 1, .max_sge = 0 };
+	struct ib_srq_attr big = { .max_wr = 4097, .max_sge = 30 };
+	struct rocx_create_srq_req req = {};
+
+	rocx_ib_ksrq_geometry(&nvmet, &req);
+	KUNIT_EXPECT_EQ(test, req.log_depth, 10);
+	KUNIT_EXPECT_EQ(test, req.wqe_shift, 6);	/* 16 + 32 bytes */
+	KUNIT_EXPECT_EQ(test, req.buf_addr, (u64)PAGE_SIZE);
+
+	memset(&req, 0, sizeof(req));
+	rocx_ib_ksrq_geometry(&one, &req);
+	KUNIT_EXPECT_EQ(test, req.log_depth, ROCX_SRQ_MIN_LOG_DEPTH);
+	KUNIT_EXPECT_EQ(test, req.wqe_shift, 5);	/* 16 + one SGE */
+
+	memset(&req, 0, sizeof(req));
+	rocx_ib_ksrq_geometry(&big, &req);
+	KUNIT_EXPECT_EQ(test, req.log_depth, 13);
+	KUNIT_EXPECT_EQ(test, req.wqe_shift, 9);	/* 16 + 480 bytes */
+}
+
 static void rocx_ib_kqp_geometry_test(struct kunit *test)
 {
 	/* ib_mad's QP1: 128 sends of 2 SGEs, 512 receives of 1. */
@@ -483,6 +553,8 @@ static struct kunit_case rocx_ib_wqe_cases[] = {
 	KUNIT_CASE(rocx_ib_wqe_inline_test),
 	KUNIT_CASE(rocx_ib_wqe_refused_test),
 	KUNIT_CASE(rocx_ib_recv_wqe_test),
+	KUNIT_CASE(rocx_ib_srq_wqe_test),
+	KUNIT_CASE(rocx_ib_ksrq_geometry_test),
 	KUNIT_CASE(rocx_ib_kqp_geometry_test),
 	KUNIT_CASE(rocx_ib_kqp_report_caps_test),
 	{}
