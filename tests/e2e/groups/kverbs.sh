@@ -5,9 +5,10 @@
 # through both devices' GSI QPs (QP1): rping with 1000 verified
 # iterations, ucmatose (RC), udaddy (UD), mckey (multicast) and perftest
 # with -R; and kernel verbs in each guest (rocx_ib_kvtest.ko: posts from
-# softirq, an AH under a spinlock, ib_drain_qp; lockdep watches it under
-# --kernel debug); rping again with rdma_cm's default_roce_mode at RoCE
-# v1, checked in the capture.  Every tool is bounded by a timeout.
+# softirq, an AH under a spinlock, ib_drain_qp, a kernel SRQ shared by
+# two RC QPs; lockdep watches it under --kernel debug); rping again with
+# rdma_cm's default_roce_mode at RoCE v1, checked in the capture.  Every
+# tool is bounded by a timeout.
 timeout=600
 capture=1
 guest rocx kverbs.sh

@@ -5,7 +5,8 @@
 # nvmet-rdma, guest 1 connects with nvme-cli and verifies 256 MiB of fio
 # pattern across a disconnect, two removals of the target's rocx_ib
 # (under reads in flight, then until the host gives the controller up)
-# and over IPv6.  The RAM disk's pages and fio's buffers want more than
+# and over IPv6; then 32 MiB through nvmet-rdma reloaded with use_srq=1
+# (kernel SRQs).  The RAM disk's pages and fio's buffers want more than
 # 1 GiB.
 timeout=600
 guest rocx,mem=1536 nvmeof.sh

@@ -20,6 +20,9 @@
 #  - round 2: removed again, and back without the subsystem: the host
 #    gives the controller up after ctrl_loss_tmo and its disk goes.
 #  - connect over IPv6, part of the pattern verified.
+#  - the target loads nvmet-rdma again with use_srq=1, so that its queues
+#    receive from kernel SRQs (rocx_ib_ksrq.c): 32 MiB written and read
+#    back verified through them.
 # fio runs with O_DIRECT, so every read crosses the fabric.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
@@ -174,6 +177,38 @@ remove_reload() {
 	rocx_put "reloaded.$r" 1
 }
 
+# kernel_srqs - nvmet-rdma holds SRQs of the device (rdma res shows a
+# kernel owner's name in brackets).
+kernel_srqs() {
+	rdma res show srq dev "$ibdev" | grep -q 'comm \[nvmet_rdma\]'
+}
+
+srq_unload() {
+	rm -f "$nvmet/ports/1/subsystems/$nqn" "$nvmet/ports/2/subsystems/$nqn" &&
+		unload nvmet_rdma
+}
+
+# srq_reload - once the host has disconnected, nvmet-rdma again with
+# use_srq=1 (a module parameter only: the ports are disabled, the module
+# reloaded, the ports enabled again); then its receives come from one
+# SRQ per completion vector, and connecting fails if creating them does.
+srq_reload() {
+	rocx_get srq.ask >/dev/null
+	t "use_srq: ports disabled and nvmet-rdma unloaded" srq_unload
+	t "use_srq: modprobe nvmet-rdma use_srq=1" modprobe nvmet-rdma use_srq=1
+	t "use_srq: the parameter is set" \
+		grep -qx Y /sys/module/nvmet_rdma/parameters/use_srq
+	t "use_srq: the ports are enabled again" relink 1 2
+	t "use_srq: nvmet-rdma listens on $t4:4420" \
+		wait_for 30 port_listening "$t4"
+	rocx_put srq.up 1
+	rocx_get srq.connected >/dev/null
+	t "use_srq: nvmet-rdma's queues receive from kernel SRQs on $ibdev" \
+		kernel_srqs
+	rdma res show srq 2>&1 | head -n 4 | sed 's/^/# /'
+	rocx_put srq.checked 1
+}
+
 target() {
 	t "nvmet: RAM namespace exported on rdma ports $t4 and [$t6]:4420" \
 		nvmet_setup || t_done
@@ -185,6 +220,7 @@ target() {
 	# up after the second.
 	remove_reload 1
 	remove_reload 2
+	srq_reload
 	rocx_barrier host.done
 	rm -f "$nvmet/ports/1/subsystems/$nqn" "$nvmet/ports/2/subsystems/$nqn"
 	rmdir "$nvmet/ports/1" "$nvmet/ports/2"
@@ -386,6 +422,16 @@ host() {
 	t "the pattern's first 64 MiB read back verified over IPv6" pattern verify 64
 	echo "# throughput IPv6 (verify only) $(cat /tmp/fio.bw)"
 	t "nvme disconnect (IPv6)" disconnect
+
+	rocx_put srq.ask 1
+	rocx_get srq.up >/dev/null
+	tc "use_srq: nvme connect to nvmet-rdma on SRQs" connect "$t4" IPv4
+	rocx_put srq.connected 1
+	t "use_srq: 32 MiB of the pattern written and read back verified" \
+		pattern write 32
+	echo "# throughput use_srq $(cat /tmp/fio.bw)"
+	rocx_get srq.checked >/dev/null
+	t "use_srq: nvme disconnect" disconnect
 	t "nvme-rdma unloads" unload nvme_rdma
 	dmesg | grep -E 'nvme[0-9]|nvmet|rdma' | grep -v 'Connect rejected' | tail -n 40 | sed 's/^/# /'
 	rocx_barrier host.done
