@@ -590,8 +590,10 @@ int rocx_ib_kbuf_alloc(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb,
 		       size_t size, struct rocx_ib_pbl *pbl);
 void rocx_ib_kbuf_free(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb);
 
-/* rocx_ib_ksrq.c: kernel SRQs and their data path. */
-/* Shared with kernel SRQs: the ring's check, what it holds. */
+/*
+ * rocx_ib_ksrq.c: kernel SRQs and their data path, on rocx_ib_srq.c's
+ * ring check and capabilities.
+ */
 int rocx_ib_srq_check(const struct rocx_identify *id,
 		      const struct ib_srq_attr *attr,
 		      const struct rocx_create_srq_req *req);

@@ -11,10 +11,12 @@
  * spinlocks, irqsave, and never sleeps or allocates.
  *
  * Lock order: a CQ's lock, then (the other CQ's, by cqn,) then a work
- * queue's.  poll_cq takes the CQ's lock only; it finds a completion's QP
- * in dev->qp_xa, and a QP leaves that table and has its entries cleaned
- * out of its CQs under their locks before its memory goes, so a QP that
- * poll_cq finds is alive for as long as it holds the lock.
+ * queue's or an SRQ's (rocx_ib_ksrq.c).  poll_cq takes the CQ's lock
+ * (and, for an SRQ's receive, the SRQ's inside it); it finds a
+ * completion's QP in dev->qp_xa, and a QP leaves that table and has its
+ * entries cleaned out of its CQs under their locks before its memory
+ * goes, so a QP that poll_cq finds is alive for as long as it holds the
+ * lock.
  *
  * The device completes every WQE of a QP in ERR with WR_FLUSH_ERR, posted
  * before or after the transition, which is what ib_drain_qp() waits for.
