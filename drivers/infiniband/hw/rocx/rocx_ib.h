@@ -597,6 +597,9 @@ void rocx_ib_kbuf_free(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb);
 int rocx_ib_srq_check(const struct rocx_identify *id,
 		      const struct ib_srq_attr *attr,
 		      const struct rocx_create_srq_req *req);
+void rocx_ib_srq_create_cmd(struct rocx_aq_create_srq *cs, u32 uctx, u32 pdn,
+			    const struct rocx_create_srq_req *req,
+			    const struct rocx_ib_pbl *pbl);
 void rocx_ib_srq_caps(const struct rocx_identify *id,
 		      const struct rocx_create_srq_req *req,
 		      struct ib_srq_attr *attr);

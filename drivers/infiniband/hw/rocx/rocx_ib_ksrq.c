@@ -132,14 +132,9 @@ int rocx_ib_ksrq_create(struct rocx_ib_dev *dev, struct rocx_ib_srq *srq,
 		rocx_ib_ksrq_release(dev, srq);
 		return err;
 	}
-	cmd.create_srq.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_CREATE_SRQ);
 	cmd.create_srq.type = ROCX_SRQT_BASIC;
-	cmd.create_srq.uctx = 0;	/* the kernel's doorbell page */
-	cmd.create_srq.pdn = cpu_to_le32(to_rocx_ib_pd(srq->ibsrq.pd)->pdn);
-	cmd.create_srq.log_depth = req.log_depth;
-	cmd.create_srq.wqe_shift = req.wqe_shift;
-	/* The limit is armed by modify_srq alone, as the IBA says. */
-	rocx_ib_pbl_to_hw(&pbl, &cmd.create_srq.pbl);
+	rocx_ib_srq_create_cmd(&cmd.create_srq, 0,
+			       to_rocx_ib_pd(srq->ibsrq.pd)->pdn, &req, &pbl);
 	err = rocx_ib_exec(dev, &cmd, &cqe);
 	rocx_ib_pbl_destroy(&pbl);
 	if (err) {

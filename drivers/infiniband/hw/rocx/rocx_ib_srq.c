@@ -17,6 +17,23 @@
 
 #include "rocx_ib.h"
 
+/*
+ * The CREATE_SRQ fields user and kernel SRQs fill alike (uctx 0: the
+ * kernel's doorbell page); the type is the caller's.  The limit is armed
+ * by modify_srq alone, as the IBA says.
+ */
+void rocx_ib_srq_create_cmd(struct rocx_aq_create_srq *cs, u32 uctx, u32 pdn,
+			    const struct rocx_create_srq_req *req,
+			    const struct rocx_ib_pbl *pbl)
+{
+	cs->hdr.opcode = cpu_to_le16(ROCX_AQ_OP_CREATE_SRQ);
+	cs->uctx = cpu_to_le32(uctx);
+	cs->pdn = cpu_to_le32(pdn);
+	cs->log_depth = req->log_depth;
+	cs->wqe_shift = req->wqe_shift;
+	rocx_ib_pbl_to_hw(pbl, &cs->pbl);
+}
+
 /**
  * rocx_ib_srq_check() - check a provider's SRQ ring against the device
  * @id: identify block
@@ -129,13 +146,8 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = rocx_ib_pbl_from_umem(&pbl, &dev->pdev->dev, srq->umem,
 				    dev->pgsz_bitmap, 0, &offset);
 	if (!err) {
-		cmd.create_srq.hdr.opcode = cpu_to_le16(ROCX_AQ_OP_CREATE_SRQ);
-		cmd.create_srq.uctx = cpu_to_le32(uc->uctx);
-		cmd.create_srq.pdn = cpu_to_le32(pd->pdn);
-		cmd.create_srq.log_depth = req.log_depth;
-		cmd.create_srq.wqe_shift = req.wqe_shift;
-		/* The limit is armed by modify_srq alone, as the IBA says. */
-		rocx_ib_pbl_to_hw(&pbl, &cmd.create_srq.pbl);
+		rocx_ib_srq_create_cmd(&cmd.create_srq, uc->uctx, pd->pdn,
+				       &req, &pbl);
 		err = rocx_ib_exec(dev, &cmd, &cqe);
 	}
 	rocx_ib_pbl_destroy(&pbl);
