@@ -91,6 +91,27 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 . "$repo/scripts/versions.sh"
 
+# The fabric (switch, QEMUs, host commands) runs in a network namespace of
+# its own, where a guest's datagram socket may hold more than Linux's
+# default of 10 datagrams (net.unix.max_dgram_qlen): with 10, a receiver
+# whose QEMU the host did not run for a millisecond refused the switch's
+# next frame, and the bottleneck port of an incast stalled with it while
+# its queue grew.  What a port leaves unread at a guest is the switch's to
+# bound (rocx-switch's qos backlog=), as a wire bounds what it holds.  The
+# namespace has no interface but lo: guests reach nothing else anyway.
+# Where unshare is refused (no CAP_SYS_ADMIN) the run stays in the host's
+# namespace, with its limit.
+fabric_qlen=1024
+if [ -z "${ROCX_FABRIC_NETNS:-}" ]; then
+	if unshare --net true 2>/dev/null; then
+		exec unshare --net env ROCX_FABRIC_NETNS=1 bash "$0" "$@"
+	fi
+	echo "run-guests: no network namespace of its own (unshare --net refused): net.unix.max_dgram_qlen stays $(cat /proc/sys/net/unix/max_dgram_qlen)" >&2
+else
+	ip link set lo up
+	sysctl -qw net.unix.max_dgram_qlen=$fabric_qlen
+fi
+
 qemu='' kernel=${ROCX_GUEST_KERNEL:-debian} timeout_s=300 out='' pcap='' machine=q35 host_cmd='' append=''
 seed=''
 specs=() extras=() switch_opts=()

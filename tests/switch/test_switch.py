@@ -1354,14 +1354,54 @@ def qos_series(exe, sockdir, log, work):
     check("series: keys for every port",
           all(len(x["ports"]) == 3 and
               {"tx_mbps", "rx_mbps", "tx_mbps_prio", "rx_mbps_prio", "marked",
-               "dropped", "pause_tx", "pause_rx"} <= set(x["ports"][0])
+               "dropped", "pause_tx", "pause_rx", "unread"} <= set(x["ports"][0])
               for x in lines))
+    impair_stop(sw, (a, b, c), ctl)
+
+
+def qos_backlog(exe, sockdir, log):
+    """A port sends while its guest has fewer than backlog= bytes unread:
+    what the kernel counts for datagrams sent before (2304 for a 1000-byte
+    frame) plus the length of those of the burst going.  With backlog=8000
+    and 30 frames of 1000 bytes, the guest finds four (3 x 2304 < 8000,
+    frames that came one by one) to eight (7000 < 8000, frames that came
+    together) waiting, not the ten its socket's queue takes; the rest
+    follow, none lost, once it reads."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    check("backlog: 32768 bytes by default",
+          ctl.qshow("port=1")[(1, None)]["backlog"] == "32768")
+    ok, _, err = ctl.request("qos port=1 backlog=lots")
+    check("backlog: a bad value is refused", not ok and err, err)
+    ctl("qos port=1 rate=1000 backlog=8000")
+    sends(a, [a.frame(b.mac, f"k{i}", 1000) for i in range(30)])
+    time.sleep(0.2)
+    b.s.setblocking(False)
+    first = []
+    try:
+        while True:
+            first.append(b.s.recv(fabric.BUNDLE_MAX))
+    except BlockingIOError:
+        pass
+    rest = b.recv(0.3)
+    check(f"backlog: the guest found 4 to 8 frames unread ({len(first)})",
+          4 <= len(first) <= 8)
+    held = ctl.stats("port=1")[1].get("tx_held", "0")
+    check(f"backlog: the port counted its holds ({held})", int(held) > 0)
+    check("backlog: the rest came once it read, every frame in order",
+          [index(f) for f in first + rest] == list(range(30)),
+          len(first + rest))
+    ctl("qos port=1 backlog=0")
+    sends(a, [a.frame(b.mac, f"z{i}", 1000) for i in range(30)])
+    time.sleep(0.2)
+    check("backlog: backlog=0 leaves only the socket's own limit",
+          len(b.recv(0.3)) >= 10)
     impair_stop(sw, (a, b, c), ctl)
 
 
 def lossless(exe, sockdir, log, work):
     qos_defaults(exe, sockdir, log)
     qos_rate(exe, sockdir, log)
+    qos_backlog(exe, sockdir, log)
     qos_pfc_rx(exe, sockdir, log)
     qos_pfc_tx(exe, sockdir, log)
     qos_buffer(exe, sockdir, log)

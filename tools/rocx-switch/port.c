@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -254,6 +256,20 @@ static int xmit_plain(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
 		return -1;
 	xmit_error(p, 1);
 	return 1;
+}
+
+/*
+ * What the guest has not read yet of what this port sent it, as the
+ * kernel counts it (each datagram's buffer: 2304 bytes for a 1102-byte
+ * frame): the port's socket sends to that guest only.
+ */
+uint64_t port_unread(const struct sw_port *p)
+{
+	int n;
+
+	if (p->fd < 0 || ioctl(p->fd, SIOCOUTQ, &n) || n < 0)
+		return 0;
+	return (uint64_t)n;
 }
 
 int port_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,

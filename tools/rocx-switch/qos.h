@@ -33,6 +33,12 @@
 #define SW_PFC_RETRY_NS		100000
 /* Pause times are worked out at this rate when a port has no line rate. */
 #define SW_DEF_SPEED_MBPS	100000
+/*
+ * A port's default backlog (qos backlog=): about ten datagrams of full
+ * frames, what Linux's default net.unix.max_dgram_qlen of 10 let a guest
+ * leave unread when the fabric ran in the host's namespace.
+ */
+#define SW_DEF_BACKLOG		32768
 
 enum sw_trust {
 	SW_TRUST_AUTO,		/* PCP when tagged, else DSCP >> 3: as before */
@@ -115,6 +121,13 @@ struct sw_qos_port {
 	uint8_t trust;		/* enum sw_trust */
 	bool pause;		/* honour 802.3x pause */
 	uint16_t quanta;	/* sent in an XOFF */
+	/*
+	 * The most the guest may leave unread of what the port sent it
+	 * (port_unread()) before the next frame goes: a PFC frame waits
+	 * behind that much at a guest busy running its engine.  0: only
+	 * the kernel's limits.
+	 */
+	uint32_t backlog;
 	uint8_t dscp2prio[64];
 	struct sw_prio_cfg prio[SW_NUM_PRIO];
 	/* Ingress accounting: what this port's frames hold, per priority. */

@@ -143,6 +143,7 @@ void qos_init_port(struct sw *sw, struct sw_port *p)
 	memset(q, 0, sizeof(*q));
 	q->speed_mbps = SW_DEF_SPEED_MBPS;
 	q->quanta = ROCX_PFC_QUANTA_MAX;
+	q->backlog = SW_DEF_BACKLOG;
 	for (i = 0; i < 64; i++)
 		q->dscp2prio[i] = i >> 3;
 	for (i = 0; i < SW_NUM_PRIO; i++)
@@ -287,6 +288,8 @@ void qos_dequeued(struct sw_port *p, const struct sw_buf *buf)
 /* The scheduler */
 
 #define QOS_BURST	64
+/* How soon a port held by its guest's backlog looks again. */
+#define QOS_BACKLOG_POLL_NS	100000
 
 void qos_service(struct sw *sw, struct sw_port *p)
 {
@@ -312,6 +315,8 @@ void qos_service(struct sw *sw, struct sw_port *p)
 		struct sw_drr d = q->drr;
 		double tokens;
 
+		uint64_t unread = q->backlog ? port_unread(p) : 0;
+
 		tbf_refill(&q->tbf, sw->now_ns);
 		tokens = q->tbf.tokens;
 		for (n = 0; n < QOS_BURST; n++) {
@@ -329,6 +334,16 @@ void qos_service(struct sw *sw, struct sw_port *p)
 			c = drr_pick(&d, tsa, bw, can, len);
 			if (c < 0)
 				break;
+			/*
+			 * What the guest has not read, and this burst's frames
+			 * by their length.  The kernel tells no one when a
+			 * guest reads, so a port held by its backlog polls.
+			 */
+			if (q->backlog && unread >= q->backlog) {
+				p->st.tx_held++;
+				q->wake_ns = sw->now_ns + QOS_BACKLOG_POLL_NS;
+				break;
+			}
 			b = eg->q[c].slot[(eg->q[c].head + off[c]) %
 					  eg->q[c].size];
 			if (!tbf_may_send(&q->tbf, b->len)) {
@@ -337,6 +352,7 @@ void qos_service(struct sw *sw, struct sw_port *p)
 				break;
 			}
 			tbf_take(&q->tbf, b->len);
+			unread += b->len;
 			bufs[n] = b;
 			tcs[n] = c;
 			snap[n] = d;
@@ -500,9 +516,10 @@ static int take_onoff(struct ctl_args *a, const char *key, bool *given,
 int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 {
 	bool g_xoff, g_xon, g_head, g_res, g_kmin, g_kmax, g_pfc, g_burst,
-	     g_quanta, g_speed, g_pause, g_dscpv, pfc = false, pause = false;
+	     g_quanta, g_speed, g_pause, g_dscpv, g_backlog, pfc = false,
+	     pause = false;
 	uint32_t xoff = 0, xon = 0, head = 0, res = 0, kmin = 0, kmax = 0,
-		 burst = 0, quanta = 0, speed = 0, dscpv = 0;
+		 burst = 0, quanta = 0, speed = 0, dscpv = 0, backlog = 0;
 	uint64_t prios, dscps;
 	const char *s_rate = ctl_take(a, "rate");
 	const char *s_trust = ctl_take(a, "trust");
@@ -532,6 +549,7 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 	    take_u32(a, "kmax", QOS_MAX_BYTES, &g_kmax, &kmax) ||
 	    take_u32(a, "burst", QOS_MAX_BYTES, &g_burst, &burst) ||
 	    take_u32(a, "quanta", 0xffff, &g_quanta, &quanta) ||
+	    take_u32(a, "backlog", QOS_MAX_BYTES, &g_backlog, &backlog) ||
 	    take_u32(a, "speed", 1000000, &g_speed, &speed) ||
 	    take_u32(a, "to", SW_NUM_PRIO - 1, &g_dscpv, &dscpv) ||
 	    take_onoff(a, "pfc", &g_pfc, &pfc) ||
@@ -646,6 +664,8 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 			q->trust = trust;
 		if (g_quanta)
 			q->quanta = quanta;
+		if (g_backlog)
+			q->backlog = backlog;
 		if (g_pause)
 			q->pause = pause;
 		for (k = 0; k < 64; k++)
@@ -711,10 +731,10 @@ int qos_show(struct sw *sw, struct ctl_args *a, FILE *out)
 		if (!(ports >> i & 1))
 			continue;
 		fprintf(out, "port%u rate=%g burst=%u speed=%" PRIu64
-			" trust=%s pause=%s quanta=%u plain=%d\n", i,
-			q->rate_mbps, q->tbf.burst, q->speed_mbps,
+			" trust=%s pause=%s quanta=%u backlog=%u plain=%d\n",
+			i, q->rate_mbps, q->tbf.burst, q->speed_mbps,
 			trust_name(q->trust), q->pause ? "on" : "off",
-			q->quanta, q->plain);
+			q->quanta, q->backlog, q->plain);
 		for (k = 0; k < SW_NUM_PRIO; k++) {
 			const struct sw_prio_cfg *c = &q->prio[k];
 			const struct sw_prio_stats *st = &q->st[k];

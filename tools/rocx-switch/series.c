@@ -5,7 +5,8 @@
  * each), the transmit and receive rates over the interval (Mb/s, the
  * port's and each priority's), and the counters of marks, drops and pause
  * frames sent and received (running totals), and which priorities are
- * paused.  "t" is seconds since the series started.
+ * paused; "unread" is what the port's guest has not read yet of what the
+ * port sent it, as the kernel counts it (port_unread()).  "t" is seconds since the series started.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -108,8 +109,10 @@ void series_tick(struct sw *sw)
 			trx += drx[k];
 		}
 		fprintf(f, "%s{\"port\":%u,\"depth\":%" PRIu64
+			",\"unread\":%" PRIu64
 			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f", i ? "," : "", i,
-			depth, ttx * 8 / secs / 1e6, trx * 8 / secs / 1e6);
+			depth, port_unread(&sw->port[i]),
+			ttx * 8 / secs / 1e6, trx * 8 / secs / 1e6);
 		put_array(f, "depth_prio", q->q_bytes);
 		put_rates(f, "tx_mbps_prio", dtx, secs);
 		put_rates(f, "rx_mbps_prio", drx, secs);

@@ -20,13 +20,14 @@ void stats_print_port(const struct sw *sw, unsigned int idx, FILE *out)
 		" rx_oversize=%" PRIu64 " rx_filtered=%" PRIu64
 		" rx_err=%" PRIu64 " tx_nopeer=%" PRIu64
 		" tx_qfull=%" PRIu64 " tx_err=%" PRIu64
-		" tx_blocked=%" PRIu64 " rx_bundles=%" PRIu64
+		" tx_blocked=%" PRIu64 " tx_held=%" PRIu64
+		" rx_bundles=%" PRIu64
 		" tx_bundles=%" PRIu64 " rx_fab_err=%" PRIu64
 		" bundle=%u queued=%u tx_tc=",
 		idx, port_state_name(p->state), s->rx_frames,
 		s->rx_bytes, s->tx_frames, s->tx_bytes, s->rx_runt,
 		s->rx_oversize, s->rx_filtered, s->rx_err,
-		s->tx_nopeer, s->tx_qfull, s->tx_err, s->tx_blocked,
+		s->tx_nopeer, s->tx_qfull, s->tx_err, s->tx_blocked, s->tx_held,
 		s->rx_bundles, s->tx_bundles, s->rx_fab_err,
 		p->bundle ? p->bundle_max : 0, p->eg.queued);
 	for (tc = 0; tc < SW_NUM_TC; tc++)

@@ -210,6 +210,7 @@ struct sw_port_stats {
 	uint64_t tx_qfull;	/* egress queue at its limit */
 	uint64_t tx_err;
 	uint64_t tx_blocked;	/* times the guest's socket was full */
+	uint64_t tx_held;	/* times the guest had a backlog's worth unread */
 	uint64_t tx_tc[SW_NUM_TC];
 	uint64_t rx_bundles;
 	uint64_t tx_bundles;
@@ -365,6 +366,7 @@ void port_set_pollout(struct sw *sw, struct sw_port *p, bool on);
  * them are done with (sent, or dropped and counted), or -1 if the guest's
  * socket is full and none was sent.
  */
+uint64_t port_unread(const struct sw_port *p);
 int port_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
 	      unsigned int n);
 /* Forget what the guest negotiated (it went away). */

@@ -71,6 +71,12 @@ only=${only//+/ }
 # enough that marks come a few round trips apart: a CNP in every alpha
 # period would drive alpha to 1 and halve the rate each time.
 kmin=10000 kmax=64000 pmax=0.1
+# What R's port may leave unread at R: 1 MiB as the kernel counts it
+# (455 datagrams of a full frame, 40 ms at the bottleneck), so that R's
+# QEMU, not run by the host for a while, does not stall the bottleneck
+# and make its queue.  The senders' ports keep the default 32 KiB: the
+# switch's PFC frames must not wait behind much at a sender.
+rbacklog=1048576
 # DCQCN on every NIC (cc_param, mlx5's names and units: us, Mb/s,
 # bytes), its time constants scaled for TCG guests and a 100 Mb/s
 # bottleneck (Documentation/experiments.rst states and explains them).
@@ -150,7 +156,7 @@ fabric() {
 		switch_ctl qos port=all clear >/dev/null &&
 			switch_ctl buffer size=$buffer >/dev/null &&
 			switch_ctl qos port=all trust=pcp speed=400 >/dev/null &&
-			switch_ctl qos port=0 rate="$rate" >/dev/null &&
+			switch_ctl qos port=0 rate="$rate" backlog=$rbacklog >/dev/null &&
 			switch_ctl qos port=2 rate="$vrate" >/dev/null || return 1
 		if [ "$1" != lossy ]; then
 			# shellcheck disable=SC2086 # the keys are words
