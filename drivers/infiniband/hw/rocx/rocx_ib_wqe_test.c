@@ -58,16 +58,21 @@ static void t_le32(u8 *b, u32 v)
 		b[i] = v >> (8 * i);
 }
 
-/* The SGE list at byte 64. */
-static void t_sges(u8 *b, const struct ib_sge *sge, int n)
+/* An SGE list at byte off: 64 in a send WQE, 16 in a receive WQE. */
+static void t_sges_at(u8 *b, int off, const struct ib_sge *sge, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		t_le64(b + 64 + 16 * i, sge[i].addr);
-		t_le32(b + 72 + 16 * i, sge[i].length);
-		t_le32(b + 76 + 16 * i, sge[i].lkey);
+		t_le64(b + off + 16 * i, sge[i].addr);
+		t_le32(b + off + 8 + 16 * i, sge[i].length);
+		t_le32(b + off + 12 + 16 * i, sge[i].lkey);
 	}
+}
+
+static void t_sges(u8 *b, const struct ib_sge *sge, int n)
+{
+	t_sges_at(b, 64, sge, n);
 }
 
 static void rocx_ib_wqe_send_test(struct kunit *test)
@@ -298,12 +303,7 @@ static void rocx_ib_recv_wqe_test(struct kunit *test)
 	want[0] = 2;
 	want[2] = 0x21;
 	want[3] = 0x43;
-	t_le64(want + 16, t_sge[0].addr);
-	t_le32(want + 24, t_sge[0].length);
-	t_le32(want + 28, t_sge[0].lkey);
-	t_le64(want + 32, t_sge[1].addr);
-	t_le32(want + 40, t_sge[1].length);
-	t_le32(want + 44, t_sge[1].lkey);
+	t_sges_at(want, 16, t_sge, 2);
 	KUNIT_EXPECT_MEMEQ(test, got, want, sizeof(got));
 
 	KUNIT_EXPECT_EQ(test, rocx_ib_recv_wqe_build(got, 0, &wr, 1), -EINVAL);
@@ -329,12 +329,7 @@ static void rocx_ib_srq_wqe_test(struct kunit *test)
 	want[3] = 0x87;
 	want[4] = 0xcd;
 	want[5] = 0x0b;
-	t_le64(want + 16, t_sge[0].addr);
-	t_le32(want + 24, t_sge[0].length);
-	t_le32(want + 28, t_sge[0].lkey);
-	t_le64(want + 32, t_sge[1].addr);
-	t_le32(want + 40, t_sge[1].length);
-	t_le32(want + 44, t_sge[1].lkey);
+	t_sges_at(want, 16, t_sge, 2);
 	KUNIT_EXPECT_MEMEQ(test, got, want, sizeof(got));
 
 	/* No SGE at all: the header alone, the rest untouched. */
