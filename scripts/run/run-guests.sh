@@ -85,7 +85,8 @@
 # output), rc, boot_seconds, dmesg, qemu.log, kernel (its --kernel),
 # monitor.sock while running.
 # OUT/switch.log holds the switch's counters, OUT/switch-<SEG>.log a
-# segment switch's.  Prints "guest<N>: rc=<rc>"
+# segment switch's; OUT/fabric.txt the sockets' datagram limit in the
+# fabric's namespace.  Prints "guest<N>: rc=<rc>"
 # per guest and exits 1 if any guest failed or timed out.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -102,9 +103,12 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 # Where unshare is refused (no CAP_SYS_ADMIN) the run stays in the host's
 # namespace, with its limit.
 fabric_qlen=1024
-if [ -z "${ROCX_FABRIC_NETNS:-}" ]; then
+# exec keeps the PID: only the process unshare ran matches the mark, so
+# neither a caller's environment nor a nested run changes the host's own
+# setting.
+if [ "${ROCX_FABRIC_NETNS:-}" != $$ ]; then
 	if unshare --net true 2>/dev/null; then
-		exec unshare --net env ROCX_FABRIC_NETNS=1 bash "$0" "$@"
+		exec unshare --net env ROCX_FABRIC_NETNS=$$ bash "$0" "$@"
 	fi
 	echo "run-guests: no network namespace of its own (unshare --net refused): net.unix.max_dgram_qlen stays $(cat /proc/sys/net/unix/max_dgram_qlen)" >&2
 else
@@ -222,6 +226,9 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# What the guests' sockets may hold, as the run saw it (checked by the
+# pair group).
+echo "max_dgram_qlen=$(cat /proc/sys/net/unix/max_dgram_qlen)" >"$out/fabric.txt"
 rm -rf "$out/shared"
 mkdir -p "$out/shared"
 # Unix socket paths must stay under 108 bytes: keep them in a short dir.

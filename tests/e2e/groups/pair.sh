@@ -9,3 +9,11 @@ timeout=600
 host_cmd="bash tests/e2e/host/pair_link.sh"
 guest rocx pair.sh
 guest rocx pair.sh
+
+checks() {
+	# run-guests.sh's own network namespace: a guest's socket holds
+	# 1024 datagrams, not Linux's default 10 (Documentation/
+	# experiments.rst, "Unread at a guest").
+	host_check "pair: the fabric's sockets hold 1024 datagrams" \
+		grep -qx max_dgram_qlen=1024 "$out/pair/fabric.txt"
+}
