@@ -314,7 +314,6 @@ void qos_service(struct sw *sw, struct sw_port *p)
 		uint32_t len[SW_NUM_PRIO];
 		struct sw_drr d = q->drr;
 		double tokens;
-
 		uint64_t unread = q->backlog ? port_unread(p) : 0;
 
 		tbf_refill(&q->tbf, sw->now_ns);
