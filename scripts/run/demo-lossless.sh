@@ -13,7 +13,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=$repo/build/e2e/incast
 cd "$repo" || exit 1
 rc=0
-ROCX_INCAST_ONLY=lossy+pfc+victim+dcqcn tests/e2e/run.sh incast || rc=$?
+tests/e2e/run.sh incast || rc=$?
 echo
 echo "== incast: the scenarios (Documentation/experiments.rst)"
 python3 tests/e2e/host/incast.py table "$out" || rc=1

@@ -73,8 +73,9 @@ if [ ${#groups[@]} -eq 0 ] && [ "$suite" = linux-6.1 ]; then
 	groups=(pair ib rc mixed)
 elif [ ${#groups[@]} -eq 0 ]; then
 	# mixed pairs 6.1 with 6.12: the 6.1 suite's.  incast is `make
-	# check-lossless` until its checks pass with margins no chance
-	# eats (Documentation/experiments.rst, "Measured").
+	# check-lossless` until its comparisons between scenarios hold when
+	# the host slows down for seconds (Documentation/experiments.rst,
+	# "Measured": runs V and Z).
 	for f in tests/e2e/groups/*.sh; do
 		case $f in
 		tests/e2e/groups/mixed.sh | tests/e2e/groups/incast.sh) ;;
