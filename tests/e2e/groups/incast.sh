@@ -11,10 +11,16 @@ timeout=600
 # the senders' NICs would resume while it holds XOFF, and what they sent
 # would come on top of the headroom.  So it runs at nice -10, in its
 # session's autogroup of its own (run-guests.sh starts it with setsid).
+# Beside it, host/cpustat.sh records the host's CPU time, which
+# host/incast.py reports per scenario.
 host_cmd='pid=$(cat "${ROCX_SWITCH_CTL%/*}/switch.pid")
 renice -n -10 -p "$pid" >/dev/null
 [ -w "/proc/$pid/autogroup" ] && echo -10 >"/proc/$pid/autogroup"
-bash tests/e2e/host/switch_ctl.sh'
+: >"$ROCX_RUN_OUT/cpu.txt"
+bash tests/e2e/host/cpustat.sh "$ROCX_RUN_OUT/cpu.txt" &
+cpustat=$!
+bash tests/e2e/host/switch_ctl.sh
+kill "$cpustat"'
 # The shared buffer, not the egress queues' frame limit (256 frames by
 # default), must decide what a congested port keeps.
 switch="--queue-limit 4096"
@@ -51,6 +57,10 @@ checks() {
 	# this size: what a guest has sent that the switch has not read.
 	host_check "incast: guests' socket buffers are what the headroom assumes" \
 		test "$(cat /proc/sys/net/core/wmem_default)" -le 212992
+	# Not a threshold: the figures say whether the host slowed a
+	# scenario down (host/cpustat.sh).
+	host_check "incast: the host's CPU time was recorded for every scenario" \
+		python3 tests/e2e/host/incast.py host "$out/incast"
 	host_check "incast: the switch wrote a time series per scenario" \
 		test -s "$out/incast/series.lossy.jsonl" -a -s "$out/incast/series.pfc.jsonl"
 	case +$incast_only+ in

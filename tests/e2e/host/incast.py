@@ -13,13 +13,19 @@
                    CONVERGE_S: every 1-second window from then until S2
                    stops has Jain's fairness index 0.95 or better
         goodput    total goodput at least 90% of the PFC-only run's
+    incast.py host DIR     the host's CPU time in each scenario: busy,
+                           idle and stolen by the hypervisor (cpu.txt),
+                           so that a run the host slowed down says so
     incast.py table DIR    the scenario table (every scenario run)
     incast.py plot DIR     series.NAME.png per scenario, with gnuplot
 
 DIR is the group's output directory: series.NAME.jsonl (the switch's time
 series, rocx-switch.rst "Time series") and guest0/incast.jsonl (one JSON
 object per scenario from guest/incast.sh: goodputs, drops, PFC frames,
-and the RED settings of the dcqcn scenario).  The senders' rates are
+and the RED settings of the dcqcn scenario), switch-ctl.log (each switch
+command guest 0 gave, with the host's time) and cpu.txt (the host's
+/proc/stat cpu line every half second, host/cpustat.sh).  The senders'
+rates are
 their ports' ingress rates of priority 3, the queue is R's port's
 egress queue of priority 3 (switch ports 1, 2 and 0).
 """
@@ -200,12 +206,123 @@ def check_converge(d):
     return conv - start <= CONVERGE_S
 
 
+SCENARIOS = ('lossy', 'pfc', 'victim', 'dcqcn')
+
+
+def scenarios_run(d):
+    """The scenarios guest 0 set the fabric up for, in order."""
+    with open(os.path.join(d, 'guest0', 'log')) as f:
+        log = f.read()
+    return [n for n in SCENARIOS if f'ok - {n}: fabric set up' in log]
+
+
+def scenario_windows(d):
+    """{scenario: (start, end)} in the host's time, from switch-ctl.log.
+
+    Each scenario begins with guest 0 clearing the switch's QoS, in the
+    order of SCENARIOS, and the run ends with one more; a scenario with a
+    time series is judged from its series' start to its end (the victim
+    has none: its three flows in turn).
+    """
+    clears, series = [], {}
+    with open(os.path.join(d, 'switch-ctl.log')) as f:
+        for line in f:
+            w = line.split()
+            if len(w) < 3 or w[1] != 'guest0':
+                continue
+            try:
+                t = float(w[0])
+            except ValueError:
+                continue
+            if w[2:5] == ['qos', 'port=all', 'clear']:
+                clears.append(t)
+            elif w[2] == 'series' and len(w) > 3:
+                if w[3].startswith('file='):
+                    name = w[3].rsplit('series.', 1)[-1]
+                    name = name.removesuffix('.jsonl')
+                    series[name] = [t, None]
+                elif w[3] == 'off':
+                    for v in series.values():
+                        if v[1] is None:
+                            v[1] = t
+    ran = scenarios_run(d)
+    win = {}
+    for i, name in enumerate(ran):
+        if i + 1 < len(clears):
+            win[name] = (clears[i], clears[i + 1])
+        if name in series and series[name][1] is not None:
+            win[name] = tuple(series[name])
+    return win
+
+
+def cpu_samples(d):
+    """[(time, [jiffies of /proc/stat's cpu line])...] from cpu.txt."""
+    out = []
+    with open(os.path.join(d, 'cpu.txt')) as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 10 and w[1] == 'cpu':
+                out.append((float(w[0]), [int(x) for x in w[2:10]]))
+    return out
+
+
+def cpu_shares(samples, t0, t1):
+    """(busy, idle, stolen) percent of the host's CPU time in [t0, t1],
+    between the samples nearest outside it; None if none brackets it."""
+    a = [s for s in samples if s[0] <= t0]
+    b = [s for s in samples if s[0] >= t1]
+    if not a or not b:
+        return None
+    d = [y - x for x, y in zip(a[-1][1], b[0][1])]
+    total = sum(d)
+    if total <= 0:
+        return None
+    # user nice system idle iowait irq softirq steal
+    busy = d[0] + d[1] + d[2] + d[5] + d[6]
+    idle = d[3] + d[4]
+    return tuple(100 * x / total for x in (busy, idle, d[7]))
+
+
+def host_report(d):
+    """{scenario: (busy, idle, stolen)} for every scenario it covers."""
+    samples = cpu_samples(d)
+    rep = {}
+    for name, (t0, t1) in scenario_windows(d).items():
+        sh = cpu_shares(samples, t0, t1)
+        if sh:
+            rep[name] = sh
+    return rep
+
+
+def check_host(d):
+    rep = host_report(d)
+    for name in SCENARIOS:
+        if name in rep:
+            busy, idle, stolen = rep[name]
+            print(f'# host CPU in {name}: {busy:.0f}% busy, {idle:.0f}% '
+                  f'idle, {stolen:.0f}% stolen by the hypervisor')
+    ran = scenarios_run(d)
+    return bool(ran) and all(n in rep for n in ran)
+
+
+def host_note(d, names):
+    """A '# ...' line of the stolen CPU time in names, if recorded."""
+    try:
+        rep = host_report(d)
+    except OSError:
+        return
+    got = [f'{n} {rep[n][2]:.0f}%' for n in names if n in rep]
+    if got:
+        print('# host CPU stolen by the hypervisor: ' + ', '.join(got))
+
+
 def check_goodput(d):
     res = load_results(d)
     pfc = res['pfc']['s1_mbps'] + res['pfc']['s2_mbps']
     dc = res['dcqcn']['s1_mbps'] + res['dcqcn']['s2_mbps']
     print(f'# total goodput: {dc:.1f} Mb/s with DCQCN, {pfc:.1f} with PFC '
           f'alone ({100 * dc / pfc if pfc else 0:.0f}%)')
+    host_note(d, ('pfc', 'dcqcn'))
     return pfc > 0 and dc >= 0.9 * pfc
 
 
@@ -258,6 +375,14 @@ def table(d):
         print(f'victim: alone {v["alone_mbps"]} Mb/s, on another priority '
               f'{v["other_prio_mbps"]}, on the paused priority '
               f'{v["same_prio_mbps"]}')
+    try:
+        rep = host_report(d)
+    except OSError:
+        rep = {}
+    if rep:
+        print('host CPU stolen by the hypervisor: ' +
+              ', '.join(f'{n} {rep[n][2]:.0f}%' for n in SCENARIOS
+                        if n in rep))
     return True
 
 
@@ -334,6 +459,7 @@ CHECKS = {
     'pauses': check_pauses,
     'converge': check_converge,
     'goodput': check_goodput,
+    'host': check_host,
     'table': table,
     'plot': plot,
 }
