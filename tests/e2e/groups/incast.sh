@@ -12,15 +12,25 @@ timeout=600
 # would come on top of the headroom.  So it runs at nice -10, in its
 # session's autogroup of its own (run-guests.sh starts it with setsid).
 # Beside it, host/cpustat.sh records the host's CPU time, which
-# host/incast.py reports per scenario.
+# host/incast.py reports per scenario.  ROCX_INCAST_STALL=switch:S:P
+# (an experiment's, not make check-lossless's) stops the switch for S ms
+# every P ms (host/stall.sh), as a hypervisor that takes the CPU would.
 host_cmd='pid=$(cat "${ROCX_SWITCH_CTL%/*}/switch.pid")
 renice -n -10 -p "$pid" >/dev/null
 [ -w "/proc/$pid/autogroup" ] && echo -10 >"/proc/$pid/autogroup"
 : >"$ROCX_RUN_OUT/cpu.txt"
 bash tests/e2e/host/cpustat.sh "$ROCX_RUN_OUT/cpu.txt" &
-cpustat=$!
+cpustat=$! stall=
+case ${ROCX_INCAST_STALL:-} in
+"") ;;
+switch:*:*)
+	IFS=: read -r _ s p <<<"$ROCX_INCAST_STALL"
+	bash tests/e2e/host/stall.sh "$pid" "$s" "$p" &
+	stall=$! ;;
+*) echo "ROCX_INCAST_STALL=$ROCX_INCAST_STALL: switch:STOP_MS:PERIOD_MS" >&2 ;;
+esac
 bash tests/e2e/host/switch_ctl.sh
-kill "$cpustat"'
+kill "$cpustat" $stall'
 # The shared buffer, not the egress queues' frame limit (256 frames by
 # default), must decide what a congested port keeps.
 switch="--queue-limit 4096"
