@@ -11,7 +11,10 @@ if [ $# -eq 0 ]; then
 	make -s -C "$root/tools/rocx-switch" O="$root/build/tools"
 fi
 work=$(mktemp -d /tmp/rocx-swtest.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# The parts' output beside the work directory, which the switch test
+# empties as it goes.
+res=$(mktemp -d /tmp/rocx-swres.XXXXXX)
+trap 'rm -rf "$work" "$res"' EXIT
 # The lossless fabric's arithmetic, on a virtual clock: the switch's own
 # files but main.c, and a main of the test's.
 sw=$root/tools/rocx-switch
@@ -21,5 +24,18 @@ for f in "$sw"/*.c; do
 done
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$sw" \
 	-I"$root/include" -o "$work/test_qos" "$here/test_qos.c" "${srcs[@]}" -lm
-"$work/test_qos"
-timeout 180 python3 "$here/test_switch.py" "$exe" "$work"
+# Both parts' checks count in the suite's one summary line: the
+# arithmetic's "qos: N passed, N failed", then the switch's own.
+set +e
+"$work/test_qos" | tee "$res/qos.out"
+qos_rc=${PIPESTATUS[0]}
+timeout 180 python3 "$here/test_switch.py" "$exe" "$work" | tee "$res/switch.out" |
+	grep -v '^switch: [0-9]* passed'
+sw_rc=${PIPESTATUS[0]}
+read -r qp qf < <(sed -nE 's/^qos: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$res/qos.out")
+read -r sp sf < <(sed -nE 's/^switch: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/p' "$res/switch.out")
+# A part that ended without its line counts as one failure.
+[ -n "${qp:-}" ] || qp=0 qf=1
+[ -n "${sp:-}" ] || sp=0 sf=1
+echo "switch: $((qp + sp)) passed, $((qf + sf)) failed"
+[ "$qos_rc" -eq 0 ] && [ "$sw_rc" -eq 0 ] && [ $((qf + sf)) -eq 0 ]
