@@ -305,15 +305,16 @@ def check_host(d):
     return bool(ran) and all(n in rep for n in ran)
 
 
-def host_note(d, names):
-    """A '# ...' line of the stolen CPU time in names, if recorded."""
+def host_note(d, names, prefix='# '):
+    """A line of the stolen CPU time in names, if recorded."""
     try:
         rep = host_report(d)
     except OSError:
         return
     got = [f'{n} {rep[n][2]:.0f}%' for n in names if n in rep]
     if got:
-        print('# host CPU stolen by the hypervisor: ' + ', '.join(got))
+        print(prefix + 'host CPU stolen by the hypervisor: ' +
+              ', '.join(got))
 
 
 def check_goodput(d):
@@ -375,14 +376,7 @@ def table(d):
         print(f'victim: alone {v["alone_mbps"]} Mb/s, on another priority '
               f'{v["other_prio_mbps"]}, on the paused priority '
               f'{v["same_prio_mbps"]}')
-    try:
-        rep = host_report(d)
-    except OSError:
-        rep = {}
-    if rep:
-        print('host CPU stolen by the hypervisor: ' +
-              ', '.join(f'{n} {rep[n][2]:.0f}%' for n in SCENARIOS
-                        if n in rep))
+    host_note(d, SCENARIOS, prefix='')
     return True
 
 
