@@ -74,7 +74,7 @@ void tbf_set(struct sw_tbf *t, uint64_t rate_bps, uint32_t burst,
 void tbf_refill(struct sw_tbf *t, uint64_t now_ns);
 /* A frame waits for tokens from now (after tbf_refill). */
 void tbf_wait(struct sw_tbf *t);
-/* The port stops sending for another reason (a pause): no catch-up. */
+/* The port stops for another reason (a pause, a full socket): no catch-up. */
 void tbf_idle(struct sw_tbf *t, uint64_t now_ns);
 /* Whether len bytes may leave now (after tbf_refill). */
 bool tbf_may_send(const struct sw_tbf *t, uint32_t len);

@@ -380,6 +380,11 @@ void qos_service(struct sw *sw, struct sw_port *p)
 		q->tbf.tokens = tokens;
 		done = port_xmit(sw, p, bufs, n);
 		if (done < 0) {
+			/*
+			 * The guest's socket, not the line, holds the frames
+			 * now: the time until POLLOUT earns no catch-up.
+			 */
+			tbf_idle(&q->tbf, sw->now_ns);
 			eg->blocked = true;
 			p->st.tx_blocked++;
 			q->wake_ns = 0;
