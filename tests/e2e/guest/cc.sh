@@ -11,7 +11,9 @@
 # handles:
 #   guest 0   np_ecn_marked_roce_packets and np_cnp_sent move
 #             (ethtool -S hw_np_*), the data arrived intact
-#   guest 1   rp_cnp_handled moves, rp_cnp_ignored does not
+#   guest 1   rp_cnp_handled moves, rp_cnp_ignored does not, and
+#             `rdma resource show qp` shows the writer's QP paced below
+#             line rate while it runs
 # With rp_en off for priority 0 at guest 1 its data leaves non-ECT: the
 # switch then drops it on the lossy priority instead (not tested: RC
 # would only retransmit).  The host checks the capture for the CNPs
@@ -40,6 +42,16 @@ dev=$ROCE_NETDEV
 # hw NAME - a device counter by its `ethtool -S` name.
 hw() {
 	ethtool -S "$dev" | awk -v k="$1:" '$1 == k { print $2 }'
+}
+
+# cc_rates - one line per RC QP of the device: its cc_cur_rate,
+# cc_tgt_rate and cc_alpha, as `rdma resource show qp` has them.
+cc_rates() {
+	rdma -j -dd resource show qp link "$ROCE_DEV/1" 2>/dev/null |
+		python3 -c 'import json, sys
+for r in json.load(sys.stdin):
+    if r.get("type") == "RC" and "drv_cc_cur_rate" in r:
+        print(r["drv_cc_cur_rate"], r["drv_cc_tgt_rate"], r["drv_cc_alpha"])'
 }
 
 # moved NAME BEFORE - NAME's counter is above BEFORE now.
@@ -88,10 +100,25 @@ sys.stdout.buffer.write(os.urandom(int(sys.argv[1])))' "$size" |
 	rocx_get cc.listening >/dev/null
 	rdma_env timeout 120 ib_write_bw -F -d "$ROCE_DEV" -x "$ROCE_GID" \
 		-m 1024 -s "$size" -n "$iters" --mmap="$buf" -p "$port" \
-		"$(rocx_ip 0)" >/tmp/cc.cli 2>&1
+		"$(rocx_ip 0)" >/tmp/cc.cli 2>&1 &
+	cpid=$!
+	# The reaction point's rate, sampled while the writer runs: the
+	# device's own figure (QUERY_QP), through `rdma resource show`.
+	: >/tmp/cc.rates
+	while kill -0 "$cpid" 2>/dev/null; do
+		cc_rates >>/tmp/cc.rates
+		sleep 0.1
+	done
+	wait "$cpid"
 	rc=$?
 	[ "$rc" -eq 0 ] || sed 's/^/# /' /tmp/cc.cli | tail -n 20
 	t "ib_write_bw through the marking switch, client" test "$rc" -eq 0
+	speed=$(cat "/sys/class/net/$dev/speed")
+	low=$(awk '{ print $1 }' /tmp/cc.rates | sort -n | head -n 1)
+	echo "# cc_cur_rate: $(wc -l </tmp/cc.rates) samples, lowest ${low:-none} of $speed Mb/s"
+	sort -n /tmp/cc.rates | awk 'NR == 1 { print "# lowest sample: " $0 }'
+	t "rdma res: the writer's QP paced below line rate" \
+		test "${low:-$speed}" -lt "$speed"
 	cp "$buf" "$ROCX_SHARED/cc_write_bw.client"
 fi
 rocx_barrier traffic

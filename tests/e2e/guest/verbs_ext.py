@@ -320,6 +320,33 @@ def query_checks(tap, where, end, gidx, theirs, my_psn):
     bad = {k: (got[k], v) for k, v in want.items() if got[k] != v}
     tap.ok(not bad, f'{where}: rdma resource show qp: remote QPN, PSNs, '
            'type, state, queues', f'(got, want): {bad}; {r}')
+    cc_checks(tap, where, env, r)
+
+
+def sysfs_int(path):
+    """A number a sysfs file holds, in decimal or 0x hex."""
+    with open(path, encoding='utf-8') as f:
+        return int(f.read().strip(), 0)
+
+
+def cc_checks(tap, where, env, row):
+    """rdma resource show qp: an RC QP no CNP reached is at line rate.
+
+    Nothing in this group marks ECN, so the device's reaction point has
+    never cut this QP's rate: the rates are the port's speed and alpha is
+    the initial value cc_param holds, as the device reports them.
+    """
+    dev = f'/sys/class/infiniband/{env.ibdev}'
+    nets = os.listdir(f'{dev}/device/net')
+    speed = sysfs_int(f'/sys/class/net/{nets[0]}/speed')
+    alpha = sysfs_int(f'{dev}/ports/1/cc_param/rp_initial_alpha_value')
+    got = {k: row.get(k) for k in ('drv_cc_cur_rate', 'drv_cc_tgt_rate',
+                                    'drv_cc_alpha')}
+    want = {'drv_cc_cur_rate': speed, 'drv_cc_tgt_rate': speed,
+            'drv_cc_alpha': alpha}
+    bad = {k: (got[k], v) for k, v in want.items() if got[k] != v}
+    tap.ok(not bad, f'{where}: rdma resource show qp: an uncongested QP '
+           'at line rate, alpha initial', f'(got, want): {bad}')
 
 
 def key(v):

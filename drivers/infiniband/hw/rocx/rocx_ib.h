@@ -506,6 +506,19 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata);
 int rocx_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		      struct ib_udata *udata);
+/**
+ * struct rocx_ib_qp_cc - a QP's DCQCN reaction point, as the device has it
+ * @cur_rate: the rate the requester paces the QP at, Mb/s
+ * @tgt_rate: the rate it recovers towards, Mb/s
+ * @alpha: the congestion estimate, 1/1024
+ */
+struct rocx_ib_qp_cc {
+	u32 cur_rate;
+	u32 tgt_rate;
+	u32 alpha;
+};
+
+int rocx_ib_qp_query_cc(struct rocx_ib_qp *qp, struct rocx_ib_qp_cc *cc);
 int rocx_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		     struct ib_qp_init_attr *init);
 int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);

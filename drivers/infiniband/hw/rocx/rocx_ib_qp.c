@@ -813,6 +813,40 @@ out_unlock:
 	return rocx_ib_verbs_errno(err);
 }
 
+/**
+ * rocx_ib_qp_query_cc() - read a QP's reaction point state from the device
+ * @qp: an RC or UC QP of a ROCX_CAP2_DCQCN device
+ * @cc: filled with the rates and alpha QUERY_QP returns
+ *
+ * The device alone knows the rate it paces a QP at: it changes on every
+ * CNP and recovery step, with no event to the driver.  A QP that never
+ * saw a CNP reports the line rate and the initial alpha.
+ *
+ * Return: 0, or a negative errno when the command fails.
+ */
+int rocx_ib_qp_query_cc(struct rocx_ib_qp *qp, struct rocx_ib_qp_cc *cc)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(qp->ibqp.device);
+	struct rocx_qp_attr *qa;
+	dma_addr_t dma;
+	int err;
+
+	qa = rocx_ib_qp_attr_alloc(dev, &dma);
+	if (!qa)
+		return -ENOMEM;
+	mutex_lock(&qp->lock);
+	err = rocx_ib_qp_attr_cmd(dev, ROCX_AQ_OP_QUERY_QP, qp->ibqp.qp_num,
+				  dma);
+	mutex_unlock(&qp->lock);
+	if (!err) {
+		cc->cur_rate = le32_to_cpu(qa->cc_cur_rate);
+		cc->tgt_rate = le32_to_cpu(qa->cc_tgt_rate);
+		cc->alpha = le32_to_cpu(qa->cc_alpha);
+	}
+	rocx_ib_qp_attr_free(dev, qa, dma);
+	return err;
+}
+
 int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibqp->device);

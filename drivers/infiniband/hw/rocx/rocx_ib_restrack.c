@@ -5,17 +5,43 @@
  *
  * ib_core reports a QP's remote QPN, PSNs and state from query_qp, which
  * asks the device; these add the device's numbers and the geometry of the
- * queues the provider shares with it, which only the driver knows.
+ * queues the provider shares with it, which only the driver knows, and
+ * for RC and UC QPs the DCQCN reaction point's rate and alpha, which only
+ * the device knows.
  */
 #include <linux/bitfield.h>
 #include <rdma/restrack.h>
 
 #include "rocx_ib.h"
 
+/* The reaction point paces RC and UC requesters only. */
+static bool rocx_ib_qp_has_cc(struct ib_qp *ibqp)
+{
+	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibqp->device);
+
+	if (!(le64_to_cpu(dev->id->caps2) & ROCX_CAP2_DCQCN))
+		return false;
+	return ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC;
+}
+
 int rocx_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct rocx_ib_qp *qp = to_rocx_ib_qp(ibqp);
+	struct rocx_ib_qp_cc cc;
 	struct nlattr *table;
+	bool has_cc;
+
+	/*
+	 * A failed query leaves the attributes out rather than the QP: the
+	 * listing still shows every other field, and the failure is logged.
+	 */
+	has_cc = rocx_ib_qp_has_cc(ibqp);
+	if (has_cc && rocx_ib_qp_query_cc(qp, &cc)) {
+		ibdev_warn_ratelimited(ibqp->device,
+				       "QP %u: no congestion state\n",
+				       ibqp->qp_num);
+		has_cc = false;
+	}
 
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
@@ -27,6 +53,11 @@ int rocx_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "max_inline",
 				   qp->cap.max_inline_data) ||
 	    rdma_nl_put_driver_u32(msg, "sig_all", qp->sq_sig_all))
+		goto err_cancel;
+	if (has_cc &&
+	    (rdma_nl_put_driver_u32(msg, "cc_cur_rate", cc.cur_rate) ||
+	     rdma_nl_put_driver_u32(msg, "cc_tgt_rate", cc.tgt_rate) ||
+	     rdma_nl_put_driver_u32(msg, "cc_alpha", cc.alpha)))
 		goto err_cancel;
 	nla_nest_end(msg, table);
 	return 0;
