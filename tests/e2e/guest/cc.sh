@@ -28,7 +28,7 @@ set -uo pipefail
 me=$ROCX_GUEST_INDEX
 port=19901
 size=65536
-iters=100
+iters=300
 buf=/tmp/cc_write_bw.buf
 
 if roce_up rocx; then
@@ -46,12 +46,20 @@ hw() {
 
 # cc_rates - one line per RC QP of the device: its cc_cur_rate,
 # cc_tgt_rate and cc_alpha, as `rdma resource show qp` has them.
+# One record per QP, whatever lines rdma breaks it into; awk, not a
+# Python start-up per sample, so that samples come often under TCG.
 cc_rates() {
-	rdma -j -dd resource show qp link "$ROCE_DEV/1" 2>/dev/null |
-		python3 -c 'import json, sys
-for r in json.load(sys.stdin):
-    if r.get("type") == "RC" and "drv_cc_cur_rate" in r:
-        print(r["drv_cc_cur_rate"], r["drv_cc_tgt_rate"], r["drv_cc_alpha"])'
+	rdma -dd resource show qp link "$ROCE_DEV/1" 2>/dev/null |
+		awk -v RS='link ' '{
+			split("", v)
+			for (i = 1; i < NF; i++) {
+				k = $i
+				sub(/^drv_/, "", k)
+				v[k] = $(i + 1)
+			}
+			if (v["type"] == "RC" && ("cc_cur_rate" in v))
+				print v["cc_cur_rate"], v["cc_tgt_rate"], v["cc_alpha"]
+		}'
 }
 
 # moved NAME BEFORE - NAME's counter is above BEFORE now.
