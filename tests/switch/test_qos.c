@@ -141,62 +141,6 @@ static void t_tbf(void)
 }
 
 /*
- * Catch-up (SW_TBF_CATCH_UP_NS, 10 ms): at 1e6 B/s with a 3000-byte
- * burst, once empty,
- *   a frame waiting 5 ms earns 5000 bytes, more than the burst;
- *   waiting 50 ms earns at most 10 ms of the rate, 10000 bytes;
- *   with nothing waiting 5 ms earns only the burst, 3000;
- *   a wait that a pause ends at 2 ms keeps 2000, then only the burst.
- * A switch that looks only every 4 ms, sending 1000-byte frames while
- * it may and waiting for tokens otherwise, sends in 1 s what one on
- * time does: the burst and 1e6 bytes, 1003 frames.  (Without the
- * catch-up each look would find at most the burst: 3 frames a look,
- * 3 + 250 x 3 = 753.)
- */
-static void t_tbf_catch_up(void)
-{
-	struct sw_tbf t;
-	uint64_t now = 1000000000, end, ms = 1000000;
-	unsigned int n = 0;
-
-	tbf_set(&t, 8000000, 3000, now);
-	tbf_take(&t, 3000);
-	tbf_wait(&t);
-	tbf_refill(&t, now + 5 * ms);
-	CHECK_NEAR("tbf: a frame waiting 5 ms earns 5000 bytes", t.tokens,
-		   5000, 1e-6);
-	tbf_take(&t, 5000);
-	tbf_wait(&t);
-	tbf_refill(&t, now + 55 * ms);
-	CHECK_NEAR("tbf: a wait earns at most 10 ms of the rate", t.tokens,
-		   10000, 1e-6);
-	tbf_take(&t, 10000);
-	tbf_refill(&t, now + 60 * ms);
-	CHECK_NEAR("tbf: nothing waiting earns at most the burst", t.tokens,
-		   3000, 1e-6);
-	tbf_take(&t, 3000);
-	tbf_wait(&t);
-	tbf_idle(&t, now + 62 * ms);
-	CHECK_NEAR("tbf: a pause ends the wait's earning", t.tokens, 2000,
-		   1e-6);
-	tbf_refill(&t, now + 72 * ms);
-	CHECK_NEAR("tbf: after the pause only the burst", t.tokens, 3000,
-		   1e-6);
-
-	tbf_set(&t, 8000000, 3000, now);
-	end = now + 1000 * ms;
-	for (; now <= end; now += 4 * ms) {
-		tbf_refill(&t, now);
-		while (tbf_may_send(&t, 1000)) {
-			tbf_take(&t, 1000);
-			n++;
-		}
-		tbf_wait(&t);
-	}
-	CHECK_EQ("tbf: looked at every 4 ms, 1 s sends 1003 frames", n, 1003);
-}
-
-/*
  * ETS by DRR, quantum w * SW_ETS_QUANTUM (256) bytes a turn.  Classes
  * 1 and 2 at 70 and 30 with 1000-byte frames always waiting: bytes in
  * the ratio 70:30, so of 10000 frames 7000 from class 1, give or take
@@ -273,7 +217,6 @@ int main(void)
 	t_pause_time();
 	t_red();
 	t_tbf();
-	t_tbf_catch_up();
 	t_ets();
 	printf("qos: %u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;

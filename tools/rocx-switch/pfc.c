@@ -67,8 +67,6 @@ static void pause_set(struct sw *sw, struct sw_qos_port *q, unsigned int k,
 		pause_end(sw, q, k);
 	if (!quanta)
 		return;
-	/* Paused time is not line time the port may catch up on. */
-	tbf_idle(&q->tbf, sw->now_ns);
 	q->pause_start[k] = sw->now_ns;
 	q->paused_until[k] = sw->now_ns +
 			     pfc_pause_ns(quanta, q->speed_mbps);

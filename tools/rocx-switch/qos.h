@@ -51,20 +51,10 @@ enum sw_tsa {
 	SW_TSA_ETS,
 };
 
-/*
- * Token bucket: bytes earned at rate, at most burst of them saved while
- * the port has nothing to send.  While a frame waits for tokens the line
- * is busy, and a real one would go on sending however late the switch
- * looks again: such a wait earns up to SW_TBF_CATCH_UP_NS of the rate,
- * so a switch the host did not run for a few milliseconds still sends
- * at its line rate.
- */
-#define SW_TBF_CATCH_UP_NS	10000000ULL
-
+/* Token bucket: bytes earned at rate, at most burst of them saved. */
 struct sw_tbf {
 	uint64_t rate_bps;	/* bits per second; 0: no limit */
 	uint32_t burst;		/* bytes */
-	bool waiting;		/* a frame waits for tokens since last_ns */
 	double tokens;		/* bytes */
 	uint64_t last_ns;
 };
@@ -72,10 +62,6 @@ struct sw_tbf {
 void tbf_set(struct sw_tbf *t, uint64_t rate_bps, uint32_t burst,
 	     uint64_t now_ns);
 void tbf_refill(struct sw_tbf *t, uint64_t now_ns);
-/* A frame waits for tokens from now (after tbf_refill). */
-void tbf_wait(struct sw_tbf *t);
-/* The port stops for another reason (a pause, a full socket): no catch-up. */
-void tbf_idle(struct sw_tbf *t, uint64_t now_ns);
 /* Whether len bytes may leave now (after tbf_refill). */
 bool tbf_may_send(const struct sw_tbf *t, uint32_t len);
 void tbf_take(struct sw_tbf *t, uint32_t len);

@@ -46,7 +46,6 @@ void tbf_set(struct sw_tbf *t, uint64_t rate_bps, uint32_t burst,
 {
 	t->rate_bps = rate_bps;
 	t->burst = burst;
-	t->waiting = false;
 	t->tokens = burst;
 	t->last_ns = now_ns;
 }
@@ -54,28 +53,12 @@ void tbf_set(struct sw_tbf *t, uint64_t rate_bps, uint32_t burst,
 void tbf_refill(struct sw_tbf *t, uint64_t now_ns)
 {
 	if (now_ns > t->last_ns) {
-		double cap = t->burst;
-
-		if (t->waiting)
-			cap = fmax(cap, (double)SW_TBF_CATCH_UP_NS *
-					t->rate_bps / 8e9);
 		t->tokens += (double)(now_ns - t->last_ns) * t->rate_bps /
 			     8e9;
-		if (t->tokens > cap)
-			t->tokens = cap;
+		if (t->tokens > t->burst)
+			t->tokens = t->burst;
 	}
-	t->waiting = false;
 	t->last_ns = now_ns;
-}
-
-void tbf_wait(struct sw_tbf *t)
-{
-	t->waiting = true;
-}
-
-void tbf_idle(struct sw_tbf *t, uint64_t now_ns)
-{
-	tbf_refill(t, now_ns);
 }
 
 bool tbf_may_send(const struct sw_tbf *t, uint32_t len)
@@ -365,7 +348,6 @@ void qos_service(struct sw *sw, struct sw_port *p)
 			if (!tbf_may_send(&q->tbf, b->len)) {
 				q->wake_ns = sw->now_ns +
 					     tbf_wait_ns(&q->tbf, b->len);
-				tbf_wait(&q->tbf);
 				break;
 			}
 			tbf_take(&q->tbf, b->len);
@@ -380,11 +362,6 @@ void qos_service(struct sw *sw, struct sw_port *p)
 		q->tbf.tokens = tokens;
 		done = port_xmit(sw, p, bufs, n);
 		if (done < 0) {
-			/*
-			 * The guest's socket, not the line, holds the frames
-			 * now: the time until POLLOUT earns no catch-up.
-			 */
-			tbf_idle(&q->tbf, sw->now_ns);
 			eg->blocked = true;
 			p->st.tx_blocked++;
 			q->wake_ns = 0;
