@@ -14,7 +14,9 @@ timeout=600
 # Beside it, host/cpustat.sh records the host's CPU time, which
 # host/incast.py reports per scenario.  ROCX_INCAST_STALL=switch:S:P
 # (an experiment's, not make check-lossless's) stops the switch for S ms
-# every P ms (host/stall.sh), as a hypervisor that takes the CPU would.
+# every P ms (host/stall.sh), as a hypervisor that takes the CPU would;
+# all:S:P stops the switch and every guest's QEMU together, as a
+# hypervisor does.
 host_cmd='pid=$(cat "${ROCX_SWITCH_CTL%/*}/switch.pid")
 renice -n -10 -p "$pid" >/dev/null
 [ -w "/proc/$pid/autogroup" ] && echo -10 >"/proc/$pid/autogroup"
@@ -23,11 +25,14 @@ bash tests/e2e/host/cpustat.sh "$ROCX_RUN_OUT/cpu.txt" &
 cpustat=$! stall=
 case ${ROCX_INCAST_STALL:-} in
 "") ;;
-switch:*:*)
-	IFS=: read -r _ s p <<<"$ROCX_INCAST_STALL"
-	bash tests/e2e/host/stall.sh "$pid" "$s" "$p" &
+switch:*:* | all:*:*)
+	IFS=: read -r what s p <<<"$ROCX_INCAST_STALL"
+	who=$pid
+	[ "$what" = all ] &&
+		who+=$(pgrep -f "unix:${ROCX_SWITCH_CTL%/*}/m[0-9]*[.]sock" | sed "s/^/,/" | tr -d "\n")
+	bash tests/e2e/host/stall.sh "$who" "$s" "$p" &
 	stall=$! ;;
-*) echo "ROCX_INCAST_STALL=$ROCX_INCAST_STALL: switch:STOP_MS:PERIOD_MS" >&2 ;;
+*) echo "ROCX_INCAST_STALL=$ROCX_INCAST_STALL: switch|all:STOP_MS:PERIOD_MS" >&2 ;;
 esac
 bash tests/e2e/host/switch_ctl.sh
 kill "$cpustat" $stall'
@@ -49,7 +54,7 @@ incast_only=${ROCX_INCAST_ONLY:-lossy+pfc+victim+dcqcn}
 # environment: make demo-lossless ROCX_INCAST_CC=rp_time_reset=16000+rp_dce_tcp_rtt=2000.
 incast_words="ROCX_INCAST_ONLY=$incast_only"
 for v in ROCX_INCAST_RATE ROCX_INCAST_VRATE ROCX_INCAST_SECS \
-	ROCX_INCAST_CC ROCX_INCAST_RED; do
+	ROCX_INCAST_CC ROCX_INCAST_RED ROCX_INCAST_CCTRACE; do
 	[ -n "${!v:-}" ] && incast_words+=" $v=${!v}"
 done
 # shellcheck disable=SC2086 # the settings are words

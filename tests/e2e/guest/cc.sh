@@ -113,10 +113,15 @@ sys.stdout.buffer.write(os.urandom(int(sys.argv[1])))' "$size" |
 	# The reaction point's rate, sampled while the writer runs: the
 	# device's own figure (QUERY_QP), through `rdma resource show`.
 	: >/tmp/cc.rates
+	: >/tmp/cc.raw
 	while kill -0 "$cpid" 2>/dev/null; do
 		cc_rates >>/tmp/cc.rates
+		[ -s /tmp/cc.raw ] ||
+			rdma -dd resource show qp link "$ROCE_DEV/1" 2>/dev/null |
+			grep -A3 " RC " >/tmp/cc.raw
 		sleep 0.1
 	done
+	sed 's/^/# rdma: /' /tmp/cc.raw
 	wait "$cpid"
 	rc=$?
 	[ "$rc" -eq 0 ] || sed 's/^/# /' /tmp/cc.cli | tail -n 20

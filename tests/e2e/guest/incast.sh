@@ -36,6 +36,9 @@
 #                             lossy+pfc+victim+dcqcn)
 #   ROCX_INCAST_CC=K=V+...    DCQCN parameters (cc_param names) over
 #                             the defaults below
+#   ROCX_INCAST_CCTRACE=1     each DCQCN sender samples its QP's rate
+#                             (rdma resource show, cc_cur_rate) every
+#                             200 ms into cc.NAME: costs guest CPU
 #   ROCX_INCAST_RED=KMIN:KMAX:PMAX  RED on the bottleneck (bytes, bytes,
 #                             probability) instead of the defaults below
 set -uo pipefail
@@ -229,6 +232,28 @@ receive() {
 		>"$ROCX_OUT/flow.$1" 2>&1 &
 }
 
+# cc_trace NAME PID - while PID runs, this guest's RC QPs' reaction point
+# every 200 ms as the device has it, one "TIME CUR TGT ALPHA" line each
+# (TIME: this guest's CLOCK_REALTIME, s; rates Mb/s, alpha 1/1024).
+cc_trace() {
+	while kill -0 "$2" 2>/dev/null; do
+		# A record per QP, whatever lines rdma breaks it into.
+		rdma -dd resource show qp link "$ibdev/1" 2>/dev/null |
+			awk -v t="$EPOCHREALTIME" -v RS='link ' '{
+				split("", v)
+				for (i = 1; i < NF; i++) {
+					k = $i
+					sub(/^drv_/, "", k)
+					v[k] = $(i + 1)
+				}
+				if (v["type"] == "RC" && ("cc_cur_rate" in v))
+					print t, v["cc_cur_rate"], v["cc_tgt_rate"], \
+						v["cc_alpha"]
+			}'
+		sleep 0.2
+	done >"$ROCX_OUT/cc.$1"
+}
+
 # send NAME SCEN HOST PORT SL SECS [WINDOW] [DELAY_MS] - a sender in the
 # foreground: it connects, says so, and starts DELAY_MS after guest 0
 # gives scenario SCEN's go (start_flows).  The ACK timeout is 17 (537
@@ -236,13 +261,17 @@ receive() {
 # guest the loaded host does not run for seconds: 19 (2.1 s, so seven
 # retries wait 15 s).
 send() {
-	local ack=19
+	local ack=19 pid
 
 	[ "$2" = lossy ] && ack=17
 	rdma_env timeout $(($6 + 90)) "$flow" -C "$3" -d "$ibdev" -g "$gid" \
 		-p "$4" -l "$5" -t "$6" -n "$1" -w "${7:-$win}" -W "${8:-0}" \
 		-G "$ROCX_SHARED/go.$2" -i 250 -A "$ack" -x 60 \
-		>"$ROCX_OUT/flow.$1.tx" 2>&1
+		>"$ROCX_OUT/flow.$1.tx" 2>&1 &
+	pid=$!
+	[ "$2" = dcqcn ] && [ -n "${ROCX_INCAST_CCTRACE:-}" ] &&
+		cc_trace "$1" "$pid" &
+	wait "$pid"
 }
 
 # start_flows SCEN FLOW... - guest 0: once every FLOW's sender is
