@@ -44,24 +44,6 @@ hw() {
 	ethtool -S "$dev" | awk -v k="$1:" '$1 == k { print $2 }'
 }
 
-# cc_rates - one line per RC QP of the device: its cc_cur_rate,
-# cc_tgt_rate and cc_alpha, as `rdma resource show qp` has them.
-# One record per QP, whatever lines rdma breaks it into; awk, not a
-# Python start-up per sample, so that samples come often under TCG.
-cc_rates() {
-	rdma -dd resource show qp link "$ROCE_DEV/1" 2>/dev/null |
-		awk -v RS='link ' '{
-			split("", v)
-			for (i = 1; i < NF; i++) {
-				k = $i
-				sub(/^drv_/, "", k)
-				v[k] = $(i + 1)
-			}
-			if (v["type"] == "RC" && ("cc_cur_rate" in v))
-				print v["cc_cur_rate"], v["cc_tgt_rate"], v["cc_alpha"]
-		}'
-}
-
 # moved NAME BEFORE - NAME's counter is above BEFORE now.
 moved() {
 	local now
@@ -115,7 +97,7 @@ sys.stdout.buffer.write(os.urandom(int(sys.argv[1])))' "$size" |
 	: >/tmp/cc.rates
 	: >/tmp/cc.raw
 	while kill -0 "$cpid" 2>/dev/null; do
-		cc_rates >>/tmp/cc.rates
+		roce_qp_cc "$ROCE_DEV" >>/tmp/cc.rates
 		[ -s /tmp/cc.raw ] ||
 			rdma -dd resource show qp link "$ROCE_DEV/1" 2>/dev/null |
 			grep -A3 " RC " >/tmp/cc.raw

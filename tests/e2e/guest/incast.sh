@@ -237,19 +237,7 @@ receive() {
 # (TIME: this guest's CLOCK_REALTIME, s; rates Mb/s, alpha 1/1024).
 cc_trace() {
 	while kill -0 "$2" 2>/dev/null; do
-		# A record per QP, whatever lines rdma breaks it into.
-		rdma -dd resource show qp link "$ibdev/1" 2>/dev/null |
-			awk -v t="$EPOCHREALTIME" -v RS='link ' '{
-				split("", v)
-				for (i = 1; i < NF; i++) {
-					k = $i
-					sub(/^drv_/, "", k)
-					v[k] = $(i + 1)
-				}
-				if (v["type"] == "RC" && ("cc_cur_rate" in v))
-					print t, v["cc_cur_rate"], v["cc_tgt_rate"], \
-						v["cc_alpha"]
-			}'
+		roce_qp_cc "$ibdev" "$EPOCHREALTIME"
 		sleep 0.2
 	done >"$ROCX_OUT/cc.$1"
 }

@@ -102,6 +102,26 @@ roce_port_listening() {
 	ss -Hltn "sport = :$1" | grep -q .
 }
 
+# roce_qp_cc DEV [PREFIX] - one line per RC QP of DEV: PREFIX if given,
+# then the reaction point's cc_cur_rate, cc_tgt_rate and cc_alpha as
+# `rdma resource show qp -dd` prints them (rocx_ib_restrack.c).  A
+# record per QP, whatever lines rdma breaks it into; awk rather than a
+# Python start-up per sample, so that samples come often under TCG.
+roce_qp_cc() {
+	rdma -dd resource show qp link "$1/1" 2>/dev/null |
+		awk -v pre="${2:-}" -v RS='link ' '{
+			split("", v)
+			for (i = 1; i < NF; i++) {
+				k = $i
+				sub(/^drv_/, "", k)
+				v[k] = $(i + 1)
+			}
+			if (v["type"] == "RC" && ("cc_cur_rate" in v))
+				print (pre == "" ? "" : pre " ") v["cc_cur_rate"], \
+					v["cc_tgt_rate"], v["cc_alpha"]
+		}'
+}
+
 # roce_cm_listening PORT - an rdma_cm id of this guest listens on PORT
 # (perftest -R servers: their clients do not retry a rejected connect).
 roce_cm_listening() {
