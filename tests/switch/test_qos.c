@@ -107,6 +107,7 @@ static void t_tbf(void)
 	struct sw_tbf t;
 	uint64_t now = 1000000000, end, at;
 	unsigned int n = 0;
+	double lost;
 
 	tbf_set(&t, 8000000, 3000, now);
 	CHECK_EQ("tbf: a full bucket sends a frame", tbf_may_send(&t, 1500), 1);
@@ -115,9 +116,11 @@ static void t_tbf(void)
 	CHECK_EQ("tbf: empty after the burst", tbf_may_send(&t, 1500), 0);
 	CHECK_EQ("tbf: 1500 bytes at 1e6 B/s wait 1.5 ms",
 		 tbf_wait_ns(&t, 1500), 1500000);
-	tbf_refill(&t, now + 1000000);
+	CHECK_NEAR("tbf: an empty bucket 1 ms on keeps all it earns",
+		   tbf_refill(&t, now + 1000000), 0, 1e-6);
 	CHECK_NEAR("tbf: 1 ms earns 1000 bytes", t.tokens, 1000, 1e-6);
-	tbf_refill(&t, now + 10000000000ULL);
+	CHECK_NEAR("tbf: 10 s on, 1e7 bytes earned, 2000 kept, 9998000 not",
+		   tbf_refill(&t, now + 10001000000ULL), 9998000, 1e-3);
 	CHECK_NEAR("tbf: never more than the burst", t.tokens, 3000, 1e-6);
 
 	tbf_set(&t, 8000000, 3000, now);
@@ -140,18 +143,24 @@ static void t_tbf(void)
 	 * Looked at every 4 ms with a frame always waiting, the bucket keeps
 	 * no more than its burst between looks: 3 frames of 1000 bytes a
 	 * look, 251 looks in the second, 753 frames.  A switch the host does
-	 * not run loses that line time on purpose (rocx-switch.rst).
+	 * not run loses that line time on purpose (rocx-switch.rst), and
+	 * says so: each of the 250 looks after the first finds 4000 bytes
+	 * earned and keeps 3000, so 250000 bytes (the 250 frames that 1003
+	 * less 753 leaves) are the refills' return.
 	 */
 	tbf_set(&t, 8000000, 3000, now);
 	n = 0;
+	lost = 0;
 	for (at = now; at <= now + 1000000000ULL; at += 4000000) {
-		tbf_refill(&t, at);
+		lost += tbf_refill(&t, at);
 		while (tbf_may_send(&t, 1000)) {
 			tbf_take(&t, 1000);
 			n++;
 		}
 	}
 	CHECK_EQ("tbf: looked at every 4 ms, 1 s sends 753 frames", n, 753);
+	CHECK_NEAR("tbf: ... and 250000 bytes earned are not kept", lost,
+		   250000, 1e-3);
 	CHECK_EQ("tbf: no rate never waits", (tbf_set(&t, 0, 0, now),
 		 tbf_wait_ns(&t, 9000)), 0);
 }

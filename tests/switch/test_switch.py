@@ -1390,6 +1390,18 @@ def qos_backlog(exe, sockdir, log):
     check("backlog: the rest came once it read, every frame in order",
           [index(f) for f in first + rest] == list(range(30)),
           len(first + rest))
+    # Held for the 0.2 s the guest did not read, with frames waiting: at
+    # 1000 Mb/s the bucket keeps its 1 ms burst (125000 bytes) and the
+    # rest of the time is line time lost, some 199 ms, less what the
+    # frames' arrival took before the hold began.  Once the port has
+    # sent all it had it idles, and idling loses nothing.
+    lost = int(ctl.qshow("port=1")[(1, None)]["lost_line_ns"])
+    check(f"backlog: the hold's 0.2 s counted as line time lost "
+          f"({lost / 1e6:.1f} ms)", 150e6 <= lost <= 260e6)
+    time.sleep(0.2)
+    idle = int(ctl.qshow("port=1")[(1, None)]["lost_line_ns"])
+    check(f"backlog: an idle port loses no line time ({idle - lost} ns)",
+          idle == lost)
     ctl("qos port=1 backlog=0")
     sends(a, [a.frame(b.mac, f"z{i}", 1000) for i in range(30)])
     time.sleep(0.2)

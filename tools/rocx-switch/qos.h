@@ -61,7 +61,8 @@ struct sw_tbf {
 
 void tbf_set(struct sw_tbf *t, uint64_t rate_bps, uint32_t burst,
 	     uint64_t now_ns);
-void tbf_refill(struct sw_tbf *t, uint64_t now_ns);
+/* Earn what now_ns brings; returns the bytes beyond the burst, not kept. */
+double tbf_refill(struct sw_tbf *t, uint64_t now_ns);
 /* Whether len bytes may leave now (after tbf_refill). */
 bool tbf_may_send(const struct sw_tbf *t, uint32_t len);
 void tbf_take(struct sw_tbf *t, uint32_t len);
@@ -145,6 +146,15 @@ struct sw_qos_port {
 	struct sw_drr drr;
 	bool plain;		/* nothing configured: the old egress path */
 	uint64_t wake_ns;	/* egress waits for tokens or a pause: 0 none */
+	/*
+	 * The last service left frames that could go (held by the guest's
+	 * backlog or its socket, or short of tokens): tokens the bucket
+	 * cannot keep until the next are line time the port lost with work
+	 * waiting, counted in lost_line_ns.  A port that ran dry loses
+	 * nothing by idling.
+	 */
+	bool waiting;
+	double lost_line_ns;
 	struct sw_prio_stats st[SW_NUM_PRIO];
 	uint64_t rx_frames_mac_ctl;	/* MAC control frames consumed */
 };

@@ -50,15 +50,20 @@ void tbf_set(struct sw_tbf *t, uint64_t rate_bps, uint32_t burst,
 	t->last_ns = now_ns;
 }
 
-void tbf_refill(struct sw_tbf *t, uint64_t now_ns)
+double tbf_refill(struct sw_tbf *t, uint64_t now_ns)
 {
+	double over = 0;
+
 	if (now_ns > t->last_ns) {
 		t->tokens += (double)(now_ns - t->last_ns) * t->rate_bps /
 			     8e9;
-		if (t->tokens > t->burst)
+		if (t->tokens > t->burst) {
+			over = t->tokens - t->burst;
 			t->tokens = t->burst;
+		}
 	}
 	t->last_ns = now_ns;
+	return over;
 }
 
 bool tbf_may_send(const struct sw_tbf *t, uint32_t len)
@@ -315,8 +320,11 @@ void qos_service(struct sw *sw, struct sw_port *p)
 		struct sw_drr d = q->drr;
 		double tokens;
 		uint64_t unread = q->backlog ? port_unread(p) : 0;
+		double over = tbf_refill(&q->tbf, sw->now_ns);
 
-		tbf_refill(&q->tbf, sw->now_ns);
+		if (q->waiting && over > 0)
+			q->lost_line_ns += over * 8e9 / q->tbf.rate_bps;
+		q->waiting = false;
 		tokens = q->tbf.tokens;
 		for (n = 0; n < QOS_BURST; n++) {
 			struct sw_buf *b;
@@ -341,6 +349,7 @@ void qos_service(struct sw *sw, struct sw_port *p)
 			if (q->backlog && unread >= q->backlog) {
 				p->st.tx_held++;
 				q->wake_ns = sw->now_ns + QOS_BACKLOG_POLL_NS;
+				q->waiting = true;
 				break;
 			}
 			b = eg->q[c].slot[(eg->q[c].head + off[c]) %
@@ -348,6 +357,7 @@ void qos_service(struct sw *sw, struct sw_port *p)
 			if (!tbf_may_send(&q->tbf, b->len)) {
 				q->wake_ns = sw->now_ns +
 					     tbf_wait_ns(&q->tbf, b->len);
+				q->waiting = true;
 				break;
 			}
 			tbf_take(&q->tbf, b->len);
@@ -363,6 +373,7 @@ void qos_service(struct sw *sw, struct sw_port *p)
 		done = port_xmit(sw, p, bufs, n);
 		if (done < 0) {
 			eg->blocked = true;
+			q->waiting = true;
 			p->st.tx_blocked++;
 			q->wake_ns = 0;
 			port_set_pollout(sw, p, true);
@@ -640,6 +651,7 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 			memcpy(q->in_head, keep.in_head, sizeof(q->in_head));
 			memcpy(q->q_bytes, keep.q_bytes, sizeof(q->q_bytes));
 			memcpy(q->st, keep.st, sizeof(q->st));
+			q->lost_line_ns = keep.lost_line_ns;
 			for (k = 0; k < SW_NUM_PRIO; k++)
 				if (keep.xoff[k])
 					pfc_send(sw, p, k, false);
@@ -730,10 +742,11 @@ int qos_show(struct sw *sw, struct ctl_args *a, FILE *out)
 		if (!(ports >> i & 1))
 			continue;
 		fprintf(out, "port%u rate=%g burst=%u speed=%" PRIu64
-			" trust=%s pause=%s quanta=%u backlog=%u plain=%d\n",
+			" trust=%s pause=%s quanta=%u backlog=%u plain=%d"
+			" lost_line_ns=%.0f\n",
 			i, q->rate_mbps, q->tbf.burst, q->speed_mbps,
 			trust_name(q->trust), q->pause ? "on" : "off",
-			q->quanta, q->backlog, q->plain);
+			q->quanta, q->backlog, q->plain, q->lost_line_ns);
 		for (k = 0; k < SW_NUM_PRIO; k++) {
 			const struct sw_prio_cfg *c = &q->prio[k];
 			const struct sw_prio_stats *st = &q->st[k];

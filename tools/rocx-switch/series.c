@@ -110,9 +110,11 @@ void series_tick(struct sw *sw)
 		}
 		fprintf(f, "%s{\"port\":%u,\"depth\":%" PRIu64
 			",\"unread\":%" PRIu64
-			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f", i ? "," : "", i,
+			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f"
+			",\"lost_line_ns\":%.0f", i ? "," : "", i,
 			depth, port_unread(&sw->port[i]),
-			ttx * 8 / secs / 1e6, trx * 8 / secs / 1e6);
+			ttx * 8 / secs / 1e6, trx * 8 / secs / 1e6,
+			q->lost_line_ns);
 		put_array(f, "depth_prio", q->q_bytes);
 		put_rates(f, "tx_mbps_prio", dtx, secs);
 		put_rates(f, "rx_mbps_prio", drx, secs);

@@ -12,30 +12,46 @@ timeout=600
 # would come on top of the headroom.  So it runs at nice -10, in its
 # session's autogroup of its own (run-guests.sh starts it with setsid).
 # Beside it, host/cpustat.sh records the host's CPU time, which
-# host/incast.py reports per scenario.  ROCX_INCAST_STALL=switch:S:P
-# (an experiment's, not make check-lossless's) stops the switch for S ms
-# every P ms (host/stall.sh), as a hypervisor that takes the CPU would;
-# all:S:P stops the switch and every guest's QEMU together, as a
-# hypervisor does.
+# host/incast.py reports per scenario.  An experiment's disturbances,
+# not make check-lossless's: ROCX_INCAST_STALL=switch:S:P stops the
+# switch for S ms every P ms (host/stall.sh), as a hypervisor that takes
+# the CPU would; all:S:P stops the switch and every guest's QEMU
+# together, as a hypervisor does.  ROCX_INCAST_HOG=N runs N spinning
+# processes beside the guests (host/hog.sh), as a hypervisor that takes
+# CPU time for seconds does.  Either with @SCEN+SCEN runs only while
+# those scenarios do (host/during.sh).
 host_cmd='pid=$(cat "${ROCX_SWITCH_CTL%/*}/switch.pid")
 renice -n -10 -p "$pid" >/dev/null
 [ -w "/proc/$pid/autogroup" ] && echo -10 >"/proc/$pid/autogroup"
 : >"$ROCX_RUN_OUT/cpu.txt"
 bash tests/e2e/host/cpustat.sh "$ROCX_RUN_OUT/cpu.txt" &
-cpustat=$! stall=
-case ${ROCX_INCAST_STALL:-} in
+cpustat=$! disturb=
+# disturb SPEC CMD... - CMD for the whole run, or with SPEC ending in
+# @SCENS only while those scenarios run.
+disturb() {
+	case $1 in
+	*@*) bash tests/e2e/host/during.sh "$ROCX_RUN_OUT/switch-ctl.log" \
+		"${ROCX_INCAST_ONLY:-lossy+pfc+victim+dcqcn}" "${1#*@}" "${@:2}" \
+		2>>"$ROCX_RUN_OUT/during.log" & ;;
+	*) "${@:2}" & ;;
+	esac
+	disturb+=" $!"
+}
+stall=${ROCX_INCAST_STALL:-}
+case ${stall%%@*} in
 "") ;;
 switch:*:* | all:*:*)
-	IFS=: read -r what s p <<<"$ROCX_INCAST_STALL"
+	IFS=: read -r what s p <<<"${stall%%@*}"
 	who=$pid
 	[ "$what" = all ] &&
 		who+=$(pgrep -f "unix:${ROCX_SWITCH_CTL%/*}/m[0-9]*[.]sock" | sed "s/^/,/" | tr -d "\n")
-	bash tests/e2e/host/stall.sh "$who" "$s" "$p" &
-	stall=$! ;;
-*) echo "ROCX_INCAST_STALL=$ROCX_INCAST_STALL: switch|all:STOP_MS:PERIOD_MS" >&2 ;;
+	disturb "$stall" bash tests/e2e/host/stall.sh "$who" "$s" "$p" ;;
+*) echo "ROCX_INCAST_STALL=$stall: switch|all:STOP_MS:PERIOD_MS[@SCEN+SCEN]" >&2 ;;
 esac
+[ -n "${ROCX_INCAST_HOG:-}" ] &&
+	disturb "$ROCX_INCAST_HOG" bash tests/e2e/host/hog.sh "${ROCX_INCAST_HOG%%@*}"
 bash tests/e2e/host/switch_ctl.sh
-kill "$cpustat" $stall'
+kill "$cpustat" $disturb'
 # The shared buffer, not the egress queues' frame limit (256 frames by
 # default), must decide what a congested port keeps.
 switch="--queue-limit 4096"
