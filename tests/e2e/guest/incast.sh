@@ -58,6 +58,12 @@ rate=${ROCX_INCAST_RATE:-60}
 # its rate on another priority, at 80 98.5% (Documentation/
 # experiments.rst, "Scenarios and their checks" and "Measured").
 vrate=${ROCX_INCAST_VRATE:-80}
+# A victim flow whose port lost more than this percentage of its line
+# time measured the host (quiet runs: 0.3 to 3.5%; one with 22% of the
+# host's CPU stolen for 8 s: 9.3%), and the pair alone and beside the
+# incast on another priority runs again, at most this many times in all.
+VICTIM_LOST=5
+VICTIM_TRIES=3
 secs=${ROCX_INCAST_SECS:-8}
 # 800 KB of shared buffer, less than the 1.1 MB two senders keep in
 # flight (the device has at most 512 packets of a QP unacknowledged):
@@ -282,6 +288,31 @@ goodput() {
 		"$ROCX_OUT/flow.$1" 2>/dev/null
 }
 
+# seconds NAME - the receiver's time of flow NAME, s.
+seconds() {
+	sed -n 's/.*"summary": true.*"seconds": \([0-9.]*\),.*/\1/p' \
+		"$ROCX_OUT/flow.$1" 2>/dev/null
+}
+
+# line_lost PORT - the line time switch port PORT has lost so far with
+# frames waiting, ns (rocx-switch.rst "Line rate").
+line_lost() {
+	switch_ctl qshow port="$1" |
+		sed -n "s/^port$1 .*lost_line_ns=\([0-9]*\).*/\1/p"
+}
+
+# per_line NAME LOST - flow NAME's rate per unit of the line time its
+# bottleneck had, LOST ns of its time lost: what it would have had from
+# a host that ran the switch throughout.
+per_line() {
+	awk -v r="$(goodput "$1")" -v s="$(seconds "$1")" -v l="$2" 'BEGIN {
+		if (r !~ /^[0-9.]+$/ || s !~ /^[0-9.]+$/ || l !~ /^[0-9]+$/ ||
+		    s - l / 1e9 <= 0)
+			exit 1
+		printf "%.1f\n", r * s / (s - l / 1e9)
+	}'
+}
+
 # flow_ok NAME RC - the receiver of NAME ended well (every byte checked).
 flow_ok() {
 	cat "$ROCX_OUT/flow.$1"
@@ -324,7 +355,7 @@ incast() {
 # the incast on that service level runs from 1 s before the victim to
 # 1 s after it.
 victim() {
-	local name=$1 sl=$2 isl=${3:-} pv=18721 p1=18722 p2=18723 rv rc
+	local name=$1 sl=$2 isl=${3:-} pv=18721 p1=18722 p2=18723 rv rc lost
 	local delay=0
 
 	[ -n "$isl" ] && delay=1000
@@ -351,14 +382,21 @@ victim() {
 		wait
 		;;
 	2)
+		# The victim's bottleneck is this guest's switch port.
+		lost=$(line_lost 2)
 		receive "$name.v" $pv 2
 		rv=$!
 		rocx_put "ready.$name.v" 1
 		rocx_get "ready.$name.r" >/dev/null || return 1
 		[ -n "$isl" ] && send "$name.s2" "$name" "$(rocx_ip 0)" $p2 "$isl" 6 &
 		wait "$rv"; rc=$?
+		lost=$(($(line_lost 2) - lost))
 		t "$name: the victim's flow verified" flow_ok "$name.v" "$rc"
 		rocx_put "victim.$name" "$(goodput "$name.v")"
+		rocx_put "victim.$name.line" "$(per_line "$name.v" "$lost")"
+		rocx_put "victim.$name.lost" "$(awk -v l="$lost" -v s="$(seconds "$name.v")" \
+			'BEGIN { printf "%d\n", (s > 0 ? 100 * l / 1e9 / s + 0.5 : 100) }')"
+		rocx_log "victim: $name: $(goodput "$name.v") Mb/s in $(seconds "$name.v") s, $((lost / 1000000)) ms of its port's line time lost"
 		wait
 		;;
 	esac
@@ -430,19 +468,52 @@ if wants victim; then
 	rocx_barrier victim.cfg
 	# "other" right after "alone", in the same boot: 90% of the rate
 	# alone measures the priority's isolation, not what else the host ran.
-	victim alone 3
-	victim other 1 3
+	# Unless the host stopped the victim's receiver for more than
+	# VICTIM_LOST percent of a flow: then its port lost that share of
+	# its line time with the victim's frames waiting (line_lost), and
+	# the pair measured the host, so it runs again, up to
+	# VICTIM_TRIES times.  A priority that is not isolated holds the
+	# victim at S1, where no time is lost at its port: a retry cannot
+	# hide that.
+	try=1
+	while :; do
+		sfx=
+		[ "$try" -gt 1 ] && sfx=.$try
+		victim "alone$sfx" 3
+		victim "other$sfx" 1 3
+		if [ "$me" -eq 2 ]; then
+			la=$(rocx_get "victim.alone$sfx.lost")
+			lo=$(rocx_get "victim.other$sfx.lost")
+			again=0
+			if [ "$try" -lt "$VICTIM_TRIES" ] &&
+				{ [ "${la:-100}" -gt "$VICTIM_LOST" ] || [ "${lo:-100}" -gt "$VICTIM_LOST" ]; }; then
+				again=1
+				rocx_log "victim: try $try: its port lost $la% of its line time alone, $lo% beside the incast (over $VICTIM_LOST%): the host stopped the receiver; again"
+			fi
+			rocx_put "victim.again$sfx" "$again"
+		fi
+		[ "$(rocx_get "victim.again$sfx")" = 1 ] || break
+		try=$((try + 1))
+	done
 	victim same 3 3
 	if [ "$me" -eq 2 ]; then
-		alone=$(rocx_get victim.alone) same=$(rocx_get victim.same)
-		other=$(rocx_get victim.other)
+		alone=$(rocx_get "victim.alone$sfx") same=$(rocx_get victim.same)
+		other=$(rocx_get "victim.other$sfx")
 		rocx_log "victim: alone $alone Mb/s, beside the incast on its priority $same, on another $other"
-		t "victim: below half its rate alone on the paused priority ($same of $alone Mb/s)" \
-			ratio_ok "$same" "<" "$alone" 0.5
-		t "victim: 90% of its rate alone on another priority ($other of $alone Mb/s)" \
-			ratio_ok "$other" ">=" "$alone" 0.9
-		printf '{"scenario": "victim", "alone_mbps": %s, "same_prio_mbps": %s, "other_prio_mbps": %s}\n' \
-			"$alone" "$same" "$other" >"$ROCX_OUT/victim.jsonl"
+		# Judged per unit of the line time the host gave the victim's
+		# port, as the incast's goodput is (host/incast.py goodput):
+		# a host that stopped the switch in one flow and not in
+		# another says nothing of the priorities' isolation.
+		la=$(rocx_get "victim.alone$sfx.line") ls=$(rocx_get victim.same.line)
+		lo=$(rocx_get "victim.other$sfx.line")
+		rocx_log "victim: per unit of its port's line time: alone $la Mb/s, beside the incast on its priority $ls, on another $lo"
+		t "victim: below half its rate alone on the paused priority ($ls of $la Mb/s per unit of line time)" \
+			ratio_ok "$ls" "<" "$la" 0.5
+		t "victim: 90% of its rate alone on another priority ($lo of $la Mb/s per unit of line time)" \
+			ratio_ok "$lo" ">=" "$la" 0.9
+		printf '{"scenario": "victim", "alone_mbps": %s, "same_prio_mbps": %s, "other_prio_mbps": %s, "alone_line_mbps": %s, "same_prio_line_mbps": %s, "other_prio_line_mbps": %s}\n' \
+			"$alone" "$same" "$other" "${la:-null}" "${ls:-null}" "${lo:-null}" \
+			>"$ROCX_OUT/victim.jsonl"
 	fi
 	rocx_barrier victim.end
 fi

@@ -62,13 +62,22 @@ def load_series(d, name):
 
 
 def load_results(d):
+    """The scenarios' results: guest 0's, and the victim's, which its
+    receiver, guest 2, wrote."""
     res = {}
-    with open(os.path.join(d, 'guest0', 'incast.jsonl')) as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                o = json.loads(line)
-                res[o['scenario']] = o
+    for path in (('guest0', 'incast.jsonl'), ('guest2', 'victim.jsonl')):
+        try:
+            f = open(os.path.join(d, *path))
+        except FileNotFoundError:
+            if path[0] == 'guest0':
+                raise
+            continue
+        with f:
+            for line in f:
+                line = line.strip()
+                if line:
+                    o = json.loads(line)
+                    res[o['scenario']] = o
     return res
 
 
@@ -317,14 +326,44 @@ def host_note(d, names, prefix='# '):
               ', '.join(got))
 
 
+def line_share(d, name):
+    """The share of the bottleneck's line time the host gave it while S1
+    sent in scenario name: 1 less the time R's port lost with frames
+    waiting (lost_line_ns, rocx-switch.rst "Line rate") over that time.
+    """
+    rows = load_series(d, name)
+    span = active_span(rows, S1)
+    if not span:
+        return 1.0
+    w = [r for r in rows
+         if span[0] - interval(rows) - 1e-9 <= r['t'] <= span[1] + 1e-9]
+    if len(w) < 2:
+        return 1.0
+    lost = (port(w[-1], R).get('lost_line_ns', 0) -
+            port(w[0], R).get('lost_line_ns', 0)) / 1e9
+    secs = w[-1]['t'] - w[0]['t']
+    return max(0.0, secs - lost) / secs
+
+
 def check_goodput(d):
+    """DCQCN's goodput against PFC's, each per unit of the line time the
+    host gave the bottleneck: a host that stopped the switch (and the
+    guests) in one scenario and not in the other (runs V, Z and AA,
+    Documentation/experiments.rst) says nothing of DCQCN.  Line time lost
+    while the queue was empty is not counted, which can only make DCQCN,
+    whose queue is the shorter, look worse."""
     res = load_results(d)
     pfc = res['pfc']['s1_mbps'] + res['pfc']['s2_mbps']
     dc = res['dcqcn']['s1_mbps'] + res['dcqcn']['s2_mbps']
+    sp, sd = line_share(d, 'pfc'), line_share(d, 'dcqcn')
     print(f'# total goodput: {dc:.1f} Mb/s with DCQCN, {pfc:.1f} with PFC '
           f'alone ({100 * dc / pfc if pfc else 0:.0f}%)')
+    print(f'# the bottleneck had {100 * sd:.1f}% of its line time with '
+          f'DCQCN, {100 * sp:.1f}% with PFC alone: per unit of it '
+          f'{dc / sd if sd else 0:.1f} and {pfc / sp if sp else 0:.1f} Mb/s '
+          f'({100 * dc * sp / (pfc * sd) if pfc and sd else 0:.0f}%)')
     host_note(d, ('pfc', 'dcqcn'))
-    return pfc > 0 and dc >= 0.9 * pfc
+    return pfc > 0 and sd > 0 and dc / sd >= 0.9 * pfc / sp
 
 
 def summary(d, name, res):
@@ -376,6 +415,20 @@ def table(d):
         print(f'victim: alone {v["alone_mbps"]} Mb/s, on another priority '
               f'{v["other_prio_mbps"]}, on the paused priority '
               f'{v["same_prio_mbps"]}')
+        if v.get('alone_line_mbps') is not None:
+            print(f'victim per unit of its port\'s line time: alone '
+                  f'{v["alone_line_mbps"]} Mb/s, on another priority '
+                  f'{v["other_prio_line_mbps"]}, on the paused priority '
+                  f'{v["same_prio_line_mbps"]}')
+    shares = []
+    for name in ('pfc', 'dcqcn'):
+        try:
+            shares.append(f'{name} {100 * (1 - line_share(d, name)):.1f}%')
+        except OSError:
+            pass
+    if shares:
+        print('bottleneck line time lost with frames waiting: ' +
+              ', '.join(shares))
     host_note(d, SCENARIOS, prefix='')
     return True
 
