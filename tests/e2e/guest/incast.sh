@@ -64,6 +64,10 @@ vrate=${ROCX_INCAST_VRATE:-80}
 # incast on another priority runs again, at most this many times in all.
 VICTIM_LOST=5
 VICTIM_TRIES=3
+# The same for the DCQCN scenario's bottleneck, over S1's time (quiet
+# runs: 0.1 to 0.4%; the host stopped 10 ms in 50: 10.9%).
+DCQCN_LOST=3
+DCQCN_TRIES=2
 secs=${ROCX_INCAST_SECS:-8}
 # 800 KB of shared buffer, less than the 1.1 MB two senders keep in
 # flight (the device has at most 512 packets of a QP unacknowledged):
@@ -257,13 +261,13 @@ cc_trace() {
 send() {
 	local ack=19 pid
 
-	[ "$2" = lossy ] && ack=17
+	[ "${2%%.*}" = lossy ] && ack=17
 	rdma_env timeout $(($6 + 90)) "$flow" -C "$3" -d "$ibdev" -g "$gid" \
 		-p "$4" -l "$5" -t "$6" -n "$1" -w "${7:-$win}" -W "${8:-0}" \
 		-G "$ROCX_SHARED/go.$2" -i 250 -A "$ack" -x 60 \
 		>"$ROCX_OUT/flow.$1.tx" 2>&1 &
 	pid=$!
-	[ "$2" = dcqcn ] && [ -n "${ROCX_INCAST_CCTRACE:-}" ] &&
+	[ "${2%%.*}" = dcqcn ] && [ -n "${ROCX_INCAST_CCTRACE:-}" ] &&
 		cc_trace "$1" "$pid" &
 	wait "$pid"
 }
@@ -301,6 +305,14 @@ line_lost() {
 		sed -n "s/^port$1 .*lost_line_ns=\([0-9]*\).*/\1/p"
 }
 
+# lost_pct LOST SECS - LOST ns as a whole percentage of SECS s (100 when
+# SECS is not known).
+lost_pct() {
+	awk -v l="$1" -v s="$2" 'BEGIN {
+		printf "%d\n", (s ~ /^[0-9.]+$/ && s > 0 ? 100 * l / 1e9 / s + 0.5 : 100)
+	}'
+}
+
 # per_line NAME LOST - flow NAME's rate per unit of the line time its
 # bottleneck had, LOST ns of its time lost: what it would have had from
 # a host that ran the switch throughout.
@@ -319,11 +331,15 @@ flow_ok() {
 	[ "$2" -eq 0 ] && grep -q '"summary": true' "$ROCX_OUT/flow.$1"
 }
 
-# incast NAME SL - S1 for $secs, S2 for $secs - 2 from 2 s later, both to
-# R on service level SL; R checks both flows.
+# incast NAME SL [TRY] - S1 for $secs, S2 for $secs - 2 from 2 s later,
+# both to R on service level SL; R checks both flows.  A TRY after the
+# first has keys of its own for the guests' meeting points; its flows
+# and the switch's series take the first's files' names, so what is
+# judged is the last try.
 incast() {
-	local name=$1 sl=$2 p1=18711 p2=18712 r1 r2 rc1 rc2
+	local name=$1 sl=$2 key=$1 p1=18711 p2=18712 r1 r2 rc1 rc2
 
+	[ "${3:-1}" -gt 1 ] && key=$name.$3
 	case $me in
 	0)
 		switch_ctl series file="@OUT@/series.$name.jsonl" interval=50ms >/dev/null
@@ -331,8 +347,8 @@ incast() {
 		r1=$!
 		receive "$name.s2" $p2
 		r2=$!
-		rocx_put "ready.$name" 1
-		start_flows "$name" "$name.s1" "$name.s2"
+		rocx_put "ready.$key" 1
+		start_flows "$key" "$name.s1" "$name.s2"
 		wait "$r1"; rc1=$?
 		wait "$r2"; rc2=$?
 		switch_ctl series off >/dev/null
@@ -340,15 +356,15 @@ incast() {
 		t "$name: S2's flow verified" flow_ok "$name.s2" "$rc2"
 		;;
 	1)
-		rocx_get "ready.$name" >/dev/null || return 1
-		send "$name.s1" "$name" "$(rocx_ip 0)" $p1 "$sl" "$secs"
+		rocx_get "ready.$key" >/dev/null || return 1
+		send "$name.s1" "$key" "$(rocx_ip 0)" $p1 "$sl" "$secs"
 		;;
 	2)
-		rocx_get "ready.$name" >/dev/null || return 1
-		send "$name.s2" "$name" "$(rocx_ip 0)" $p2 "$sl" $((secs - 2)) "" 2000
+		rocx_get "ready.$key" >/dev/null || return 1
+		send "$name.s2" "$key" "$(rocx_ip 0)" $p2 "$sl" $((secs - 2)) "" 2000
 		;;
 	esac
-	rocx_barrier "done.$name"
+	rocx_barrier "done.$key"
 }
 
 # victim NAME SL [INCAST_SL] - S1 -> S2 on SL for 4 s; with INCAST_SL,
@@ -394,8 +410,7 @@ victim() {
 		t "$name: the victim's flow verified" flow_ok "$name.v" "$rc"
 		rocx_put "victim.$name" "$(goodput "$name.v")"
 		rocx_put "victim.$name.line" "$(per_line "$name.v" "$lost")"
-		rocx_put "victim.$name.lost" "$(awk -v l="$lost" -v s="$(seconds "$name.v")" \
-			'BEGIN { printf "%d\n", (s > 0 ? 100 * l / 1e9 / s + 0.5 : 100) }')"
+		rocx_put "victim.$name.lost" "$(lost_pct "$lost" "$(seconds "$name.v")")"
 		rocx_log "victim: $name: $(goodput "$name.v") Mb/s in $(seconds "$name.v") s, $((lost / 1000000)) ms of its port's line time lost"
 		wait
 		;;
@@ -520,13 +535,37 @@ fi
 
 # ---- PFC + ECN + DCQCN ----
 if wants dcqcn; then
-	case $me in
-	0) n0=$(rstat np_cnp_sent) m0=$(rstat np_ecn_marked_roce_packets) ;;
-	*) h0=$(rstat rp_cnp_handled) ;;
-	esac
 	t "dcqcn: fabric set up" fabric dcqcn
 	rocx_barrier dcqcn.cfg
-	incast dcqcn 3
+	# As the victim's pair: a try whose bottleneck lost more than
+	# DCQCN_LOST percent of S1's time with frames waiting measured the
+	# host, and runs again (the fabric as it is), at most DCQCN_TRIES
+	# times in all; everything is judged on the last.
+	try=1
+	while :; do
+		case $me in
+		0)
+			n0=$(rstat np_cnp_sent) m0=$(rstat np_ecn_marked_roce_packets)
+			echo "$(sw_total dropped) $(sw_total pause_tx)" >/tmp/incast.base
+			lost=$(line_lost 0)
+			;;
+		*) h0=$(rstat rp_cnp_handled) ;;
+		esac
+		incast dcqcn 3 "$try"
+		if [ "$me" -eq 0 ]; then
+			lost=$(($(line_lost 0) - lost))
+			pct=$(lost_pct "$lost" "$(seconds dcqcn.s1)")
+			again=0
+			rocx_log "dcqcn: try $try: the bottleneck lost $((lost / 1000000)) ms of its line time with frames waiting ($pct% of S1's time)"
+			if [ "$try" -lt "$DCQCN_TRIES" ] && [ "${pct:-100}" -gt "$DCQCN_LOST" ]; then
+				again=1
+				rocx_log "dcqcn: try $try measured the host (over $DCQCN_LOST%): again"
+			fi
+			rocx_put "dcqcn.again.$try" "$again"
+		fi
+		[ "$(rocx_get "dcqcn.again.$try")" = 1 ] || break
+		try=$((try + 1))
+	done
 	if [ "$me" -eq 0 ]; then
 		row dcqcn
 		t "dcqcn: no frame dropped at the switch ($drops)" test "$drops" -eq 0
