@@ -325,6 +325,26 @@ per_line() {
 	}'
 }
 
+# retry_put KEY TRY TRIES LIMIT PCT... - the guest that measured try TRY
+# of KEY: it runs again when some PCT (lost_pct: line time lost, which
+# says the host stopped the fabric or a guest) is over LIMIT and tries
+# are left.  Every guest reads the answer with retry_get KEY TRY.
+retry_put() {
+	local key=$1 try=$2 tries=$3 limit=$4 p again=0
+
+	shift 4
+	for p in "$@"; do
+		[ "$try" -lt "$tries" ] && [ "${p:-100}" -gt "$limit" ] && again=1
+	done
+	[ "$again" = 1 ] &&
+		rocx_log "$key: try $try lost $*% of its line time (over $limit%): it measured the host; again"
+	rocx_put "$key.again.$try" "$again"
+}
+
+retry_get() {
+	[ "$(rocx_get "$1.again.$2")" = 1 ]
+}
+
 # flow_ok NAME RC - the receiver of NAME ended well (every byte checked).
 flow_ok() {
 	cat "$ROCX_OUT/flow.$1"
@@ -496,18 +516,9 @@ if wants victim; then
 		[ "$try" -gt 1 ] && sfx=.$try
 		victim "alone$sfx" 3
 		victim "other$sfx" 1 3
-		if [ "$me" -eq 2 ]; then
-			la=$(rocx_get "victim.alone$sfx.lost")
-			lo=$(rocx_get "victim.other$sfx.lost")
-			again=0
-			if [ "$try" -lt "$VICTIM_TRIES" ] &&
-				{ [ "${la:-100}" -gt "$VICTIM_LOST" ] || [ "${lo:-100}" -gt "$VICTIM_LOST" ]; }; then
-				again=1
-				rocx_log "victim: try $try: its port lost $la% of its line time alone, $lo% beside the incast (over $VICTIM_LOST%): the host stopped the receiver; again"
-			fi
-			rocx_put "victim.again$sfx" "$again"
-		fi
-		[ "$(rocx_get "victim.again$sfx")" = 1 ] || break
+		[ "$me" -eq 2 ] && retry_put victim "$try" "$VICTIM_TRIES" "$VICTIM_LOST" \
+			"$(rocx_get "victim.alone$sfx.lost")" "$(rocx_get "victim.other$sfx.lost")"
+		retry_get victim "$try" || break
 		try=$((try + 1))
 	done
 	victim same 3 3
@@ -555,15 +566,10 @@ if wants dcqcn; then
 		if [ "$me" -eq 0 ]; then
 			lost=$(($(line_lost 0) - lost))
 			pct=$(lost_pct "$lost" "$(seconds dcqcn.s1)")
-			again=0
 			rocx_log "dcqcn: try $try: the bottleneck lost $((lost / 1000000)) ms of its line time with frames waiting ($pct% of S1's time)"
-			if [ "$try" -lt "$DCQCN_TRIES" ] && [ "${pct:-100}" -gt "$DCQCN_LOST" ]; then
-				again=1
-				rocx_log "dcqcn: try $try measured the host (over $DCQCN_LOST%): again"
-			fi
-			rocx_put "dcqcn.again.$try" "$again"
+			retry_put dcqcn "$try" "$DCQCN_TRIES" "$DCQCN_LOST" "$pct"
 		fi
-		[ "$(rocx_get "dcqcn.again.$try")" = 1 ] || break
+		retry_get dcqcn "$try" || break
 		try=$((try + 1))
 	done
 	if [ "$me" -eq 0 ]; then
