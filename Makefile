@@ -79,9 +79,8 @@ check-debug:
 check-6.1:
 	tests/e2e/run.sh --kernel 6.1
 
-# The lossless-Ethernet experiments (Documentation/experiments.rst).
-# Not in make check until the checks that compare one scenario with
-# another hold when the host slows down for seconds ("Measured").
+# The lossless-Ethernet experiments alone (Documentation/experiments.rst),
+# which make check runs among the other groups.
 check-lossless:
 	tests/e2e/run.sh incast
 

@@ -72,13 +72,10 @@ groups=("$@")
 if [ ${#groups[@]} -eq 0 ] && [ "$suite" = linux-6.1 ]; then
 	groups=(pair ib rc mixed)
 elif [ ${#groups[@]} -eq 0 ]; then
-	# mixed pairs 6.1 with 6.12: the 6.1 suite's.  incast is `make
-	# check-lossless` until its comparisons between scenarios hold when
-	# the host slows down for seconds (Documentation/experiments.rst,
-	# "Measured": runs V and Z).
+	# mixed pairs 6.1 with 6.12: the 6.1 suite's.
 	for f in tests/e2e/groups/*.sh; do
 		case $f in
-		tests/e2e/groups/mixed.sh | tests/e2e/groups/incast.sh) ;;
+		tests/e2e/groups/mixed.sh) ;;
 		*) groups+=("$(basename "$f" .sh)") ;;
 		esac
 	done

@@ -13,9 +13,9 @@ timeout=600
 # session's autogroup of its own (run-guests.sh starts it with setsid).
 # Beside it, host/cpustat.sh records the host's CPU time, which
 # host/incast.py reports per scenario.  An experiment's disturbances,
-# not make check-lossless's: ROCX_INCAST_STALL=switch:S:P stops the
-# switch for S ms every P ms (host/stall.sh), as a hypervisor that takes
-# the CPU would; all:S:P stops the switch and every guest's QEMU
+# not make check's: ROCX_INCAST_STALL=switch:S:P stops the switch for S
+# ms every P ms (host/stall.sh), as a hypervisor that takes the CPU
+# would; all:S:P stops the switch and every guest's QEMU
 # together, as a hypervisor does.  ROCX_INCAST_HOG=N runs N spinning
 # processes beside the guests (host/hog.sh), as a hypervisor that takes
 # CPU time for seconds does.  Either with @SCEN+SCEN runs only while
@@ -61,10 +61,9 @@ switch="--queue-limit 4096"
 # hands the fabric at most 10 KB, which bounds the headroom
 # (Documentation/experiments.rst, "Headroom").  The switch's ports are
 # set to match (guest/incast.sh).
-# The scenarios (guest/incast.sh): every one by default, as make
-# check-lossless and make demo-lossless run them; ROCX_INCAST_ONLY picks
-# some (lossy+pfc+victim+dcqcn).  The group is not in make check yet
-# (tests/e2e/run.sh says why).
+# The scenarios (guest/incast.sh): every one by default, as make check,
+# make check-lossless and make demo-lossless run them; ROCX_INCAST_ONLY
+# picks some (lossy+pfc+victim+dcqcn).
 incast_only=${ROCX_INCAST_ONLY:-lossy+pfc+victim+dcqcn}
 # An experiment's own settings (guest/incast.sh), from the host's
 # environment: make demo-lossless ROCX_INCAST_CC=rp_time_reset=16000+rp_dce_tcp_rtt=2000.
