@@ -5,7 +5,8 @@
 # once with Soft-RoCE (rxe) on virtio-net NICs, on the same rocx-switch
 # fabric.  Prints one table (rows: tests; columns: rocx, rxe, rocx/rxe) and
 # writes it to build/bench/results.txt.  tests/bench/plan lists the runs
-# and their perftest options; scripts/guest/bench.sh runs them.
+# and their perftest options; scripts/guest/bench.sh runs them.  Then
+# rocx-switch's CPU time per frame on the host (build/bench/switch.txt).
 #
 #   scripts/run/bench.sh [--no-build] [--kinds 'rocx rxe'] [--only NAME[:NAME...]]
 #   scripts/run/bench.sh --report     the table of the last run again
@@ -206,6 +207,13 @@ done <"$plan"
 		"(other work on the host slows TCG guests)"
 	echo "raw results: build/bench/<kind>/guest1/results, perftest output in build/bench/<kind>/guest*/"
 } | tee "$table"
+
+# The fabric's own cost, on the host: what a guest does not get of the
+# CPU for each frame the switch forwards (tests/bench/switch_cost.c).
+if [ "$report" -eq 0 ]; then
+	make -s -C tests/bench switch >"$out/switch.txt" 2>&1 || broken=1
+fi
+[ -s "$out/switch.txt" ] && cat "$out/switch.txt"
 
 # The harness broke if run-guests could not run, or the rxe reference
 # could not run a test it ran before.
