@@ -742,8 +742,7 @@ int qos_show(struct sw *sw, struct ctl_args *a, FILE *out)
 		if (!(ports >> i & 1))
 			continue;
 		fprintf(out, "port%u rate=%g burst=%u speed=%" PRIu64
-			" trust=%s pause=%s quanta=%u backlog=%u plain=%d"
-			" lost_line_ns=%.0f\n",
+			" trust=%s pause=%s quanta=%u backlog=%u plain=%d lost_line_ns=%.0f\n",
 			i, q->rate_mbps, q->tbf.burst, q->speed_mbps,
 			trust_name(q->trust), q->pause ? "on" : "off",
 			q->quanta, q->backlog, q->plain, q->lost_line_ns);

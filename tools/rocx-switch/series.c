@@ -110,8 +110,8 @@ void series_tick(struct sw *sw)
 		}
 		fprintf(f, "%s{\"port\":%u,\"depth\":%" PRIu64
 			",\"unread\":%" PRIu64
-			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f"
-			",\"lost_line_ns\":%.0f", i ? "," : "", i,
+			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f,\"lost_line_ns\":%.0f",
+			i ? "," : "", i,
 			depth, port_unread(&sw->port[i]),
 			ttx * 8 / secs / 1e6, trx * 8 / secs / 1e6,
 			q->lost_line_ns);

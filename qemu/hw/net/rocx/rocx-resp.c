@@ -677,10 +677,10 @@ static void rocx_resp_ack_pkt(RocxCore *c, RocxQp *qp)
  * move it to ERR or RESET (a disconnect), with that ACK still owed: the
  * peer would retry its last message into a QP that is gone and end in a
  * retry error, or flush it when it disconnects in turn.  Hardware
- * answers at once; the model sends what it owes before the QP stops.  Only a positive ACK, with
- * no READ response pending (which it must not overtake) and the
- * priority not paused (a lossless priority holds its frames); a NAK is
- * moot for a QP that is going away.
+ * answers at once; the model sends what it owes before the QP stops.
+ * Only a positive ACK, with no READ response pending (which it must not
+ * overtake) and the priority not paused (a lossless priority holds its
+ * frames); a NAK is moot for a QP that is going away.
  */
 void rocx_resp_flush_ack(RocxCore *c, RocxQp *qp)
 {
