@@ -16,8 +16,8 @@
 #   --only       plan entries to run (default all)
 # A test that a kind cannot run yet (rocx without RDMA transport objects,
 # a guest that crashed) is "n/a" with its reason under the table.  Exits 1
-# only if the harness broke: the build, run-guests itself, or the rxe
-# reference run.  Each kind's guests are bounded by run-guests --timeout
+# only if the harness broke: the build, run-guests itself, the rxe
+# reference run, or the switch's benchmark.  Each kind's guests are bounded by run-guests --timeout
 # and each perftest run by ROCX_BENCH_RUN_S, so the whole bench stays
 # under ~10 minutes even when every rocx run hangs.
 set -uo pipefail
