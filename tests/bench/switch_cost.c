@@ -220,6 +220,12 @@ static int run(const char *exe, const char *dir, const struct workload *w,
 	pthread_join(rx, NULL);
 	close(tx);
 	close(rxfd);
+	/* A switch that died early has no /proc entry left to read. */
+	if (cpu0 < 0 || cpu1 < 0) {
+		fprintf(stderr, "switch_cost: %s: no CPU time for the switch\n",
+			w->name);
+		return -1;
+	}
 
 	printf("%-30s %8u %9.0f %9.1f %7.1f%% %9.1f\n", w->name, w->fps,
 	       got / secs, got * FRAME_LEN * 8 / secs / 1e6,
