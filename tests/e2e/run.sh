@@ -59,6 +59,10 @@ export ROCX_GUEST_KERNEL
 
 make -s -C tests/e2e || { echo "$suite: 0 passed, 1 failed, 0 skipped"; exit 1; }
 
+# The harness's own counting first: a count that lost a failure would
+# make every group after it unable to fail.
+host_tap tests/e2e/host/lib_selftest.sh
+
 # The debug kernel's checks must catch a broken module before their
 # silence about the groups means anything.
 if [ "$suite" = debug ]; then

@@ -64,9 +64,12 @@ tally() {
 	skipped=$((skipped + ${s:-0}))
 }
 
-# count GROUP - add up the TAP lines of every guest of a finished group.
+# count GROUP RC - add up the TAP lines of every guest of a finished group;
+# RC is run-guests.sh's status, a failure of its own if no guest failed.
+# The group's failures are told from the suite's so far: after one group
+# failed, a later group's failure must still count.
 count() {
-	local g=$1 rc=$2 d
+	local g=$1 rc=$2 d f0=$failed
 
 	for d in "$out/$g"/guest*; do
 		[ -d "$d" ] || continue
@@ -78,7 +81,7 @@ count() {
 			failed=$((failed + 1))
 		fi
 	done
-	if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+	if [ "$rc" -ne 0 ] && [ "$failed" -eq "$f0" ]; then
 		echo "$g: not ok - run-guests exited $rc"
 		failed=$((failed + 1))
 	fi
