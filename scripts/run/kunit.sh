@@ -80,9 +80,11 @@ run_guest() {
 	rc=0
 	# KUnit is off by default in the debug kernel (e2e guests run no tests).
 	# loglevel=7: should the guest die, its console still has all the KTAP.
+	# log_buf_len: the KTAP of every suite, with lockdep's and KASAN's
+	# start-up lines, must fit the kernel log that dmesg reads back.
 	"$repo/scripts/run/run-guests.sh" --kernel debug --out "$out" \
 		--timeout 300 --guest cmd=scripts/guest/kunit.sh --append \
-		"loglevel=7 kunit.enable=1 ROCX_MODDIR=$dbg/kunit-modules${1:+ kunit.filter_glob=$1}" ||
+		"loglevel=7 log_buf_len=8M kunit.enable=1 ROCX_MODDIR=$dbg/kunit-modules${1:+ kunit.filter_glob=$1}" ||
 		rc=$?
 	log=$out/guest0/dmesg
 	[ -s "$log" ] || log=$out/guest0/console.log
@@ -141,6 +143,21 @@ read -r pass fail skip < <(awk '
 		deeper[d] = 0
 	}
 	END { printf "%d %d %d\n", p, f, s }' "$log" 2>/dev/null || echo 0 0 0)
+
+# Every case the drivers declare must have reported, passed, failed or
+# skipped: a kernel log cut short or a suite that never ran would
+# otherwise only lower the count.  A filtered run is exempt.
+missing=0
+if [ $# -eq 0 ]; then
+	while read -r c; do
+		grep -qE "(^|[] ])(not )?ok [0-9]+ $c( |\$)" "$log" 2>/dev/null && continue
+		echo "kunit: case $c declared in the drivers but not reported"
+		missing=$((missing + 1))
+	done < <(grep -rhoE 'KUNIT_CASE[A-Z_]*\( *[A-Za-z0-9_]+' \
+		"$repo/drivers/net/ethernet/rocx" "$repo/drivers/infiniband/hw/rocx" |
+		sed -E 's/.*\( *//' | sort -u)
+fi
+fail=$((fail + missing))
 
 link kunit.log "$log"
 echo "kunit: $pass passed, $fail failed, $skip skipped"
