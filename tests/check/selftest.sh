@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check's own rules (scripts/run/check_lib.sh), tried on made-up
+# suites before the real ones run: a suite that runs fewer tests than
+# tests/suites.expect says, skips more, outlives its time limit, exits
+# non-zero after a clean summary or is not listed must each fail, and
+# the caller's ROCX_* variables must not reach the suites.  Last line:
+# "harness: N passed, N failed".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d /tmp/rocx-checktest.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+. "$repo/scripts/run/check_lib.sh"
+
+logdir=$work
+expect=$work/expect
+cat >"$expect" <<'EOT'
+full    5  0
+short   5  0
+skips   5  1
+slow    1  0
+crash   1  0
+EOT
+
+n=0 bad=0
+# is NAME WANT GOT - one check of this self-test.
+is() {
+	n=$((n + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok $n - $1"
+	else
+		echo "not ok $n - $1 (got '$3', want '$2')"
+		bad=$((bad + 1))
+	fi
+}
+
+# suite NAME LIMIT CMD - run a made-up suite; prints "passed failed
+# skipped" as make check counted it.
+suite() {
+	total_p=0 total_f=0 total_s=0
+	run_suite "$@" >"$work/$1.out" 2>&1
+	echo "$total_p $total_f $total_s"
+}
+
+is "a suite that ran what it must counts as it says" "5 0 0" \
+	"$(suite full 10 echo 'full: 5 passed, 0 failed')"
+is "fewer tests than expected fail" "3 1 0" \
+	"$(suite short 10 echo 'short: 3 passed, 0 failed')"
+is "more skips than expected fail" "4 1 2" \
+	"$(suite skips 10 echo 'skips: 4 passed, 0 failed, 2 skipped')"
+is "a suite not in the expectations fails" "1 1 0" \
+	"$(suite unlisted 10 echo 'unlisted: 1 passed, 0 failed')"
+is "a non-zero exit after a clean summary fails" "1 1 0" \
+	"$(suite crash 10 sh -c 'echo "crash: 1 passed, 0 failed"; exit 3')"
+
+# A suite past its limit is stopped with what it started.
+t0=$(date +%s)
+is "a suite past its time limit fails" "0 1 0" \
+	"$(suite slow 1 sh -c "sleep 60 & echo \$! >$work/child; wait")"
+is "... within its limit and timeout's grace" yes \
+	"$([ $(($(date +%s) - t0)) -lt 30 ] && echo yes || echo no)"
+# gone: no such process, or a zombie nobody has reaped yet (it was killed).
+is "... and what it started is gone" gone \
+	"$(case $(ps -o stat= -p "$(cat "$work/child")") in "" | Z*) echo gone ;; *) echo alive ;; esac)"
+
+is "the caller's ROCX_* variables are cleared" ":/keep" \
+	"$(ROCX_PYVERBS_DEV=rxe ROCX_CACHE=/keep bash -c \
+		". '$repo/scripts/run/check_lib.sh'; clear_env >/dev/null;
+		 echo \"\${ROCX_PYVERBS_DEV:-}:\${ROCX_CACHE:-}\"")"
+
+echo "harness: $((n - bad)) passed, $bad failed"
+[ "$bad" -eq 0 ]
