@@ -81,7 +81,7 @@ if [ "$me" -eq 0 ]; then
 	rocx_put cc.listening yes
 	wait "$spid"
 	rc=$?
-	[ "$rc" -eq 0 ] || sed 's/^/# /' /tmp/cc.srv | tail -n 20
+	[ "$rc" -eq 0 ] || t_show /tmp/cc.srv
 	t "ib_write_bw through the marking switch, server" test "$rc" -eq 0
 else
 	python3 -c 'import os, sys
@@ -106,7 +106,7 @@ sys.stdout.buffer.write(os.urandom(int(sys.argv[1])))' "$size" |
 	sed 's/^/# rdma: /' /tmp/cc.raw
 	wait "$cpid"
 	rc=$?
-	[ "$rc" -eq 0 ] || sed 's/^/# /' /tmp/cc.cli | tail -n 20
+	[ "$rc" -eq 0 ] || t_show /tmp/cc.cli
 	t "ib_write_bw through the marking switch, client" test "$rc" -eq 0
 	speed=$(cat "/sys/class/net/$dev/speed")
 	low=$(awk '{ print $1 }' /tmp/cc.rates | sort -n | head -n 1)

@@ -351,7 +351,7 @@ fi
 if [ "$pp_rc" -eq 0 ] && grep -q 'bytes in .* seconds' "$pp_out"; then
 	t_ok "tc: ibv_rc_pingpong with SL 4"
 else
-	sed 's/^/# /' "$pp_out" | tail -n 20
+	t_show "$pp_out"
 	t_not_ok "tc: ibv_rc_pingpong with SL 4 (exit $pp_rc)"
 fi
 rocx_barrier tc.done

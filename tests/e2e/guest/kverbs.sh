@@ -41,6 +41,17 @@ cm_listening() {
 		rdma res show cm_id 2>/dev/null | grep "LISTEN" | grep -q ":$1\b"
 }
 
+# cm_state - what rdma_cm, the QPs and the neighbour table hold now, for
+# a failed pair's log.
+cm_state() {
+	echo "# state after the failure (guest$me):"
+	{
+		rdma res show cm_id
+		rdma res show qp
+		ip neigh show dev "$netdev"
+	} 2>&1 | sed 's/^/#   /'
+}
+
 # report RC OUT NAME [PATTERN]
 report() {
 	local rc=$1 out=$2 name=$3 pat=${4:-}
@@ -48,7 +59,8 @@ report() {
 	if [ "$rc" -eq 0 ] && { [ -z "$pat" ] || grep -qE "$pat" "$out"; }; then
 		t_ok "$name"
 	else
-		sed 's/^/# /' "$out" | tail -n 20
+		t_show "$out" "$name"
+		cm_state
 		t_not_ok "$name (exit $rc)"
 	fi
 }

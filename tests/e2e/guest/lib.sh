@@ -12,19 +12,47 @@ ROCX_RDMA=${ROCX_RDMA:-$ROCX_REPO/build/rdma-core}
 t_ok() { echo "ok - $*"; }
 t_not_ok() { echo "not ok - $*"; ROCX_FAILED=$((ROCX_FAILED + 1)); }
 
+# t_show FILE [NAME] - a failed tool's output (stdout and stderr in one
+# FILE) into the log, and FILE kept whole as out.NAME (default: FILE's
+# name) in $ROCX_OUT, which the host keeps as build/e2e/GROUP/guest<N>/.
+# A long output shows its head as well as its tail: a program's error
+# message often comes first (stderr is unbuffered, a stdout that is not a
+# terminal reaches the file only at exit), and a tail alone lost it.
+t_show() {
+	local f=$1 keep=${2:-${1##*/}} n
+
+	[ -f "$f" ] || return 0
+	n=$(wc -l <"$f")
+	if [ -d "${ROCX_OUT:-}" ]; then
+		keep=out.$(printf '%s' "$keep" | tr -c 'A-Za-z0-9._-' _)
+		cp "$f" "$ROCX_OUT/$keep" &&
+			echo "# whole output: guest${ROCX_GUEST_INDEX:-0}/$keep ($n lines)"
+	fi
+	if [ "$n" -le 60 ]; then
+		sed 's/^/# /' "$f"
+	else
+		head -n 20 "$f" | sed 's/^/# /'
+		echo "# [... $((n - 50)) lines ...]"
+		tail -n 30 "$f" | sed 's/^/# /'
+	fi
+}
+
 # t NAME CMD... - run CMD, report NAME by its exit status; output kept.
 t() {
 	local name=$1 out rc
 
 	shift
-	out=$("$@" 2>&1)
+	out=$(mktemp)
+	# A subshell, as $(...) was: CMD's variables and exit stay its own.
+	("$@") >"$out" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ]; then
 		t_ok "$name"
 	else
-		printf '%s\n' "$out" | tail -n 20 | sed 's/^/# /'
+		t_show "$out" "$name"
 		t_not_ok "$name (exit $rc)"
 	fi
+	rm -f "$out"
 	return $rc
 }
 
@@ -34,8 +62,10 @@ t_done() {
 }
 
 # Run Debian's verbs tools against the self-built libibverbs + provider.
+# Their stdout is line-buffered so that a file holding it and stderr
+# reads in the order the tool wrote (perftest's error after its header).
 rdma_env() {
-	LD_LIBRARY_PATH=$ROCX_RDMA/lib "$@"
+	LD_LIBRARY_PATH=$ROCX_RDMA/lib stdbuf -oL "$@"
 }
 
 rocx_load_modules() {

@@ -59,7 +59,7 @@ tc() {
 	if [ $rc -eq 0 ]; then
 		t_ok "$name"
 	else
-		tail -n 20 /tmp/tc.out | sed 's/^/# /'
+		t_show /tmp/tc.out "$name"
 		t_not_ok "$name (exit $rc)"
 	fi
 	return $rc

@@ -106,7 +106,7 @@ pp_report() {
 	if [ "$rc" -eq 0 ] && pp_check "$out"; then
 		t_ok "ibv_rc_pingpong $name ($(grep -o '[0-9.]* Mbit/sec' "$out" | head -n 1))"
 	else
-		sed 's/^/# /' "$out" | tail -n 20
+		t_show "$out" "$name"
 		t_not_ok "ibv_rc_pingpong $name (exit $rc)"
 	fi
 }

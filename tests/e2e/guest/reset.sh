@@ -174,7 +174,7 @@ verify() {
 	if [ "$2" -eq 0 ] && grep -q '65536 ' "/tmp/bw.srv.$1"; then
 		t_ok "$1: ib_write_bw runs cleanly again"
 	else
-		sed 's/^/# /' "/tmp/bw.srv.$1" | tail -n 10
+		t_show "/tmp/bw.srv.$1"
 		t_not_ok "$1: ib_write_bw after the device came back (client rc $2)"
 	fi
 }

@@ -325,14 +325,14 @@ if [ "$me" -eq 0 ]; then
 	rocx_put rping.listening yes
 	wait "$spid"
 	rc=$?
-	[ "$rc" -eq 0 ] || sed 's/^/# /' /tmp/rping.srv | tail -n 10
+	[ "$rc" -eq 0 ] || t_show /tmp/rping.srv
 	t "routed rdma_cm: rping -V server" test "$rc" -eq 0
 elif [ "$me" -eq 1 ]; then
 	rocx_get rping.listening >/dev/null
 	rdma_env timeout 60 rping -c -a 198.18.2.1 -p 18804 -C 100 -V -S 64 \
 		>/tmp/rping.cli 2>&1
 	rc=$?
-	[ "$rc" -eq 0 ] || sed 's/^/# /' /tmp/rping.cli | tail -n 10
+	[ "$rc" -eq 0 ] || t_show /tmp/rping.cli
 	t "routed rdma_cm: rping -V client, 100 pings verified" test "$rc" -eq 0
 fi
 step router.cm

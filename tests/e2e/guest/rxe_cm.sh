@@ -212,7 +212,7 @@ cm_v1_check() {
 		grep -q RDMA_CM_EVENT_UNREACHABLE /tmp/cm_v1.cli; then
 		ok "rping over RoCE v1 to rxe (RoCE v2 only) fails: RDMA_CM_EVENT_UNREACHABLE after $(cat /tmp/cm_v1.secs) s"
 	else
-		sed 's/^/# /' /tmp/cm_v1.cli | tail -n 10
+		t_show /tmp/cm_v1.cli
 		bad "rping over RoCE v1 to rxe (RoCE v2 only) fails: RDMA_CM_EVENT_UNREACHABLE (exit $rc)"
 	fi
 	t "$tag: guest0: default_roce_mode back to RoCE v2" roce_cm_mode "$cm_dev" "RoCE v2"

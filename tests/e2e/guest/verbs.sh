@@ -85,7 +85,7 @@ tool_report() {
 	if [ "$rc" -eq 0 ] && { [ -z "$pat" ] || grep -qE "$pat" "$out"; }; then
 		t_ok "$name"
 	else
-		sed 's/^/# /' "$out" | tail -n 20
+		t_show "$out" "$name"
 		t_not_ok "$name (exit $rc)"
 	fi
 }
