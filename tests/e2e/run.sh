@@ -8,7 +8,7 @@
 #
 #   tests/e2e/run.sh [--kernel debug|6.1] [GROUP...]
 #                                  default: every groups/*.sh but mixed
-#                                  and incast
+#                                  and the soaks (soak-*.sh)
 #
 # --kernel debug (or ROCX_GUEST_KERNEL=debug) builds the debug kernel and
 # the rocx modules for it if needed (scripts/build/debug-kernel.sh), proves
@@ -76,10 +76,11 @@ groups=("$@")
 if [ ${#groups[@]} -eq 0 ] && [ "$suite" = linux-6.1 ]; then
 	groups=(pair ib rc mixed)
 elif [ ${#groups[@]} -eq 0 ]; then
-	# mixed pairs 6.1 with 6.12: the 6.1 suite's.
+	# mixed pairs 6.1 with 6.12: the 6.1 suite's.  A soak repeats
+	# one test for many minutes: run by name (make soak-kverbs).
 	for f in tests/e2e/groups/*.sh; do
 		case $f in
-		tests/e2e/groups/mixed.sh) ;;
+		tests/e2e/groups/mixed.sh | tests/e2e/groups/soak-*.sh) ;;
 		*) groups+=("$(basename "$f" .sh)") ;;
 		esac
 	done

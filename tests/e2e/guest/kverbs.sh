@@ -97,6 +97,34 @@ cm_pair() {
 	rocx_barrier "$name.end"
 }
 
+# perftest_pair [PREFIX] - perftest's two rdma_cm tests over IPv4,
+# ib_send_bw then ib_write_bw, as the group runs them and the soak
+# repeats them.
+perftest_pair() {
+	cm_pair "${1:-}perftest ib_send_bw -R, IPv4" 0 "" \
+		ib_send_bw -R -d "$ibdev" -n 200 -s 4096 -p 7180 -- \
+		ib_send_bw -R -d "$ibdev" -n 200 -s 4096 -p 7180 "$s4"
+	cm_pair "${1:-}perftest ib_write_bw -R, IPv4" 0 "" \
+		ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 -- \
+		ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 "$s4"
+}
+
+# ROCX_KVERBS_SOAK=N (group soak-kverbs, make soak-kverbs): the perftest
+# pair alone, N rounds in this one boot, and how many rounds failed.
+if [ -n "${ROCX_KVERBS_SOAK:-}" ]; then
+	rocx_barrier up
+	s4=$(rocx_ip 0)
+	bad=0
+	for ((i = 1; i <= ROCX_KVERBS_SOAK; i++)); do
+		f=$ROCX_FAILED
+		perftest_pair "soak $i of $ROCX_KVERBS_SOAK: "
+		[ "$ROCX_FAILED" -eq "$f" ] || bad=$((bad + 1))
+	done
+	echo "# soak: $bad of $ROCX_KVERBS_SOAK rounds failed on guest$me's side"
+	t "no kernel warnings" dmesg_clean
+	t_done
+fi
+
 # Kernel verbs inside each guest, through the device's loopback.
 # shellcheck source=tests/e2e/guest/kverbs_kvtest.sh
 . "$ROCX_REPO/tests/e2e/guest/kverbs_kvtest.sh"
@@ -124,12 +152,7 @@ cm_pair "udaddy, IPv4" 0 "data transfers complete" \
 cm_pair "mckey, IPv4 group 239.1.2.3" 0 "" \
 	mckey -m 239.1.2.3 -b "$s4" -C 10 -- \
 	mckey -m 239.1.2.3 -b "$(rocx_ip 1)" -s -C 10
-cm_pair "perftest ib_send_bw -R, IPv4" 0 "" \
-	ib_send_bw -R -d "$ibdev" -n 200 -s 4096 -p 7180 -- \
-	ib_send_bw -R -d "$ibdev" -n 200 -s 4096 -p 7180 "$s4"
-cm_pair "perftest ib_write_bw -R, IPv4" 0 "" \
-	ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 -- \
-	ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 "$s4"
+perftest_pair
 
 # The RoCE mode rdma_cm uses, set through configfs on both guests: RoCE
 # v1 (GRH over EtherType 0x8915).  rping then connects over the v1 GIDs,
