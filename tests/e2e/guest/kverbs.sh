@@ -140,15 +140,20 @@ cm_pair() {
 # for a connection that never comes.  That race is perftest's, not the
 # NIC's: such a pair runs again, up to twice.  The first connection has
 # no retry at all, so its listener is waited for.
+# -F: perftest times the TSC against gettimeofday() before its report,
+# and when a loaded host stalls the guest its fit falls below r^2 0.9;
+# without -F it then prints "Can't produce a report", exits 1 after its
+# header, and its peer waits for the report until its timeout.  These
+# tests judge the transfer, not the figure.
 perftest_pair() {
 	local cm_rej_retries=2
 
 	cm_pair "${1:-}perftest ib_send_bw -R, IPv4" 7180 "" \
-		ib_send_bw -R -d "$ibdev" -n 200 -s 4096 -p 7180 -- \
-		ib_send_bw -R -d "$ibdev" -n 200 -s 4096 -p 7180 "$s4"
+		ib_send_bw -R -F -d "$ibdev" -n 200 -s 4096 -p 7180 -- \
+		ib_send_bw -R -F -d "$ibdev" -n 200 -s 4096 -p 7180 "$s4"
 	cm_pair "${1:-}perftest ib_write_bw -R, IPv4" 7181 "" \
-		ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 -- \
-		ib_write_bw -R -d "$ibdev" -n 200 -s 4096 -p 7181 "$s4"
+		ib_write_bw -R -F -d "$ibdev" -n 200 -s 4096 -p 7181 -- \
+		ib_write_bw -R -F -d "$ibdev" -n 200 -s 4096 -p 7181 "$s4"
 }
 
 # ROCX_KVERBS_SOAK=N (group soak-kverbs, make soak-kverbs): the perftest
