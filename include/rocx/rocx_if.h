@@ -318,7 +318,7 @@ struct rocx_aq_set_gid {
 	__le16 index;		/* < gid_tbl_len */
 	__u8 type;		/* enum rocx_gid_type */
 	__u8 rsvd0;
-	__le16 vlan;		/* VLAN id, or ROCX_VLAN_NONE */
+	__le16 vlan;		/* VLAN id or ROCX_VLAN_NONE, for its frames */
 	__u8 mac[6];		/* source MAC for this GID */
 	__u8 gid[16];		/* network byte order, IPv4 as ::ffff:a.b.c.d */
 	__u8 rsvd[28];

@@ -386,11 +386,15 @@ enum rocx_net_type {
 	ROCX_NET_ROCE_V2_IPV6	= 2,	/* IPv6/UDP 4791 */
 };
 
-/* An address vector: everything needed to build a packet's headers. */
+/*
+ * An address vector: everything needed to build a packet's headers.  The
+ * source GID, MAC, VLAN and network header are the GID table entry
+ * sgid_index names; the table is the kernel's, a UD WQE the process's.
+ */
 struct rocx_av {
 	__u8 dgid[16];
 	__u8 dmac[6];
-	__le16 vlan;		/* VLAN id or ROCX_VLAN_NONE */
+	__le16 vlan;		/* ignored (the entry's is used); write the entry's */
 	__le32 flow_label;	/* ROCX_AV_FLOW_LABEL, ROCX_AV_PRIO (1.2) */
 	__u8 sgid_index;
 	__u8 hop_limit;
