@@ -131,6 +131,20 @@ unsigned t_set_port_mtu(TDev *d, uint16_t mtu)
     return t_aq(d, &c, NULL);
 }
 
+unsigned t_set_gid(TDev *d, unsigned index, uint16_t vlan)
+{
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_SET_GID);
+
+    c.set_gid.index = htole16(index);
+    c.set_gid.type = index == 2 ? ROCX_GID_TYPE_ROCE_V1 :
+                                  ROCX_GID_TYPE_ROCE_V2;
+    c.set_gid.vlan = htole16(vlan);
+    memcpy(c.set_gid.mac, d->mac, 6);
+    memcpy(c.set_gid.gid, index == 0 ? d->gid4 : index == 1 ? d->gid6 :
+           d->gid1, 16);
+    return t_aq(d, &c, NULL);
+}
+
 static uint64_t t_cfg_off(TDev *d)
 {
     QEMU_BUILD_BUG_ON(sizeof(struct rocx_dcb_cfg) > T_CFG_MAX);
@@ -246,15 +260,7 @@ static TDev *t_dev_new(unsigned id)
     c.set_port.admin_up = 1;
     CHECK_EQ(t_aq(d, &c, NULL), ROCX_AQ_STS_OK);
     for (i = 0; i < 3; i++) {
-        c = t_cmd(ROCX_AQ_OP_SET_GID);
-        c.set_gid.index = htole16(i);
-        c.set_gid.type = i == 2 ? ROCX_GID_TYPE_ROCE_V1 :
-                                  ROCX_GID_TYPE_ROCE_V2;
-        c.set_gid.vlan = htole16(ROCX_VLAN_NONE);
-        memcpy(c.set_gid.mac, d->mac, 6);
-        memcpy(c.set_gid.gid, i == 0 ? d->gid4 : i == 1 ? d->gid6 : d->gid1,
-               16);
-        CHECK_EQ(t_aq(d, &c, NULL), ROCX_AQ_STS_OK);
+        CHECK_EQ(t_set_gid(d, i, ROCX_VLAN_NONE), ROCX_AQ_STS_OK);
     }
     c = t_cmd(ROCX_AQ_OP_CREATE_PD);
     CHECK_EQ(t_aq(d, &c, &d->pdn), ROCX_AQ_STS_OK);

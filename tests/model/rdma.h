@@ -81,6 +81,11 @@ void t_db(TDev *d, unsigned page, unsigned reg, uint32_t qid, uint16_t idx,
           uint64_t flags);
 /* SET_PORT with only an MTU; returns the status. */
 unsigned t_set_port_mtu(TDev *d, uint16_t mtu);
+/*
+ * SET_GID of d's GID index (0..2, as t_setup() made them) on VLAN vlan, as
+ * the kernel programs a GID of a VLAN netdev; returns the status.
+ */
+unsigned t_set_gid(TDev *d, unsigned index, uint16_t vlan);
 /* Next event of EQ eqn, or NULL; consumes it. */
 struct rocx_eqe *t_eq_next(TDev *d, unsigned eqn);
 

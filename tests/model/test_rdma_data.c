@@ -531,6 +531,8 @@ static void t_data_ipv6_v1_vlan(void)
         conn.mtu = 5;
         if (n == 2) {
             conn.vlan = 42;
+            CHECK_EQ(t_set_gid(A, 0, 42), ROCX_AQ_STS_OK);
+            CHECK_EQ(t_set_gid(B, 0, 42), ROCX_AQ_STS_OK);
         }
         pair_setup(&p, 64 * T_PAGE, &conn, false);
         for (o = 0; o < ARRAY_SIZE(ops); o++) {

@@ -689,7 +689,6 @@ static void t_qp_state_machine(void)
     TRY(av.net_type, ROCX_NET_ROCE_V1);
     TRY(av.net_type, 3);
     TRY(av.dgid[10], 0);                    /* IPv4 path to a non-v4 GID */
-    TRY(av.vlan, htole16(4096));
     TRY(av.flow_label, htole32(0x800000));  /* reserved above the priority */
     TRY(av.dmac[0], 1);                     /* multicast */
 #undef TRY
@@ -704,9 +703,11 @@ static void t_qp_state_machine(void)
     CHECK_EQ(t_query(&qp, &a), ROCX_AQ_STS_OK);
     CHECK_EQ(a.state, ROCX_QPS_INIT);       /* nothing was applied */
     a = rtr;
+    a.av.vlan = htole16(4096);              /* ignored: GID 0's is used */
     CHECK_EQ(t_modify(&qp, &a), ROCX_AQ_STS_OK);
     CHECK_EQ(t_query(&qp, &a), ROCX_AQ_STS_OK);
     CHECK_EQ(a.state, ROCX_QPS_RTR);
+    CHECK_EQ(le16toh(a.av.vlan), ROCX_VLAN_NONE);
     CHECK_EQ(a.path_mtu, 5);
     CHECK_EQ(le32toh(a.rq_psn), 0x123456);
     CHECK_EQ(le32toh(a.dest_qpn), peer.qpn);

@@ -73,6 +73,15 @@ static unsigned cqe_net_type(const struct rocx_cqe *e)
     return (e->flags & ROCX_CQE_NET_TYPE_MASK) >> 5;
 }
 
+/* The send WQE at index idx of u's SQ, to change before the doorbell. */
+static struct rocx_send_wqe *ud_wqe(TUd *u, uint16_t idx)
+{
+    uint64_t off = (uint64_t)(idx & ((1u << u->qp.sq_ld) - 1))
+                   << u->qp.sq_shift;
+
+    return t_ptr(u->d, u->qp.buf + off, sizeof(struct rocx_send_wqe));
+}
+
 /* A UD send WQE from the SGE to to's QP dqpn over net_type. */
 static uint16_t ud_post(TUd *from, TDev *to, uint8_t net_type, uint8_t op,
                         uint32_t dqpn, uint32_t qkey, struct rocx_sge *s,
@@ -80,9 +89,7 @@ static uint16_t ud_post(TUd *from, TDev *to, uint8_t net_type, uint8_t op,
 {
     uint16_t idx = t_post_send(&from->qp, op, ROCX_WQE_SIGNALED, s, 1, 0, 0,
                                imm);
-    uint64_t off = (uint64_t)(idx & ((1u << from->qp.sq_ld) - 1))
-                   << from->qp.sq_shift;
-    struct rocx_send_wqe *w = t_ptr(from->d, from->qp.buf + off, sizeof(*w));
+    struct rocx_send_wqe *w = ud_wqe(from, idx);
 
     memset(&w->ud, 0, sizeof(w->ud));
     w->ud.remote_qpn = htole32(dqpn);
@@ -437,6 +444,59 @@ static void t_ud_recv_too_small(void)
  * MODIFY_QP of a UD QP: Q_Key needed for INIT, no path attributes ever;
  * only SEND work requests; a bad AV in a WQE fails it.
  */
+/*
+ * The VLAN is the source GID entry's, whatever the AV in the WQE says: the
+ * WQE is the process's own memory, the GID table the kernel's.  A forged
+ * VLAN, none, VLAN 0 or a value no VLAN has all go out on the GID's
+ * VLAN 100 with the AV's priority, and the receiver sees VLAN 100; the
+ * untagged GID 1 stays untagged whatever the AV names.
+ */
+static void t_ud_vlan_from_gid(void)
+{
+    static const uint16_t forged[] = { 200, ROCX_VLAN_NONE, 0, 100, 4096 };
+    struct rocx_sge s;
+    struct rocx_cqe e;
+    const uint8_t *f;
+    unsigned i, n;
+    uint16_t idx;
+    TUd a, b;
+
+    ud_setup(&a, A, T_QKEY);
+    ud_setup(&b, B, T_QKEY);
+    CHECK_EQ(t_set_gid(A, 0, 100), ROCX_AQ_STS_OK);
+    s = t_sge(&a.mr, 0, 16);
+    for (i = 0; i < ARRAY_SIZE(forged) + 1; i++) {
+        bool tagged = i < ARRAY_SIZE(forged);
+        struct rocx_send_wqe *w;
+
+        n = A->f->nframes;
+        ud_recv(&b, 4096, ROCX_UD_GRH_LEN + 16);
+        idx = ud_post(&a, B, tagged ? ROCX_NET_ROCE_V2_IPV4 :
+                      ROCX_NET_ROCE_V2_IPV6, ROCX_WQE_SEND, b.qp.qpn, T_QKEY,
+                      &s, 0);
+        w = ud_wqe(&a, idx);
+        w->ud.av.vlan = htole16(tagged ? forged[i] : 300);
+        w->ud.av.flow_label = htole32(ROCX_FIELD_PREP(ROCX_AV_PRIO, 5));
+        t_ring_sq(&a.qp);
+        t_pump();
+        CHECK(t_poll(&a.cq, &e));
+        CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+        CHECK_EQ(A->f->nframes, n + 1);
+        f = A->f->frames[n];
+        if (tagged) {
+            CHECK_EQ(lduw_be_p(f + 12), 0x8100);
+            CHECK_EQ(lduw_be_p(f + 14), 5 << 13 | 100);
+            CHECK_EQ(lduw_be_p(f + 16), 0x0800);
+        } else {
+            CHECK_EQ(lduw_be_p(f + 12), 0x86dd);
+        }
+        CHECK(t_poll(&b.cq, &e));
+        CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+        CHECK_EQ(le16toh(e.vlan), (tagged ? 100 : ROCX_VLAN_NONE));
+    }
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 static void t_ud_state_machine(void)
 {
     struct rocx_qp_attr a;
@@ -515,5 +575,6 @@ const TCase t_cases_ud[] = {
     T_CASE(ud_no_wqe),
     T_CASE(ud_recv_too_small),
     T_CASE(ud_state_machine),
+    T_CASE(ud_vlan_from_gid),
 };
 const unsigned t_ncases_ud = ARRAY_SIZE(t_cases_ud);

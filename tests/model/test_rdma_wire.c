@@ -251,9 +251,11 @@ static void t_wire_ipv6_grh_vlan(void)
     CHECK_EQ(le32(f + len - 4), ref_icrc(f + 14, len - 14,
                                          ROCX_NET_ROCE_V2_IPV6));
 
-    /* RoCE v1 behind a VLAN tag. */
+    /* RoCE v1 behind a VLAN tag: a GID of a VLAN netdev. */
     t_teardown();
     t_setup();
+    CHECK_EQ(t_set_gid(A, 2, 7), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_set_gid(B, 2, 7), ROCX_AQ_STS_OK);
     w_setup(&w, ROCX_NET_ROCE_V1, 0, 7);
     w_send_write(&w, 5);
     t_pump();
@@ -270,6 +272,37 @@ static void t_wire_ipv6_grh_vlan(void)
     CHECK(!memcmp(f + 42, B->gid1, 16));
     CHECK_EQ(f[58], 0x0b);
     CHECK_EQ(le32(f + len - 4), ref_icrc(f + 18, len - 18, ROCX_NET_ROCE_V1));
+}
+
+/*
+ * An RC path's VLAN is its source GID entry's too: MODIFY_QP's AV naming
+ * another VLAN, or none, changes neither the tag nor what QUERY_QP reads.
+ */
+static void t_wire_vlan_from_gid(void)
+{
+    static const uint16_t avs[] = { 300, ROCX_VLAN_NONE, 0 };
+    struct rocx_qp_attr a;
+    struct rocx_cqe e;
+    const uint8_t *f;
+    unsigned i;
+    TW w;
+
+    for (i = 0; i < ARRAY_SIZE(avs); i++) {
+        t_teardown();
+        t_setup();
+        CHECK_EQ(t_set_gid(A, 0, 100), ROCX_AQ_STS_OK);
+        w_setup(&w, ROCX_NET_ROCE_V2_IPV4, 0, avs[i]);
+        CHECK_EQ(t_query(&w.qa, &a), ROCX_AQ_STS_OK);
+        CHECK_EQ(le16toh(a.av.vlan), 100);
+        w_send_write(&w, 5);
+        t_pump();
+        CHECK(t_poll(&w.acq, &e));
+        CHECK_EQ(le32toh(e.src_qp_status) >> 24, ROCX_WC_SUCCESS);
+        f = A->f->frames[0];
+        CHECK_EQ(be16(f + 12), 0x8100);
+        CHECK_EQ(be16(f + 14), 100);
+        CHECK_EQ(be16(f + 16), 0x0800);
+    }
 }
 
 /*
@@ -750,6 +783,7 @@ static void t_wire_stale_qpn(void)
 const TCase t_cases_wire[] = {
     T_CASE(wire_ipv4_headers),
     T_CASE(wire_ipv6_grh_vlan),
+    T_CASE(wire_vlan_from_gid),
     T_CASE(wire_icrc_vector),
     T_CASE(wire_crc32_lengths),
     T_CASE(wire_malformed),

@@ -581,12 +581,10 @@ static bool rocx_qp_trans_ok(const RocxQp *qp, uint8_t to, uint32_t valid)
 bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
                             const struct rocx_av *av, RocxPath *p)
 {
-    uint16_t vlan = lduw_le_p(&av->vlan);
     uint32_t fl = ldl_le_p(&av->flow_label);
     const RocxGid *g = rocx_gid_get(c, av->sgid_index);
 
     if (!g || av->net_type > 2 ||
-        (vlan != ROCX_VLAN_NONE && vlan > VLAN_VID_MASK) ||
         (fl & ~(ROCX_AV_FLOW_LABEL | ROCX_AV_PRIO)) ||
         (is_multicast_ether_addr(av->dmac) && !rocx_mcast_av(qp, av))) {
         return false;
@@ -615,7 +613,11 @@ bool rocx_av_to_path(RocxCore *c, RocxQp *qp,
         /* Whatever the AV says: the group's MAC (rocx-mcast.c). */
         rocx_mcast_mac(av->dgid, p->dmac);
     }
-    p->vlan = vlan;
+    /*
+     * The kernel's VLAN for this GID, never the AV's: a UD WQE is user
+     * memory, and its process must not pick a VLAN for itself.
+     */
+    p->vlan = g->vlan;
     p->flow_label = ROCX_FIELD_GET(ROCX_AV_FLOW_LABEL, fl);
     p->prio = ROCX_FIELD_GET(ROCX_AV_PRIO, fl);
     rocx_dcb_path_tag(c, p);
@@ -750,6 +752,8 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
     if (valid & ROCX_QP_ATTR_AV) {
         qp->av = a.av;
+        /* QUERY_QP says which VLAN the frames go out on. */
+        stw_le_p(&qp->av.vlan, path.vlan);
         qp->path = path;
     }
     if (valid & ROCX_QP_ATTR_RQ_PSN) {

@@ -3,10 +3,11 @@
  *
  * Send: every WQE carries its whole address vector (struct rocx_wqe_ud),
  * checked against the GID table when the WQE is sent, so an address
- * handle is the consumer's memory and never a device object.  A message
- * is one packet (SEND_ONLY or SEND_ONLY_IMM of the UD transport, with a
- * DETH) of at most the port's active MTU, and its WQE completes as soon
- * as the packet is out: UD has no acknowledgements.
+ * handle is the consumer's memory and never a device object; the source
+ * GID, MAC and VLAN come from the table, which only the kernel writes.
+ * A message is one packet (SEND_ONLY or SEND_ONLY_IMM of the UD
+ * transport, with a DETH) of at most the port's active MTU, and its WQE
+ * completes as soon as the packet is out: UD has no acknowledgements.
  *
  * Receive: rocx_ud_rx() is the one place that decides which QPs a UD
  * packet reaches.  A QP takes a packet only with its own Q_Key and a
