@@ -42,6 +42,10 @@ struct ibv_ah *rocx_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	av = &ah->av;
 	memcpy(av->dgid, attr->grh.dgid.raw, sizeof(av->dgid));
 	memcpy(av->dmac, resp.dmac, sizeof(av->dmac));
+	/*
+	 * The device sends on the source GID entry's VLAN, which the kernel
+	 * programmed and returned here; the copy only keeps the AV true.
+	 */
 	av->vlan = htole16(resp.vlan);
 	/* The service level is the priority (PCP, and the device's queue). */
 	av->flow_label = htole32((attr->grh.flow_label & 0xfffff) |

@@ -257,7 +257,9 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_attr_encode);
  * @av: zeroed AV
  * @grh: destination GID, flow label, hop limit, traffic class, sgid index
  * @dmac: destination MAC (ib_core resolved it from the GID)
- * @vlan: VLAN id of the source GID's netdev, or ROCX_VLAN_NONE
+ * @vlan: VLAN id of the source GID's netdev, or ROCX_VLAN_NONE: what
+ *	rocx_ib_add_gid() programmed for that GID, which the device uses
+ *	whatever the AV says; written so the AV reads true
  * @net_type: enum rocx_net_type of the source GID
  * @prio: the priority (0..7) the packets go out with: the AH's service
  *	level, which for rdma_cm ib_core has already mapped from the ToS
