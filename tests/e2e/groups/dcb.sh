@@ -10,7 +10,9 @@
 # the device gets the kernel's DSCP app entries back.  Ethernet by traffic
 # class: a TX queue per class chosen by skb priority and the ETS table,
 # priority tagging of Ethernet (by the driver) and RoCE (by the device)
-# frames, checked in the capture (host/prio_tag_check.sh).
+# frames, and UD sends whose AV the process forged to another VLAN leaving
+# on their GID's (guest/ud_vlan.c), checked in the capture
+# (host/prio_tag_check.sh).
 timeout=300
 capture=1
 host_cmd="bash tests/e2e/host/switch_ctl.sh"

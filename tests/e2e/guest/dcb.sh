@@ -31,6 +31,9 @@
 #             and PFC on 4 on both sides.  The capture is checked on the
 #             host (host/prio_tag_check.sh): ports 9105..9108 and the RoCE
 #             frames, tagged or not as said
+#   udvlan    guest 0's UD sends with an AV forged to VLAN 200 leave on
+#             their source GID's VLAN: 100 (a VLAN netdev's GID) or none
+#             (guest/ud_vlan.c; the capture checked on the host)
 #   reset     guest 0's function reset through sysfs: trust and PFC are
 #             the device's defaults again, the DSCP app entry the kernel
 #             kept is back in the device (traffic classified by it)
@@ -355,6 +358,32 @@ else
 	t_not_ok "tc: ibv_rc_pingpong with SL 4 (exit $pp_rc)"
 fi
 rocx_barrier tc.done
+
+# ---- A UD sender's VLAN is its source GID's ----
+# Guest 0's UD sends whose address vector the process forged to VLAN 200
+# (guest/ud_vlan.c), from the GID of a VLAN 100 netdev and from the
+# untagged one: the capture must show them on VLAN 100 and untagged (or
+# VLAN 0), never on VLAN 200 (host/prio_tag_check.sh).
+udvlan_ip=198.19.100.1
+# shellcheck disable=SC2317 # called through wait_for
+vgid_ready() {
+	roce_gid_index "$ibdev" "$udvlan_ip" >/dev/null
+}
+if [ "$me" -eq 0 ]; then
+	t "udvlan: VLAN 100 netdev with $udvlan_ip" sh -c "
+		ip link add link $dev name $dev.100 type vlan id 100 &&
+		ip addr add $udvlan_ip/24 dev $dev.100 &&
+		ip link set $dev.100 up"
+	t "udvlan: RoCE v2 GID of $udvlan_ip" wait_for 20 vgid_ready
+	vgid=$(roce_gid_index "$ibdev" "$udvlan_ip")
+	t "udvlan: UD sends from the VLAN 100 GID, AV forged to VLAN 200" \
+		rdma_env timeout 30 "$ROCX_REPO/build/tests/e2e/ud_vlan" \
+		-d "$ibdev" -g "$vgid" -v 200
+	t "udvlan: UD sends from the untagged GID, AV forged to VLAN 200" \
+		rdma_env timeout 30 "$ROCX_REPO/build/tests/e2e/ud_vlan" \
+		-d "$ibdev" -g "$gid" -v 200
+	ip link del "$dev.100"
+fi
 
 # ---- Link pause ----
 t "apptrust: back to pcp" dcb apptrust set dev "$dev" order pcp
