@@ -22,14 +22,26 @@ uses a fresh pair of QPs, since each refused access moves both to ERR:
   5. T re-registers the MR over a new buffer with remote write
      (IBV_REREG_MR_CHANGE_TRANSLATION | _ACCESS); C's WRITE through the
      same rkey lands in the new buffer.
+  6. (loopback only) T registers a read-only shared mapping of a file on
+     a tmpfs for remote read; C reads it.  ibv_rereg_mr that adds write
+     access must fail with EACCES: the pages were pinned without write
+     access, so the device must not get it through the old pages (the
+     kernel's ib_umem_check_rereg()).  C's WRITE to the rkey then fails
+     and the file keeps its bytes.  With a new translation over the same
+     mapping, pinning for write fails with EFAULT.
 """
 import ctypes
+import errno
 import mmap
+import os
+import subprocess
 import sys
+import tempfile
 
 import pyverbs.enums as e
 from pyverbs.cq import CQ
 from pyverbs.mr import MR, MW, MWBind, MWBindInfo
+from pyverbs.pyverbs_error import PyverbsRDMAError
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
@@ -41,6 +53,13 @@ HALF = SIZE // 2
 WIN = 4096
 LOCAL = e.IBV_ACCESS_LOCAL_WRITE
 REMOTE = e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ
+RO_SIZE = 2 * 4096
+
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.mmap.restype = ctypes.c_void_p
+LIBC.mmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long)
+LIBC.munmap.argtypes = (ctypes.c_void_p, ctypes.c_size_t)
 
 
 class Link:
@@ -317,10 +336,83 @@ class Mw:
             err = vl.verify(bytes(self.newmem[512:512 + 30000]), 30000, 24)
             self.ok(err is None, 'the data is in the new buffer', err)
 
+    def rereg_refused(self, mr, flags, addr, length, access, want, what):
+        """ibv_rereg_mr of mr must fail with errno want."""
+        try:
+            mr.rereg(flags, self.pd, addr, length, access)
+            self.ok(False, what, 'ibv_rereg_mr succeeded')
+        except PyverbsRDMAError as ex:
+            self.ok(ex.error_code == want, what,
+                    f'errno {ex.error_code}, want {want}: {ex}')
+
+    def file_intact(self, path, seed, what):
+        with open(path, 'rb') as f:
+            err = vl.verify(f.read(), RO_SIZE, seed)
+        self.ok(err is None, what, err)
+
+    def phase6(self, tmp):
+        """A read-only file mapping must not become writable by rereg."""
+        path = os.path.join(tmp, 'ro')
+        with open(path, 'wb') as f:
+            f.write(vl.pattern(RO_SIZE, 25))
+        fd = os.open(path, os.O_RDONLY)
+        addr = LIBC.mmap(None, RO_SIZE, mmap.PROT_READ, mmap.MAP_SHARED, fd,
+                         0)
+        os.close(fd)
+        if addr in (None, ctypes.c_void_p(-1).value):
+            self.ok(False, 'mmap of the file, read only',
+                    os.strerror(ctypes.get_errno()))
+            return
+        try:
+            mr = MR(self.pd, RO_SIZE, e.IBV_ACCESS_REMOTE_READ, address=addr)
+            try:
+                self.rereg_ro(mr, addr, path)
+            finally:
+                mr.close()
+        finally:
+            LIBC.munmap(addr, RO_SIZE)
+        self.file_intact(path, 25, 'the read-only file kept its bytes')
+
+    def rereg_ro(self, mr, addr, path):
+        self.connect()
+        wcs = self.rdma(e.IBV_WR_RDMA_READ, addr, mr.rkey, RO_SIZE)
+        if self.ok(len(wcs) == 1 and wcs[0].status == e.IBV_WC_SUCCESS,
+                   'READ of a read-only file mapping', wc_str(wcs)):
+            err = vl.verify(self.cmr.read(RO_SIZE, 0), RO_SIZE, 25)
+            self.ok(err is None, 'READ brought the file\'s bytes', err)
+        self.rereg_refused(mr, e.IBV_REREG_MR_CHANGE_ACCESS, 0, 0,
+                           LOCAL | REMOTE, errno.EACCES,
+                           'ibv_rereg_mr adding write access to pages '
+                           'pinned read only fails: EACCES')
+        self.cmr.write(vl.pattern(RO_SIZE, 26), RO_SIZE)
+        self.refused(e.IBV_WR_RDMA_WRITE, addr, mr.rkey, RO_SIZE,
+                     'WRITE to the read-only file\'s MR fails: remote '
+                     'access error')
+        self.file_intact(path, 25, 'the file is unchanged after the WRITE')
+        self.rereg_refused(mr, e.IBV_REREG_MR_CHANGE_TRANSLATION |
+                           e.IBV_REREG_MR_CHANGE_ACCESS, addr, RO_SIZE,
+                           LOCAL | REMOTE, errno.EFAULT,
+                           'ibv_rereg_mr with a new translation over the '
+                           'read-only mapping, for write, fails: EFAULT')
+        self.connect()
+        self.refused(e.IBV_WR_RDMA_WRITE, addr, mr.rkey, RO_SIZE,
+                     'WRITE after the refused translation change fails')
+
     def run(self):
         for phase in (self.phase1, self.phase2, self.phase3, self.phase4,
                       self.phase5):
             phase()
+        if self.link.loop:
+            # A tmpfs of its own: the guest's root is an overlay, and
+            # /dev/shm need not be mounted.
+            tmp = tempfile.mkdtemp(prefix='verbs_mw.')
+            subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=1m',
+                            'verbs_mw', tmp], check=True)
+            try:
+                self.phase6(tmp)
+            finally:
+                subprocess.run(['umount', tmp], check=False)
+                os.rmdir(tmp)
         if not self.link.loop:
             self.env.barrier(f'mw.{self.link.kind}.done')
 
