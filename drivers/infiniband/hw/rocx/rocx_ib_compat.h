@@ -12,6 +12,7 @@
 #ifndef _ROCX_IB_COMPAT_H_
 #define _ROCX_IB_COMPAT_H_
 
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -45,6 +46,25 @@ static inline int rocx_ib_create_cq_udata(struct ib_cq *ibcq,
 }
 
 #define ROCX_IB_CREATE_CQ	rocx_ib_create_cq_udata
+#endif
+
+#ifndef ROCX_HAVE_IB_UMEM_CHECK_REREG
+/*
+ * ib_umem has no rereg check of its own here, only the bit it rests on:
+ * pages pinned without write access must not be handed to the device for
+ * writing by a rereg that keeps them (as the kernels that have the check
+ * do).
+ */
+static inline int ib_umem_check_rereg(struct ib_umem *umem, int flags,
+				      int new_access_flags)
+{
+	if (!umem || !(flags & IB_MR_REREG_ACCESS) ||
+	    (flags & IB_MR_REREG_TRANS))
+		return 0;
+	if (ib_access_writable(new_access_flags) && !umem->writable)
+		return -EACCES;
+	return 0;
+}
 #endif
 
 #endif /* _ROCX_IB_COMPAT_H_ */

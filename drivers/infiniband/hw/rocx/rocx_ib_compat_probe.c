@@ -4,6 +4,7 @@
  * Makefile compiles one block per ROCX_PROBE_<F> with the kernel's flags
  * and defines ROCX_HAVE_<F> when it builds (rocx_ib_compat.h).
  */
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -22,4 +23,9 @@ const struct ib_device_ops rocx_probe = {
 
 #ifdef ROCX_PROBE_IB_SPEED_XDR			/* 6.9 */
 u16 rocx_probe = IB_SPEED_XDR;
+#endif
+
+#ifdef ROCX_PROBE_IB_UMEM_CHECK_REREG		/* Debian 6.12.95, not 6.1 */
+int (*rocx_probe)(struct ib_umem *umem, int flags, int new_access_flags) =
+	ib_umem_check_rereg;
 #endif

@@ -90,6 +90,15 @@ struct ib_mr *rocx_ib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	err = rocx_ib_udata_in(udata, NULL, 0, 0);
 	if (err)
 		return ERR_PTR(err);
+	/*
+	 * Without a new translation the device keeps the pages pinned at
+	 * registration: if they were pinned for reading only (a read-only
+	 * file's page cache, the zero page), write access must not reach
+	 * them.
+	 */
+	err = ib_umem_check_rereg(mr->umem, flags, access_flags);
+	if (err)
+		return ERR_PTR(err);
 	err = rocx_ib_mr_access(ib_access, le64_to_cpu(dev->id->caps2),
 				&access);
 	if (err)
