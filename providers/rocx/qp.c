@@ -178,7 +178,51 @@ static void rocx_qp_table_clear(struct rocx_context *ctx, struct rocx_qp *qp)
 		rocx_qp_table_set(ctx, qp->qpn, NULL);
 }
 
+/*
+ * Create flags travel only in the extended command: the legacy one has no
+ * field for them.  The driver data is the same in both.
+ */
+static int rocx_cmd_create_qp_flags(struct ibv_pd *pd, struct rocx_qp *qp,
+				    struct ibv_qp_init_attr *attr,
+				    uint32_t create_flags,
+				    const struct urocx_create_qp *cmd,
+				    struct urocx_create_qp_resp *resp)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = pd,
+		.create_flags = create_flags,
+	};
+	struct urocx_create_qp_ex_resp resp_ex = {};
+	struct urocx_create_qp_ex cmd_ex = {};
+	int err;
+
+	cmd_ex.drv_payload = cmd->drv_payload;
+	err = ibv_cmd_create_qp_ex2(pd->context, &qp->vqp, &attr_ex,
+				    &cmd_ex.ibv_cmd, sizeof(cmd_ex),
+				    &resp_ex.ibv_resp, sizeof(resp_ex));
+	if (err)
+		return err;
+	attr->cap = attr_ex.cap;
+	resp->drv_payload = resp_ex.drv_payload;
+	return 0;
+}
+
 struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	return rocx_create_qp_flags(pd, attr, 0);
+}
+
+struct ibv_qp *rocx_create_qp_flags(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr,
+				    uint32_t create_flags)
 {
 	struct rocx_context *ctx = to_rocx_context(pd->context);
 	struct urocx_create_qp_resp resp = {};
@@ -240,8 +284,13 @@ struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		goto err_sq;
 
 	cmd.buf_addr = (uintptr_t)qp->buf;
-	err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
-				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (create_flags)
+		err = rocx_cmd_create_qp_flags(pd, qp, attr, create_flags,
+					       &cmd, &resp);
+	else
+		err = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
+					sizeof(cmd), &resp.ibv_resp,
+					sizeof(resp));
 	if (err) {
 		verbs_debug(&ctx->ibvctx, "create QP failed: %s\n",
 			    strerror(err));

@@ -39,10 +39,16 @@
 
 #define ROCX_QP_EX_UD_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
-/* Only flags whose value is 0 may be asked for: none is implemented. */
 #define ROCX_QP_EX_COMP_MASK	(IBV_QP_INIT_ATTR_PD |			\
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS |	\
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+/*
+ * A UD QP's group sends reach the device's own attached QPs unless it
+ * asks otherwise (ROCX_QP_NO_MC_LOOPBACK); the kernel refuses the flag
+ * on a device without multicast.  No other flag has a device behind it.
+ */
+#define ROCX_QP_EX_UD_CREATE_FLAGS	IBV_QP_CREATE_BLOCK_SELF_MCAST_LB
 
 static void rocx_wr_start(struct ibv_qp_ex *qpx)
 {
@@ -373,6 +379,7 @@ static void rocx_qp_ex_init(struct rocx_qp *qp, uint64_t ops)
 struct ibv_qp *rocx_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr)
 {
+	uint32_t create_flags = 0;
 	uint64_t ops = 0;
 	struct ibv_qp *ibqp;
 
@@ -384,9 +391,11 @@ struct ibv_qp *rocx_create_qp_ex(struct ibv_context *context,
 		}
 		return rocx_xrc_create_recv_qp(context, attr);
 	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS)
+		create_flags = attr->create_flags;
 	if (!check_comp_mask(attr->comp_mask, ROCX_QP_EX_COMP_MASK) ||
-	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
-	     attr->create_flags)) {
+	    (create_flags && (attr->qp_type != IBV_QPT_UD ||
+			      create_flags & ~ROCX_QP_EX_UD_CREATE_FLAGS))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -411,7 +420,8 @@ struct ibv_qp *rocx_create_qp_ex(struct ibv_context *context,
 	}
 
 	/* ibv_qp_init_attr_ex starts with the fields of ibv_qp_init_attr. */
-	ibqp = rocx_create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
+	ibqp = rocx_create_qp_flags(attr->pd, (struct ibv_qp_init_attr *)attr,
+				    create_flags);
 	if (ibqp && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		rocx_qp_ex_init(to_rocx_qp(ibqp), ops);
 	return ibqp;

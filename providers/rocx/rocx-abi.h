@@ -21,6 +21,8 @@ DECLARE_DRV_CMD(urocx_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 		rocx_create_cq_req, rocx_create_cq_resp);
 DECLARE_DRV_CMD(urocx_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		rocx_create_qp_req, rocx_create_qp_resp);
+DECLARE_DRV_CMD(urocx_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,
+		rocx_create_qp_req, rocx_create_qp_resp);
 DECLARE_DRV_CMD(urocx_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
 		rocx_create_ah_resp);
 DECLARE_DRV_CMD(urocx_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,

@@ -363,6 +363,10 @@ int rocx_modify_qp_rate_limit(struct ibv_qp *qp,
 
 /* qp.c */
 struct ibv_qp *rocx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+/* @create_flags: ibv_qp_create_flags the caller has checked. */
+struct ibv_qp *rocx_create_qp_flags(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr,
+				    uint32_t create_flags);
 int rocx_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		   int attr_mask);
 int rocx_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
