@@ -78,12 +78,6 @@ static void ok(bool pass, const char *fmt, ...)
 		failures++;
 }
 
-static void skip(const char *what, const char *why)
-{
-	printf("ok - mcast %s: %s # SKIP %s\n", kind, what, why);
-	fflush(stdout);
-}
-
 static void diag(const char *fmt, ...)
 {
 	va_list ap;
@@ -486,6 +480,12 @@ static void errors(void)
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+	struct ibv_qp_init_attr_ex rcx = {
+		.send_cq = scq, .recv_cq = scq, .qp_type = IBV_QPT_RC,
+		.cap = rc.cap, .pd = pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB,
+	};
 	struct ibv_qp *rcqp;
 	int i, n, err = 0;
 
@@ -529,6 +529,22 @@ static void errors(void)
 	err = ibv_attach_mcast(rcqp, &group, 0);
 	ok(err == EINVAL, "an RC QP cannot attach: %s", strerror(err));
 	ibv_destroy_qp(rcqp);
+
+	/* Only UD sends to groups; only the loopback flag has a device bit. */
+	rcqp = ibv_create_qp_ex(ctx, &rcx);
+	err = rcqp ? 0 : errno;
+	ok(err == EOPNOTSUPP, "an RC QP with BLOCK_SELF_MCAST_LB is refused: %s",
+	   rcqp ? "created" : strerror(err));
+	if (rcqp)
+		ibv_destroy_qp(rcqp);
+	memset(q, 0, sizeof(q));
+	err = make_qp(&q[0], "fcs", 0, IBV_QP_CREATE_SCATTER_FCS);
+	ok(err == EOPNOTSUPP, "a UD QP with SCATTER_FCS is refused: %s",
+	   q[0].qp ? "created" : strerror(err));
+	if (q[0].qp) {
+		ibv_destroy_qp(q[0].qp);
+		ibv_destroy_cq(q[0].rcq);
+	}
 
 	memset(q, 0, sizeof(q));
 	make_qp(&q[0], "uni", 0, 0);
@@ -619,11 +635,11 @@ int main(int argc, char **argv)
 	if (me == 0) {
 		make_qp(&s, "S", 0, 0);
 		make_qp(&r2, "R2", 1, 0);
+		/* The device has multicast, so it has the flag too. */
 		err = make_qp(&nlb, "N", 2, IBV_QP_CREATE_BLOCK_SELF_MCAST_LB);
 		have_n = !err;
-		if (err)
-			diag("N: create_qp_ex with BLOCK_SELF_MCAST_LB: %s",
-			     strerror(err));
+		ok(have_n, "N: create_qp_ex with BLOCK_SELF_MCAST_LB: %s",
+		   strerror(err));
 		ok(!ibv_attach_mcast(s.qp, &group, 0) &&
 		   !ibv_attach_mcast(r2.qp, &group, 0) &&
 		   (!have_n || !ibv_attach_mcast(nlb.qp, &group, 0)),
@@ -682,9 +698,6 @@ int main(int argc, char **argv)
 				   300);
 			recv_phase(&nlb, "b: N's sends skip N itself", 0, nq,
 				   false, 300);
-		} else {
-			skip("b: loopback blocked",
-			     "the provider has no create_qp_ex for BLOCK_SELF_MCAST_LB");
 		}
 		barrier("b");
 
