@@ -20,9 +20,10 @@
 # after the last exchange; the exit status does not change, so this
 # script looks for the message.  rocx_verbs_test checks every byte.
 #
-# On a device without the RDMA transport objects (contract 1.0) the
-# control-path checks expect EOPNOTSUPP and the traffic checks are
-# skipped.  Run from the host:
+# On a device without the RDMA transport objects (contract 1.0, which
+# reports max_mr 0) the control-path checks expect EOPNOTSUPP and the
+# traffic checks are skipped; one that reports MRs and refuses them
+# fails.  Run from the host:
 #   scripts/run/run-guests.sh --timeout 900 \
 #     --guest nic=rocx,cmd=tests/e2e/guest/rc.sh \
 #     [--guest nic=rocx,cmd=tests/e2e/guest/rc.sh]
