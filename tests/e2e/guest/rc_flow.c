@@ -16,7 +16,9 @@
  * default 14), -G PATH (the sender, once connected, creates PATH.ready
  * and starts when PATH exists: flows of several guests start together),
  * -W MS (the sender starts MS ms after that), -K N (the sender damages one byte of
- * message N: the receiver must fail, which proves the check).
+ * message N: the receiver must fail, which proves the check), -Q PATH
+ * (once connected, write "QPN PSN" to PATH: this side's QP number and
+ * the first PSN it expects).
  *
  * The sender writes message n into slot n % N of the receiver's buffer
  * with RDMA WRITE with immediate n; the receiver checks every byte of the
@@ -58,6 +60,7 @@ static int stall_s = 30;
 static long damage = -1;
 static int ack_timeout = 14;
 static const char *go_path;
+static const char *qp_path;
 static unsigned int start_delay_ms;
 
 /* What each side tells the other over TCP before the flow starts. */
@@ -633,7 +636,7 @@ int main(int argc, char **argv)
 	bool server = false;
 	int seconds = 10, c;
 
-	while ((c = getopt(argc, argv, "SC:p:t:d:g:l:T:s:w:i:m:x:n:K:A:G:W:")) != -1) {
+	while ((c = getopt(argc, argv, "SC:p:t:d:g:l:T:s:w:i:m:x:n:K:A:G:W:Q:")) != -1) {
 		switch (c) {
 		case 'S': server = true; break;
 		case 'C': host = optarg; break;
@@ -653,6 +656,7 @@ int main(int argc, char **argv)
 		case 'A': ack_timeout = atoi(optarg); break;
 		case 'G': go_path = optarg; break;
 		case 'W': start_delay_ms = atoi(optarg); break;
+		case 'Q': qp_path = optarg; break;
 		default:
 			fprintf(stderr, "usage: rc_flow -S | -C HOST [options]\n");
 			return 2;
@@ -671,5 +675,13 @@ int main(int argc, char **argv)
 	resources(&f);
 	exchange(&f, host, port);
 	connect_qp(&f);
+	if (qp_path) {
+		FILE *q = fopen(qp_path, "w");
+
+		/* For a test that aims frames at this live QP. */
+		if (!q || fprintf(q, "%u %u\n", f.me.qpn, f.peer.psn) < 0 ||
+		    fclose(q))
+			die("writing -Q's file");
+	}
 	return server ? run_receiver(&f) : run_sender(&f, seconds);
 }
