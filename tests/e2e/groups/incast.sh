@@ -9,8 +9,8 @@ timeout=600
 # The switch is the fabric's hardware: a guest never slows it.  Under a
 # loaded host it could otherwise sleep longer than a PFC pause (84 ms),
 # the senders' NICs would resume while it holds XOFF, and what they sent
-# would come on top of the headroom.  So it runs at nice -10, in its
-# session's autogroup of its own (run-guests.sh starts it with setsid).
+# would come on top of the headroom.  run-guests.sh runs every switch at
+# real-time priority (fabric_priority).
 # Beside it, host/cpustat.sh records the host's CPU time, which
 # host/incast.py reports per scenario.  An experiment's disturbances,
 # not make check's: ROCX_INCAST_STALL=switch:S:P stops the switch for S
@@ -21,8 +21,6 @@ timeout=600
 # CPU time for seconds does.  Either with @SCEN+SCEN runs only while
 # those scenarios do (host/during.sh).
 host_cmd='pid=$(cat "${ROCX_SWITCH_CTL%/*}/switch.pid")
-renice -n -10 -p "$pid" >/dev/null
-[ -w "/proc/$pid/autogroup" ] && echo -10 >"/proc/$pid/autogroup"
 : >"$ROCX_RUN_OUT/cpu.txt"
 bash tests/e2e/host/cpustat.sh "$ROCX_RUN_OUT/cpu.txt" &
 cpustat=$! disturb=

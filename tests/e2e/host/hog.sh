@@ -4,7 +4,7 @@
 # N processes that only spin, at the guests' priority, until killed: the
 # guests' QEMUs then get part of the host's cores, as when a hypervisor
 # takes CPU time from this machine for seconds (steal time), while the
-# switch, at nice -10, keeps its own.  An experiment's tool
+# switch, at real-time priority, keeps its own.  An experiment's tool
 # (ROCX_INCAST_HOG).
 #
 #   tests/e2e/host/hog.sh N
