@@ -859,7 +859,7 @@ def impairments(exe, sockdir, log):
     impair_delay(exe, sockdir, log)
 
 
-# ---- Lossless fabric (queue.c, pfc.c, red.c, series.c) ----
+# ---- Lossless fabric (qos.c, pfc.c, red.c, series.c) ----
 
 PFC_DST = bytes.fromhex("0180c2000001")
 ETH_PFC = 0x8808

@@ -8,7 +8,7 @@
  * as a queue fills), so a frame waits only for the rest of its burst, or
  * while the guest's socket is full (the port then sleeps on EPOLLOUT); the
  * frames of a burst leave together, in one bundle or one sendmmsg().  A
- * port with a line rate, ETS classes or PFC is served by queue.c's
+ * port with a line rate, ETS classes or PFC is served by qos.c's
  * scheduler instead, which also decides when it may send; RED/ECN acts as
  * a frame joins its queue (red.c).  Loss, delay and the other
  * impairments come before the queues (impair.c), so that a delayed frame
@@ -94,7 +94,7 @@ void egress_queue(struct sw *sw, struct sw_port *p, struct sw_buf *buf)
 		buf_release(&sw->pool, buf);
 		return;
 	}
-	/* RED/ECN and the per-priority counters (queue.c, red.c). */
+	/* RED/ECN and the per-priority counters (qos.c, red.c). */
 	if (!qos_enqueue(sw, p, buf)) {
 		buf_release(&sw->pool, buf);
 		return;
@@ -153,7 +153,7 @@ void egress_service(struct sw *sw, struct sw_port *p)
 	unsigned int n;
 	int done;
 
-	/* A line rate, ETS or PFC: the scheduler of queue.c. */
+	/* A line rate, ETS or PFC: the scheduler of qos.c. */
 	if (!p->qos.plain) {
 		qos_service(sw, p);
 		return;

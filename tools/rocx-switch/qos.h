@@ -75,7 +75,7 @@ double red_prob(uint64_t q, uint32_t kmin, uint32_t kmax, double pmax);
 /* ns that quanta of 512 bit times last at speed_mbps (pfc.c). */
 uint64_t pfc_pause_ns(uint16_t quanta, uint64_t speed_mbps);
 
-/* DRR over the ETS classes (queue.c). */
+/* DRR over the ETS classes (qos.c). */
 struct sw_drr {
 	int32_t deficit[SW_NUM_PRIO];
 	uint8_t cur;		/* class whose turn it is */

@@ -60,7 +60,7 @@ struct sw_buf {
 	uint16_t refs;		/* egress queues still holding this buffer */
 	uint8_t in_port;
 	uint8_t tc;		/* traffic class 0..7, 7 served first */
-	/* Shared-buffer charge (queue.c): enum sw_acct, bytes in acct_len. */
+	/* Shared-buffer charge (qos.c): enum sw_acct, bytes in acct_len. */
 	uint8_t acct;
 	uint32_t acct_len;
 	uint8_t data[SW_MAX_FRAME];
@@ -315,7 +315,7 @@ struct sw {
 	uint64_t imp_armed_ns;	/* 0: disarmed */
 	struct sw_ctl *ctl;
 	/*
-	 * The shared buffer (queue.c): buf_size 0 is no limit.  shared_size
+	 * The shared buffer (qos.c): buf_size 0 is no limit.  shared_size
 	 * is what the reserved and headroom parts leave of it.
 	 */
 	uint64_t buf_size;
@@ -340,7 +340,7 @@ struct sw_frame_info {
 	uint16_t vid;		/* 0 when untagged */
 	uint16_t ethertype;	/* after any VLAN tags */
 	uint8_t tc;
-	/* For the trust modes (queue.c): the outer tag's PCP, the DSCP. */
+	/* For the trust modes (qos.c): the outer tag's PCP, the DSCP. */
 	bool tagged;
 	uint8_t pcp;
 	int dscp;		/* -1: not IP */
@@ -472,7 +472,7 @@ void ctl_event(struct sw *sw, uint32_t tag, uint32_t events);
 int ctl_client_main(int argc, char **argv);
 
 /* ------------------------------------------------------------------ */
-/* Lossless fabric (queue.c, pfc.c, red.c, series.c; see qos.h) */
+/* Lossless fabric (qos.c, pfc.c, red.c, series.c; see qos.h) */
 
 struct sw_series_prev;
 
