@@ -468,7 +468,7 @@ int impair_show(struct sw *sw, struct ctl_args *a, FILE *out);
 int ctl_open(struct sw *sw, const char *path);
 void ctl_close(struct sw *sw);
 void ctl_event(struct sw *sw, uint32_t tag, uint32_t events);
-/* rocx-switch ctl SOCKET [CMD...] */
+/* The client (ctl_client.c): rocx-switch ctl SOCKET [CMD...] */
 int ctl_client_main(int argc, char **argv);
 
 /* ------------------------------------------------------------------ */
