@@ -419,7 +419,7 @@ void impair_timer(struct sw *sw);
 void impair_stats_print(const struct sw_port *p, FILE *out);
 
 /* ------------------------------------------------------------------ */
-/* Control socket (ctl.c) */
+/* Control requests: their words and values (ctl_args.c) */
 
 #define CTL_MAX_WORDS		32
 #define CTL_ERR_LEN		256
@@ -447,6 +447,8 @@ typedef int (*ctl_handler)(struct sw *sw, struct ctl_args *a, FILE *out);
 int ctl_split(char *line, struct ctl_args *a);
 const char *ctl_take(struct ctl_args *a, const char *key);
 bool ctl_flag(struct ctl_args *a, const char *word);
+/* The first bare word not taken yet, or NULL. */
+const char *ctl_take_bare(struct ctl_args *a);
 int ctl_check_unused(struct ctl_args *a);
 /* port=N[,N]...|all into a mask of ports; absent: all if !required. */
 int ctl_ports(struct sw *sw, struct ctl_args *a, bool required,
@@ -458,6 +460,10 @@ int ctl_parse_prob(const char *s, double *p);
 int ctl_parse_time(const char *s, uint64_t *ns);
 int ctl_parse_uint(const char *s, unsigned long long max,
 		   unsigned long long *v);
+
+/* ------------------------------------------------------------------ */
+/* Control socket (ctl.c) */
+
 /* Run one request line as the socket would; the answer goes to out. */
 int ctl_exec(struct sw *sw, char *line, FILE *out, char *err, size_t len);
 
