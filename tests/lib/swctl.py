@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""rocx-switch's control socket (tools/rocx-switch/ctl.c) for the Python
-tests: a request is one line; its answer is zero or more lines, then "ok"
-or "error: WHY".  `rocx-switch ctl SOCKET CMD...` is the same from a
+"""rocx-switch's control socket (tools/rocx-switch/ctl_server.c) for the
+Python tests: a request is one line; its answer is zero or more lines, then
+"ok" or "error: WHY".  `rocx-switch ctl SOCKET CMD...` is the same from a
 shell."""
 import socket
 

@@ -27,7 +27,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import fabric  # noqa: E402  (include/rocx/rocx_fabric.h)
-import swctl  # noqa: E402  (tools/rocx-switch/ctl.c)
+import swctl  # noqa: E402  (tools/rocx-switch/ctl_server.c)
 
 ETH_TEST = 0x88B5           # IEEE local experimental ethertype
 BCAST = b"\xff" * 6
@@ -239,7 +239,7 @@ def bundles(exe, sockdir, work, log):
         g.close()
 
 
-# ---- Impairments (impair.c) and the control socket (ctl.c) ----
+# ---- Impairments (impair.c) and the control socket (ctl_server.c) ----
 
 # A correct switch fails a statistical check this rarely.
 ALPHA = 1e-6

@@ -2,7 +2,7 @@
 /*
  * The control socket's client: rocx-switch ctl SOCKET [COMMAND [WORD]...]
  * sends one request, or each line of standard input, to a running
- * switch's control socket (ctl.c) and prints the answers.  Its
+ * switch's control socket (ctl_server.c) and prints the answers.  Its
  * exit status tells a refused request (1) from a switch it could not
  * reach or that did not answer (2), so scripts can act on either.
  */

@@ -12,8 +12,8 @@
  *           -> egress_service (per-class queues, scheduler) -> port_xmit
  *
  * The impairment stages (impair.c) are skipped by a port and direction
- * that has none configured; a control socket (ctl.c) sets them, and
- * shows them and the counters, while the switch runs.
+ * that has none configured; a control socket (ctl_server.c) sets them,
+ * and shows them and the counters, while the switch runs.
  *
  * Everything runs in one thread; buffers come from a pool sized at start-up
  * so the data path never allocates.  Egress queues are served once per
@@ -462,7 +462,7 @@ int ctl_parse_uint(const char *s, unsigned long long max,
 		   unsigned long long *v);
 
 /* ------------------------------------------------------------------ */
-/* Control socket (ctl.c) */
+/* Control socket (ctl_server.c) */
 
 /* Run one request line as the socket would; the answer goes to out. */
 int ctl_exec(struct sw *sw, char *line, FILE *out, char *err, size_t len);
