@@ -8,11 +8,12 @@
  * as a queue fills), so a frame waits only for the rest of its burst, or
  * while the guest's socket is full (the port then sleeps on EPOLLOUT); the
  * frames of a burst leave together, in one bundle or one sendmmsg().  A
- * port with a line rate, ETS classes or PFC is served by qos.c's
- * scheduler instead, which also decides when it may send; RED/ECN acts as
- * a frame joins its queue (red.c).  Loss, delay and the other
- * impairments come before the queues (impair.c), so that a delayed frame
- * queues behind what left before it, as on a link.
+ * port with a line rate, ETS classes, PFC or pause is served by qos.c's
+ * scheduler instead, which also decides when it may send (egress_service()
+ * says why there are two); RED/ECN acts as a frame joins its queue
+ * (red.c).  Loss, delay and the other impairments come before the queues
+ * (impair.c), so that a delayed frame queues behind what left before it,
+ * as on a link.
  */
 #include <stdlib.h>
 
@@ -153,7 +154,29 @@ void egress_service(struct sw *sw, struct sw_port *p)
 	unsigned int n;
 	int done;
 
-	/* A line rate, ETS or PFC: the scheduler of qos.c. */
+	/*
+	 * Two schedulers, chosen by the port's settings.  A port with a line
+	 * rate, ETS classes, PFC or pause goes to qos_service(), which picks
+	 * frame by frame: the highest strict class that is not paused, else
+	 * DRR, then the token bucket and the guest's backlog.  A port with
+	 * none of these (qos.plain) is not that scheduler in its default
+	 * configuration, so it keeps the strict-priority drain below:
+	 *  - a port with QoS settings holds its frames while its guest has
+	 *    backlog= bytes unread (32768 unless set, learnt with an ioctl
+	 *    per burst), whereas a plain port sends as long as the guest's
+	 *    socket takes frames (Documentation/rocx-switch.rst, "Line
+	 *    rate");
+	 *  - a plain port honours no pause, not even one that was running
+	 *    when pause=off made the port plain;
+	 *  - the drain takes whole class queues in one pass, where the pick
+	 *    scans every class for each frame: up to four times the
+	 *    scheduler's own time per frame in a burst of 64, though well
+	 *    under a percent of what the switch spends per frame with its
+	 *    system calls.
+	 * One function for both would test qos.plain for each of the first
+	 * two inside the pick, which is still two schedulers, only harder to
+	 * read; this is the one place that chooses.
+	 */
 	if (!p->qos.plain) {
 		qos_service(sw, p);
 		return;

@@ -144,7 +144,7 @@ struct sw_qos_port {
 	uint64_t paused_until[SW_NUM_PRIO];	/* 0: not paused */
 	uint64_t pause_start[SW_NUM_PRIO];
 	struct sw_drr drr;
-	bool plain;		/* nothing configured: the old egress path */
+	bool plain;		/* no rate, ETS, PFC or pause: egress.c's drain */
 	uint64_t wake_ns;	/* egress waits for tokens or a pause: 0 none */
 	/*
 	 * The last service left frames that could go (held by the guest's
