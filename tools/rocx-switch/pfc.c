@@ -15,7 +15,7 @@
  * port's speed (its line rate, else its speed setting), and quanta 0
  * resumes it.  A port with pause on honours 802.3x pause for every
  * priority.  MAC control frames reaching a port that honours either are
- * consumed and counted; elsewhere they pass, as before.
+ * consumed and counted; elsewhere they are forwarded like any frame.
  */
 #include <arpa/inet.h>
 #include <string.h>

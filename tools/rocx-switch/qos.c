@@ -17,7 +17,8 @@
  * priority at or above its xoff takes headroom only: the shared pool is
  * not for frames in flight after XOFF, and stays for the others.  Crossing
  * xoff sends PFC XOFF to the ingress port, falling to xon sends XON
- * (pfc.c).  With no buffer size every frame is admitted, as before.
+ * (pfc.c).  With no buffer size every frame is admitted, and only the
+ * egress queues' frame limit bounds what the switch holds.
  */
 #include <errno.h>
 #include <inttypes.h>

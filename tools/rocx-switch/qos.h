@@ -10,9 +10,9 @@
  *   ETS (strict, then DRR by weight) over priorities that are not paused
  *   (PFC received) -> token bucket at the port's line rate -> port_xmit.
  *
- * Everything is off by default and the switch then behaves as it did
- * before: no rate limit, no accounting limits, no PFC, no marking, strict
- * priority.  The pure parts (token bucket, RED probability, pause time,
+ * Everything is off by default, which leaves a learning switch with
+ * strict-priority class queues: no rate limit, no accounting limits, no
+ * PFC, no marking.  The pure parts (token bucket, RED probability, pause time,
  * DRR pick) take their state and the time as arguments, so the unit test
  * (tests/switch/test_qos.c) drives them on a virtual clock.
  */
@@ -41,7 +41,7 @@
 #define SW_DEF_BACKLOG		32768
 
 enum sw_trust {
-	SW_TRUST_AUTO,		/* PCP when tagged, else DSCP >> 3: as before */
+	SW_TRUST_AUTO,		/* PCP when tagged, else DSCP >> 3: frame_parse() */
 	SW_TRUST_PCP,		/* PCP when tagged, else priority 0 */
 	SW_TRUST_DSCP,		/* dscp2prio[DSCP]; not IP: priority 0 */
 };
