@@ -438,6 +438,25 @@ static inline struct rocx_ib_ah *to_rocx_ib_ah(struct ib_ah *ibah)
 	return container_of(ibah, struct rocx_ib_ah, ibah);
 }
 
+/* rocx_ib_admin.c: commands, their results, providers' requests. */
+int rocx_ib_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
+		  struct rocx_aq_cqe *cqe);
+int rocx_ib_exec(struct rocx_ib_dev *dev, union rocx_aq_verbs_cmd *cmd,
+		 struct rocx_aq_cqe *cqe);
+int rocx_ib_verbs_errno(int err);
+
+/* What a destroy command's result leaves behind (rocx_ib_destroy_outcome()). */
+enum rocx_ib_destroy_outcome {
+	ROCX_IB_DESTROYED,
+	ROCX_IB_DESTROY_REFUSED,
+	ROCX_IB_DESTROY_UNKNOWN,
+};
+
+enum rocx_ib_destroy_outcome rocx_ib_destroy_outcome(int err);
+int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
+		     size_t min_len);
+int rocx_ib_udata_out(struct ib_udata *udata, void *resp, size_t len);
+
 /* rocx_ib_verbs.c: device, port and context verbs. */
 int rocx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 			 struct ib_udata *udata);
@@ -457,13 +476,6 @@ int rocx_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void rocx_ib_mmap_free(struct rdma_user_mmap_entry *rdma);
 int rocx_ib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int rocx_ib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
-int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
-		     size_t min_len);
-int rocx_ib_udata_out(struct ib_udata *udata, void *resp, size_t len);
-int rocx_ib_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
-		  struct rocx_aq_cqe *cqe);
-int rocx_ib_exec(struct rocx_ib_dev *dev, union rocx_aq_verbs_cmd *cmd,
-		 struct rocx_aq_cqe *cqe);
 
 /* rocx_ib_mr.c */
 struct ib_mr *rocx_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -650,16 +662,7 @@ void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i, u64 addr);
 void rocx_ib_pbl_destroy(struct rocx_ib_pbl *pbl);
 unsigned long rocx_ib_pgsz_bitmap(u64 page_size_cap);
 
-/* What a destroy command's result leaves behind (rocx_ib_destroy_outcome()). */
-enum rocx_ib_destroy_outcome {
-	ROCX_IB_DESTROYED,
-	ROCX_IB_DESTROY_REFUSED,
-	ROCX_IB_DESTROY_UNKNOWN,
-};
-
 /* Translations shared by several files (rocx_ib_test.c covers them). */
-int rocx_ib_verbs_errno(int err);
-enum rocx_ib_destroy_outcome rocx_ib_destroy_outcome(int err);
 u32 rocx_ib_access(int ib_access);
 int rocx_ib_access_to_ib(u32 access);
 /* rocx_ib_mr.c, also for rereg_user_mr (rocx_ib_mw.c). */
