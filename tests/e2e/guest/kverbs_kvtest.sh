@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2154 # sourced by guest/kverbs.sh
-# Kernel verbs (rocx_ib_kverbs.c) as a kernel consumer uses them, in each
+# Kernel verbs (rocx_ib_datapath.c) as a kernel consumer uses them, in each
 # guest of the kverbs group: rocx_ib_kvtest.ko runs RC and UD QPs
 # through the device's loopback at load (data verified, posts from
 # softirq, an AH made under a spinlock, refused work requests with their

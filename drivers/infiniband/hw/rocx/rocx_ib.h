@@ -242,7 +242,7 @@ struct rocx_ib_kbuf {
  * @cqn: device CQ number
  * @log_depth: log2 of the ring depth
  * @cqe_format: enum rocx_cqe_format of the ring's entries
- * @kbuf: the ring of a kernel CQ (rocx_ib_kverbs.c)
+ * @kbuf: the ring of a kernel CQ (rocx_ib_datapath.c)
  * @lock: kernel CQ: protects @ci, @db_ci, the CQ doorbell and the
  *	consumer indexes (ci) of the work queues completing here; taken
  *	irqsave, since poll_cq and req_notify_cq run in any context
@@ -301,7 +301,7 @@ struct rocx_ib_kwq {
  *	moves QPs to ERR on its own)
  * @cap: capabilities of the queues as created
  * @sq_sig_all: every send WQE completes with a CQE
- * @kbuf: the SQ and RQ of a kernel QP (rocx_ib_kverbs.c)
+ * @kbuf: the SQ and RQ of a kernel QP (rocx_ib_datapath.c)
  * @sq: kernel QP: the send queue
  * @rq: kernel QP: the receive queue (depth 0: none)
  */
@@ -536,7 +536,7 @@ int rocx_ib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 void rocx_ib_qp_event(struct rocx_ib_dev *dev, u32 qpn, u64 info);
 int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah, struct rocx_av *av);
-/* Shared with kernel QPs (rocx_ib_kverbs.c). */
+/* Shared with kernel QPs (rocx_ib_datapath.c). */
 int rocx_ib_qp_type(enum ib_qp_type type, u64 caps2);
 int rocx_ib_qp_check(const struct rocx_identify *id,
 		     const struct ib_qp_cap *cap,
@@ -601,7 +601,7 @@ int rocx_ib_rate_limit_check(u64 caps2, u32 max_speed, enum ib_qp_type type,
 			     enum ib_qp_state cur, enum ib_qp_state next,
 			     u32 kbps);
 
-/* rocx_ib_kverbs.c: kernel CQs and QPs, and their data path. */
+/* rocx_ib_datapath.c: kernel CQs and QPs, and their data path. */
 int rocx_ib_kcq_create(struct rocx_ib_dev *dev, struct rocx_ib_cq *cq,
 		       const struct ib_cq_init_attr *attr);
 void rocx_ib_kcq_free(struct rocx_ib_dev *dev, struct rocx_ib_cq *cq);

@@ -3,7 +3,7 @@
  * rocx_ib: the auxiliary driver and the ib_device's life cycle.
  *
  * CQs and QPs serve user space (the provider posts and polls their queues
- * itself) and kernel consumers (rocx_ib_kverbs.c).  With every verb
+ * itself) and kernel consumers (rocx_ib_datapath.c).  With every verb
  * ib_device_check_mandatory() asks for present, the device is a
  * kverbs_provider: ib_mad, ib_cm and rdma_cm open it.
  */

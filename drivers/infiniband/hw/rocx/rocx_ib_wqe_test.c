@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * KUnit tests for the kernel's work queue entries (rocx_ib_wqe.c) and
- * completions (rocx_ib_kverbs.c): each send opcode's WQE byte for byte
+ * completions (rocx_ib_datapath.c): each send opcode's WQE byte for byte
  * against the contract's layout (rocx_verbs.h), the work requests a QP
  * type must refuse, inline data, receive WQEs, the queue geometry of
  * kernel QPs, and the work completion of a CQE, GSI/UD fields included.
