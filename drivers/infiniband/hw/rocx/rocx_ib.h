@@ -492,6 +492,7 @@ struct ib_mr *rocx_ib_get_dma_mr(struct ib_pd *ibpd, int access_flags);
 void rocx_ib_fr_init(struct rocx_ib_dev *dev);
 bool rocx_ib_fr_supported(const struct rocx_identify *id);
 u32 rocx_ib_fr_max_pages(const struct rocx_identify *id);
+int rocx_ib_fr_access(int ib_access, u32 *access);
 /* WQE encoders for the kernel's post_send: IB_WR_REG_MR, IB_WR_LOCAL_INV. */
 int rocx_ib_wqe_reg_mr(struct rocx_send_wqe *wqe, u16 idx,
 		       const struct ib_reg_wr *wr);
@@ -751,7 +752,6 @@ int rocx_ib_cc_parse(const struct rocx_ib_cc_param *p, const char *buf,
 		     u32 max_speed, struct rocx_cc_cfg *cfg);
 u32 rocx_ib_cc_value(const struct rocx_ib_cc_param *p,
 		     const struct rocx_cc_cfg *cfg);
-int rocx_ib_fr_access(int ib_access, u32 *access);
 void rocx_ib_cqe_to_wc(const struct rocx_cqe *cqe, enum ib_qp_type type,
 		       struct ib_wc *wc);
 void rocx_ib_kqp_geometry(const struct ib_qp_cap *cap,

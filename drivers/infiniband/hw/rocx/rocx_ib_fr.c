@@ -60,7 +60,7 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_fr_max_pages);
  * atomic without local write: IBTA) and -EOPNOTSUPP for flags it does not
  * know; the caller fails the verb instead of the device the QP.
  */
-VISIBLE_IF_KUNIT int rocx_ib_fr_access(int ib_access, u32 *access)
+int rocx_ib_fr_access(int ib_access, u32 *access)
 {
 	/* A device with fast registration takes MW_BIND in these MRs. */
 	int err = rocx_ib_mr_access(ib_access, ROCX_CAP2_MW, access);
