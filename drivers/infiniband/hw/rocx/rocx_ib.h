@@ -493,11 +493,6 @@ void rocx_ib_fr_init(struct rocx_ib_dev *dev);
 bool rocx_ib_fr_supported(const struct rocx_identify *id);
 u32 rocx_ib_fr_max_pages(const struct rocx_identify *id);
 int rocx_ib_fr_access(int ib_access, u32 *access);
-/* WQE encoders for the kernel's post_send: IB_WR_REG_MR, IB_WR_LOCAL_INV. */
-int rocx_ib_wqe_reg_mr(struct rocx_send_wqe *wqe, u16 idx,
-		       const struct ib_reg_wr *wr);
-void rocx_ib_wqe_local_inv(struct rocx_send_wqe *wqe, u16 idx,
-			   const struct ib_send_wr *wr);
 
 /* rocx_ib_mw.c */
 int rocx_ib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
@@ -556,6 +551,10 @@ int rocx_ib_wqe_build(const struct rocx_ib_wqe_ctx *ctx, void *buf, u16 idx,
 		      const struct ib_send_wr *wr);
 int rocx_ib_recv_wqe_build(void *buf, u16 idx, const struct ib_recv_wr *wr,
 			   u32 max_sge);
+int rocx_ib_wqe_reg_mr(struct rocx_send_wqe *wqe, u16 idx,
+		       const struct ib_reg_wr *wr);
+void rocx_ib_wqe_local_inv(struct rocx_send_wqe *wqe, u16 idx,
+			   const struct ib_send_wr *wr);
 
 /* rocx_ib_ah.c */
 int rocx_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

@@ -16,10 +16,10 @@
  * get_dma_mr makes a DMA MR (ALLOC_MR too), and the device's local DMA
  * lkey (ROCX_LOCAL_DMA_LKEY) serves the SGEs of every kernel PD.
  *
- * The WQE encoders (rocx_ib_wqe_reg_mr(), rocx_ib_wqe_local_inv()) are
- * pure functions of the work request, for the kernel's post_send;
- * IB_DEVICE_MEM_MGT_EXTENSIONS (rocx_ib_identify_to_attr()) promises
- * that post_send takes both opcodes.
+ * The REG_MR and LOCAL_INV work requests are encoded with every other
+ * WQE in rocx_ib_wqe.c; IB_DEVICE_MEM_MGT_EXTENSIONS
+ * (rocx_ib_identify_to_attr()) promises that post_send takes both
+ * opcodes.
  */
 #include <kunit/visibility.h>
 #include <linux/slab.h>
@@ -210,83 +210,6 @@ struct ib_mr *rocx_ib_get_dma_mr(struct ib_pd *ibpd, int access_flags)
 	mr->ib_access = access_flags;
 	return &mr->ibmr;
 }
-
-/* The WQE's control flags of a work request's send_flags. */
-static u8 rocx_ib_fr_wqe_flags(int send_flags)
-{
-	u8 flags = 0;
-
-	if (send_flags & IB_SEND_SIGNALED)
-		flags |= ROCX_WQE_SIGNALED;
-	if (send_flags & IB_SEND_SOLICITED)
-		flags |= ROCX_WQE_SOLICITED;
-	if (send_flags & IB_SEND_FENCE)
-		flags |= ROCX_WQE_FENCE;
-	return flags;
-}
-
-/**
- * rocx_ib_wqe_reg_mr() - encode an IB_WR_REG_MR work request
- * @wqe: the 64-byte WQE header to write (no SGEs follow)
- * @idx: the WQE's free-running index in its send queue
- * @wr: the work request; its MR was mapped by rocx_ib_map_mr_sg()
- *
- * The WQE names the MR's page list, which the device reads when it
- * executes the WQE: the caller's barrier before the doorbell orders the
- * list's writes (coherent memory) as it does the WQE's.
- *
- * Return: 0, -EINVAL for an MR with no page mapped, one that is not a
- * fast-register MR, or rights the device refuses; -EOPNOTSUPP for
- * rights it does not know.  @wqe is written only on success.
- */
-int rocx_ib_wqe_reg_mr(struct rocx_send_wqe *wqe, u16 idx,
-		       const struct ib_reg_wr *wr)
-{
-	const struct rocx_ib_mr *mr = to_rocx_ib_mr(wr->mr);
-	struct rocx_wqe_reg_mr *r = &wqe->reg_mr;
-	u32 access;
-	int err;
-
-	if (wr->mr->type != IB_MR_TYPE_MEM_REG || !mr->npages ||
-	    mr->npages > mr->pbl.npages)
-		return -EINVAL;
-	err = rocx_ib_fr_access(wr->access, &access);
-	if (err)
-		return err;
-
-	memset(wqe, 0, ROCX_SEND_WQE_HDR);
-	wqe->ctrl.opcode = ROCX_WQE_REG_MR;
-	wqe->ctrl.flags = rocx_ib_fr_wqe_flags(wr->wr.send_flags);
-	wqe->ctrl.wqe_idx = cpu_to_le16(idx);
-	r->key = cpu_to_le32(wr->key);
-	r->access = cpu_to_le32(access);
-	r->iova = cpu_to_le64(wr->mr->iova);
-	r->length = cpu_to_le64(wr->mr->length);
-	rocx_ib_pbl_to_hw(&mr->pbl, &r->pbl);
-	/* The list has room for max_num_sg pages; this mapping used npages. */
-	r->pbl.npages = cpu_to_le32(mr->npages);
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(rocx_ib_wqe_reg_mr);
-
-/**
- * rocx_ib_wqe_local_inv() - encode an IB_WR_LOCAL_INV work request
- * @wqe: the 64-byte WQE header to write
- * @idx: the WQE's free-running index in its send queue
- * @wr: the work request: ex.invalidate_rkey names a fast-register MR or a
- *	type 2 window
- */
-void rocx_ib_wqe_local_inv(struct rocx_send_wqe *wqe, u16 idx,
-			   const struct ib_send_wr *wr)
-{
-	memset(wqe, 0, ROCX_SEND_WQE_HDR);
-	wqe->ctrl.opcode = ROCX_WQE_LOCAL_INV;
-	wqe->ctrl.flags = rocx_ib_fr_wqe_flags(wr->send_flags);
-	/* Big endian, as ImmDt and the IETH carry keys. */
-	wqe->ctrl.imm_data = cpu_to_be32(wr->ex.invalidate_rkey);
-	wqe->ctrl.wqe_idx = cpu_to_le16(idx);
-}
-EXPORT_SYMBOL_IF_KUNIT(rocx_ib_wqe_local_inv);
 
 /* Only for a device with ROCX_CAP2_FAST_REG. */
 static const struct ib_device_ops rocx_ib_fr_ops = {

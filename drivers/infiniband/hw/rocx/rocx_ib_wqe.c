@@ -119,6 +119,83 @@ static void rocx_ib_wqe_ud(struct rocx_send_wqe *wqe,
 	wqe->ud.av = to_rocx_ib_ah(ud->ah)->av;
 }
 
+/* The WQE's control flags of a work request's send_flags. */
+static u8 rocx_ib_fr_wqe_flags(int send_flags)
+{
+	u8 flags = 0;
+
+	if (send_flags & IB_SEND_SIGNALED)
+		flags |= ROCX_WQE_SIGNALED;
+	if (send_flags & IB_SEND_SOLICITED)
+		flags |= ROCX_WQE_SOLICITED;
+	if (send_flags & IB_SEND_FENCE)
+		flags |= ROCX_WQE_FENCE;
+	return flags;
+}
+
+/**
+ * rocx_ib_wqe_reg_mr() - encode an IB_WR_REG_MR work request
+ * @wqe: the 64-byte WQE header to write (no SGEs follow)
+ * @idx: the WQE's free-running index in its send queue
+ * @wr: the work request; its MR was mapped by rocx_ib_map_mr_sg()
+ *
+ * The WQE names the MR's page list, which the device reads when it
+ * executes the WQE: the caller's barrier before the doorbell orders the
+ * list's writes (coherent memory) as it does the WQE's.
+ *
+ * Return: 0, -EINVAL for an MR with no page mapped, one that is not a
+ * fast-register MR, or rights the device refuses; -EOPNOTSUPP for
+ * rights it does not know.  @wqe is written only on success.
+ */
+int rocx_ib_wqe_reg_mr(struct rocx_send_wqe *wqe, u16 idx,
+		       const struct ib_reg_wr *wr)
+{
+	const struct rocx_ib_mr *mr = to_rocx_ib_mr(wr->mr);
+	struct rocx_wqe_reg_mr *r = &wqe->reg_mr;
+	u32 access;
+	int err;
+
+	if (wr->mr->type != IB_MR_TYPE_MEM_REG || !mr->npages ||
+	    mr->npages > mr->pbl.npages)
+		return -EINVAL;
+	err = rocx_ib_fr_access(wr->access, &access);
+	if (err)
+		return err;
+
+	memset(wqe, 0, ROCX_SEND_WQE_HDR);
+	wqe->ctrl.opcode = ROCX_WQE_REG_MR;
+	wqe->ctrl.flags = rocx_ib_fr_wqe_flags(wr->wr.send_flags);
+	wqe->ctrl.wqe_idx = cpu_to_le16(idx);
+	r->key = cpu_to_le32(wr->key);
+	r->access = cpu_to_le32(access);
+	r->iova = cpu_to_le64(wr->mr->iova);
+	r->length = cpu_to_le64(wr->mr->length);
+	rocx_ib_pbl_to_hw(&mr->pbl, &r->pbl);
+	/* The list has room for max_num_sg pages; this mapping used npages. */
+	r->pbl.npages = cpu_to_le32(mr->npages);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_wqe_reg_mr);
+
+/**
+ * rocx_ib_wqe_local_inv() - encode an IB_WR_LOCAL_INV work request
+ * @wqe: the 64-byte WQE header to write
+ * @idx: the WQE's free-running index in its send queue
+ * @wr: the work request: ex.invalidate_rkey names a fast-register MR or a
+ *	type 2 window
+ */
+void rocx_ib_wqe_local_inv(struct rocx_send_wqe *wqe, u16 idx,
+			   const struct ib_send_wr *wr)
+{
+	memset(wqe, 0, ROCX_SEND_WQE_HDR);
+	wqe->ctrl.opcode = ROCX_WQE_LOCAL_INV;
+	wqe->ctrl.flags = rocx_ib_fr_wqe_flags(wr->send_flags);
+	/* Big endian, as ImmDt and the IETH carry keys. */
+	wqe->ctrl.imm_data = cpu_to_be32(wr->ex.invalidate_rkey);
+	wqe->ctrl.wqe_idx = cpu_to_le16(idx);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_wqe_local_inv);
+
 /* Whether a QP of @type may send @opcode at all. */
 static bool rocx_ib_wqe_op_ok(enum ib_qp_type type, enum ib_wr_opcode opcode)
 {
@@ -205,7 +282,7 @@ int rocx_ib_wqe_build(const struct rocx_ib_wqe_ctx *ctx, void *buf, u16 idx,
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		err = rocx_ib_wqe_atomic(wqe, wr);
 		break;
-	/* Fast registration's encoders (rocx_ib_fr.c) write the header. */
+	/* Fast registration's encoders write the header. */
 	case IB_WR_REG_MR:
 		err = rocx_ib_wqe_reg_mr(wqe, idx, reg_wr(wr));
 		break;
