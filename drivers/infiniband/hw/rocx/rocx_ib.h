@@ -4,9 +4,13 @@
  *
  * rocx_core owns the PCI function, the admin queue and the netdev; this
  * driver binds to the auxiliary device rocx_core creates and turns it into
- * an ib_device: user contexts, PDs, ports and the GID table (contract
- * 1.0), and the RDMA transport objects of contract 1.1 (MRs, CQs, RC QPs)
- * for user space, whose queues the rdma-core provider drives directly.
+ * an ib_device: user contexts, PDs, ports and the GID table, and the RDMA
+ * objects (MRs, MWs, CQs, QPs, SRQs, AHs, XRC domains) for user space,
+ * whose queues the rdma-core provider drives directly, and for kernel
+ * consumers, whose data path is rocx_ib_datapath.c.
+ *
+ * The prototypes below go by file, the admin layer (rocx_ib_admin.c),
+ * which every other file calls, first.
  */
 #ifndef _ROCX_IB_H_
 #define _ROCX_IB_H_
@@ -343,11 +347,22 @@ struct rocx_ib_wqe_ctx {
 };
 
 /**
+ * struct rocx_ib_xrcd - an XRC domain (ROCX_CAP2_XRC)
+ * @ibxrcd: ib_core's object
+ * @xrcdn: the device's number for it
+ */
+struct rocx_ib_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
+/**
  * struct rocx_ib_srq - a shared receive queue with a user-space ring
  * @ibsrq: ib_core's SRQ
  * @umem: the pinned ring
  * @lock: serialises modify and query, so a query sees the last limit set
  * @srqn: device SRQ number
+ * @wqe_shift: log2 of a ring entry's size
  * @attr: max_wr and max_sge of the ring as created
  * @kbuf: the ring of a kernel SRQ (rocx_ib_ksrq.c); va NULL for a user SRQ
  * @klock: kernel SRQ: protects @pi, @wrid, @free_tags, @held, @nfree and
@@ -359,16 +374,6 @@ struct rocx_ib_wqe_ctx {
  * @nfree: kernel SRQ: entries on @free_tags
  * @pi: kernel SRQ: free-running producer index
  */
-/**
- * struct rocx_ib_xrcd - an XRC domain (ROCX_CAP2_XRC)
- * @ibxrcd: ib_core's object
- * @xrcdn: the device's number for it
- */
-struct rocx_ib_xrcd {
-	struct ib_xrcd ibxrcd;
-	u32 xrcdn;
-};
-
 struct rocx_ib_srq {
 	struct ib_srq ibsrq;
 	struct ib_umem *umem;
@@ -568,13 +573,15 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata);
 int rocx_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int rocx_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void rocx_ib_srq_event(struct rocx_ib_dev *dev, u32 srqn, u16 type);
+void rocx_ib_qp_last_wqe(struct rocx_ib_dev *dev, u32 qpn);
+
 /* rocx_ib_resize.c */
 int rocx_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int rocx_ib_resize_srq(struct rocx_ib_dev *dev, struct rocx_ib_srq *srq,
 		       u32 max_wr, const struct rocx_modify_srq_req *req);
-int rocx_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-void rocx_ib_srq_event(struct rocx_ib_dev *dev, u32 srqn, u16 type);
 
 /* XRC (rocx_ib_xrc.c) */
 int rocx_ib_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
@@ -584,7 +591,6 @@ int rocx_ib_xrc_srq_fill(struct rocx_ib_dev *dev,
 			 struct rocx_aq_create_srq *cs);
 int rocx_ib_xrc_create_tgt(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 			   struct ib_qp_init_attr *init);
-void rocx_ib_qp_last_wqe(struct rocx_ib_dev *dev, u32 qpn);
 /* rocx_ib_restrack.c: driver attributes of `rdma resource show`. */
 int rocx_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int rocx_ib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
@@ -647,7 +653,7 @@ int rocx_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int rocx_ib_ceq_create(struct rocx_ib_dev *dev);
 void rocx_ib_ceq_destroy(struct rocx_ib_dev *dev);
 
-/* rocx_ib_pbl.c */
+/* rocx_ib_pbl.c: page lists, also fast-register MRs' (rocx_ib_fr.c). */
 int rocx_ib_pbl_init(struct rocx_ib_pbl *pbl, struct device *dma_dev,
 		     u32 npages, u8 page_shift);
 void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i, u64 addr);
@@ -655,10 +661,6 @@ int rocx_ib_pbl_from_umem(struct rocx_ib_pbl *pbl, struct device *dma_dev,
 			  struct ib_umem *umem, unsigned long pgsz_bitmap,
 			  u64 iova, u32 *offset);
 void rocx_ib_pbl_to_hw(const struct rocx_ib_pbl *pbl, struct rocx_pbl *hw);
-/* Also for fast-register MRs' lists (rocx_ib_fr.c). */
-int rocx_ib_pbl_init(struct rocx_ib_pbl *pbl, struct device *dma_dev,
-		     u32 npages, u8 page_shift);
-void rocx_ib_pbl_set(struct rocx_ib_pbl *pbl, u32 i, u64 addr);
 void rocx_ib_pbl_destroy(struct rocx_ib_pbl *pbl);
 unsigned long rocx_ib_pgsz_bitmap(u64 page_size_cap);
 
