@@ -458,6 +458,30 @@ enum rocx_ib_destroy_outcome {
 };
 
 enum rocx_ib_destroy_outcome rocx_ib_destroy_outcome(int err);
+
+/**
+ * struct rocx_ib_obj_kind - a kind of object the verbs create and destroy
+ *	alike (CQ, QP, SRQ), for rocx_ib_obj_publish() and
+ *	rocx_ib_obj_destroy()
+ * @name: its name in the log and in its DESTROY command's: "CQ"
+ * @num: the name of its number: "cqn"
+ * @mem: what of it the device may use after an unanswered destroy
+ * @destroy: runs its DESTROY command on number @n
+ */
+struct rocx_ib_obj_kind {
+	const char *name;
+	const char *num;
+	const char *mem;
+	int (*destroy)(struct rocx_ib_dev *dev, u32 n);
+};
+
+int rocx_ib_obj_publish(struct rocx_ib_dev *dev,
+			const struct rocx_ib_obj_kind *kind, struct xarray *xa,
+			u32 n, void *obj, struct ib_udata *udata, void *resp,
+			size_t len, bool *gone);
+enum rocx_ib_destroy_outcome
+rocx_ib_obj_destroy(struct rocx_ib_dev *dev, const struct rocx_ib_obj_kind *kind,
+		    struct xarray *xa, u32 n, void *obj, int *err);
 int rocx_ib_udata_in(struct ib_udata *udata, void *req, size_t len,
 		     size_t min_len);
 int rocx_ib_udata_out(struct ib_udata *udata, void *resp, size_t len);

@@ -9,6 +9,7 @@
  */
 #include <kunit/static_stub.h>
 #include <kunit/visibility.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "rocx_ib.h"
@@ -52,6 +53,107 @@ enum rocx_ib_destroy_outcome rocx_ib_destroy_outcome(int err)
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_destroy_outcome);
 
 /* ---- Helpers for every verb ---- */
+
+/**
+ * rocx_ib_obj_destroy() - destroy a CQ, QP or SRQ on the device
+ * @dev: device
+ * @kind: the object's kind
+ * @xa: the table that finds it by number for its events
+ * @n: its number
+ * @obj: the object
+ * @err: set to the DESTROY command's result
+ *
+ * The object leaves @xa before the device frees its number, which the
+ * device may hand to a concurrent create at once.  The event paths hold
+ * the table's lock across their calls: none runs for the object after
+ * the erase.
+ *
+ * A refused destroy leaves the object and its number with the device, so
+ * ib_core keeps the object too (and destroys it again at the latest with
+ * its context): it goes back into @xa for its events.  After an
+ * unanswered one the number may be another object's already, so no
+ * destroy may be retried, and the device may still use the object's
+ * memory: ib_core forgets the object and its memory stays pinned.
+ *
+ * Return: the outcome; the caller releases the object's memory only for
+ * ROCX_IB_DESTROYED, and fails the verb with @err only for
+ * ROCX_IB_DESTROY_REFUSED.
+ */
+enum rocx_ib_destroy_outcome
+rocx_ib_obj_destroy(struct rocx_ib_dev *dev, const struct rocx_ib_obj_kind *kind,
+		    struct xarray *xa, u32 n, void *obj, int *err)
+{
+	enum rocx_ib_destroy_outcome outcome;
+
+	xa_erase_irq(xa, n);
+	*err = kind->destroy(dev, n);
+	outcome = rocx_ib_destroy_outcome(*err);
+	switch (outcome) {
+	case ROCX_IB_DESTROYED:
+		break;
+	case ROCX_IB_DESTROY_REFUSED:
+		ibdev_err(&dev->ibdev, "DESTROY_%s %u failed: %d\n", kind->name,
+			  n, *err);
+		if (xa_insert_irq(xa, n, obj, GFP_KERNEL))
+			ibdev_err(&dev->ibdev, "%s %u gets no more events\n",
+				  kind->name, n);
+		break;
+	case ROCX_IB_DESTROY_UNKNOWN:
+		ibdev_err(&dev->ibdev,
+			  "DESTROY_%s %u unanswered (%d); leaking its %s\n",
+			  kind->name, n, *err, kind->mem);
+		break;
+	}
+	return outcome;
+}
+
+/**
+ * rocx_ib_obj_publish() - make a created CQ, QP or SRQ findable, and answer
+ * @dev: device
+ * @kind: the object's kind
+ * @xa: the table that finds it by number for its events
+ * @n: the number the device gave it
+ * @obj: the object
+ * @udata: the provider's command, NULL for a kernel object (no answer)
+ * @resp: the response to the provider
+ * @len: its size in this kernel
+ * @gone: on failure, set to whether the device has let go of the object
+ *
+ * The object goes into @xa and its response to the provider.  Should
+ * either fail, the object leaves @xa and the device again.
+ *
+ * Return: 0, or the errno the create fails with.  The caller then
+ * releases the object's memory only if @gone: otherwise the destroy went
+ * unanswered or was refused, and the device may still use that memory.
+ */
+int rocx_ib_obj_publish(struct rocx_ib_dev *dev,
+			const struct rocx_ib_obj_kind *kind, struct xarray *xa,
+			u32 n, void *obj, struct ib_udata *udata, void *resp,
+			size_t len, bool *gone)
+{
+	int err;
+
+	err = xa_insert_irq(xa, n, obj, GFP_KERNEL);
+	if (err) {
+		ibdev_err(&dev->ibdev, "device gave %s %u twice\n", kind->num,
+			  n);
+		err = err == -EBUSY ? -EIO : err;
+		goto err_destroy;
+	}
+	if (!udata)
+		return 0;
+	err = rocx_ib_udata_out(udata, resp, len);
+	if (err)
+		goto err_erase;
+	return 0;
+
+err_erase:
+	xa_erase_irq(xa, n);
+err_destroy:
+	*gone = rocx_ib_destroy_outcome(kind->destroy(dev, n)) ==
+		ROCX_IB_DESTROYED;
+	return err;
+}
 
 /**
  * rocx_ib_udata_in() - copy the provider's request

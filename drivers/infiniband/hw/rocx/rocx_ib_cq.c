@@ -89,6 +89,13 @@ static int rocx_ib_destroy_cq_cmd(struct rocx_ib_dev *dev, u32 cqn)
 	return rocx_ib_exec(dev, &cmd, NULL);
 }
 
+static const struct rocx_ib_obj_kind rocx_ib_cq_kind = {
+	.name = "CQ",
+	.num = "cqn",
+	.mem = "ring",
+	.destroy = rocx_ib_destroy_cq_cmd,
+};
+
 int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs)
 {
@@ -102,6 +109,7 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	union rocx_aq_verbs_cmd cmd = {};
 	struct rocx_ib_pbl pbl;
 	struct rocx_aq_cqe cqe;
+	bool gone = false;
 	u32 offset;
 	int err;
 
@@ -160,27 +168,14 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	mutex_init(&cq->resize_lock);
 
 insert:
-	err = xa_insert_irq(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "device gave cqn %u twice\n", cq->cqn);
-		err = err == -EBUSY ? -EIO : err;
-		goto err_destroy;
-	}
-	if (!uc)
-		return 0;
-
 	resp.cqn = cq->cqn;
-	err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_erase;
-	return 0;
-
-err_erase:
-	xa_erase_irq(&dev->cq_xa, cq->cqn);
-err_destroy:
+	err = rocx_ib_obj_publish(dev, &rocx_ib_cq_kind, &dev->cq_xa, cq->cqn,
+				  cq, uc ? udata : NULL, &resp, sizeof(resp),
+				  &gone);
+	if (!err)
+		return 0;
 	mutex_destroy(&cq->resize_lock);
-	if (rocx_ib_destroy_outcome(rocx_ib_destroy_cq_cmd(dev, cq->cqn)) !=
-	    ROCX_IB_DESTROYED)
+	if (!gone)
 		return err;	/* the device may still write: keep it pinned */
 err_release:
 	ib_umem_release(cq->umem);
@@ -195,40 +190,22 @@ int rocx_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	int err;
 
 	/*
-	 * Out of the table before the device frees the cqn, which it may hand
-	 * to a concurrent create at once.  The completion handler holds the
-	 * table's lock across its call: after the erase it has either returned
-	 * or will not find the CQ.
+	 * The completion handler holds the table's lock across its call:
+	 * once the CQ is out of the table, the handler has either returned
+	 * or will not find it.
 	 */
-	xa_erase_irq(&dev->cq_xa, cq->cqn);
-	err = rocx_ib_destroy_cq_cmd(dev, cq->cqn);
-	switch (rocx_ib_destroy_outcome(err)) {
+	switch (rocx_ib_obj_destroy(dev, &rocx_ib_cq_kind, &dev->cq_xa,
+				    cq->cqn, cq, &err)) {
 	case ROCX_IB_DESTROYED:
 		mutex_destroy(&cq->resize_lock);
 		ib_umem_release(cq->umem);
 		rocx_ib_kcq_free(dev, cq);
 		return 0;
 	case ROCX_IB_DESTROY_REFUSED:
-		/*
-		 * The device keeps the CQ and its cqn, so ib_core keeps it too
-		 * (and destroys it again at the latest with the context).
-		 */
-		ibdev_err(&dev->ibdev, "DESTROY_CQ %u failed: %d\n", cq->cqn,
-			  err);
-		if (xa_insert_irq(&dev->cq_xa, cq->cqn, cq, GFP_KERNEL))
-			ibdev_err(&dev->ibdev, "CQ %u gets no more events\n",
-				  cq->cqn);
 		return err;
 	case ROCX_IB_DESTROY_UNKNOWN:
 		break;
 	}
-	/*
-	 * The cqn may be another CQ's by now, so no destroy may be retried,
-	 * and the device may still write the ring: ib_core forgets the CQ and
-	 * the ring stays pinned.
-	 */
-	ibdev_err(&dev->ibdev, "DESTROY_CQ %u unanswered (%d); leaking its ring\n",
-		  cq->cqn, err);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_destroy_cq);

@@ -465,6 +465,13 @@ static int rocx_ib_destroy_qp_cmd(struct rocx_ib_dev *dev, u32 qpn)
 	return rocx_ib_exec(dev, &cmd, NULL);
 }
 
+static const struct rocx_ib_obj_kind rocx_ib_qp_kind = {
+	.name = "QP",
+	.num = "qpn",
+	.mem = "queues",
+	.destroy = rocx_ib_destroy_qp_cmd,
+};
+
 int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		      struct ib_udata *udata)
 {
@@ -480,6 +487,7 @@ int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct rocx_ib_pbl pbl;
 	struct rocx_aq_cqe cqe;
 	u32 create_flags = init->create_flags;
+	bool gone = false;
 	u32 offset;
 	int type;
 	u8 mc_flags;
@@ -549,29 +557,15 @@ insert:
 	mutex_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
-	err = xa_insert_irq(&dev->qp_xa, ibqp->qp_num, qp, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "device gave qpn %u twice\n",
-			  ibqp->qp_num);
-		err = err == -EBUSY ? -EIO : err;
-		goto err_destroy;
-	}
-	if (!uc)
-		return 0;
-
 	resp.qpn = ibqp->qp_num;
 	resp.max_inline = qp->cap.max_inline_data;
-	err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_erase;
-	return 0;
-
-err_erase:
-	xa_erase_irq(&dev->qp_xa, ibqp->qp_num);
-err_destroy:
+	err = rocx_ib_obj_publish(dev, &rocx_ib_qp_kind, &dev->qp_xa,
+				  ibqp->qp_num, qp, uc ? udata : NULL, &resp,
+				  sizeof(resp), &gone);
+	if (!err)
+		return 0;
 	mutex_destroy(&qp->lock);
-	if (rocx_ib_destroy_outcome(rocx_ib_destroy_qp_cmd(dev, ibqp->qp_num)) !=
-	    ROCX_IB_DESTROYED)
+	if (!gone)
 		return err;	/* the device may still read: keep it pinned */
 err_release:
 	ib_umem_release(qp->umem);
@@ -853,35 +847,20 @@ int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibqp->device);
 	struct rocx_ib_qp *qp = to_rocx_ib_qp(ibqp);
-	u32 qpn = ibqp->qp_num;
 	int err;
 
-	/*
-	 * Out of the table before the device frees the qpn, which it may hand
-	 * to a concurrent create at once.  The event path holds the table's
-	 * lock across its call: none runs for this QP after the erase.
-	 */
-	xa_erase_irq(&dev->qp_xa, qpn);
-	err = rocx_ib_destroy_qp_cmd(dev, qpn);
-	switch (rocx_ib_destroy_outcome(err)) {
+	switch (rocx_ib_obj_destroy(dev, &rocx_ib_qp_kind, &dev->qp_xa,
+				    ibqp->qp_num, qp, &err)) {
 	case ROCX_IB_DESTROYED:
 		mutex_destroy(&qp->lock);
 		ib_umem_release(qp->umem);
 		rocx_ib_kqp_free(dev, qp);
 		return 0;
 	case ROCX_IB_DESTROY_REFUSED:
-		/* As for CQs: the device and ib_core both keep the QP. */
-		ibdev_err(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qpn, err);
-		if (xa_insert_irq(&dev->qp_xa, qpn, qp, GFP_KERNEL))
-			ibdev_err(&dev->ibdev, "QP %u gets no more events\n",
-				  qpn);
 		return err;
 	case ROCX_IB_DESTROY_UNKNOWN:
 		break;
 	}
-	/* As for CQs: the device may still read the queues. */
-	ibdev_err(&dev->ibdev, "DESTROY_QP %u unanswered (%d); leaking its queues\n",
-		  qpn, err);
 	mutex_destroy(&qp->lock);
 	return 0;
 }

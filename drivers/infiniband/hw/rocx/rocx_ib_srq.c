@@ -100,6 +100,18 @@ static int rocx_ib_srq_cmd(struct rocx_ib_dev *dev, u16 op, u32 srqn,
 	return rocx_ib_exec(dev, &cmd, cqe);
 }
 
+static int rocx_ib_destroy_srq_cmd(struct rocx_ib_dev *dev, u32 srqn)
+{
+	return rocx_ib_srq_cmd(dev, ROCX_AQ_OP_DESTROY_SRQ, srqn, NULL);
+}
+
+static const struct rocx_ib_obj_kind rocx_ib_srq_kind = {
+	.name = "SRQ",
+	.num = "srqn",
+	.mem = "ring",
+	.destroy = rocx_ib_destroy_srq_cmd,
+};
+
 int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata)
 {
@@ -113,6 +125,7 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	union rocx_aq_verbs_cmd cmd = {};
 	struct rocx_ib_pbl pbl;
 	struct rocx_aq_cqe cqe;
+	bool gone = false;
 	u32 offset;
 	int err;
 
@@ -166,28 +179,14 @@ int rocx_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 insert:
 	mutex_init(&srq->lock);
-	err = xa_insert_irq(&dev->srq_xa, srq->srqn, srq, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "device gave srqn %u twice\n", srq->srqn);
-		err = err == -EBUSY ? -EIO : err;
-		goto err_destroy;
-	}
-
-	if (!uc)
-		return 0;
 	resp.srqn = srq->srqn;
-	err = rocx_ib_udata_out(udata, &resp, sizeof(resp));
-	if (err)
-		goto err_erase;
-	return 0;
-
-err_erase:
-	xa_erase_irq(&dev->srq_xa, srq->srqn);
-err_destroy:
+	err = rocx_ib_obj_publish(dev, &rocx_ib_srq_kind, &dev->srq_xa,
+				  srq->srqn, srq, uc ? udata : NULL, &resp,
+				  sizeof(resp), &gone);
+	if (!err)
+		return 0;
 	mutex_destroy(&srq->lock);
-	if (rocx_ib_destroy_outcome(rocx_ib_srq_cmd(dev, ROCX_AQ_OP_DESTROY_SRQ,
-						    srq->srqn, NULL)) !=
-	    ROCX_IB_DESTROYED)
+	if (!gone)
 		return err;	/* the device may still read: keep it pinned */
 err_release:
 	ib_umem_release(srq->umem);
@@ -269,13 +268,10 @@ int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibsrq->device);
 	struct rocx_ib_srq *srq = to_rocx_ib_srq(ibsrq);
-	u32 srqn = srq->srqn;
 	int err;
 
-	/* As for QPs: out of the table before the device frees the srqn. */
-	xa_erase_irq(&dev->srq_xa, srqn);
-	err = rocx_ib_srq_cmd(dev, ROCX_AQ_OP_DESTROY_SRQ, srqn, NULL);
-	switch (rocx_ib_destroy_outcome(err)) {
+	switch (rocx_ib_obj_destroy(dev, &rocx_ib_srq_kind, &dev->srq_xa,
+				    srq->srqn, srq, &err)) {
 	case ROCX_IB_DESTROYED:
 		mutex_destroy(&srq->lock);
 		ib_umem_release(srq->umem);
@@ -283,17 +279,10 @@ int rocx_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		return 0;
 	case ROCX_IB_DESTROY_REFUSED:
 		/* ib_core holds a QP's SRQ until the QP is gone: not expected. */
-		ibdev_err(&dev->ibdev, "DESTROY_SRQ %u failed: %d\n", srqn, err);
-		if (xa_insert_irq(&dev->srq_xa, srqn, srq, GFP_KERNEL))
-			ibdev_err(&dev->ibdev, "SRQ %u gets no more events\n",
-				  srqn);
 		return err;
 	case ROCX_IB_DESTROY_UNKNOWN:
 		break;
 	}
-	/* As for QPs: the device may still read the ring. */
-	ibdev_err(&dev->ibdev, "DESTROY_SRQ %u unanswered (%d); leaking its ring\n",
-		  srqn, err);
 	mutex_destroy(&srq->lock);
 	return 0;
 }
