@@ -449,6 +449,7 @@ int rocx_ib_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
 int rocx_ib_exec(struct rocx_ib_dev *dev, union rocx_aq_verbs_cmd *cmd,
 		 struct rocx_aq_cqe *cqe);
 int rocx_ib_verbs_errno(int err);
+int rocx_ib_db_page(struct rocx_ib_dev *dev, u32 uctx, phys_addr_t *phys);
 
 /* What a destroy command's result leaves behind (rocx_ib_destroy_outcome()). */
 enum rocx_ib_destroy_outcome {

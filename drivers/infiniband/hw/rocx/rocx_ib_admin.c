@@ -220,6 +220,22 @@ int rocx_ib_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_admin);
 
 /**
+ * rocx_ib_db_page() - bus address of a user context's doorbell page
+ * @dev: device
+ * @uctx: the context, whose id is its doorbell page
+ * @phys: set to the page's bus address
+ *
+ * Return: as rocx_db_page_phys().
+ */
+int rocx_ib_db_page(struct rocx_ib_dev *dev, u32 uctx, phys_addr_t *phys)
+{
+	/* KUnit tests put a fake BAR here. */
+	KUNIT_STATIC_STUB_REDIRECT(rocx_ib_db_page, dev, uctx, phys);
+	return rocx_db_page_phys(dev->core, uctx, phys);
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_db_page);
+
+/**
  * rocx_ib_exec() - run a contract 1.1 command on the admin queue
  * @dev: device
  * @cmd: command, opcode set

@@ -411,7 +411,7 @@ int rocx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	 * The context id is its doorbell page; rocx_core knows which pages
 	 * BAR2 really holds (the identify block's count may be more).
 	 */
-	if (rocx_db_page_phys(dev->core, uc->uctx, &db_addr)) {
+	if (rocx_ib_db_page(dev, uc->uctx, &db_addr)) {
 		ibdev_err(&dev->ibdev,
 			  "device gave user context %u, which has no doorbell page\n",
 			  uc->uctx);

@@ -2,9 +2,10 @@
 /*
  * KUnit tests for rocx_core's pure logic: ring arithmetic with 16-bit
  * free-running indices, phase tracking, doorbell and AQ_CTRL encoding,
- * admin command layout against the byte offsets of the specification,
- * status mapping, timeout diagnosis, the ethtool tables, and the register
- * helpers' device-gone and identification logic on a memory-backed BAR.
+ * the doorbell pages user contexts may map, admin command layout against
+ * the byte offsets of the specification, status mapping, timeout
+ * diagnosis, the ethtool tables, and the register helpers' device-gone
+ * and identification logic on a memory-backed BAR.
  *
  * Expected values are written out by hand from
  * Documentation/rocx-device.rst, not computed with the code under test.
@@ -207,9 +208,65 @@ static void rocx_aq_ctrl_value_test(struct kunit *test)
 						 c->vector), c->value);
 }
 
+#define ROCX_TEST_BAR2	0xfe000000ULL
+
+/*
+ * A PCI function whose BAR2 holds @bar_pages doorbell pages, and the
+ * rocx_core that probe would have made of it (db_pages clamped to them).
+ */
+static struct rocx_core *rocx_db_page_core(struct kunit *test, u32 bar_pages)
+{
+	struct rocx_core *core = kunit_kzalloc(test, sizeof(*core), GFP_KERNEL);
+	struct pci_dev *pdev = kunit_kzalloc(test, sizeof(*pdev), GFP_KERNEL);
+	struct resource *r;
+
+	KUNIT_ASSERT_NOT_NULL(test, core);
+	KUNIT_ASSERT_NOT_NULL(test, pdev);
+	r = &pdev->resource[ROCX_BAR_DB];
+	r->start = ROCX_TEST_BAR2;
+	r->end = ROCX_TEST_BAR2 + ((u64)bar_pages << ROCX_DB_PAGE_SHIFT) - 1;
+	r->flags = IORESOURCE_MEM;
+	core->pdev = pdev;
+	core->db_pages = bar_pages;
+	return core;
+}
+
+struct rocx_db_page_case {
+	const char *desc;
+	u32 page;
+	int err;
+};
+
+static const struct rocx_db_page_case rocx_db_page_cases[] = {
+	{ "kernel_page", 0, -EINVAL },
+	{ "first", 1, 0 },
+	{ "last", 15, 0 },
+	{ "past_bar", 16, -EINVAL },
+	{ "identified_not_in_bar", 200, -EINVAL },
+	{ "u32_max", U32_MAX, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rocx_db_page, rocx_db_page_cases, desc);
+
+/* A page past the BAR is refused: rocx_ib must never map it. */
+static void rocx_db_page_phys_test(struct kunit *test)
+{
+	const struct rocx_db_page_case *c = test->param_value;
+	struct rocx_core *core = rocx_db_page_core(test, 16);
+	phys_addr_t addr = 0x1234;
+
+	KUNIT_ASSERT_EQ(test, rocx_db_page_phys(core, c->page, &addr), c->err);
+	if (c->err)
+		KUNIT_EXPECT_EQ(test, addr, 0x1234);
+	else
+		KUNIT_EXPECT_EQ(test, addr, ROCX_TEST_BAR2 +
+				((u64)c->page << ROCX_DB_PAGE_SHIFT));
+}
+
 static struct kunit_case rocx_db_test_cases[] = {
 	KUNIT_CASE_PARAM(rocx_db_value_test, rocx_db_gen_params),
 	KUNIT_CASE_PARAM(rocx_aq_ctrl_value_test, rocx_aq_ctrl_gen_params),
+	KUNIT_CASE_PARAM(rocx_db_page_phys_test, rocx_db_page_gen_params),
 	{}
 };
 
