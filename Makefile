@@ -5,6 +5,8 @@
 #   make            build rocx_core.ko and rocx_ib.ko out of tree (KDIR)
 #   make modules-6.1  the same for Debian 12's own 6.1 kernel (KDIR61), in
 #                   build/k61/, into build/modules-6.1/
+#   make kvtest     the kverbs group's test module (tests/e2e/kmod), into
+#                   build/modules/
 #   make setup      install packages, build QEMU, rdma-core and everything
 #   make demo       two guests: ping, verified TCP transfer, ibv_devinfo
 #   make check      every test suite; last line "N passed, N failed, N skipped"
@@ -22,10 +24,9 @@ BUILD := $(CURDIR)/build
 
 KDIR61 ?= $(if $(ROCX_KVER61),/usr/src/linux-headers-$(ROCX_KVER61))
 
-KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m \
-	CONFIG_INFINIBAND_ROCX_KVTEST=m
+KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m
 
-.PHONY: all modules modules-6.1 clean setup demo demo-lossless check check-debug check-6.1 check-lossless \
+.PHONY: all modules modules-6.1 kvtest clean setup demo demo-lossless check check-debug check-6.1 check-lossless \
 	soak-kverbs lint bench qemu rdma-core tools
 
 all: modules
@@ -34,7 +35,17 @@ modules:
 	$(KMAKE) modules
 	@mkdir -p $(BUILD)/modules
 	@cp drivers/net/ethernet/rocx/rocx_core.ko drivers/infiniband/hw/rocx/rocx_ib.ko \
-		drivers/infiniband/hw/rocx/rocx_ib_kvtest.ko $(BUILD)/modules/
+		$(BUILD)/modules/
+
+# The kverbs group's test module (tests/e2e/kmod), which tests/e2e/run.sh
+# builds: a test, so not part of `make`.  In a copy, as modules-6.1 is
+# built, so that no objects land beside the test's sources.
+KVSRC := $(BUILD)/kmod/src
+kvtest:
+	@mkdir -p $(KVSRC) $(BUILD)/modules
+	@rsync -rc --delete tests/e2e/kmod/ $(KVSRC)/
+	$(MAKE) -C $(KDIR) M=$(KVSRC) modules
+	@cp $(KVSRC)/rocx_ib_kvtest.ko $(BUILD)/modules/
 
 # In a copy of the sources: objects for one kernel beside the sources
 # would be taken for the other's.  Unchanged files keep their mtimes.

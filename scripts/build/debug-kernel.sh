@@ -138,8 +138,7 @@ ext_make() {
 step "building the rocx modules against $krel"
 ext=$out/src
 copy_drivers "$ext"
-if ! ext_make "$ext" CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m \
-	CONFIG_INFINIBAND_ROCX_KVTEST=m; then
+if ! ext_make "$ext" CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m; then
 	tail -n 30 "$ext/modules.log" >&2
 	die "module build failed; see $ext/modules.log"
 fi
@@ -180,6 +179,14 @@ if ! make -C "$tree" O="$build" M="$splat" -j"$jobs" modules >"$splat/modules.lo
 	die "rocx_splat.ko did not build; see $splat/modules.log"
 fi
 
+# The e2e kverbs group's test module (tests/e2e/kmod), likewise.
+kmod=$out/kmod
+overlay "$repo/tests/e2e/kmod" "$kmod" --delete
+if ! make -C "$tree" O="$build" M="$kmod" -j"$jobs" modules >"$kmod/modules.log" 2>&1; then
+	tail -n 30 "$kmod/modules.log" >&2
+	die "rocx_ib_kvtest.ko did not build; see $kmod/modules.log"
+fi
+
 # Publish into the checkout, so that guests booting from it keep their
 # files while another checkout rebuilds the shared directory.
 rm -rf "$out/modules" "$out/kunit-modules"
@@ -193,8 +200,8 @@ for m in rocx_core rocx_ib; do
 		cp "$(find "$kext/drivers" -name "$m.ko")" "$out/kunit-modules/"
 	fi
 done
-# The e2e kverbs part's test module (rocx_ib_kvtest.c), beside them.
-cp "$(find "$ext/drivers" -name rocx_ib_kvtest.ko)" "$out/modules/" ||
+# The e2e kverbs group's test module, beside them.
+cp "$kmod/rocx_ib_kvtest.ko" "$out/modules/" ||
 	die "the module build left no rocx_ib_kvtest.ko"
 if [ "$(cat "$out/.stamp" 2>/dev/null)" != "$stamp-$krel" ] ||
 	[ ! -s "$out/vmlinux" ]; then

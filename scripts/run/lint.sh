@@ -5,6 +5,8 @@
 #   drivers/, include/   the kernel's checkpatch --strict, then the out-of-tree
 #                        module build with sparse (C=2) and W=1, and W=1
 #                        against Debian 12's 6.1 headers too
+#   tests/e2e/kmod/      the kernel's checkpatch --strict (a test module that
+#                        make kvtest builds)
 #   qemu/                QEMU's own scripts/checkpatch.pl (cached QEMU source)
 #   providers/           the kernel's checkpatch with the checks rdma-core's CI
 #                        turns off (buildlib/azp-checkpatch), not --strict
@@ -26,7 +28,7 @@ work=$repo/build/lint
 cd "$repo"
 
 mapfile -t files < <(git ls-files -co --exclude-standard -- \
-	'drivers/*.[ch]' 'include/*.[ch]' | sort -u)
+	'drivers/*.[ch]' 'include/*.[ch]' 'tests/e2e/kmod/*.[ch]' | sort -u)
 [ "${#files[@]}" -gt 0 ] || die "no .c/.h files under drivers/ or include/"
 tree=$("$repo/scripts/build/kernel-tree.sh" --no-overlay | tail -n 1)
 checkpatch=$tree/scripts/checkpatch.pl

@@ -26,7 +26,8 @@
 # Layout: groups/NAME.sh declares group NAME (its guests, their NICs,
 # scripts and environment, its timeout, what runs on the host beside it
 # and the host's checks afterwards; host/lib.sh says how); guest/ holds
-# what runs inside the guests, host/ what runs on the host.
+# what runs inside the guests, host/ what runs on the host, kmod/ the
+# kverbs group's test module (make kvtest builds it here).
 # ROCX_INTEROP_PEER=rxe runs group rxe with rxe on both guests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -42,7 +43,11 @@ if [ "${1:-}" = --kernel ]; then
 	shift 2
 fi
 case ${ROCX_GUEST_KERNEL:=debian} in
-debian) ;;
+debian)
+	# The kverbs group's test module; the debug kernel's is built with it.
+	make -s kvtest >/dev/null ||
+		{ echo "$suite: 0 passed, 1 failed, 0 skipped"; exit 1; }
+	;;
 debug)
 	out=$repo/build/e2e-debug suite=debug
 	bash scripts/build/debug-kernel.sh ||
