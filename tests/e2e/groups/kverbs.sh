@@ -4,11 +4,13 @@
 # guests over RoCE v2 IPv4 and IPv6, each connection made by ib_cm's MADs
 # through both devices' GSI QPs (QP1): rping with 1000 verified
 # iterations, ucmatose (RC), udaddy (UD), mckey (multicast) and perftest
-# with -R; and kernel verbs in each guest (rocx_ib_kvtest.ko: posts from
-# softirq, an AH under a spinlock, ib_drain_qp, a kernel SRQ shared by
-# two RC QPs; lockdep watches it under --kernel debug); rping again with
-# rdma_cm's default_roce_mode at RoCE v1, checked in the capture.  Every
-# tool is bounded by a timeout.
+# with -R; and kernel verbs in each guest (rocx_ib_kvtest.ko from
+# tests/e2e/kmod: posts from softirq, an AH under a spinlock,
+# ib_drain_qp, a kernel SRQ shared by two RC QPs; lockdep watches it
+# under --kernel debug), and the same module on Soft-RoCE, to tell a
+# test's bug from the driver's; rping again with rdma_cm's
+# default_roce_mode at RoCE v1, checked in the capture.  Every tool is
+# bounded by a timeout.
 timeout=600
 capture=1
 guest rocx kverbs.sh

@@ -4,7 +4,8 @@
 # Guest script of the kverbs group: load rocx, give the port an IPv4 and
 # an IPv6 address, check that ib_mad opened QP1, run the kernel verbs
 # test module (kverbs_kvtest.sh), then rdma_cm's tools with guest 0
-# serving and guest 1 connecting, over each address family.
+# serving and guest 1 connecting, over each address family, and last the
+# kernel verbs test module on Soft-RoCE.
 # Every tool runs under a timeout and its exit status and output are
 # checked; rping verifies every iteration's data (-V).
 set -uo pipefail
@@ -175,6 +176,7 @@ fi
 # Kernel verbs inside each guest, through the device's loopback.
 # shellcheck source=tests/e2e/guest/kverbs_kvtest.sh
 . "$ROCX_REPO/tests/e2e/guest/kverbs_kvtest.sh"
+kvtest_run "$ibdev"
 
 rocx_barrier up
 s4=$(rocx_ip 0)
@@ -222,6 +224,10 @@ if [ "$me" -eq 1 ]; then
 		"RDMA_CM_EVENT_REJECTED"
 fi
 rocx_barrier rejected
+
+# The kernel verbs test again, on Soft-RoCE over the same netdev: last,
+# so that no rdma_cm test above can pick its device.
+kvtest_rxe "$netdev" "$ROCX_IP"
 
 t "no kernel warnings" dmesg_clean
 t_done
