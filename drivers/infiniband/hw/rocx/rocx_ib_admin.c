@@ -29,7 +29,7 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_verbs_errno);
 
 /**
  * rocx_ib_destroy_outcome() - what a failed destroy command leaves behind
- * @err: rocx_ib_exec() result of DESTROY_CQ or DESTROY_QP
+ * @err: rocx_ib_exec() result of DESTROY_CQ, DESTROY_QP or DESTROY_SRQ
  *
  * Return: ROCX_IB_DESTROYED when the device holds no such object any more
  * (destroyed, or rocx_core going away, or the device does not know it);
@@ -203,7 +203,7 @@ int rocx_ib_udata_out(struct ib_udata *udata, void *resp, size_t len)
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_udata_out);
 
 /**
- * rocx_ib_admin() - run an object command (contexts, PDs, contract 1.1)
+ * rocx_ib_admin() - run an object command (user contexts, PDs)
  * @dev: device
  * @cmd: command, opcode set
  * @cqe: if not NULL, receives the completion
@@ -236,7 +236,7 @@ int rocx_ib_db_page(struct rocx_ib_dev *dev, u32 uctx, phys_addr_t *phys)
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_db_page);
 
 /**
- * rocx_ib_exec() - run a contract 1.1 command on the admin queue
+ * rocx_ib_exec() - run an RDMA transport command on the admin queue
  * @dev: device
  * @cmd: command, opcode set
  * @cqe: if not NULL, receives the completion
