@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Segments and switches: the sockets behind every NIC, the rocx-switches
+joining them and the network namespace they all run in."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+import launcher
+from launcher import Die, read_text
+from launcher.spec import split_spec
+
+# The fabric (switch, QEMUs, host commands) runs in a network namespace of
+# its own, where a guest's datagram socket may hold more than Linux's
+# default of 10 datagrams (net.unix.max_dgram_qlen): with 10, a receiver
+# whose QEMU the host did not run for a millisecond refused the switch's
+# next frame, and the bottleneck port of an incast stalled with it while
+# its queue grew.  What a port leaves unread at a guest is the switch's to
+# bound (rocx-switch's qos backlog=), as a wire bounds what it holds.  The
+# namespace has no interface but lo: guests reach nothing else anyway.
+# Where unshare is refused (no CAP_SYS_ADMIN) the run stays in the host's
+# namespace, with its limit.
+FABRIC_QLEN = 1024
+QLEN_PATH = "/proc/sys/net/unix/max_dgram_qlen"
+
+# Every rocx-switch is given this long (50 x 0.1 s) to bind its ports.
+SWITCH_START_TRIES = 50
+
+SEG_NAME = re.compile(r"[a-z0-9]+")
+
+
+def nic_segment(word):
+    """The segment of a nic=...@SEG word, None if it names none."""
+    if not word.startswith("nic=") or "@" not in word:
+        return None
+    return word.rsplit("@", 1)[1]
+
+
+def segment_sizes(specs):
+    """{segment: number of NICs on it} over every guest's SPEC, in the
+    order segments first appear; dies on a bad segment name."""
+    sizes = {}
+    for i, spec in enumerate(specs):
+        for w in split_spec(spec):
+            seg = nic_segment(w)
+            if seg is None:
+                continue
+            if not SEG_NAME.fullmatch(seg):
+                raise Die("guest %d: bad segment name '%s' in %s"
+                          % (i, seg, w))
+            sizes[seg] = sizes.get(seg, 0) + 1
+    return sizes
+
+
+def wire(guests, run, sizes):
+    """Give every NIC its sockets under RUN: NICs without a segment take
+    the rocx-switch's ports in order, a segment of two NICs is a link
+    whose ends send to each other, any other segment a switch of its own
+    in RUN/s-SEG.  Returns the rocx-switch's port count and the lines of
+    OUT/segments."""
+    port = 0
+    seg_next = dict.fromkeys(sizes, 0)
+    lines = []
+    for g in guests:
+        for nic in g.nics:
+            where = "guest%d nic%d" % (g.index, nic.index)
+            if not nic.seg:
+                nic.lsock = "%s/g%d.sock" % (run, port)
+                nic.rsock = "%s/sw%d.sock" % (run, port)
+                port += 1
+                continue
+            k = seg_next[nic.seg]
+            seg_next[nic.seg] = k + 1
+            if sizes[nic.seg] == 2:
+                nic.lsock = "%s/w-%s.%d.sock" % (run, nic.seg, k)
+                nic.rsock = "%s/w-%s.%d.sock" % (run, nic.seg, 1 - k)
+                lines.append("%s link %s" % (nic.seg, where))
+            else:
+                nic.lsock = "%s/s-%s/g%d.sock" % (run, nic.seg, k)
+                nic.rsock = "%s/s-%s/sw%d.sock" % (run, nic.seg, k)
+                lines.append("%s switch-port%d %s" % (nic.seg, k, where))
+    return port, lines
+
+
+def nic_args(g):
+    """Guest G's -netdev and -device arguments, its NICs in order."""
+    args = []
+    for nic in g.nics:
+        mac = "52:54:00:00:%02x:%02x" % (nic.index, g.index)
+        dev = "virtio-net-pci,romfile=" if nic.model == "virtio" \
+            else nic.model
+        props = nic.props
+        args += ["-netdev",
+                 "dgram,id=n%d,local.type=unix,local.path=%s,"
+                 "remote.type=unix,remote.path=%s"
+                 % (nic.index, nic.lsock, nic.rsock)]
+        if g.rootport:
+            args += ["-device", "pcie-root-port,id=rp%d,chassis=%d,slot=%d"
+                     % (nic.index, nic.index + 1, nic.index + 1)]
+            props = ",bus=rp%d%s" % (nic.index, props)
+        args += ["-device", "%s,id=nic%d,netdev=n%d,mac=%s%s"
+                 % (dev, nic.index, nic.index, mac, props)]
+    return args
+
+
+def start_switch(switch, sdir, ports, log, args, session=False, name=None):
+    """A rocx-switch on SDIR's sockets, its output in LOG, returned once
+    its ports are bound.  SESSION gives it a session of its own; NAME is
+    how an error calls it (default: the switch on SDIR)."""
+    pidfile = os.path.join(sdir, "switch.pid")
+    with open(log, "wb") as f:
+        p = subprocess.Popen(
+            [switch, "--dir", sdir, "--ports", str(ports), "--pidfile",
+             pidfile, "--ctl", os.path.join(sdir, "ctl.sock")] + args,
+            stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+            start_new_session=session, preexec_fn=launcher.background)
+    for _ in range(SWITCH_START_TRIES):
+        if os.path.exists(pidfile) and os.path.getsize(pidfile) > 0:
+            return p
+        if p.poll() is not None:
+            raise Die("rocx-switch failed: " + (read_text(log) or ""))
+        time.sleep(0.1)
+    p.kill()
+    p.wait()
+    raise Die("%s did not start" % (name or "rocx-switch on " + sdir))
+
+
+def enter_fabric_netns(argv):
+    """Re-run in a network namespace of our own, or set up the one this
+    is in.  exec keeps the PID: only the process unshare ran matches the
+    mark, so neither a caller's environment nor a nested run changes the
+    host's own setting."""
+    if os.environ.get("ROCX_FABRIC_NETNS", "") == str(os.getpid()):
+        for argv_ in (["ip", "link", "set", "lo", "up"],
+                      ["sysctl", "-qw",
+                       "net.unix.max_dgram_qlen=%d" % FABRIC_QLEN]):
+            r = subprocess.run(argv_, check=False)
+            if r.returncode != 0:
+                raise Die("%s failed" % " ".join(argv_), r.returncode)
+        return
+    try:
+        ok = subprocess.run(["unshare", "--net", "true"],
+                            stderr=subprocess.DEVNULL,
+                            check=False).returncode == 0
+    except OSError:
+        ok = False
+    if ok:
+        sys.stdout.flush()
+        os.execvp("unshare", ["unshare", "--net", "env",
+                              "ROCX_FABRIC_NETNS=%d" % os.getpid(),
+                              sys.executable,
+                              os.path.dirname(os.path.abspath(__file__))]
+                  + argv)
+    print("run-guests: no network namespace of its own (unshare --net "
+          "refused): net.unix.max_dgram_qlen stays %s" % read_text(QLEN_PATH),
+          file=sys.stderr, flush=True)
