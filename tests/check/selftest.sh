@@ -5,8 +5,10 @@
 # suites before the real ones run: a suite that runs fewer tests than
 # tests/suites.expect says, skips more, outlives its time limit, exits
 # non-zero after a clean summary or is not listed must each fail, and
-# the caller's ROCX_* variables must not reach the suites.  Last line:
-# "harness: N passed, N failed".
+# the caller's ROCX_* variables must not reach the suites.  Then the
+# guest launcher's parsing and wiring (launcher.py), which every
+# end-to-end suite boots its guests with.  Last line: "harness: N
+# passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/rocx-checktest.XXXXXX)
@@ -68,6 +70,22 @@ is "the caller's ROCX_* variables are cleared" ":/keep" \
 	"$(ROCX_PYVERBS_DEV=rxe ROCX_CACHE=/keep bash -c \
 		". '$repo/scripts/run/check_lib.sh'; clear_env >/dev/null;
 		 echo \"\${ROCX_PYVERBS_DEV:-}:\${ROCX_CACHE:-}\"")"
+
+# The guest launcher's parsing and wiring (tests/check/launcher.py), with
+# no guest booted: each of its checks counts as one of this suite's, and
+# its dying without a verdict on each as one failure more.
+launcher_out=$(python3 "$repo/tests/check/launcher.py" 2>&1)
+launcher_rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) is "${line#ok - }" ok ok ;;
+	"not ok - "*) is "${line#not ok - }" ok "not ok" ;;
+	*) echo "# $line" ;;
+	esac
+done <<<"$launcher_out"
+if [ "$launcher_rc" -ne 0 ] && ! grep -q '^not ok - ' <<<"$launcher_out"; then
+	is "tests/check/launcher.py exits 0" 0 "$launcher_rc"
+fi
 
 echo "harness: $((n - bad)) passed, $bad failed"
 [ "$bad" -eq 0 ]
