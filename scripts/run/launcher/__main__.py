@@ -3,7 +3,9 @@
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Importable as a package: its parent directory in place of its own (whose
+# module names would shadow any others').
+sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 from launcher import run  # noqa: E402
 
 sys.exit(run.main(sys.argv[1:]))

@@ -217,8 +217,11 @@ def main(argv):
     # Unix socket paths must stay under 108 bytes: keep them in a short
     # dir.
     r.run = tempfile.mkdtemp(prefix="rocx-run.", dir="/tmp")
-    signal.signal(signal.SIGINT, _on_signal)
-    signal.signal(signal.SIGTERM, _on_signal)
+    # As the shell's trap: a signal ignored when the launcher started (a
+    # shell script ran it in the background) stays ignored.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            signal.signal(sig, _on_signal)
     try:
         return _run(o, r, qemu, initrd, switch)
     finally:
