@@ -268,9 +268,7 @@ def start_fabric(o, r, switch, sizes, port):
     segment that is not a link; exports ROCX_SWITCH_CTL_<SEG>."""
     seed = ["--seed", o.seed] if o.seed else []
     if port > 0:
-        # A session of its own: under sched_autogroup the switch then
-        # gets a session's share of a busy host, not a slice of its
-        # guests' (a starved switch stops refreshing PFC pauses).
+        # A session of its own, for fabric_priority()'s fallback.
         pcap = ["--pcap", o.pcap] if o.pcap else []
         r.switches.append(fabric.start_switch(
             switch, r.run, port, os.path.join(r.out, "switch.log"),
