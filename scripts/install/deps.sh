@@ -17,6 +17,8 @@ pkgs_bookworm=(
 	busybox-static ethtool iputils-ping netcat-openbsd socat
 	perftest ibverbs-utils rdmacm-utils rdma-core infiniband-diags
 	tshark libpcap-dev libisal-dev sparse
+	# scripts/run/layers.py indexes the device model with ctags.
+	universal-ctags
 	clang libclang-rt-14-dev
 	procps psmisc
 	nvme-cli fio
