@@ -361,3 +361,114 @@ void rocx_core_process(RocxCore *c)
         c->ops->schedule_work(c->opaque);
     }
 }
+
+/* ---- Asynchronous events, guest errors, interrupts ---- */
+
+bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info)
+{
+    RocxEvent *ev;
+
+    /* Async events go to EQ 0 only; without it there is nobody to tell. */
+    if (!c->eq[0].valid) {
+        return false;
+    }
+    if (c->evq_count == ROCX_CORE_EVQ_LEN) {
+        /* Sized for one per object: a port event flood.  EQ 0 says so. */
+        rocx_count(c, ROCX_STAT_EQ_OVERFLOWS, 1);
+        c->eq[0].lost++;
+        return false;
+    }
+    ev = &c->evq[(c->evq_head + c->evq_count) % ROCX_CORE_EVQ_LEN];
+    ev->type = type;
+    ev->data = data;
+    ev->info = info;
+    c->evq_count++;
+    rocx_schedule(c);
+    return true;
+}
+
+/*
+ * Count and report a guest error.  post_event is false for errors raised
+ * while writing EQ 0 itself: reporting those through EQ 0 could feed back
+ * into the same error forever.
+ */
+static void G_GNUC_PRINTF(5, 0)
+rocx_gerr_va(RocxCore *c, bool post_event, unsigned code, unsigned info,
+             const char *fmt, va_list ap)
+{
+    /* Stopped on purpose (rocx_core_set_bus_master()): nobody's mistake. */
+    if (code == ROCX_GERR_DMA && c->dma_off) {
+        return;
+    }
+    c->regs.guest_err_count++;
+    c->regs.last_guest_err = ROCX_FIELD_PREP(ROCX_LAST_ERR_CODE_MASK, code) |
+                             ROCX_FIELD_PREP(ROCX_LAST_ERR_INFO_MASK, info);
+    rocx_count(c, ROCX_STAT_GUEST_ERRORS, 1);
+    c->ops->guest_error(c->opaque, code, info & 0xffff, fmt, ap);
+
+    /* A flood of errors is one pending event carrying the latest error. */
+    if (post_event && !c->evq_gerr_queued) {
+        c->evq_gerr_queued = rocx_evq_push(c, ROCX_EQE_GUEST_ERROR, 0, 0);
+    }
+}
+
+void rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    rocx_gerr_va(c, true, code, info, fmt, ap);
+    va_end(ap);
+}
+
+void G_GNUC_PRINTF(4, 5)
+rocx_gerr_quiet(RocxCore *c, unsigned code, unsigned info,
+                const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    rocx_gerr_va(c, false, code, info, fmt, ap);
+    va_end(ap);
+}
+
+/* Signal vector v unless its INTR_CTRL masks it; then latch PENDING. */
+void rocx_signal(RocxCore *c, unsigned v)
+{
+    if (v >= ROCX_MSIX_VECTORS) {
+        return;     /* every vector is range-checked where it is set */
+    }
+    if (c->regs.intr_ctrl[v] & ROCX_INTR_MASK) {
+        c->regs.intr_ctrl[v] |= ROCX_INTR_PENDING;
+        return;
+    }
+    rocx_count(c, ROCX_STAT_INTERRUPTS, 1);
+    c->ops->raise_irq(c->opaque, v);
+}
+
+uint32_t rocx_rd_intr(RocxCore *c, unsigned off)
+{
+    return c->regs.intr_ctrl[(off - ROCX_REG_INTR_CTRL(0)) / 4];
+}
+
+void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val)
+{
+    unsigned v = (off - ROCX_REG_INTR_CTRL(0)) / 4;
+    uint32_t *r = &c->regs.intr_ctrl[v];
+
+    /* PENDING is read-only; writing back what was read is harmless. */
+    if (val & ~(ROCX_INTR_MASK | ROCX_INTR_PENDING)) {
+        rocx_gerr(c, ROCX_GERR_REG_VALUE, off,
+                  "INTR_CTRL(%u): reserved bits in 0x%" PRIx32, v, val);
+        return;
+    }
+    if (val & ROCX_INTR_MASK) {
+        *r |= ROCX_INTR_MASK;
+        return;
+    }
+    *r &= ~ROCX_INTR_MASK;
+    if (*r & ROCX_INTR_PENDING) {
+        *r &= ~ROCX_INTR_PENDING;
+        rocx_signal(c, v);
+    }
+}

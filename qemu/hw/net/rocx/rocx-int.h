@@ -190,6 +190,24 @@ void rocx_reset_state(RocxCore *c);
 /* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
 void rocx_link_update(RocxCore *c);
 
+/* ---- Guest errors, asynchronous events, interrupts (rocx-core.c) ---- */
+
+void G_GNUC_PRINTF(4, 5)
+rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...);
+/*
+ * rocx_gerr() without the GUEST_ERROR event, for errors in writing EQ 0,
+ * which that event would feed back into.
+ */
+void G_GNUC_PRINTF(4, 5)
+rocx_gerr_quiet(RocxCore *c, unsigned code, unsigned info,
+                const char *fmt, ...);
+bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info);
+/* Signal vector v unless its INTR_CTRL masks it; then latch PENDING. */
+void rocx_signal(RocxCore *c, unsigned v);
+/* INTR_CTRL(n): MASK, and PENDING delivered on unmask. */
+uint32_t rocx_rd_intr(RocxCore *c, unsigned off);
+void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val);
+
 /* ---- Registers and self-test (rocx-regs.c) ---- */
 
 /* The identification registers (ID, VERSION, CAPS, MAC_LO, ...). */
@@ -208,18 +226,10 @@ bool rocx_aq_process(RocxCore *c);
 /* A MAC the port or a GID may take: unicast and not all zeros. */
 bool rocx_mac_valid_unicast(const uint8_t *mac);
 
-/* ---- Events, guest errors and interrupts (rocx-eq.c) ---- */
+/* ---- Event queues (rocx-eq.c) ---- */
 
-void G_GNUC_PRINTF(4, 5)
-rocx_gerr(RocxCore *c, unsigned code, unsigned info, const char *fmt, ...);
-bool rocx_evq_push(RocxCore *c, uint16_t type, uint32_t data, uint64_t info);
 void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
                   uint64_t info);
-/* Signal vector v unless its INTR_CTRL masks it; then latch PENDING. */
-void rocx_signal(RocxCore *c, unsigned v);
-/* INTR_CTRL(n): MASK, and PENDING delivered on unmask. */
-uint32_t rocx_rd_intr(RocxCore *c, unsigned off);
-void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val);
 void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid, uint16_t idx,
                 bool arm);
 /* Apply ARM requests latched by EQ doorbells. */
