@@ -472,3 +472,47 @@ void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val)
         rocx_signal(c, v);
     }
 }
+
+/* ---- Ready list: QPs with work, and their deadlines ---- */
+
+void rocx_qp_schedule(RocxCore *c, RocxQp *qp)
+{
+    RocxRdma *r = &c->rdma;
+    unsigned slot = rocx_qp_slot(qp);
+
+    if (!r->queued[slot]) {
+        /* Each slot is queued at most once, so the FIFO cannot fill. */
+        r->queued[slot] = true;
+        r->sched[(r->sched_head + r->sched_count) % ROCX_CORE_QP_SLOTS] = slot;
+        r->sched_count++;
+    }
+    rocx_schedule(c);
+}
+
+/* The earlier of a QP's deadlines (ACK timeout, RNR wait); 0: none. */
+static int64_t rocx_qp_deadline(const RocxQp *qp)
+{
+    int64_t d = 0;
+
+    if (qp->state != ROCX_QPS_RTS) {
+        return 0;
+    }
+    if (qp->req.deadline) {
+        d = qp->req.deadline;
+    }
+    if (qp->req.rnr_wait && (!d || qp->req.rnr_deadline < d)) {
+        d = qp->req.rnr_deadline;
+    }
+    return d;
+}
+
+void rocx_timer_note(RocxCore *c, RocxQp *qp)
+{
+    int64_t d = rocx_qp_deadline(qp);
+
+    if (d) {
+        rocx_timer_mod(c, &qp->timer, ROCX_TIMER_QP, d);
+    } else {
+        rocx_timer_del(c, &qp->timer);
+    }
+}

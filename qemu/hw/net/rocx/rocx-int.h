@@ -208,6 +208,12 @@ void rocx_signal(RocxCore *c, unsigned v);
 uint32_t rocx_rd_intr(RocxCore *c, unsigned off);
 void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val);
 
+/* ---- Ready list: QPs with work, and their deadlines (rocx-core.c) ---- */
+
+void rocx_qp_schedule(RocxCore *c, RocxQp *qp);
+/* The QP's req.deadline or RNR wait changed: re-key it in the heap. */
+void rocx_timer_note(RocxCore *c, RocxQp *qp);
+
 /* ---- Registers and self-test (rocx-regs.c) ---- */
 
 /* The identification registers (ID, VERSION, CAPS, MAC_LO, ...). */
@@ -579,7 +585,6 @@ void rocx_gsi_gone(RocxCore *c, RocxQp *qp);
 /* True if the QP is in RTS with nothing in flight (see direct doorbells). */
 bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
 void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
-void rocx_qp_schedule(RocxCore *c, RocxQp *qp);
 /*
  * One turn of a QP (responder, then requester) of up to budget packets
  * and CQEs; returns the work done, *more whether it has more.
@@ -594,8 +599,6 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome);
 void rocx_qp_error_cq(RocxCore *c, uint32_t cqn);
 /* The port MTU changed: QPs whose path MTU no longer fits go to ERR. */
 void rocx_qp_port_mtu(RocxCore *c);
-/* The QP's req.deadline or RNR wait changed: re-key it in the heap. */
-void rocx_timer_note(RocxCore *c, RocxQp *qp);
 /* Its deadline passed (rocx_timers_run()). */
 void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now);
 /* Engine: run QPs with work; true if some remains. */

@@ -41,34 +41,6 @@ static bool rocx_uctx_ok(RocxCore *c, uint32_t uctx, RocxAqResult *res)
 
 /* ---- Timer ---- */
 
-/* The earlier of a QP's deadlines (ACK timeout, RNR wait); 0: none. */
-static int64_t rocx_qp_deadline(const RocxQp *qp)
-{
-    int64_t d = 0;
-
-    if (qp->state != ROCX_QPS_RTS) {
-        return 0;
-    }
-    if (qp->req.deadline) {
-        d = qp->req.deadline;
-    }
-    if (qp->req.rnr_wait && (!d || qp->req.rnr_deadline < d)) {
-        d = qp->req.rnr_deadline;
-    }
-    return d;
-}
-
-void rocx_timer_note(RocxCore *c, RocxQp *qp)
-{
-    int64_t d = rocx_qp_deadline(qp);
-
-    if (d) {
-        rocx_timer_mod(c, &qp->timer, ROCX_TIMER_QP, d);
-    } else {
-        rocx_timer_del(c, &qp->timer);
-    }
-}
-
 /*
  * A deadline of the QP passed, or one that was cleared since it was
  * queued.  If both had passed, the next is due at once and this runs
@@ -80,22 +52,6 @@ void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now)
         rocx_comp_timers(c, qp, now);
     }
     rocx_timer_note(c, qp);
-}
-
-/* ---- Scheduling ---- */
-
-void rocx_qp_schedule(RocxCore *c, RocxQp *qp)
-{
-    RocxRdma *r = &c->rdma;
-    unsigned slot = rocx_qp_slot(qp);
-
-    if (!r->queued[slot]) {
-        /* Each slot is queued at most once, so the FIFO cannot fill. */
-        r->queued[slot] = true;
-        r->sched[(r->sched_head + r->sched_count) % ROCX_CORE_QP_SLOTS] = slot;
-        r->sched_count++;
-    }
-    rocx_schedule(c);
 }
 
 /* Complete up to budget WQEs of a QP in ERR with WR_FLUSH_ERR. */
