@@ -582,14 +582,6 @@ void rocx_gsi_adopt(RocxCore *c, RocxQp *qp);
 bool rocx_gsi_modify_ok(const RocxQp *qp, uint32_t valid,
                         const struct rocx_qp_attr *a);
 void rocx_gsi_gone(RocxCore *c, RocxQp *qp);
-/* True if the QP is in RTS with nothing in flight (see direct doorbells). */
-bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
-void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
-/*
- * One turn of a QP (responder, then requester) of up to budget packets
- * and CQEs; returns the work done, *more whether it has more.
- */
-unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget, bool *more);
 /*
  * Move to ERR and flush.  With event, post QP_ERROR (info = syndrome, a
  * ROCX_VERR_*): for errors no CQE reports.
@@ -599,11 +591,8 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome);
 void rocx_qp_error_cq(RocxCore *c, uint32_t cqn);
 /* The port MTU changed: QPs whose path MTU no longer fits go to ERR. */
 void rocx_qp_port_mtu(RocxCore *c);
-/* Its deadline passed (rocx_timers_run()). */
-void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now);
-/* Engine: run QPs with work; true if some remains. */
-bool rocx_rdma_process(RocxCore *c);
-void rocx_rdma_reset(RocxCore *c);
+/* Unlink and free a QP, its deadlines and its hold on CQs and SRQ. */
+void rocx_qp_free(RocxCore *c, RocxQp *qp);
 /* Attributes each transition accepts beyond STATE, and those it needs. */
 typedef struct RocxQpTrans {
     uint8_t from;
@@ -620,6 +609,22 @@ bool rocx_av_to_path(RocxCore *c, RocxQp *qp, const struct rocx_av *av,
                      RocxPath *p);
 /* RoCE v2 source port of a flow label and QP pair. */
 uint16_t rocx_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn);
+
+/* ---- RDMA engine (rocx-rdma.c) ---- */
+
+/* True if the QP is in RTS with nothing in flight (see direct doorbells). */
+bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
+void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
+/*
+ * One turn of a QP (responder, then requester) of up to budget packets
+ * and CQEs; returns the work done, *more whether it has more.
+ */
+unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget, bool *more);
+/* Its deadline passed (rocx_timers_run()). */
+void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now);
+/* Engine: run QPs with work; true if some remains. */
+bool rocx_rdma_process(RocxCore *c);
+void rocx_rdma_reset(RocxCore *c);
 
 /* ---- Shared receive queues (rocx-srq.c) ---- */
 
