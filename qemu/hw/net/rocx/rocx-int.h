@@ -180,15 +180,10 @@ void rocx_timer_mod(RocxCore *c, RocxTimer *t, uint8_t kind,
                     int64_t deadline);
 /* Take t out of the heap, if it is queued. */
 void rocx_timer_del(RocxCore *c, RocxTimer *t);
-/* Engine: handle the deadlines that passed; true if some are left. */
-bool rocx_timers_run(RocxCore *c);
 /* Forget every deadline and cancel the host's wake-up (reset, fini). */
 void rocx_timers_clear(RocxCore *c);
-
-/* DEV_CTRL.RESET: everything but the counters back to power-on state. */
-void rocx_reset_state(RocxCore *c);
-/* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
-void rocx_link_update(RocxCore *c);
+/* Arm, move or cancel the host's wake-up to follow the heap's root. */
+void rocx_timer_host(RocxCore *c);
 
 /* ---- Guest errors, asynchronous events, interrupts (rocx-core.c) ---- */
 
@@ -213,6 +208,15 @@ void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val);
 void rocx_qp_schedule(RocxCore *c, RocxQp *qp);
 /* The QP's req.deadline or RNR wait changed: re-key it in the heap. */
 void rocx_timer_note(RocxCore *c, RocxQp *qp);
+
+/* ---- Engine (rocx-engine.c) ---- */
+
+/* Engine: handle the deadlines that passed; true if some are left. */
+bool rocx_timers_run(RocxCore *c);
+/* DEV_CTRL.RESET: everything but the counters back to power-on state. */
+void rocx_reset_state(RocxCore *c);
+/* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
+void rocx_link_update(RocxCore *c);
 
 /* ---- Registers and self-test (rocx-regs.c) ---- */
 
