@@ -120,13 +120,6 @@ void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val)
 
 /* ---- Admin commands ---- */
 
-bool rocx_mac_valid_unicast(const uint8_t *mac)
-{
-    static const uint8_t zero[ETH_ALEN];
-
-    return !is_multicast_ether_addr(mac) && memcmp(mac, zero, ETH_ALEN);
-}
-
 static void rocx_cmd_identify(RocxCore *c, const union rocx_aq_cmd *cmd,
                               RocxAqResult *res)
 {

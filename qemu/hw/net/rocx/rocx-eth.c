@@ -280,6 +280,13 @@ static RocxRxClass rocx_rx_classify(RocxCore *c, const uint8_t *buf)
     return ROCX_RX_DROP;
 }
 
+bool rocx_mac_valid_unicast(const uint8_t *mac)
+{
+    static const uint8_t zero[ETH_ALEN];
+
+    return !is_multicast_ether_addr(mac) && memcmp(mac, zero, ETH_ALEN);
+}
+
 void rocx_cmd_set_mcast_macs(RocxCore *c, const union rocx_aq_cmd *cmd,
                              RocxAqResult *res)
 {

@@ -233,8 +233,6 @@ void rocx_wr_aq_ctrl(RocxCore *c, unsigned off, uint32_t val);
 void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val);
 /* Execute up to a budget of commands; returns true if some remain. */
 bool rocx_aq_process(RocxCore *c);
-/* A MAC the port or a GID may take: unicast and not all zeros. */
-bool rocx_mac_valid_unicast(const uint8_t *mac);
 
 /* ---- Event queues (rocx-eq.c) ---- */
 
@@ -275,6 +273,8 @@ bool rocx_rx_drain(RocxCore *c);
 void rocx_rx_hold_drop(RocxCore *c, bool link_down);
 void rocx_cmd_set_mcast_macs(RocxCore *c, const union rocx_aq_cmd *cmd,
                              RocxAqResult *res);
+/* A MAC the port or a GID may take: unicast and not all zeros. */
+bool rocx_mac_valid_unicast(const uint8_t *mac);
 
 /* ---- DCB: priorities and pause (rocx-dcb.c) ---- */
 
