@@ -28,7 +28,7 @@ MODEL = 'qemu/hw/net/rocx'
 FLOORS = [
     ('services', [
         'rocx-core.c', 'rocx-core.h', 'rocx-int.h', 'rocx-rdma.h',
-        'rocx-hdr.h', 'rocx-icrc.c', 'rocx-clock.c', 'rocx-num.c',
+        'rocx-hdr.h', 'rocx-icrc.c', 'rocx-clock.c', 'rocx-numgen.c',
     ]),
     ('blocks', [
         # Ethernet, GID, lossless

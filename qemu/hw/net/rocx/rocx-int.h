@@ -531,7 +531,7 @@ RocxCq *rocx_cq_get(RocxCore *c, uint32_t cqn);
 /* rocx-resize.c */
 void rocx_cmd_resize_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
                         RocxAqResult *res);
-/* rocx-num.c: the next QP or CQ number; false when the table is full. */
+/* rocx-numgen.c: the next QP or CQ number; false when the table is full. */
 bool rocx_qpn_alloc(RocxCore *c, uint32_t *qpn);
 bool rocx_cqn_alloc(RocxCore *c, uint32_t *cqn);
 void rocx_num_init(RocxCore *c);
