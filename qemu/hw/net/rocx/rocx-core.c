@@ -1,6 +1,12 @@
 /*
- * rocx device model core: init, reset, link state, time (one heap of
- * every deadline and one host wake-up for it) and the engine loop.
+ * rocx device model core: the services every other file uses.
+ *
+ * Time (one heap of every deadline and one host wake-up for it); reports
+ * (guest errors, which are counted, logged and posted, the FIFO of
+ * asynchronous events for EQ 0, interrupts with INTR_CTRL's mask and
+ * pending bit); and the ready list, on which a block puts a QP with work
+ * or a changed deadline for the engine (rocx-engine.c, rocx-rdma.c) to
+ * run.  These call no file above them.
  *
  * Implements Documentation/rocx-device.rst, contract 1.1, against the ops
  * in rocx-core.h; the device's blocks each have a file of their own (the

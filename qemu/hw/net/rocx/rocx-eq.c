@@ -1,15 +1,13 @@
 /*
- * rocx device model: event queues, guest-error reports and interrupts.
+ * rocx device model: event queues.
  *
  * An EQ is a ring in guest memory that the device writes events to, with
  * a phase bit; it signals its MSI-X vector once per arm.  EQ 0 takes the
  * asynchronous events (link changes, CQ and QP errors, guest errors),
  * which either side queues in a FIFO with room for one event per object
- * (ROCX_CORE_EVQ_LEN) that the engine drains.  An EQ counts the events it
- * loses and reports them with an EQ_OVERFLOW entry (contract 1.2).  Every
- * vector has an INTR_CTRL register: a masked vector latches PENDING and
- * fires when unmasked.  A guest error is counted here and reported in
- * registers, through the glue's log and as a GUEST_ERROR event.
+ * (ROCX_CORE_EVQ_LEN, rocx_evq_push() in rocx-core.c) that the engine
+ * drains into it here.  An EQ counts the events it loses and reports them
+ * with an EQ_OVERFLOW entry (contract 1.2).
  *
  * Copyright (c) 2025 The rocx authors
  *

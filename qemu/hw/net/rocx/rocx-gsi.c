@@ -3,8 +3,8 @@
  *
  * The GSI QP is a UD QP in every respect but its number and Q_Key: it
  * is QP 1 in commands, doorbells, CQEs, events and on the wire, and its
- * Q_Key is 0x80010000.  It takes a table slot like any QP (rocx-qp.c's
- * scheduling and loops work by slot), under a number the slot never
+ * Q_Key is 0x80010000.  It takes a table slot like any QP (the ready list
+ * and the loops over QPs work by slot), under a number the slot never
  * answers to: rocx_qp_get() finds it by number 1 alone.
  *
  * Copyright (c) 2025 The rocx authors

@@ -1,34 +1,57 @@
 /*
  * rocx device model: what the core's files share and nothing else sees.
  *
- * The model's files, one per block of the device (Documentation/
- * qemu-rocx.rst maps each to its driver counterpart):
+ * The model's files, in floors, the lowest first.  A file calls into its
+ * own floor and those listed before it, never into one listed after it:
+ * the services serve every block, the blocks serve the top, and the top
+ * runs the blocks for the glue.  scripts/run/layers.py, part of `make
+ * lint`, lists every call that runs up a floor.  This header's sections
+ * come in the same order.  Documentation/qemu-rocx.rst maps the files to
+ * their driver counterparts.
  *
- * rocx-core.c: init, reset, link state, the timer heap, the engine loop;
- * rocx-regs.c: register table and MMIO dispatch, doorbell decoding,
- *              self-test;
- * rocx-aq.c: admin queue ring and dispatch; IDENTIFY, SET_PORT,
- *            QUERY_PORT, GET_STATS, user contexts, PDs;
- * rocx-eq.c: event queues, asynchronous events, guest-error reports,
- *            interrupt masking and raising;
+ * Services:
+ * rocx-core.c: the timer heap and the host's wake-up for it; guest-error
+ *              reports, the FIFO of asynchronous events for EQ 0,
+ *              interrupts with INTR_CTRL's mask and pending bit; the
+ *              ready list of QPs with work and their deadlines (DMA and
+ *              counters are inlines in this file);
+ * rocx-clock.c: the device clock (CLOCK_LO/HI, CQE timestamps);
+ * rocx-numgen.c: QP and CQ numbers, whose generation moves on at every
+ *                hand-out, so that a stale number names nothing;
+ * rocx-icrc.c: the ICRC and the CRC behind it;
+ * rocx-hdr.h: the packet's header layouts and their accessors;
+ * rocx-rdma.h: the types of the RDMA objects and of their table;
+ * rocx-core.h: the core's state and its interface to the glue;
+ * rocx-int.h: this file.
+ *
+ * Blocks, one per part of the device.  Ethernet:
  * rocx-eth.c: Ethernet TX and RX rings, receive classification (RoCE or
  *             Ethernet), MAC filter;
+ * rocx-fabric.c: fabric bundles between the device and rocx-switch;
+ * GID:
  * rocx-gid.c: the GID table and its lookup;
+ * Lossless:
  * rocx-dcb.c: priorities, the DCB configuration, PFC and 802.3x pause
  *             received, the port's line rate;
  * rocx-cc.c: ECN and congestion control: SET_CC/QUERY_CC, ECT marking,
  *            the notification point (CNPs) and the reaction point (DCQCN);
  * rocx-sched.c: the transmit scheduler: line clock, strict and ETS
  *               classes, class ceilings, per-QP pacing;
+ * Objects:
+ * rocx-qp.c: QP lifecycle (CREATE, MODIFY, QUERY and DESTROY_QP), the
+ *            state machine and its transition tables, ERR;
+ * rocx-cq.c: CQs, CQEs, CQ arming and events;
+ * rocx-srq.c: shared receive queues: lifecycle, doorbell, taking
+ *             entries for QPs, the limit event;
+ * rocx-xrc.c: XRC domains, XRC SRQs and XRC_TGT QPs;
+ * rocx-resize.c: moving a live CQ or SRQ ring to a new one;
  * rocx-mr.c: page lists, MR table, key checks, MR data access;
  * rocx-mw.c: memory windows: bind, invalidation, rkey checks;
  * rocx-fr.c: fast registration (ALLOC_MR, REG_MR and invalidation of
  *            fast-register MRs), DMA MRs and the local DMA lkey;
- * rocx-cq.c: CQs, CQEs, CQ arming and events;
- * rocx-qp.c: QP lifecycle, state machine, flush, doorbells, scheduling,
- *            QP deadlines;
- * rocx-srq.c: shared receive queues: lifecycle, doorbell, taking
- *             entries for QPs, the limit event;
+ * Transport:
+ * rocx-wire.c: RoCE v1/v2 header build and parse, the opcode table, the
+ *              receive path's RoCE stage;
  * rocx-req.c: requester (WQE fetch, segmentation, go-back-N);
  * rocx-resp.c: responder (PSN checks, data placement, ACK/NAK, READ
  *              responses);
@@ -40,12 +63,26 @@
  *            receive with the GRH area, which QPs a packet reaches);
  * rocx-atomic.c: atomics (CMP_SWAP, FETCH_ADD) in requester, responder
  *                and completer;
- * rocx-wire.c: RoCE v1/v2 header build and parse, the opcode table;
- * rocx-hdr.h: the packet's header layouts and their accessors;
- * rocx-icrc.c: the ICRC and the CRC behind it;
- * rocx-fabric.c: fabric bundles between the device and rocx-switch;
  * rocx-mcast.c: multicast groups of UD QPs and delivery to them;
- * rocx-pci.c: the QEMU glue, which sees rocx-core.h only.
+ * rocx-gsi.c: the GSI QP, QP 1, a UD QP under a fixed number and Q_Key;
+ * Events:
+ * rocx-eq.c: event queues: rings, CREATE_EQ and DESTROY_EQ, the EQ
+ *            doorbell, arming, writing the events queued for EQ 0;
+ *
+ * Top:
+ * rocx-engine.c: init, reset, fini, link state, the run over the expired
+ *                deadlines, rocx_core_process() (the engine's run);
+ * rocx-rdma.c: the SQ and RQ doorbells, the QP run loop, flushing in ERR,
+ *              a QP's expired deadlines, the RDMA objects' release at
+ *              reset;
+ * rocx-aq.c: admin queue ring and dispatch; IDENTIFY, SET_PORT,
+ *            QUERY_PORT, GET_STATS, user contexts, PDs;
+ * rocx-regs.c: register table and MMIO dispatch, doorbell decoding,
+ *              self-test;
+ *
+ * Glue:
+ * rocx-pci.c: the QEMU glue, which sees rocx-core.h only; trace.h and
+ *             trace-events: its trace events.
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -63,6 +100,8 @@
  * contract's __le fields, ldl_be_p() and friends for the wire).
  */
 #include "qemu/bswap.h"
+
+/* ======== Services: every file may use them ======== */
 
 /* ---- PSNs: 24-bit serial numbers (ROCX_PSN_MASK) ---- */
 
@@ -162,14 +201,6 @@ static inline void rocx_schedule(RocxCore *c)
     }
     c->ops->schedule_work(c->opaque);
 }
-/* ---- Device clock (rocx-clock.c) ---- */
-
-/* The clock starts at 0 now (reset). */
-void rocx_clock_reset(RocxCore *c);
-/* Nanoseconds since the reset: CLOCK_LO/HI and CQE timestamps. */
-uint64_t rocx_clock_ns(RocxCore *c);
-/* CLOCK_LO (latches the upper half) and CLOCK_HI. */
-uint32_t rocx_rd_clock(RocxCore *c, unsigned off);
 
 /* ---- Time (rocx-core.c) ---- */
 
@@ -209,45 +240,88 @@ void rocx_qp_schedule(RocxCore *c, RocxQp *qp);
 /* The QP's req.deadline or RNR wait changed: re-key it in the heap. */
 void rocx_timer_note(RocxCore *c, RocxQp *qp);
 
-/* ---- Engine (rocx-engine.c) ---- */
+/* ---- Device clock (rocx-clock.c) ---- */
 
-/* Engine: handle the deadlines that passed; true if some are left. */
-bool rocx_timers_run(RocxCore *c);
-/* DEV_CTRL.RESET: everything but the counters back to power-on state. */
-void rocx_reset_state(RocxCore *c);
-/* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
-void rocx_link_update(RocxCore *c);
+/* The clock starts at 0 now (reset). */
+void rocx_clock_reset(RocxCore *c);
+/* Nanoseconds since the reset: CLOCK_LO/HI and CQE timestamps. */
+uint64_t rocx_clock_ns(RocxCore *c);
+/* CLOCK_LO (latches the upper half) and CLOCK_HI. */
+uint32_t rocx_rd_clock(RocxCore *c, unsigned off);
 
-/* ---- Registers and self-test (rocx-regs.c) ---- */
+/* ---- Object numbers (rocx-numgen.c) ---- */
 
-/* The identification registers (ID, VERSION, CAPS, MAC_LO, ...). */
-uint32_t rocx_rd_ident(RocxCore *c, unsigned off);
-/* Engine: run the self-test DMA that TEST_DMA_CTRL.START asked for. */
-void rocx_selftest_dma(RocxCore *c);
+/* The next QP or CQ number; false when the table is full. */
+bool rocx_qpn_alloc(RocxCore *c, uint32_t *qpn);
+bool rocx_cqn_alloc(RocxCore *c, uint32_t *cqn);
+void rocx_num_init(RocxCore *c);
 
-/* ---- Admin queue (rocx-aq.c) ---- */
+/* ---- ICRC (rocx-icrc.c) ---- */
 
-/* AQ_STATUS and AQ_HEAD; AQ_CTRL (enable, disable, interrupt); AQ_DB. */
-uint32_t rocx_rd_aq(RocxCore *c, unsigned off);
-void rocx_wr_aq_ctrl(RocxCore *c, unsigned off, uint32_t val);
-void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val);
-/* Execute up to a budget of commands; returns true if some remain. */
-bool rocx_aq_process(RocxCore *c);
+/* CRC-32 (IEEE, reflected) continuing from crc, zlib's convention. */
+uint32_t rocx_crc32(uint32_t crc, const uint8_t *buf, size_t len);
+/*
+ * ICRC of a RoCE packet: l3 points at the IPv4, IPv6 or GRH header, bth
+ * at the BTH, end at the ICRC itself.
+ */
+uint32_t rocx_icrc(uint8_t net_type, const uint8_t *l3, const uint8_t *bth,
+                   const uint8_t *end);
 
-/* ---- Event queues (rocx-eq.c) ---- */
+/* ======== Blocks: each may use the others and the services ======== */
 
-void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
-                  uint64_t info);
-void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid, uint16_t idx,
-                bool arm);
-/* Apply ARM requests latched by EQ doorbells. */
-void rocx_eq_arm(RocxCore *c);
-/* Write the events queued for EQ 0; returns true if some remain. */
-bool rocx_evq_drain(RocxCore *c);
-void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
-                        RocxAqResult *res);
-void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
-                         RocxAqResult *res);
+/* ---- Packets (rocx-wire.c builds and parses them) ---- */
+
+/* A packet to send: the caller has put paylen bytes at the payload. */
+typedef struct RocxTx {
+    uint8_t opcode;
+    bool se;
+    bool ackreq;
+    uint32_t psn;
+    uint64_t va;                /* RETH */
+    uint32_t rkey;
+    uint32_t dmalen;
+    uint8_t syndrome;           /* AETH */
+    uint32_t msn;
+    uint32_t imm;               /* ImmDt, wire bytes */
+    uint32_t qkey;              /* DETH; its source QP is the QP's */
+    uint32_t ieth;              /* IETH: the rkey to invalidate */
+    uint32_t paylen;
+    uint64_t swap_add;          /* AtomicETH (va, rkey above) */
+    uint64_t compare;
+    uint64_t orig;              /* AtomicAckETH */
+} RocxTx;
+
+/* A received packet, parsed and checked. */
+typedef struct RocxPkt {
+    bool loopback;
+    uint8_t net_type;
+    uint8_t sgid[16];           /* IPv4 as ::ffff:a.b.c.d */
+    uint8_t dgid[16];
+    const uint8_t *l3;          /* IPv4, IPv6 or GRH header, as received */
+    uint8_t smac[6];
+    uint16_t vlan;              /* VLAN id or ROCX_VLAN_NONE */
+    uint8_t opcode;
+    uint32_t opf;               /* rocx_op_flags(opcode) */
+    bool se;
+    bool ackreq;
+    uint32_t dqpn;
+    uint32_t psn;
+    uint64_t va;
+    uint32_t rkey;
+    uint32_t dmalen;
+    uint8_t syndrome;
+    uint32_t msn;
+    uint32_t imm;
+    uint32_t qkey;              /* DETH */
+    uint32_t src_qp;
+    uint64_t swap_add;          /* AtomicETH (va, rkey above) */
+    uint64_t compare;
+    uint64_t orig;              /* AtomicAckETH */
+    uint32_t ieth;              /* IETH: the rkey to invalidate */
+    uint32_t xrc_srqn;          /* XRCETH */
+    const uint8_t *payload;
+    uint32_t paylen;
+} RocxPkt;
 
 /* ---- Ethernet rings and receive (rocx-eth.c) ---- */
 
@@ -275,6 +349,51 @@ void rocx_cmd_set_mcast_macs(RocxCore *c, const union rocx_aq_cmd *cmd,
                              RocxAqResult *res);
 /* A MAC the port or a GID may take: unicast and not all zeros. */
 bool rocx_mac_valid_unicast(const uint8_t *mac);
+
+/* ---- Fabric bundles (rocx-fabric.c) ---- */
+
+/*
+ * Where to build a frame of at most max_len bytes: the open bundle's tail
+ * (so that sending it copies nothing) or c->roce_buf.  The same until a
+ * frame is sent.
+ */
+uint8_t *rocx_frame_buf(RocxCore *c, size_t max_len);
+/* Send a frame: into the open bundle, or on its own. */
+void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len);
+/* Send the open bundle; the engine calls it before it returns. */
+void rocx_fabric_flush(RocxCore *c);
+/* HELLO when the link came up (and twice more while unanswered). */
+void rocx_fabric_hello(RocxCore *c);
+/* Stop asking: answered, link down or reset. */
+void rocx_fabric_hello_stop(RocxCore *c);
+/* A fabric frame (HELLO_ACK, BUNDLE) from the peer, or not one: -1. */
+ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len);
+
+/* ---- GID table (rocx-gid.c) ---- */
+
+void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
+                      RocxAqResult *res);
+void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
+                      RocxAqResult *res);
+/* Entry index if it is valid, or NULL. */
+const RocxGid *rocx_gid_get(RocxCore *c, unsigned index);
+/*
+ * An IPv4 address as a GID is ::ffff:a.b.c.d (IPv4-mapped IPv6): the
+ * address follows a 12-byte prefix.
+ */
+#define ROCX_GID_V4_OFF     12
+bool rocx_gid_is_v4(const uint8_t *gid);
+void rocx_gid_from_v4(uint8_t *gid, const uint8_t *addr);
+/* The IPv4 address in such a GID. */
+static inline const uint8_t *rocx_gid_v4(const uint8_t *gid)
+{
+    return gid + ROCX_GID_V4_OFF;
+}
+/*
+ * A valid GID entry of the port equal to gid, of the given kind (the
+ * entry found last time is tried first).
+ */
+RocxGid *rocx_gid_find(RocxCore *c, const uint8_t *gid, uint8_t type);
 
 /* ---- DCB: priorities and pause (rocx-dcb.c) ---- */
 
@@ -328,8 +447,6 @@ void rocx_dcb_rx_held(RocxCore *c, uint8_t prio, int32_t delta);
 void rocx_dcb_rx_clear(RocxCore *c);
 
 /* ---- ECN and congestion control (rocx-cc.c) ---- */
-
-struct RocxPkt;                 /* a received packet (rocx-wire.c, below) */
 
 /* Back to the defaults of rocx-device.rst. */
 void rocx_cc_reset(RocxCore *c);
@@ -389,52 +506,6 @@ void rocx_sched_timer(RocxCore *c, RocxTimer *t);
 void rocx_sched_qp_stop(RocxCore *c, RocxQp *qp);
 /* MODIFY_QP's RATE_LIMIT, kb/s (0: none); false if out of range. */
 bool rocx_sched_rate_ok(uint32_t kbps);
-
-
-/* ---- GID table (rocx-gid.c) ---- */
-
-void rocx_cmd_set_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
-                      RocxAqResult *res);
-void rocx_cmd_del_gid(RocxCore *c, const union rocx_aq_cmd *cmd,
-                      RocxAqResult *res);
-/* Entry index if it is valid, or NULL. */
-const RocxGid *rocx_gid_get(RocxCore *c, unsigned index);
-/*
- * An IPv4 address as a GID is ::ffff:a.b.c.d (IPv4-mapped IPv6): the
- * address follows a 12-byte prefix.
- */
-#define ROCX_GID_V4_OFF     12
-bool rocx_gid_is_v4(const uint8_t *gid);
-void rocx_gid_from_v4(uint8_t *gid, const uint8_t *addr);
-/* The IPv4 address in such a GID. */
-static inline const uint8_t *rocx_gid_v4(const uint8_t *gid)
-{
-    return gid + ROCX_GID_V4_OFF;
-}
-/*
- * A valid GID entry of the port equal to gid, of the given kind (the
- * entry found last time is tried first).
- */
-RocxGid *rocx_gid_find(RocxCore *c, const uint8_t *gid, uint8_t type);
-
-/* ---- Fabric bundles (rocx-fabric.c) ---- */
-
-/*
- * Where to build a frame of at most max_len bytes: the open bundle's tail
- * (so that sending it copies nothing) or c->roce_buf.  The same until a
- * frame is sent.
- */
-uint8_t *rocx_frame_buf(RocxCore *c, size_t max_len);
-/* Send a frame: into the open bundle, or on its own. */
-void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len);
-/* Send the open bundle; the engine calls it before it returns. */
-void rocx_fabric_flush(RocxCore *c);
-/* HELLO when the link came up (and twice more while unanswered). */
-void rocx_fabric_hello(RocxCore *c);
-/* Stop asking: answered, link down or reset. */
-void rocx_fabric_hello_stop(RocxCore *c);
-/* A fabric frame (HELLO_ACK, BUNDLE) from the peer, or not one: -1. */
-ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len);
 
 /* ---- Page lists and memory regions (rocx-mr.c) ---- */
 
@@ -531,10 +602,6 @@ RocxCq *rocx_cq_get(RocxCore *c, uint32_t cqn);
 /* rocx-resize.c */
 void rocx_cmd_resize_cq(RocxCore *c, const union rocx_aq_cmd *cmd,
                         RocxAqResult *res);
-/* rocx-numgen.c: the next QP or CQ number; false when the table is full. */
-bool rocx_qpn_alloc(RocxCore *c, uint32_t *qpn);
-bool rocx_cqn_alloc(RocxCore *c, uint32_t *cqn);
-void rocx_num_init(RocxCore *c);
 void rocx_db_cq(RocxCore *c, unsigned page, uint32_t cqn, uint16_t idx,
                 uint64_t val);
 void rocx_cq_arm_process(RocxCore *c);
@@ -579,13 +646,6 @@ static inline unsigned rocx_qp_slot(const RocxQp *qp)
 {
     return qp->slot;
 }
-/* rocx-gsi.c */
-bool rocx_gsi_create_ok(RocxCore *c, const struct rocx_aq_create_qp *cq,
-                        RocxAqResult *res);
-void rocx_gsi_adopt(RocxCore *c, RocxQp *qp);
-bool rocx_gsi_modify_ok(const RocxQp *qp, uint32_t valid,
-                        const struct rocx_qp_attr *a);
-void rocx_gsi_gone(RocxCore *c, RocxQp *qp);
 /*
  * Move to ERR and flush.  With event, post QP_ERROR (info = syndrome, a
  * ROCX_VERR_*): for errors no CQE reports.
@@ -595,6 +655,8 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome);
 void rocx_qp_error_cq(RocxCore *c, uint32_t cqn);
 /* The port MTU changed: QPs whose path MTU no longer fits go to ERR. */
 void rocx_qp_port_mtu(RocxCore *c);
+/* Back to RESET, the state of a new QP. */
+void rocx_qp_to_reset(RocxQp *qp);
 /* Unlink and free a QP, its deadlines and its hold on CQs and SRQ. */
 void rocx_qp_free(RocxCore *c, RocxQp *qp);
 /* Attributes each transition accepts beyond STATE, and those it needs. */
@@ -614,21 +676,17 @@ bool rocx_av_to_path(RocxCore *c, RocxQp *qp, const struct rocx_av *av,
 /* RoCE v2 source port of a flow label and QP pair. */
 uint16_t rocx_udp_sport(uint32_t fl, uint32_t lqpn, uint32_t rqpn);
 
-/* ---- RDMA engine (rocx-rdma.c) ---- */
+static inline bool rocx_qp_is_xrc(const RocxQp *qp)
+{
+    return qp->type == ROCX_QPT_XRC_INI || qp->type == ROCX_QPT_XRC_TGT;
+}
 
-/* True if the QP is in RTS with nothing in flight (see direct doorbells). */
-bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
-void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
-/*
- * One turn of a QP (responder, then requester) of up to budget packets
- * and CQEs; returns the work done, *more whether it has more.
- */
-unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget, bool *more);
-/* Its deadline passed (rocx_timers_run()). */
-void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now);
-/* Engine: run QPs with work; true if some remains. */
-bool rocx_rdma_process(RocxCore *c);
-void rocx_rdma_reset(RocxCore *c);
+/* The BTH transport (opcode [7:5]) of a connected QP's packets. */
+static inline uint8_t rocx_qp_transport(const RocxQp *qp)
+{
+    return qp->type == ROCX_QPT_UC ? ROCX_TR_UC :
+           rocx_qp_is_xrc(qp) ? ROCX_TR_XRC : ROCX_TR_RC;
+}
 
 /* ---- Shared receive queues (rocx-srq.c) ---- */
 
@@ -664,8 +722,34 @@ void rocx_srq_qp_stop(RocxCore *c, RocxQp *qp);
 /* An SRQ-attached qp reached ERR: post QP_LAST_WQE. */
 void rocx_srq_last_wqe(RocxCore *c, RocxQp *qp);
 void rocx_srq_reset(RocxCore *c);
-/* Back to RESET, the state of a new QP (rocx-qp.c). */
-void rocx_qp_to_reset(RocxQp *qp);
+
+/* ---- XRC (rocx-xrc.c) ---- */
+
+void rocx_cmd_alloc_xrcd(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res);
+void rocx_cmd_dealloc_xrcd(RocxCore *c, const union rocx_aq_cmd *cmd,
+                           RocxAqResult *res);
+bool rocx_uctx_has_xrcd(RocxCore *c, uint16_t uctx);
+/* CREATE_SRQ of type XRC: check and take its XRCD and CQ. */
+uint8_t rocx_xrc_srq_create(RocxCore *c, const struct rocx_aq_create_srq *cs,
+                            uint32_t uctx, RocxSrq *srq);
+/* An XRC SRQ goes: XRC_TGT QPs receiving into it let go, its CQ too. */
+void rocx_xrc_srq_gone(RocxCore *c, RocxSrq *srq, uint32_t srqn);
+/* CREATE_QP of an XRC_TGT QP (no queues, an XRCD). */
+void rocx_xrc_create_tgt(RocxCore *c, const struct rocx_aq_create_qp *cq,
+                         RocxAqResult *res);
+/*
+ * A packet for an XRC QP, before the RC engine sees it: false if it was
+ * dropped or refused.  Leaves the RC opcode in p->opcode and, for an
+ * XRC_TGT QP, points the QP's receive side at the XRCETH's SRQ.
+ */
+bool rocx_xrc_rx(RocxCore *c, RocxQp *qp, RocxPkt *p);
+
+/* The opcode an XRC QP sends for the RC operation op. */
+static inline uint8_t rocx_xrc_wire_op(const RocxQp *qp, uint8_t op)
+{
+    return rocx_qp_is_xrc(qp) ? (op & ROCX_OP_MASK) | ROCX_TR_XRC : op;
+}
 
 /* ---- Requester, completer, responder ---- */
 
@@ -717,62 +801,11 @@ void rocx_resp_reset(RocxQp *qp);
  * the positive ACK it still owes.
  */
 void rocx_resp_flush_ack(RocxCore *c, RocxQp *qp);
+
 /* ---- Wire (rocx-wire.c) ---- */
 
 /* The flags (ROCX_OPF_*) of an opcode; 0 for one the model does not take. */
 uint32_t rocx_op_flags(uint8_t opcode);
-
-/* A packet to send: the caller has put paylen bytes at the payload. */
-typedef struct RocxTx {
-    uint8_t opcode;
-    bool se;
-    bool ackreq;
-    uint32_t psn;
-    uint64_t va;                /* RETH */
-    uint32_t rkey;
-    uint32_t dmalen;
-    uint8_t syndrome;           /* AETH */
-    uint32_t msn;
-    uint32_t imm;               /* ImmDt, wire bytes */
-    uint32_t qkey;              /* DETH; its source QP is the QP's */
-    uint32_t ieth;              /* IETH: the rkey to invalidate */
-    uint32_t paylen;
-    uint64_t swap_add;          /* AtomicETH (va, rkey above) */
-    uint64_t compare;
-    uint64_t orig;              /* AtomicAckETH */
-} RocxTx;
-
-/* A received packet, parsed and checked. */
-typedef struct RocxPkt {
-    bool loopback;
-    uint8_t net_type;
-    uint8_t sgid[16];           /* IPv4 as ::ffff:a.b.c.d */
-    uint8_t dgid[16];
-    const uint8_t *l3;          /* IPv4, IPv6 or GRH header, as received */
-    uint8_t smac[6];
-    uint16_t vlan;              /* VLAN id or ROCX_VLAN_NONE */
-    uint8_t opcode;
-    uint32_t opf;               /* rocx_op_flags(opcode) */
-    bool se;
-    bool ackreq;
-    uint32_t dqpn;
-    uint32_t psn;
-    uint64_t va;
-    uint32_t rkey;
-    uint32_t dmalen;
-    uint8_t syndrome;
-    uint32_t msn;
-    uint32_t imm;
-    uint32_t qkey;              /* DETH */
-    uint32_t src_qp;
-    uint64_t swap_add;          /* AtomicETH (va, rkey above) */
-    uint64_t compare;
-    uint64_t orig;              /* AtomicAckETH */
-    uint32_t ieth;              /* IETH: the rkey to invalidate */
-    uint32_t xrc_srqn;          /* XRCETH */
-    const uint8_t *payload;
-    uint32_t paylen;
-} RocxPkt;
 
 /* Where the payload of a packet for qp with opcode starts in the buffer. */
 size_t rocx_wire_hdr_len(const RocxQp *qp, uint8_t opcode);
@@ -803,46 +836,6 @@ void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
 unsigned rocx_uc_req_run(RocxCore *c, RocxQp *qp, unsigned budget);
 /* A request for a UC QP (rocx_resp_rx() is RC's). */
 void rocx_uc_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
-
-static inline bool rocx_qp_is_xrc(const RocxQp *qp)
-{
-    return qp->type == ROCX_QPT_XRC_INI || qp->type == ROCX_QPT_XRC_TGT;
-}
-
-/* The BTH transport (opcode [7:5]) of a connected QP's packets. */
-static inline uint8_t rocx_qp_transport(const RocxQp *qp)
-{
-    return qp->type == ROCX_QPT_UC ? ROCX_TR_UC :
-           rocx_qp_is_xrc(qp) ? ROCX_TR_XRC : ROCX_TR_RC;
-}
-
-/* ---- XRC (rocx-xrc.c) ---- */
-
-void rocx_cmd_alloc_xrcd(RocxCore *c, const union rocx_aq_cmd *cmd,
-                         RocxAqResult *res);
-void rocx_cmd_dealloc_xrcd(RocxCore *c, const union rocx_aq_cmd *cmd,
-                           RocxAqResult *res);
-bool rocx_uctx_has_xrcd(RocxCore *c, uint16_t uctx);
-/* CREATE_SRQ of type XRC: check and take its XRCD and CQ. */
-uint8_t rocx_xrc_srq_create(RocxCore *c, const struct rocx_aq_create_srq *cs,
-                            uint32_t uctx, RocxSrq *srq);
-/* An XRC SRQ goes: XRC_TGT QPs receiving into it let go, its CQ too. */
-void rocx_xrc_srq_gone(RocxCore *c, RocxSrq *srq, uint32_t srqn);
-/* CREATE_QP of an XRC_TGT QP (no queues, an XRCD). */
-void rocx_xrc_create_tgt(RocxCore *c, const struct rocx_aq_create_qp *cq,
-                         RocxAqResult *res);
-/*
- * A packet for an XRC QP, before the RC engine sees it: false if it was
- * dropped or refused.  Leaves the RC opcode in p->opcode and, for an
- * XRC_TGT QP, points the QP's receive side at the XRCETH's SRQ.
- */
-bool rocx_xrc_rx(RocxCore *c, RocxQp *qp, RocxPkt *p);
-
-/* The opcode an XRC QP sends for the RC operation op. */
-static inline uint8_t rocx_xrc_wire_op(const RocxQp *qp, uint8_t op)
-{
-    return rocx_qp_is_xrc(qp) ? (op & ROCX_OP_MASK) | ROCX_TR_XRC : op;
-}
 
 /* ---- UD queue pairs (rocx-ud.c) ---- */
 
@@ -919,15 +912,71 @@ void rocx_mcast_loopback(RocxCore *c, const uint8_t *gid, const uint8_t *buf,
 /* A UD QP's AV that names a group (its dmac is then the group's). */
 bool rocx_mcast_av(const RocxQp *qp, const struct rocx_av *av);
 
-/* ---- ICRC (rocx-icrc.c) ---- */
+/* ---- The GSI QP (rocx-gsi.c) ---- */
 
-/* CRC-32 (IEEE, reflected) continuing from crc, zlib's convention. */
-uint32_t rocx_crc32(uint32_t crc, const uint8_t *buf, size_t len);
+bool rocx_gsi_create_ok(RocxCore *c, const struct rocx_aq_create_qp *cq,
+                        RocxAqResult *res);
+void rocx_gsi_adopt(RocxCore *c, RocxQp *qp);
+bool rocx_gsi_modify_ok(const RocxQp *qp, uint32_t valid,
+                        const struct rocx_qp_attr *a);
+void rocx_gsi_gone(RocxCore *c, RocxQp *qp);
+
+/* ---- Event queues (rocx-eq.c) ---- */
+
+void rocx_eq_post(RocxCore *c, unsigned eqn, uint16_t type, uint32_t data,
+                  uint64_t info);
+void rocx_db_eq(RocxCore *c, unsigned page, uint32_t qid, uint16_t idx,
+                bool arm);
+/* Apply ARM requests latched by EQ doorbells. */
+void rocx_eq_arm(RocxCore *c);
+/* Write the events queued for EQ 0; returns true if some remain. */
+bool rocx_evq_drain(RocxCore *c);
+void rocx_cmd_create_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                        RocxAqResult *res);
+void rocx_cmd_destroy_eq(RocxCore *c, const union rocx_aq_cmd *cmd,
+                         RocxAqResult *res);
+
+/* ======== Top: runs the blocks ======== */
+
+/* ---- Engine (rocx-engine.c) ---- */
+
+/* Engine: handle the deadlines that passed; true if some are left. */
+bool rocx_timers_run(RocxCore *c);
+/* DEV_CTRL.RESET: everything but the counters back to power-on state. */
+void rocx_reset_state(RocxCore *c);
+/* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
+void rocx_link_update(RocxCore *c);
+
+/* ---- RDMA engine (rocx-rdma.c) ---- */
+
+/* True if the QP is in RTS with nothing in flight (see direct doorbells). */
+bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
+void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
 /*
- * ICRC of a RoCE packet: l3 points at the IPv4, IPv6 or GRH header, bth
- * at the BTH, end at the ICRC itself.
+ * One turn of a QP (responder, then requester) of up to budget packets
+ * and CQEs; returns the work done, *more whether it has more.
  */
-uint32_t rocx_icrc(uint8_t net_type, const uint8_t *l3, const uint8_t *bth,
-                   const uint8_t *end);
+unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget, bool *more);
+/* Its deadline passed (rocx_timers_run()). */
+void rocx_qp_timer(RocxCore *c, RocxQp *qp, int64_t now);
+/* Engine: run QPs with work; true if some remains. */
+bool rocx_rdma_process(RocxCore *c);
+void rocx_rdma_reset(RocxCore *c);
+
+/* ---- Admin queue (rocx-aq.c) ---- */
+
+/* AQ_STATUS and AQ_HEAD; AQ_CTRL (enable, disable, interrupt); AQ_DB. */
+uint32_t rocx_rd_aq(RocxCore *c, unsigned off);
+void rocx_wr_aq_ctrl(RocxCore *c, unsigned off, uint32_t val);
+void rocx_wr_aq_db(RocxCore *c, unsigned off, uint32_t val);
+/* Execute up to a budget of commands; returns true if some remain. */
+bool rocx_aq_process(RocxCore *c);
+
+/* ---- Registers and self-test (rocx-regs.c) ---- */
+
+/* The identification registers (ID, VERSION, CAPS, MAC_LO, ...). */
+uint32_t rocx_rd_ident(RocxCore *c, unsigned off);
+/* Engine: run the self-test DMA that TEST_DMA_CTRL.START asked for. */
+void rocx_selftest_dma(RocxCore *c);
 
 #endif /* HW_NET_ROCX_INT_H */

@@ -1,5 +1,5 @@
 /*
- * rocx device model: QP and CQ numbers.
+ * rocx device model: handing out QP and CQ numbers.
  *
  * A number is slot | generation << ROCX_NUM_SLOT_BITS (rocx-device.rst,
  * "Object numbers").  Handing out a number moves its slot's generation

@@ -57,9 +57,10 @@
  * LINK_STATUS.UP posts a LINK_CHANGE event to EQ 0.
  *
  * The device itself (registers, admin queue, event queues, Ethernet rings,
- * the RDMA transport) lives in rocx-core.c and the rocx-*.c files beside
- * it and knows nothing of QEMU; this file supplies DMA, MSI-X, the network
- * backend, a bottom half and a timer through RocxCoreOps.
+ * the RDMA transport) lives in the rocx-*.c files beside this one (their
+ * map is at the top of rocx-int.h) and knows nothing of QEMU; this file
+ * supplies DMA, MSI-X, the network backend, a bottom half and a timer
+ * through RocxCoreOps.
  * Documentation/rocx-device.rst specifies the device, docs for this model
  * are in Documentation/qemu-rocx.rst.
  *

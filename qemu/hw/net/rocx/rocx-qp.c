@@ -1,9 +1,11 @@
 /*
- * rocx device model: RC and UC queue pairs.
+ * rocx device model: queue pairs as objects.
  *
- * Lifecycle (CREATE/MODIFY/QUERY/DESTROY_QP), the state machine, flushing
- * in ERR, the SQ and RQ doorbells, the engine's run queue of QPs with
- * work, and a QP's deadlines in the device's timer heap (rocx-core.c).
+ * Lifecycle (CREATE/MODIFY/QUERY/DESTROY_QP), the state machine with its
+ * transition tables, and the way into ERR.  The engine that runs QPs
+ * (their doorbells, the run loop, flushing, expired deadlines) is
+ * rocx-rdma.c; the ready list and a QP's place in the timer heap are
+ * services of rocx-core.c.
  *
  * Copyright (c) 2025 The rocx authors
  *

@@ -1,11 +1,12 @@
 /*
- * rocx device model: RDMA transport objects (contract 1.1).
+ * rocx device model: the types of the RDMA objects.
  *
- * Memory regions, completion queues and RC queue pairs, and the state of
- * the transport engine that moves their data: requester (rocx-req.c),
- * responder (rocx-resp.c), completer (rocx-comp.c), wire formats
- * (rocx-wire.c, rocx-icrc.c).  Objects are created and destroyed by admin
- * commands (rocx-mr.c, rocx-cq.c, rocx-qp.c).
+ * Memory regions and windows, completion queues, SRQs and queue pairs
+ * with the transport state the requester (rocx-req.c), responder
+ * (rocx-resp.c) and completer (rocx-comp.c) keep in them, and RocxRdma,
+ * the device's tables of them and its ready list.  Types only: objects
+ * are created and destroyed by admin commands in their own files
+ * (rocx-mr.c, rocx-cq.c, rocx-qp.c, ...), and run by rocx-rdma.c.
  *
  * Who touches what.  As in rocx-core.h, two sides enter the core:
  *

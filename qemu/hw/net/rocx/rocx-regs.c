@@ -5,7 +5,7 @@
  * Registers are one table indexed by offset: each entry has the
  * register's name, whether it can be read and written, and its handlers.
  * Most handlers are here; those of a block's own registers live with the
- * block (AQ_*: rocx-aq.c, INTR_CTRL: rocx-eq.c).  A doorbell write is
+ * block (AQ_*: rocx-aq.c, INTR_CTRL: rocx-core.c).  A doorbell write is
  * decoded here (page, offset, queue, index, ownership) and handed to the
  * queue's owner.  The self-test registers (TEST_IRQ, TEST_DMA_*) and the
  * self-test DMA, which the driver runs at probe, are here too.
