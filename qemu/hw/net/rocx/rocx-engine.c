@@ -17,25 +17,6 @@
 
 /* ---- Link ---- */
 
-uint32_t rocx_core_link_status(RocxCore *c)
-{
-    bool carrier = c->ops->carrier(c->opaque);
-    /* Gb/s, rounded down, but never 0 for a port with a rate. */
-    uint32_t v = ROCX_FIELD_PREP(ROCX_LINK_SPEED_MASK,
-                                 MAX(c->speed_mbps / 1000, 1));
-
-    if (carrier) {
-        v |= ROCX_LINK_CARRIER;
-    }
-    if (c->port.admin_up) {
-        v |= ROCX_LINK_ADMIN_UP;
-    }
-    if (carrier && c->port.admin_up) {
-        v |= ROCX_LINK_UP;
-    }
-    return v;
-}
-
 /* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
 void rocx_link_update(RocxCore *c)
 {

@@ -551,3 +551,24 @@ ssize_t rocx_rx_frame(RocxCore *c, const uint8_t *buf, size_t len)
     rocx_rx_write(c, buf, len, cls);
     return len;
 }
+
+/* ---- Link status ---- */
+
+uint32_t rocx_core_link_status(RocxCore *c)
+{
+    bool carrier = c->ops->carrier(c->opaque);
+    /* Gb/s, rounded down, but never 0 for a port with a rate. */
+    uint32_t v = ROCX_FIELD_PREP(ROCX_LINK_SPEED_MASK,
+                                 MAX(c->speed_mbps / 1000, 1));
+
+    if (carrier) {
+        v |= ROCX_LINK_CARRIER;
+    }
+    if (c->port.admin_up) {
+        v |= ROCX_LINK_ADMIN_UP;
+    }
+    if (carrier && c->port.admin_up) {
+        v |= ROCX_LINK_UP;
+    }
+    return v;
+}

@@ -26,7 +26,7 @@
  *
  * Blocks, one per part of the device.  Ethernet:
  * rocx-eth.c: Ethernet TX and RX rings, receive classification (RoCE or
- *             Ethernet), MAC filter;
+ *             Ethernet), MAC filter, the LINK_STATUS value;
  * rocx-fabric.c: fabric bundles between the device and rocx-switch;
  * GID:
  * rocx-gid.c: the GID table and its lookup;
