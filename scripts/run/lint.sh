@@ -7,7 +7,8 @@
 #                        against Debian 12's 6.1 headers too
 #   tests/e2e/kmod/      the kernel's checkpatch --strict (a test module that
 #                        make kvtest builds)
-#   qemu/                QEMU's own scripts/checkpatch.pl (cached QEMU source)
+#   qemu/                QEMU's own scripts/checkpatch.pl (cached QEMU source),
+#                        and the model's floors (scripts/run/layers.py)
 #   providers/           the kernel's checkpatch with the checks rdma-core's CI
 #                        turns off (buildlib/azp-checkpatch), not --strict
 #   tools/               checkpatch --strict minus the kernel-only checks a
@@ -81,6 +82,10 @@ else
 	step "no QEMU source (run scripts/build/qemu.sh): model not checked"
 	bad[qemu]=1
 fi
+
+# The model's floors (rocx-int.h): no call may run up one.
+step "layering of the model (scripts/run/layers.py)"
+python3 "$repo/scripts/run/layers.py" "$repo" || bad[qemu/hw/net/rocx]=1
 
 mapfile -t prov < <(git ls-files -co --exclude-standard -- 'providers/*.[ch]' | sort -u)
 lint_with "checkpatch (rdma-core's CI set)" "$checkpatch" --no-tree --quiet \
