@@ -8,8 +8,8 @@
  * or a changed deadline for the engine (rocx-engine.c, rocx-rdma.c) to
  * run.  These call no file above them.
  *
- * Implements Documentation/rocx-device.rst, contract 1.1, against the ops
- * in rocx-core.h; the device's blocks each have a file of their own (the
+ * Implements Documentation/rocx-device.rst against the ops in
+ * rocx-core.h; the device's blocks each have a file of their own (the
  * list is at the top of rocx-int.h).  The guest is treated as hostile
  * throughout: every register value, index, length, address and opcode it
  * supplies is checked, and a mistake is counted, reported and ignored;

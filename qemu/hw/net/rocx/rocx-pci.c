@@ -4,7 +4,7 @@
  * Usage:
  *
  *   -netdev <backend>,id=<netdev-id>
- *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Gb/s>]
+ *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Mb/s>]
  *                [,bundle=on|off][,x-direct-doorbell=on|off]
  *
  * Properties:
@@ -20,8 +20,9 @@
  *
  * - speed=<Mb/s>
  *   The port's line rate, 1..400000, in LINK_SPEED (Mb/s) and, rounded
- *   down to Gb/s (at least 1), LINK_STATUS[31:16].  Pause quanta are
- *   timed at it (rocx-dcb.c); nothing else is paced by it yet.  Settable
+ *   down to Gb/s (at least 1), LINK_STATUS[31:16].  The transmit
+ *   scheduler occupies the line 8 * bytes / speed per frame
+ *   (rocx-sched.c) and pause quanta are timed at it (rocx-dcb.c).  Settable
  *   at run time with qom-set: a change with the link up posts a link
  *   event.  Default: 100000.
  *

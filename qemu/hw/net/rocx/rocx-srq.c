@@ -10,10 +10,10 @@
  * and the doorbell rules are the RQ's.  The limit event, QP_LAST_WQE and
  * the SRQ's error state follow rocx-device.rst, "SRQs in detail".
  *
- * Only RC QPs exist yet, and RC's responder (rocx_resp_need_recv()) is
- * the one caller of rocx_srq_take(); a receive path of another QP type
- * (UD, UC) takes its entries the same way, and reports the QP's stop
- * through rocx_srq_qp_stop() and rocx_srq_last_wqe() as rocx-qp.c does.
+ * The responder of RC and XRC QPs (rocx_resp_need_recv()) is the one
+ * caller of rocx_srq_take(); a receive path of another QP type that took
+ * entries would do it the same way, and report the QP's stop through
+ * rocx_srq_qp_stop() and rocx_srq_last_wqe() as rocx-qp.c does.
  *
  * Copyright (c) 2025 The rocx authors
  *
