@@ -146,6 +146,63 @@ static void fake_aq_done(void *opaque, unsigned opcode, unsigned cmd_id,
     f->last_aq_status = status;
 }
 
+static void fake_qp_state(void *opaque, uint32_t qpn, unsigned from,
+                          unsigned to)
+{
+    FakeDev *f = opaque;
+
+    f->qp_states++;
+    f->last_state_qpn = qpn;
+    f->last_state_from = from;
+    f->last_state_to = to;
+}
+
+static void fake_retransmit(void *opaque, uint32_t qpn, uint32_t psn,
+                            unsigned why)
+{
+    FakeDev *f = opaque;
+
+    assert(why < ARRAY_SIZE(f->retransmits));
+    f->retransmits[why]++;
+    f->last_retx_psn = psn;
+}
+
+static void fake_nak(void *opaque, uint32_t qpn, uint32_t psn,
+                     uint8_t syndrome, bool sent)
+{
+    FakeDev *f = opaque;
+
+    if (sent) {
+        f->naks_sent++;
+    } else {
+        f->naks_received++;
+    }
+    f->last_nak_syndrome = syndrome;
+}
+
+static void fake_cnp(void *opaque, uint32_t qpn, bool sent)
+{
+    FakeDev *f = opaque;
+
+    if (sent) {
+        f->cnps_sent++;
+    } else {
+        f->cnps_handled++;
+    }
+}
+
+static void fake_pause(void *opaque, int prio, uint16_t quanta, bool sent)
+{
+    FakeDev *f = opaque;
+
+    if (sent) {
+        *(quanta ? &f->xoffs_sent : &f->xons_sent) += 1;
+    } else {
+        *(quanta ? &f->xoffs_received : &f->xons_received) += 1;
+    }
+    f->last_pause_prio = prio;
+}
+
 static int64_t fake_now_ns(void *opaque)
 {
     FakeDev *f = opaque;
@@ -179,6 +236,11 @@ static const RocxCoreOps fake_ops = {
     .carrier = fake_carrier,
     .guest_error = fake_guest_error,
     .aq_done = fake_aq_done,
+    .qp_state = fake_qp_state,
+    .retransmit = fake_retransmit,
+    .nak = fake_nak,
+    .cnp = fake_cnp,
+    .pause = fake_pause,
     .now_ns = fake_now_ns,
     .timer_mod = fake_timer_mod,
     .timer_cancel = fake_timer_cancel,

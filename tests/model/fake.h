@@ -65,6 +65,18 @@ struct FakeDev {
     void (*on_send)(FakeDev *f, const uint8_t *buf, size_t len);
     void *peer;                 /* for on_send: whatever the test wires */
 
+    /* What the core reported through its optional trace callbacks. */
+    unsigned qp_states;         /* state changes of every QP */
+    uint32_t last_state_qpn;
+    unsigned last_state_from, last_state_to;
+    unsigned retransmits[ROCX_RETX_RNR + 1];    /* by RocxRetx */
+    uint32_t last_retx_psn;
+    unsigned naks_sent, naks_received;
+    uint8_t last_nak_syndrome;
+    unsigned cnps_sent, cnps_handled;
+    unsigned xoffs_sent, xons_sent, xoffs_received, xons_received;
+    int last_pause_prio;
+
     unsigned gerrs;
     unsigned last_gerr_code;
     unsigned last_gerr_info;

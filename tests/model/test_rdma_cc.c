@@ -445,6 +445,8 @@ static void t_np_cnp_format(void)
     CHECK_EQ(t_stat(B, ROCX_STAT_NP_CNP_SENT), 1);
     CHECK_EQ(t_stat(A, ROCX_STAT_RP_CNP_HANDLED), 1);
     CHECK_EQ(t_stat(A, ROCX_STAT_RP_CNP_IGNORED), 0);
+    CHECK_EQ(B->f->cnps_sent, 1);
+    CHECK_EQ(A->f->cnps_handled, 1);
 
     /* Untagged (PCP trust, no PFC at priority 6): 14 + 20 + 8 + 32. */
     CHECK_EQ(cnp_len, 14 + 20 + 8 + 12 + 16 + 4);

@@ -542,6 +542,9 @@ static void t_pfc_xoff_xon(void)
     t_pump();
     CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE)), 1);
     CHECK_EQ(t_stat(A, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_RX_PAUSE)), 1);
+    CHECK_EQ(B->f->xoffs_sent, 1);
+    CHECK_EQ(A->f->xoffs_received, 1);
+    CHECK_EQ(A->f->last_pause_prio, 0);
     sent = A->f->nframes;
     write16k(&p, 14);
     t_pump();
@@ -554,6 +557,8 @@ static void t_pfc_xoff_xon(void)
     t_db(B, 0, ROCX_DB_ETH_RX, 0, 19, 0);
     t_pump();
     CHECK(write_done(&p));
+    CHECK_EQ(B->f->xons_sent, 1);
+    CHECK_EQ(A->f->xons_received, 1);
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_DISCARDS), 0);
     CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_RX_BUF_MAX)), 44000);
     CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);

@@ -3,7 +3,7 @@
  * The transport counters (rocx-device.rst, "Counters added"): each event
  * provoked on its own, the counter checked on the side that saw it and
  * left alone on the other, and read back through GET_STATS as a driver
- * reads them.
+ * reads them; and the trace callbacks that report the same events.
  */
 #include "rdma.h"
 
@@ -122,6 +122,12 @@ static void t_stats_sequence(void)
         st_moved(A, st_a0, a, ARRAY_SIZE(a));
         st_moved(B, st_b0, b, ARRAY_SIZE(b));
     }
+    /* The traces say the same: B's NAK, A going back to the lost PSN. */
+    CHECK_EQ(B->f->naks_sent, 1);
+    CHECK_EQ(A->f->naks_received, 1);
+    CHECK_EQ(A->f->retransmits[ROCX_RETX_NAK], 1);
+    CHECK_EQ(A->f->last_retx_psn, conn.psn_a + 1);
+    CHECK_EQ(A->f->retransmits[ROCX_RETX_TIMEOUT], 0);
     CHECK_EQ(t_stat(B, ROCX_STAT_RX_WRITE_REQUESTS), 1);
 
     /* A SEND and a READ, each replayed once after it completed. */
@@ -191,6 +197,13 @@ static void t_stats_timeout(void)
     CHECK_EQ(wire.sent, 3);
     st_moved(A, st_a0, a, ARRAY_SIZE(a));
     st_moved(B, st_b0, NULL, 0);
+    /* Two resends after timeouts; the third timeout ends the QP. */
+    CHECK_EQ(A->f->retransmits[ROCX_RETX_TIMEOUT], 2);
+    CHECK_EQ(A->f->last_retx_psn, conn.psn_a);
+    CHECK_EQ(A->f->last_state_qpn, r.qa.qpn);
+    CHECK_EQ(A->f->last_state_from, ROCX_QPS_RTS);
+    CHECK_EQ(A->f->last_state_to, ROCX_QPS_ERR);
+    CHECK_EQ(B->f->naks_sent + A->f->naks_received, 0);
 }
 
 /*
@@ -250,6 +263,10 @@ static void t_stats_rnr(void)
     t_settle(10 * SEC);
     CHECK(t_poll(&r.acq, &e) && st(&e) == ROCX_WC_RNR_RETRY_EXC_ERR);
     CHECK_EQ(B->f->core.rdma.stats.rnr_naks_sent, 3);
+    CHECK_EQ(B->f->naks_sent, 3);
+    CHECK_EQ(A->f->naks_received, 3);
+    CHECK_EQ(A->f->last_nak_syndrome & ROCX_AETH_KIND_MASK, ROCX_AETH_RNR);
+    CHECK_EQ(A->f->retransmits[ROCX_RETX_RNR], 2);
     st_moved(A, st_a0, a, ARRAY_SIZE(a));
     st_moved(B, st_b0, NULL, 0);
 }
@@ -430,6 +447,18 @@ static void t_stats_get_stats(void)
     CHECK_EQ(out[n * 8], 0xee);             /* nothing past the last */
 }
 
+/* The names traces print, and what an unknown value prints. */
+static void t_trace_names(void)
+{
+    CHECK(!strcmp(rocx_core_qp_state_name(ROCX_QPS_RESET), "RESET"));
+    CHECK(!strcmp(rocx_core_qp_state_name(ROCX_QPS_RTS), "RTS"));
+    CHECK(!strcmp(rocx_core_qp_state_name(ROCX_QPS_ERR), "ERR"));
+    CHECK(!strcmp(rocx_core_qp_state_name(ROCX_QPS_ERR + 1), "?"));
+    CHECK(!strcmp(rocx_core_retx_name(ROCX_RETX_TIMEOUT), "timeout"));
+    CHECK(!strcmp(rocx_core_retx_name(ROCX_RETX_RNR), "rnr"));
+    CHECK(!strcmp(rocx_core_retx_name(ROCX_RETX_RNR + 1), "?"));
+}
+
 const TCase t_cases_stats[] = {
     T_CASE(stats_sequence),
     T_CASE(stats_timeout),
@@ -439,5 +468,6 @@ const TCase t_cases_stats[] = {
     T_CASE(stats_read_gap),
     T_CASE(stats_ud_mtu),
     T_CASE(stats_get_stats),
+    T_CASE(trace_names),
 };
 const unsigned t_ncases_stats = ARRAY_SIZE(t_cases_stats);

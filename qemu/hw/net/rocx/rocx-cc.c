@@ -309,6 +309,7 @@ static void rocx_cc_send_cnp(RocxCore *c, RocxQp *qp)
         return;
     }
     rocx_count(c, ROCX_STAT_NP_CNP_SENT, 1);
+    rocx_trace_cnp(c, qp->qpn, true);
     rocx_dcb_tx_count(c, path.prio, len);
     rocx_send_frame(c, buf, len);
 }
@@ -459,6 +460,7 @@ void rocx_cc_rx_cnp(RocxCore *c, const RocxPkt *p)
         return;
     }
     rocx_count(c, ROCX_STAT_RP_CNP_HANDLED, 1);
+    rocx_trace_cnp(c, qp->qpn, false);
     rocx_cc_cnp(c, qp, rocx_now(c));
 }
 

@@ -184,7 +184,7 @@ static bool rocx_comp_ack(RocxCore *c, RocxQp *qp, uint32_t psn)
 }
 
 /* Go back N because of a loss the peer told us about; counts a retry. */
-static void rocx_comp_retry(RocxCore *c, RocxQp *qp)
+static void rocx_comp_retry(RocxCore *c, RocxQp *qp, RocxRetx why)
 {
     if (qp->state != ROCX_QPS_RTS) {
         return;
@@ -195,7 +195,7 @@ static void rocx_comp_retry(RocxCore *c, RocxQp *qp)
         return;
     }
     qp->req.retries--;
-    rocx_req_go_back(c, qp);
+    rocx_req_go_back(c, qp, why);
 }
 
 /* Retry for a READ gap once per oldest PSN, not once per packet. */
@@ -204,7 +204,7 @@ static void rocx_comp_gap(RocxCore *c, RocxQp *qp)
     if (!qp->req.gap_retried) {
         qp->req.gap_retried = true;
         rocx_count(c, ROCX_STAT_IMPLIED_NAK_SEQ_ERR, 1);
-        rocx_comp_retry(c, qp);
+        rocx_comp_retry(c, qp, ROCX_RETX_IMPLIED);
     }
 }
 
@@ -360,7 +360,7 @@ static void rocx_comp_nak(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     switch (code) {
     case ROCX_AETH_NAK_PSN:
         if (p->psn == qp->req.psn_una) {
-            rocx_comp_retry(c, qp);
+            rocx_comp_retry(c, qp, ROCX_RETX_NAK);
         }
         break;
     case ROCX_AETH_NAK_INVALID:
@@ -432,6 +432,7 @@ void rocx_comp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
             rocx_count(c, ROCX_STAT_ROCE_RX_DROPPED, 1);
             return;
         }
+        rocx_trace_nak(c, qp->qpn, p->psn, p->syndrome, false);
         if ((p->syndrome & ROCX_AETH_KIND_MASK) == ROCX_AETH_RNR) {
             rocx_comp_rnr(c, qp, p);
         } else {
@@ -449,7 +450,7 @@ void rocx_comp_timers(RocxCore *c, RocxQp *qp, int64_t now)
     if (qp->req.rnr_wait && qp->req.rnr_deadline <= now) {
         qp->req.rnr_wait = false;
         qp->req.rnr_deadline = 0;
-        rocx_req_go_back(c, qp);
+        rocx_req_go_back(c, qp, ROCX_RETX_RNR);
         return;
     }
     if (!qp->req.deadline || qp->req.deadline > now) {
@@ -467,5 +468,5 @@ void rocx_comp_timers(RocxCore *c, RocxQp *qp, int64_t now)
         return;
     }
     qp->req.retries--;
-    rocx_req_go_back(c, qp);
+    rocx_req_go_back(c, qp, ROCX_RETX_TIMEOUT);
 }

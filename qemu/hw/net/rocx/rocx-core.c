@@ -24,6 +24,35 @@
 #include "qemu/osdep.h"
 #include "rocx-int.h"
 
+/* ---- Names for traces ---- */
+
+const char *rocx_core_qp_state_name(unsigned state)
+{
+    static const char *const names[] = {
+        [ROCX_QPS_RESET] = "RESET",
+        [ROCX_QPS_INIT] = "INIT",
+        [ROCX_QPS_RTR] = "RTR",
+        [ROCX_QPS_RTS] = "RTS",
+        [ROCX_QPS_SQD] = "SQD",
+        [ROCX_QPS_SQE] = "SQE",
+        [ROCX_QPS_ERR] = "ERR",
+    };
+
+    return state < ARRAY_SIZE(names) && names[state] ? names[state] : "?";
+}
+
+const char *rocx_core_retx_name(unsigned why)
+{
+    static const char *const names[] = {
+        [ROCX_RETX_TIMEOUT] = "timeout",
+        [ROCX_RETX_NAK] = "nak",
+        [ROCX_RETX_IMPLIED] = "implied-nak",
+        [ROCX_RETX_RNR] = "rnr",
+    };
+
+    return why < ARRAY_SIZE(names) && names[why] ? names[why] : "?";
+}
+
 /* ---- Time ---- */
 
 /*

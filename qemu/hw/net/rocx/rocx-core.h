@@ -237,6 +237,22 @@ typedef struct RocxCoreOps {
     /* Optional: fault injection stalled the queue at this command. */
     void (*aq_stalled)(void *opaque, unsigned opcode);
     /*
+     * Optional, for tracing the transport and the lossless blocks: a QP
+     * changed state (enum rocx_qp_state; rocx_core_qp_state_name()); a
+     * requester went back to resend from psn (RocxRetx;
+     * rocx_core_retx_name()); a NAK or RNR NAK (AETH syndrome) was sent
+     * or received; a CNP was sent for, or handled by, a QP; a pause
+     * frame was sent or acted on for priority prio (-1: 802.3x, every
+     * priority), quanta 0 being XON.
+     */
+    void (*qp_state)(void *opaque, uint32_t qpn, unsigned from, unsigned to);
+    void (*retransmit)(void *opaque, uint32_t qpn, uint32_t psn,
+                       unsigned why);
+    void (*nak)(void *opaque, uint32_t qpn, uint32_t psn, uint8_t syndrome,
+                bool sent);
+    void (*cnp)(void *opaque, uint32_t qpn, bool sent);
+    void (*pause)(void *opaque, int prio, uint16_t quanta, bool sent);
+    /*
      * The device's one wake-up, for the earliest of its deadlines.
      * now_ns() is the clock deadlines are given in, and the only clock
      * the core reads; timer_mod() (re)arms the timer to call
@@ -626,6 +642,18 @@ void rocx_core_reg_write(RocxCore *c, uint64_t off, uint64_t val,
                          unsigned size);
 /* Name of the register at off, or NULL (for tracing). */
 const char *rocx_core_reg_name(uint64_t off);
+
+/* Why a requester resends (RocxCoreOps.retransmit). */
+typedef enum RocxRetx {
+    ROCX_RETX_TIMEOUT,          /* local ACK timeout */
+    ROCX_RETX_NAK,              /* NAK sequence error */
+    ROCX_RETX_IMPLIED,          /* a READ response or ACK skipped PSNs */
+    ROCX_RETX_RNR,              /* the RNR NAK's wait is over */
+} RocxRetx;
+
+/* Names for traces; "?" for a value out of range. */
+const char *rocx_core_qp_state_name(unsigned state);
+const char *rocx_core_retx_name(unsigned why);
 
 /* BAR2 doorbells.  Only 8-byte writes are valid; reads return 0. */
 uint64_t rocx_core_db_read(RocxCore *c, uint64_t off, unsigned size);

@@ -415,6 +415,7 @@ bool rocx_dcb_rx_control(RocxCore *c, const uint8_t *buf, size_t len)
             if (q) {
                 rocx_count(c, ROCX_STAT_PRIO(p, ROCX_STAT_PRIO_RX_PAUSE), 1);
             }
+            rocx_trace_pause(c, p, q, false);
             rocx_dcb_pause(c, p, q, now, false);
         }
         /* Naming no priority that is lossless here: dropped, counted. */
@@ -426,6 +427,7 @@ bool rocx_dcb_rx_control(RocxCore *c, const uint8_t *buf, size_t len)
         if (q) {
             rocx_count(c, ROCX_STAT_RX_PAUSE, 1);
         }
+        rocx_trace_pause(c, -1, q, false);
         for (p = 0; p < ROCX_NUM_PRIO; p++) {
             rocx_dcb_pause(c, p, q, now, true);
         }
@@ -454,6 +456,7 @@ static void rocx_dcb_send_pfc(RocxCore *c, uint8_t cev, uint16_t quanta)
     stw_be_p(f + ETH_HLEN + 2, cev);
     for (p = 0; p < ROCX_NUM_PRIO; p++) {
         if (cev & ROCX_BIT(p)) {
+            rocx_trace_pause(c, p, quanta, true);
             stw_be_p(f + ETH_HLEN + 4 + 2 * p, quanta);
             if (quanta) {
                 rocx_count(c, ROCX_STAT_PRIO(p, ROCX_STAT_PRIO_TX_PAUSE), 1);

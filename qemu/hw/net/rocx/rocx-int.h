@@ -234,6 +234,47 @@ void rocx_signal(RocxCore *c, unsigned v);
 uint32_t rocx_rd_intr(RocxCore *c, unsigned off);
 void rocx_wr_intr(RocxCore *c, unsigned off, uint32_t val);
 
+/* ---- Traces: optional RocxCoreOps, called only when set ---- */
+
+static inline void rocx_trace_qp_state(RocxCore *c, uint32_t qpn,
+                                       unsigned from, unsigned to)
+{
+    if (c->ops && c->ops->qp_state && from != to) {
+        c->ops->qp_state(c->opaque, qpn, from, to);
+    }
+}
+
+static inline void rocx_trace_retransmit(RocxCore *c, uint32_t qpn,
+                                         uint32_t psn, RocxRetx why)
+{
+    if (c->ops && c->ops->retransmit) {
+        c->ops->retransmit(c->opaque, qpn, psn, why);
+    }
+}
+
+static inline void rocx_trace_nak(RocxCore *c, uint32_t qpn, uint32_t psn,
+                                  uint8_t syndrome, bool sent)
+{
+    if (c->ops && c->ops->nak) {
+        c->ops->nak(c->opaque, qpn, psn, syndrome, sent);
+    }
+}
+
+static inline void rocx_trace_cnp(RocxCore *c, uint32_t qpn, bool sent)
+{
+    if (c->ops && c->ops->cnp) {
+        c->ops->cnp(c->opaque, qpn, sent);
+    }
+}
+
+static inline void rocx_trace_pause(RocxCore *c, int prio, uint16_t quanta,
+                                    bool sent)
+{
+    if (c->ops && c->ops->pause) {
+        c->ops->pause(c->opaque, prio, quanta, sent);
+    }
+}
+
 /* ---- Ready list: QPs with work, and their deadlines (rocx-core.c) ---- */
 
 void rocx_qp_schedule(RocxCore *c, RocxQp *qp);
@@ -759,7 +800,7 @@ unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget);
 bool rocx_req_ready(RocxQp *qp);
 void rocx_req_reset(RocxQp *qp);
 /* Go back to psn_una and resend from there (go-back-N). */
-void rocx_req_go_back(RocxCore *c, RocxQp *qp);
+void rocx_req_go_back(RocxCore *c, RocxQp *qp, RocxRetx why);
 /* Move the send position to psn_una without counting a retransmission. */
 void rocx_req_seek(RocxQp *qp);
 /* (Re)start the local ACK timer, if the QP has a timeout. */

@@ -227,6 +227,36 @@ static void rocx_op_aq_stalled(void *opaque, unsigned opcode)
     trace_rocx_aq_stalled(opcode);
 }
 
+static void rocx_op_qp_state(void *opaque, uint32_t qpn, unsigned from,
+                             unsigned to)
+{
+    trace_rocx_qp_state(qpn, rocx_core_qp_state_name(from),
+                        rocx_core_qp_state_name(to));
+}
+
+static void rocx_op_retransmit(void *opaque, uint32_t qpn, uint32_t psn,
+                               unsigned why)
+{
+    trace_rocx_retransmit(qpn, psn, rocx_core_retx_name(why));
+}
+
+static void rocx_op_nak(void *opaque, uint32_t qpn, uint32_t psn,
+                        uint8_t syndrome, bool sent)
+{
+    trace_rocx_nak(sent ? "sent" : "received", qpn, psn, syndrome);
+}
+
+static void rocx_op_cnp(void *opaque, uint32_t qpn, bool sent)
+{
+    trace_rocx_cnp(sent ? "sent" : "handled", qpn);
+}
+
+static void rocx_op_pause(void *opaque, int prio, uint16_t quanta, bool sent)
+{
+    trace_rocx_pause(sent ? "sent" : "received", prio, quanta,
+                     quanta ? "XOFF" : "XON");
+}
+
 static int64_t rocx_op_now_ns(void *opaque)
 {
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
@@ -257,6 +287,11 @@ static const RocxCoreOps rocx_core_ops = {
     .guest_error = rocx_op_guest_error,
     .aq_done = rocx_op_aq_done,
     .aq_stalled = rocx_op_aq_stalled,
+    .qp_state = rocx_op_qp_state,
+    .retransmit = rocx_op_retransmit,
+    .nak = rocx_op_nak,
+    .cnp = rocx_op_cnp,
+    .pause = rocx_op_pause,
     .now_ns = rocx_op_now_ns,
     .timer_mod = rocx_op_timer_mod,
     .timer_cancel = rocx_op_timer_cancel,

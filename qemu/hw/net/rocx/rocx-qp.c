@@ -57,6 +57,7 @@ void rocx_qp_error(RocxCore *c, RocxQp *qp, bool event, uint8_t syndrome)
     if (qp->state == ROCX_QPS_ERR || qp->state == ROCX_QPS_RESET) {
         return;
     }
+    rocx_trace_qp_state(c, qp->qpn, qp->state, ROCX_QPS_ERR);
     qp->state = ROCX_QPS_ERR;
     qp->flushing = true;
     rocx_qp_stop_timers(c, qp);
@@ -526,6 +527,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         rocx_srq_qp_stop(c, qp);
         rocx_cc_qp_stop(c, qp);
         rocx_sched_qp_stop(c, qp);
+        rocx_trace_qp_state(c, qp->qpn, qp->state, ROCX_QPS_RESET);
         rocx_qp_to_reset(qp);
         return;
     }
@@ -603,6 +605,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         qp->req.retries = qp->retry_cnt;
         qp->req.rnr_retries = qp->rnr_retry;
     }
+    rocx_trace_qp_state(c, qp->qpn, qp->state, to);
     qp->state = to;
     /* WQEs may have been posted before the QP could run them. */
     rocx_qp_schedule(c, qp);

@@ -509,8 +509,9 @@ void rocx_req_seek(RocxQp *qp)
 }
 
 /* Go-back-N: resend everything from psn_una. */
-void rocx_req_go_back(RocxCore *c, RocxQp *qp)
+void rocx_req_go_back(RocxCore *c, RocxQp *qp, RocxRetx why)
 {
+    rocx_trace_retransmit(c, qp->qpn, qp->req.psn_una, why);
     rocx_req_seek(qp);
     c->rdma.stats.retransmits++;
     rocx_req_timer_start(c, qp);

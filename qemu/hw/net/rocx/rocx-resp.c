@@ -665,6 +665,8 @@ static void rocx_resp_ack_pkt(RocxCore *c, RocxQp *qp)
 
     if (qp->resp.ack == ROCX_ACK_ACK) {
         tx.syndrome = ROCX_AETH_ACK | ROCX_AETH_CREDITS_NONE;
+    } else {
+        rocx_trace_nak(c, qp->qpn, tx.psn, tx.syndrome, true);
     }
     qp->resp.ack = ROCX_ACK_NONE;
     qp->resp.since_ack = 0;
