@@ -6,8 +6,9 @@
  * Makefile probes the kernel being built for (rocx_ib_compat_probe.c) and
  * defines ROCX_HAVE_<F> for each interface it has, and this header shims
  * the others under their 6.12 names.  What no shim can give is refused
- * where it is used and listed in Documentation/driver-rocx.rst, "Supported
- * kernels".  Included by rocx_ib.h, hence by every file of the driver.
+ * where it is used and listed in Documentation/driver-ethernet.rst,
+ * "Supported kernels".  Included by rocx_ib.h, hence by every file of the
+ * driver.
  */
 #ifndef _ROCX_IB_COMPAT_H_
 #define _ROCX_IB_COMPAT_H_

@@ -3,7 +3,8 @@
  * rocx_core private definitions.
  *
  * One struct rocx_core per PCI function; the netdev's private area is a
- * struct rocx_ndev.  Documentation/driver-rocx.rst describes the structure.
+ * struct rocx_ndev.  Documentation/driver-ethernet.rst describes the
+ * structure.
  */
 #ifndef _ROCX_H_
 #define _ROCX_H_

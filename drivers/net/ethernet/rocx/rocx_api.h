@@ -55,7 +55,7 @@ struct rocx_event_ops {
  * A command that gets no completion within ROCX_AQ_TIMEOUT_MS resets the
  * device before this returns (its outcome is unknown, so the device may
  * still be using what it names); rocx_core then resets the function and
- * unbinds and rebinds the RDMA driver (Documentation/driver-rocx.rst,
+ * unbinds and rebinds the RDMA driver (Documentation/driver-ethernet.rst,
  * "Reset and recovery").
  *
  * Return: 0, the errno for a failed status (see rocx-device.rst), or

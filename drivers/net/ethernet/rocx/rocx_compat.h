@@ -7,7 +7,7 @@
  * being built for (rocx_compat_probe.c) and defines ROCX_HAVE_<F> when the
  * kernel has it; otherwise this header supplies a shim under the 6.12 name,
  * so that no call site knows.  What no shim can give is refused where it is
- * used and listed in Documentation/driver-rocx.rst, "Supported kernels".
+ * used and listed in Documentation/driver-ethernet.rst, "Supported kernels".
  * Included by rocx.h, hence by every file of the driver.
  */
 #ifndef _ROCX_COMPAT_H_

@@ -6,7 +6,7 @@
  * the services serve every block, the blocks serve the top, and the top
  * runs the blocks for the glue.  scripts/run/layers.py, part of `make
  * lint`, lists every call that runs up a floor.  This header's sections
- * come in the same order.  Documentation/qemu-rocx.rst maps the files to
+ * come in the same order.  Documentation/model-design.rst maps the files to
  * their driver counterparts.
  *
  * Services:

@@ -62,8 +62,9 @@
  * map is at the top of rocx-int.h) and knows nothing of QEMU; this file
  * supplies DMA, MSI-X, the network backend, a bottom half and a timer
  * through RocxCoreOps.
- * Documentation/rocx-device.rst specifies the device, docs for this model
- * are in Documentation/qemu-rocx.rst.
+ * Documentation/rocx-device.rst specifies the device;
+ * Documentation/qemu-rocx.rst says how to use this model and
+ * Documentation/model-design.rst how it is built.
  *
  * Copyright (c) 2025 The rocx authors
  *
