@@ -484,7 +484,7 @@ struct rocx_identify {
 /*
  * IDENTIFY.caps2 (contract 1.2): a driver uses a part of 1.2 only when
  * its bit is set; a 1.1 device leaves the word zero.  Bit numbers follow
- * the list in rocx-device.rst, "IDENTIFY added".
+ * the list in rocx-device.rst, "Versions and capabilities".
  */
 #define ROCX_CAP2_UD			ROCX_BIT_ULL(0)
 #define ROCX_CAP2_UC			ROCX_BIT_ULL(1)

@@ -601,8 +601,8 @@ struct rocx_recv_wqe {
 
 /*
  * SRQs (contract 1.2, ROCX_CAP2_SRQ): a ring of 2^log_depth receive WQEs
- * of 2^wqe_shift bytes, rung at ROCX_DB_SRQ.  rocx-device.rst, "SRQs in
- * detail", has the rules.
+ * of 2^wqe_shift bytes, rung at ROCX_DB_SRQ.  rocx-device.rst, "Shared
+ * receive queues", has the rules.
  */
 enum rocx_srq_type {
 	ROCX_SRQT_BASIC	= 0,
@@ -630,8 +630,7 @@ struct rocx_aq_create_srq {
 
 /*
  * ALLOC_XRCD (uctx; result = xrcdn) and DEALLOC_XRCD (xrcdn): XRC domains
- * (1.2, ROCX_CAP2_XRC), numbered 1..max_xrcd.  rocx-device.rst, "XRC in
- * detail".
+ * (1.2, ROCX_CAP2_XRC), numbered 1..max_xrcd.  rocx-device.rst, "XRC".
  */
 struct rocx_aq_xrcd {
 	struct rocx_aq_hdr hdr;

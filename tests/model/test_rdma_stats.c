@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The transport counters (rocx-device.rst, "Counters added"): each event
+ * The transport counters (rocx-device.rst, "Counters"): each event
  * provoked on its own, the counter checked on the side that saw it and
  * left alone on the other, and read back through GET_STATS as a driver
  * reads them; and the trace callbacks that report the same events.

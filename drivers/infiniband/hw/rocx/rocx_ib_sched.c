@@ -3,8 +3,8 @@
  * rocx_ib: a QP's static rate limit (IB_QP_RATE_LIMIT, ibv_modify_qp_rate_limit).
  *
  * The device paces each QP frame by frame at the lower of its rate limit
- * and its congestion-control rate (rocx-device.rst, "Transmit scheduling
- * in detail"), on a device with ROCX_CAP2_ETS.  ib_modify_qp_is_ok() allows
+ * and its congestion-control rate (rocx-device.rst, "Transmit
+ * scheduling"), on a device with ROCX_CAP2_ETS.  ib_modify_qp_is_ok() allows
  * the attribute for raw packet QPs only, as mlx5 has it; rocx takes it for
  * RC, UC and UD QPs from RTR to RTS and from RTS to RTS, so the driver
  * checks that transition itself and leaves the rest of the mask to

@@ -5,9 +5,9 @@
  *
  * The names are mlx5's (drivers/infiniband/hw/mlx5/counters.c) where the
  * meaning is the same, so that tools and habits built on mlx5 read rocx
- * too; the meanings are the device's (rocx-device.rst, "Counters
- * added").  Every read is one GET_STATS: the device keeps the counters,
- * the driver keeps no copy.
+ * too; the meanings are the device's (rocx-device.rst, "Counters").
+ * Every read is one GET_STATS: the device keeps the counters, the driver
+ * keeps no copy.
  */
 #include <linux/slab.h>
 #include <kunit/static_stub.h>

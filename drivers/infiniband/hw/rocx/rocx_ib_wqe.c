@@ -3,7 +3,7 @@
  * rocx_ib work queue entries for kernel QPs: the one place the kernel
  * turns an ib_send_wr or ib_recv_wr into the contract's WQE formats
  * (struct rocx_send_wqe, struct rocx_recv_wqe; rocx-device.rst "Work
- * requests added").  The provider's twin is providers/rocx/qp.c, "Send
+ * requests").  The provider's twin is providers/rocx/qp.c, "Send
  * WQE builders".
  *
  * rocx_ib_wqe_build() is a switch on the work request's opcode that calls

@@ -122,7 +122,7 @@ static void rocx_eq_handle(struct rocx_core *core, const struct rocx_eqe *eqe)
  *
  * The device holds back at most one QP_ERROR per QP, one CQ_ERROR per CQ
  * (SRQ events alike) and ROCX_EQ0_PORT_EVENTS port and device events
- * (rocx-device.rst, "Events added"): an EQ 0 of that many entries is
+ * (rocx-device.rst, "Event queues"): an EQ 0 of that many entries is
  * never full while its work item keeps up.
  *
  * Return: log2 of the depth, within the contract's limits.

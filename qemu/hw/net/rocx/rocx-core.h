@@ -155,7 +155,7 @@ typedef struct RocxTimer {
  * Asynchronous events waiting for the engine to write them to EQ 0: one
  * QP_ERROR per QP (a QP has at most one queued), one CQ_ERROR per CQ (a
  * CQ fails once), SRQ events alike, and the port's (rocx-device.rst,
- * "Events added").  An event that finds it full is counted as lost to
+ * "Event queues").  An event that finds it full is counted as lost to
  * EQ 0, which reports the loss with EQ_OVERFLOW.
  */
 #define ROCX_CORE_EVQ_LEN           (ROCX_CORE_MAX_QP + ROCX_CORE_MAX_CQ + \

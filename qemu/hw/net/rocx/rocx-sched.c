@@ -1,6 +1,6 @@
 /*
  * rocx device model: the transmit scheduler (Documentation/
- * rocx-device.rst, "Transmit scheduling in detail").
+ * rocx-device.rst, "Transmit scheduling").
  *
  * Every source of frames, each RTR or RTS QP and each Ethernet TX ring,
  * waits in the FIFO of its traffic class while it has frames.  When the

@@ -8,7 +8,7 @@
  * Entries complete in any order, since several QPs hold them, but are
  * taken in ring order, so the ring's consumer index is the device's own
  * and the doorbell rules are the RQ's.  The limit event, QP_LAST_WQE and
- * the SRQ's error state follow rocx-device.rst, "SRQs in detail".
+ * the SRQ's error state follow rocx-device.rst, "Shared receive queues".
  *
  * The responder of RC and XRC QPs (rocx_resp_need_recv()) is the one
  * caller of rocx_srq_take(); a receive path of another QP type that took

@@ -10,7 +10,7 @@
  * receive completes on that SRQ's CQ.  rocx_xrc_rx() points the target's
  * receive side (srqn, recv_cqn, pdn, recv_pdn) at that SRQ before the RC
  * responder (rocx-resp.c) runs, so the RC engine serves both types
- * unchanged.  The rules are rocx-device.rst's, "XRC in detail".
+ * unchanged.  The rules are rocx-device.rst's, "XRC".
  *
  * Copyright (c) 2025 The rocx authors
  *
