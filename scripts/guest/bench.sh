@@ -18,8 +18,8 @@
 # (a peer or a barrier lost).
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 kind=${ROCX_BENCH_NIC:-rxe}
 run_s=${ROCX_BENCH_RUN_S:-60}

@@ -5,7 +5,7 @@
 # guest, move 16 MiB over TCP with its sha256 checked, show ibv_devinfo.
 set -e
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
 
 me=$ROCX_GUEST_INDEX
 peer=$(rocx_ip $((1 - me)))

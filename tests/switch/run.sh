@@ -30,7 +30,7 @@ cc -std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$sw" \
 set +e
 "$work/test_qos" | tee "$res/qos.out"
 qos_rc=${PIPESTATUS[0]}
-python3 "$here/test_incast_py.py" | tee "$res/incast.out"
+python3 "$root/tests/e2e/host/incast_selftest.py" | tee "$res/incast.out"
 timeout 180 python3 "$here/test_switch.py" "$exe" "$work" | tee "$res/switch.out" |
 	grep -v '^switch: [0-9]* passed'
 sw_rc=${PIPESTATUS[0]}

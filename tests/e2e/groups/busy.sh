@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
-# busy: a live RC flow (guest/rc_flow.c, every byte checked, ACK timeout
+# busy: a live RC flow (guest/c/rc_flow.c, every byte checked, ACK timeout
 # 14 and retry count 7) from guest 1 to guest 0 survives guest 2 spinning
 # its CPU and then sending thousands of crafted RoCE frames at the flow's
-# QP (guest/roce_craft.py); guest 0's device drops and counts every one.
+# QP (guest/parts/roce_craft.py); guest 0's device drops and counts every one.
 timeout=600
 guest rocx busy.sh
 guest rocx busy.sh

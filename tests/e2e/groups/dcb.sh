@@ -5,13 +5,13 @@
 # the device by QUERY_DCB), refused inputs, `ethtool -a/-A` and pause
 # statistics, and `ethtool -S` per-priority counters that move with
 # traffic classified by the DSCP table, and a PFC XOFF from the switch
-# (guest/switch_lib.sh) counted in rx_prio3_pause; then guest 0's
+# (guest/lib/switch_lib.sh) counted in rx_prio3_pause; then guest 0's
 # function is reset (its NIC behind a root port, as in group reset) and
 # the device gets the kernel's DSCP app entries back.  Ethernet by traffic
 # class: a TX queue per class chosen by skb priority and the ETS table,
 # priority tagging of Ethernet (by the driver) and RoCE (by the device)
 # frames, and UD sends whose AV the process forged to another VLAN leaving
-# on their GID's (guest/ud_vlan.c), checked in the capture
+# on their GID's (guest/c/ud_vlan.c), checked in the capture
 # (host/prio_tag_check.sh).
 timeout=300
 capture=1

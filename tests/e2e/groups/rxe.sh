@@ -2,7 +2,7 @@
 # shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
 # rxe: rocx and Soft-RoCE interoperating: guest 0 rocx (or rxe, with
 # ROCX_INTEROP_PEER=rxe), guest 1 rxe on virtio-net; perftest and verbs
-# runs with data verified, rdma_cm's tools over IPv4 and IPv6 (guest/
+# runs with data verified, rdma_cm's tools over IPv4 and IPv6 (guest/parts/
 # rxe_cm.sh), then the captured RoCE v2 frames are checked on the host
 # (host/roce_pcap_check.py), and the RoCE v1 REQs rocx sent rxe in vain.
 timeout=600

@@ -7,17 +7,17 @@
 # timeout 14 (67 ms) and retry count 7, as ibv_rc_pingpong uses them.
 # Meanwhile guest 2 spins its CPU for SPIN_S seconds, which under TCG
 # keeps one host core busy, then sends ROUNDS rounds of crafted RoCE
-# frames from its own addresses at guest 0's live QP (guest/roce_craft.py:
+# frames from its own addresses at guest 0's live QP (guest/parts/roce_craft.py:
 # every opcode, bad ICRCs, lying headers, RoCE v1).  The flow must run to
 # its end, and guest 0's device must count every crafted frame as an
 # ICRC error or a refused RoCE frame.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
 
 me=$ROCX_GUEST_INDEX
 flow=$ROCX_REPO/build/tests/e2e/rc_flow
-craft=$ROCX_REPO/tests/e2e/guest/roce_craft.py
+craft=$ROCX_REPO/tests/e2e/guest/parts/roce_craft.py
 SPIN_S=30
 ROUNDS=32
 FLOW_S=60

@@ -20,9 +20,9 @@
 # (groups/cc.sh).
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/switch_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/switch_lib.sh"
 
 [ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
 me=$ROCX_GUEST_INDEX

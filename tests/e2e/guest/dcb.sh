@@ -33,16 +33,16 @@
 #             frames, tagged or not as said
 #   udvlan    guest 0's UD sends with an AV forged to VLAN 200 leave on
 #             their source GID's VLAN: 100 (a VLAN netdev's GID) or none
-#             (guest/ud_vlan.c; the capture checked on the host)
+#             (guest/c/ud_vlan.c; the capture checked on the host)
 #   reset     guest 0's function reset through sysfs: trust and PFC are
 #             the device's defaults again, the DSCP app entry the kernel
 #             kept is back in the device (traffic classified by it)
 #   pause     ethtool -A rx on tx on with PFC off, shown by -a, pause
 #             statistics by -I -a
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/switch_lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/switch_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 [ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
 me=$ROCX_GUEST_INDEX
@@ -361,7 +361,7 @@ rocx_barrier tc.done
 
 # ---- A UD sender's VLAN is its source GID's ----
 # Guest 0's UD sends whose address vector the process forged to VLAN 200
-# (guest/ud_vlan.c), from the GID of a VLAN 100 netdev and from the
+# (guest/c/ud_vlan.c), from the GID of a VLAN 100 netdev and from the
 # untagged one: the capture must show them on VLAN 100 and untagged (or
 # VLAN 0), never on VLAN 200 (host/prio_tag_check.sh).
 udvlan_ip=198.19.100.1

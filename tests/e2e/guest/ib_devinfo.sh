@@ -11,7 +11,7 @@
 #   scripts/run/run-guests.sh --timeout 300 \
 #     --guest nic=rocx,cmd=tests/e2e/guest/ib_devinfo.sh
 set -uo pipefail
-. "$ROCX_REPO/tests/e2e/guest/ib_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/ib_lib.sh"
 
 devinfo() {
 	timeout 20 ibv_devinfo -v -d "$RIB_DEV" >/tmp/devinfo 2>&1

@@ -11,7 +11,7 @@
 #   scripts/run/run-guests.sh --timeout 600 \
 #     --guest nic=rocx,cmd=tests/e2e/guest/ib_unload.sh
 set -uo pipefail
-. "$ROCX_REPO/tests/e2e/guest/ib_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/ib_lib.sh"
 
 CYCLES=${ROCX_IB_CYCLES:-20}
 # Generous for TCG: unregistering is a few admin commands, not a wait.

@@ -5,7 +5,7 @@
 # Documentation/experiments.rst on three rocx guests joined by rocx-switch.
 # Guest 0 is the receiver R, guests 1 and 2 the senders S1 and S2; switch
 # port N is guest N's.  R's port is the bottleneck (a line rate well
-# below what the guests drive), and every flow is tests/e2e/guest/rc_flow
+# below what the guests drive), and every flow is tests/e2e/guest/c/rc_flow.c
 # (RC WRITEs, every byte checked at the receiver, goodput measured there).
 # The same shared buffer serves every scenario:
 #
@@ -23,7 +23,7 @@
 #          fairness and goodput are checked on the host
 #          (host/incast.py, from the switch's time series)
 #
-# Guest 0 drives the switch (guest/switch_lib.sh) and writes the table of
+# Guest 0 drives the switch (guest/lib/switch_lib.sh) and writes the table of
 # results to /rocx-out/incast.txt and one JSON object per flow and
 # scenario to /rocx-out/incast.jsonl; the switch's time series of each
 # scenario is left in the run's directory as series.NAME.jsonl, which
@@ -43,9 +43,9 @@
 #                             probability) instead of the defaults below
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/switch_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/switch_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 flow=$ROCX_REPO/build/tests/e2e/rc_flow

@@ -22,7 +22,7 @@
 #   each with its own fast-registered MR) and read back the same way with
 #   O_DIRECT, compared byte for byte.  Then logout, login again with
 #   ib_iser max_sectors 4096 (commands of 2044 KiB, page lists of 511),
-#   the patterns read back in such commands, and guest/iser_io.py's
+#   the patterns read back in such commands, and guest/parts/iser_io.py's
 #   buffers that start inside a page.
 #
 # That the sessions really run on iSER: open-iscsi's iface, the SCSI
@@ -36,8 +36,8 @@
 # ISER_MIB (default 128) sets how much is written to each target.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 role=${ISER_ROLE:-}
@@ -246,11 +246,11 @@ rate() {
 	echo "$((mib * 1000 / (ms > 0 ? ms : 1))) MiB/s ($mib MiB in $ms ms)"
 }
 
-# odd_io DEV - guest/iser_io.py's odd cases on DEV, past the pattern.
+# odd_io DEV - guest/parts/iser_io.py's odd cases on DEV, past the pattern.
 odd_io() {
 	local rc
 
-	timeout "$tmo" python3 "$ROCX_REPO/tests/e2e/guest/iser_io.py" odd "$1" "$mib" \
+	timeout "$tmo" python3 "$ROCX_REPO/tests/e2e/guest/parts/iser_io.py" odd "$1" "$mib" \
 		>/tmp/iser_io.out 2>&1
 	rc=$?
 	sed "s/^\(\(not \)\{0,1\}ok - \)/\1initiator: $(basename "$1"): /" /tmp/iser_io.out
@@ -343,10 +343,10 @@ big() {
 
 t "initiator: iscsid running with an /etc/iscsi of its own" initiator_setup
 # The patterns: a sector stamped with its place and target, a pattern
-# each (guest/iser_io.py pattern), so that a sector landing in the wrong
+# each (guest/parts/iser_io.py pattern), so that a sector landing in the wrong
 # place, or on the wrong target, shows.
 pattern() {
-	python3 "$ROCX_REPO/tests/e2e/guest/iser_io.py" pattern "/tmp/pat$1" "$mib" "$1"
+	python3 "$ROCX_REPO/tests/e2e/guest/parts/iser_io.py" pattern "/tmp/pat$1" "$mib" "$1"
 }
 patterns() {
 	local k

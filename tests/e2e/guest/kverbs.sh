@@ -10,8 +10,8 @@
 # checked; rping verifies every iteration's data (-V).
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 # A tool's limit; the debug kernel (KASAN, lockdep) runs everything a
@@ -174,8 +174,8 @@ if [ -n "${ROCX_KVERBS_SOAK:-}" ]; then
 fi
 
 # Kernel verbs inside each guest, through the device's loopback.
-# shellcheck source=tests/e2e/guest/kverbs_kvtest.sh
-. "$ROCX_REPO/tests/e2e/guest/kverbs_kvtest.sh"
+# shellcheck source=tests/e2e/guest/parts/kverbs_kvtest.sh
+. "$ROCX_REPO/tests/e2e/guest/parts/kverbs_kvtest.sh"
 kvtest_run "$ibdev"
 
 rocx_barrier up

@@ -4,7 +4,7 @@
 # Guest script of group lossy: RC between two rocx guests across a fabric
 # that loses, reorders, duplicates and corrupts frames.  For each phase,
 # guest 0 sets the impairments of both guests' switch ports (egress, so
-# requests, responses and ACKs all suffer; through guest/switch_lib.sh and
+# requests, responses and ACKs all suffer; through guest/lib/switch_lib.sh and
 # host/switch_ctl.sh) and serves; guest 1 runs rc_verbs -X against it:
 # RDMA WRITE, READ and SEND of 1 B to 1 MiB, one at a time and 16 in
 # flight, every byte checked at the other end.
@@ -26,9 +26,9 @@
 # marks this script leaves in the switch's control log.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/switch_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/switch_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 verbs=$ROCX_REPO/build/tests/e2e/rc_verbs

@@ -26,8 +26,8 @@
 # fio runs with O_DIRECT, so every read crosses the fabric.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 # The target waits for the host through whole 256 MiB runs, which take

@@ -7,7 +7,7 @@
 # (tests/e2e/host/pair_link.sh drives QEMU's set_link), ethtool (-t too)
 # and ibv_devinfo.
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
 
 [ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
 me=$ROCX_GUEST_INDEX
@@ -53,7 +53,7 @@ hwstat() {
 	ethtool -S "$dev" | awk -v k="hw_$1:" '$1 == k { print $2 }'
 }
 mc_in=01:00:5e:7f:00:01 mc_out=01:00:5e:7f:00:02
-mcast=$ROCX_REPO/tests/e2e/guest/mcast.py
+mcast=$ROCX_REPO/tests/e2e/guest/parts/mcast.py
 rocx_barrier mcast
 if [ "$me" -eq 1 ]; then
 	t "join $mc_in (ip maddr)" ip maddr add "$mc_in" dev "$dev"

@@ -14,18 +14,18 @@
 # scripts/guest/init.sh mounts it), rdma_ucm loaded (the rdma_cm tests).
 #
 # Each test's outcome goes to /rocx-out/pyverbs.results
-# (guest/pyverbs_run.py), unittest's verbose report to /rocx-out/pyverbs.log;
+# (guest/parts/pyverbs_run.py), unittest's verbose report to /rocx-out/pyverbs.log;
 # the host compares the results with tests/e2e/expect/ (groups/pyverbs.sh,
 # host/pyverbs_expect.py).  The TAP lines here are the harness's own checks:
 # the device and environment are ready, the suite ran to its end, the
 # kernel logged no warning.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 kind=${ROCX_PYVERBS_DEV:-rocx}
-runner=$ROCX_REPO/tests/e2e/guest/pyverbs_run.py
+runner=$ROCX_REPO/tests/e2e/guest/parts/pyverbs_run.py
 results=$ROCX_OUT/pyverbs.results
 log=$ROCX_OUT/pyverbs.log
 # Huge pages the suite maps at once: each test takes one or two 2 MiB

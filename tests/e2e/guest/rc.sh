@@ -29,7 +29,7 @@
 #     [--guest nic=rocx,cmd=tests/e2e/guest/rc.sh]
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
 
 me=$ROCX_GUEST_INDEX
 verbs=$ROCX_REPO/build/tests/e2e/rc_verbs

@@ -26,7 +26,7 @@
 #     --guest nic=rocx,cmd=tests/e2e/guest/reset.sh
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
 
 me=$ROCX_GUEST_INDEX
 # Guest 1 waits for guest 0's rounds, which take minutes together.

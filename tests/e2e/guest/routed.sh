@@ -36,7 +36,7 @@
 # on both of M's NICs to OUT/guest2/bridge{,_a}.pcap, for a closer look.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
 
 [ "$ROCX_NGUESTS" -eq 3 ] || rocx_die "needs exactly 3 guests"
 me=$ROCX_GUEST_INDEX

@@ -12,7 +12,7 @@
 #   - rocx_verbs_test -C against -S, if built (one line per direction;
 #     see below for what rxe fails of it by design)
 #   - rdma_cm's tools over IPv4 and IPv6, and RoCE v1 refused by rxe
-#     (tests/e2e/guest/rxe_cm.sh)
+#     (tests/e2e/guest/parts/rxe_cm.sh)
 # Each guest writes the QP numbers it used to /rocx-out/qpns ("IP QPN" per
 # line) for the host's check of the capture (tests/e2e/host/roce_pcap_check.py,
 # run by tests/e2e/run.sh group "rxe").
@@ -32,8 +32,8 @@
 # server's from offset B.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 # ROCX_INTEROP_KIND / ROCX_INTEROP_PEER_KIND choose guest 0's / guest 1's
@@ -61,8 +61,8 @@ kinds=("$(rocx_get kind.0)" "$(rocx_get kind.1)") || exit 1
 rd_atom=$(printf '%s\n' "$(rocx_get rd_atom.0)" "$(rocx_get rd_atom.1)" | sort -n | head -n 1)
 [[ $rd_atom =~ ^[1-9][0-9]*$ ]] || rocx_die "no max_qp_rd_atom from ibv_devinfo"
 rocx_barrier up
-# shellcheck source=tests/e2e/guest/rxe_cm.sh
-. "$ROCX_REPO/tests/e2e/guest/rxe_cm.sh"
+# shellcheck source=tests/e2e/guest/parts/rxe_cm.sh
+. "$ROCX_REPO/tests/e2e/guest/parts/rxe_cm.sh"
 cm_v1_start
 
 # note_qpns LOG - record the local QPN(s) a tool printed.

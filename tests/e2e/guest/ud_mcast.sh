@@ -3,14 +3,14 @@
 #
 # Guest script of the mcast group: three rocx guests on one fabric.  Load
 # rocx, address the port (198.18.0.N and 2001:2::N, as guest/verbs.sh
-# does), then run ud_mcast (guest/ud_mcast.c) once per GID kind: a group
+# does), then run ud_mcast (guest/c/ud_mcast.c) once per GID kind: a group
 # send from guest 0 reaches guest 1 and guest 0's own attached QPs, never
 # guest 2, loopback blocked when asked, nothing after a detach; guest 2
 # then provokes the device's refusals.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 ip6=2001:2::$((me + 1))

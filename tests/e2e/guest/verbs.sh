@@ -4,7 +4,7 @@
 # Guest script of the verbs group: load rocx, give the port an IPv4
 # address (ROCX_IP) and an IPv6 one (ROCX_IP6, from 2001:2::/48, the IPv6
 # benchmarking range, as 198.18.0.0/15 is IPv4's), wait for the three GIDs
-# the parts use, then source every tests/e2e/guest/verbs_*.sh in name
+# the parts use, then source every tests/e2e/guest/verbs/verbs_*.sh in name
 # order.  A part sees these variables and functions:
 #   me, peer           this guest's index, the other guest's (or "")
 #   ibdev, netdev      the rocx ib_device and its netdev
@@ -12,7 +12,7 @@
 #                      GID indices: RoCE v2 of ROCX_IP, RoCE v2 of
 #                      ROCX_IP6, RoCE v1 of ROCX_IP6
 #   verbs_py PROG ARGS...
-#                      run our check program tests/e2e/guest/PROG (Python
+#                      run our check program tests/e2e/guest/verbs/PROG (Python
 #                      on pyverbs, importing verbs_lib.py) and count its
 #                      TAP lines
 #   tool_pair NAME PORT CMD ARGS...
@@ -28,8 +28,8 @@
 # still running from one part would meet the next one's client.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/roce_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 peer=''
@@ -65,9 +65,9 @@ verbs_py() {
 	local prog=$1 out=/tmp/verbs_py.$1 rc
 
 	shift
-	rdma_env env PYTHONPATH="$ROCX_RDMA/python:$ROCX_REPO/tests/e2e/guest" \
+	rdma_env env PYTHONPATH="$ROCX_RDMA/python:$ROCX_REPO/tests/e2e/guest/lib" \
 		PYTHONHASHSEED=0 timeout "$tool_timeout" python3 \
-		"$ROCX_REPO/tests/e2e/guest/$prog" "$@" 2>&1 | tee "$out"
+		"$ROCX_REPO/tests/e2e/guest/verbs/$prog" "$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" -ne 0 ]; then
 		ROCX_FAILED=$((ROCX_FAILED + 1))
@@ -158,7 +158,7 @@ export ROCX_IBDEV=$ibdev ROCX_GID_V2=$gid_v2 ROCX_GID_V6=$gid_v6 ROCX_GID_V1=$gi
 [ -n "$gid_v6" ] && [ -n "$gid_v1" ] || t_done
 rocx_barrier up
 
-for part in "$ROCX_REPO"/tests/e2e/guest/verbs_*.sh; do
+for part in "$ROCX_REPO"/tests/e2e/guest/verbs/verbs_*.sh; do
 	name=$(basename "$part" .sh)
 	case ":${ROCX_VERBS_PARTS:-${name#verbs_}}:" in
 	*":${name#verbs_}:"*) ;;

@@ -12,7 +12,7 @@
 # counts them) and stops at the first failure: later checks need earlier.
 set -euo pipefail
 . "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
 
 fail() {
 	t_not_ok "virtio: $*"

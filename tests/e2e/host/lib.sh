@@ -10,7 +10,7 @@
 #   capture=1              capture the fabric's traffic to $out/NAME/fabric.pcap
 #   seed=N                 seed of the switch's impairments (default: the
 #                          environment's ROCX_SWITCH_SEED, else random); to
-#                          impair the fabric, guests use guest/switch_lib.sh
+#                          impair the fabric, guests use guest/lib/switch_lib.sh
 #                          and the group host/switch_ctl.sh as host_cmd
 #   guest NIC SCRIPT [NAME=VALUE]...
 #                          add a guest with one NIC (rocx or virtio) that

@@ -12,7 +12,7 @@
 # and every RoCE v2 frame but QP 1's, between A and B in both directions
 # (the RC pingpong with SL 4, PFC on 4 under PCP trust on both sides),
 # VLAN 0, PCP 4: tagged by the device's RoCE engine; and guest A's UD
-# sends whose AV names VLAN 200 (guest/ud_vlan.c) on their source GID's
+# sends whose AV names VLAN 200 (guest/c/ud_vlan.c) on their source GID's
 # VLAN, never on 200.
 set -uo pipefail
 pcap=$1 a=$2 b=$3 fail=0
@@ -47,7 +47,7 @@ roce="udp.dstport == 4791 && infiniband.bth.destqp != 1"
 tag4="vlan && vlan.id == 0 && vlan.priority == 4"
 expect "RoCE $a to $b, SL 4" "$roce && ip.src == $a && ip.dst == $b" "$tag4" some
 expect "RoCE $b to $a, SL 4" "$roce && ip.src == $b && ip.dst == $a" "$tag4" some
-# guest/ud_vlan.c's UD sends (Q_Key "vlan"), the AV forged to VLAN 200:
+# guest/c/ud_vlan.c's UD sends (Q_Key "vlan"), the AV forged to VLAN 200:
 # on the source GID's VLAN, 100 or none.
 ud="udp.dstport == 4791 && infiniband.deth.q_key == 0x766c616e"
 expect "UD from the VLAN 100 GID" "$ud && ip.src == 198.19.100.1" \

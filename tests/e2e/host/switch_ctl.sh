@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host side of tests/e2e/guest/switch_lib.sh: guests cannot reach the
+# Host side of tests/e2e/guest/lib/switch_lib.sh: guests cannot reach the
 # switch's control socket (it is on the host, and 9p does not carry unix
 # sockets), so they leave requests in the run's shared directory and this
 # script, run as run-guests.sh --host-cmd, hands them to `rocx-switch ctl`

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Shared helpers of the verbs group's check programs (guest/verbs_*.py).
+"""Shared helpers of the verbs group's check programs (guest/verbs/verbs_*.py).
 
 The programs run in a guest under guest/verbs.sh, with PYTHONPATH naming
 rdma-core's pyverbs and this directory; they print TAP lines ("ok - ",

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers for the rocx_ib guest scripts (ib_devinfo.sh, ib_unload.sh):
-#   . "$ROCX_REPO/tests/e2e/guest/ib_lib.sh"
+#   . "$ROCX_REPO/tests/e2e/guest/lib/ib_lib.sh"
 # Each check prints one TAP-style line, "ok - rocx_ib: what" or "not ok -
 # rocx_ib: what", which tests/e2e/run.sh counts; rib_summary prints the
 # "rocx_ib: N passed, N failed" line and sets the exit status.
@@ -112,7 +112,7 @@ rib_dmesg_clean() {
 # did not build it (the guest sees the host's compiler).
 rib_uctx_hold() {
 	local bin=$ROCX_REPO/build/tests/e2e/ib_uctx_hold
-	local src=$ROCX_REPO/tests/e2e/guest/ib_uctx_hold.c
+	local src=$ROCX_REPO/tests/e2e/guest/c/ib_uctx_hold.c
 
 	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
 		bin=/tmp/uctx_hold

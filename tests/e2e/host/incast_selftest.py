@@ -4,15 +4,14 @@
 scenario's goodput is divided by the share of line time the host gave
 the bottleneck (rocx-switch's lost_line_ns), worked out by hand below.
 
-    test_incast_py.py    prints "incast.py: N passed, N failed" last
+    incast_selftest.py   prints "incast.py: N passed, N failed" last
 """
 import json
 import os
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'e2e',
-                                'host'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import incast  # noqa: E402
 
 passed = failed = 0
