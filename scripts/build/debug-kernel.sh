@@ -29,7 +29,7 @@
 # minutes in all; a rebuild for the checkout's drivers takes seconds.
 set -euo pipefail
 tool=debug-kernel
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/build_lib.sh"
 
 frag=$repo/tests/debug/guest.config
 out=$repo/build/debug

@@ -12,7 +12,7 @@
 # inputs (default: the repository's), for trying it on a scratch copy.
 set -euo pipefail
 tool=kernel-tree
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/build_lib.sh"
 
 tarball=/usr/src/linux-source-6.12.tar.xz
 core=${ROCX_CORE_DIR:-$repo/drivers/net/ethernet/rocx}

@@ -10,7 +10,7 @@
 # repository's qemu/ and include/rocx/), for trying the build on a scratch copy.
 set -euo pipefail
 tool=build-qemu
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/build_lib.sh"
 
 deb_ver="1:${ROCX_QEMU_VER}+ds-2+deb13u1~bpo12+1"
 model=${ROCX_QEMU_DIR:-$repo/qemu}

@@ -17,7 +17,7 @@
 # tree.  ROCX_PYVERBS=0 builds without it (a cache entry of its own).
 set -euo pipefail
 tool=build-rdma-core
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/build_lib.sh"
 
 deb_ver="${ROCX_RDMA_CORE_VER}-1"
 prov=${ROCX_PROVIDER_DIR:-$repo/providers/rocx}

@@ -17,8 +17,8 @@
 # a failure of this script: it exits non-zero only when the harness breaks
 # (a peer or a barrier lost).
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 kind=${ROCX_BENCH_NIC:-rxe}

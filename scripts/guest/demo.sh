@@ -4,8 +4,8 @@
 # What each demo guest does: load rocx, bring the port up, ping the other
 # guest, move 16 MiB over TCP with its sha256 checked, show ibv_devinfo.
 set -e
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 peer=$(rocx_ip $((1 - me)))

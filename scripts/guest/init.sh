@@ -107,7 +107,7 @@ else
 fi
 
 echo "guest$idx: exit status $rc"
-# Tell the other guests not to wait for this one (see lib.sh).
+# Tell the other guests not to wait for this one (see guest_lib.sh).
 [ "$rc" = 0 ] || : >"$ROCX_SHARED/failed.$idx" 2>/dev/null
 if [ -w "$kmemleak" ]; then
 	# Twice: an object is reported once a scan finds it unreferenced with

@@ -8,7 +8,7 @@
 # Then unload both, so that the final kmemleak scan sees what unloading
 # left behind.
 set -u
-. "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
 
 rc=0
 for m in rocx_core rocx_ib; do

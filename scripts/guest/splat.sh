@@ -7,7 +7,7 @@
 # catch, then wait until its leaked object is old enough for kmemleak
 # (5 s) before init.sh's final scan.
 set -u
-. "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
 
 insmod "$ROCX_REPO/build/debug/splat/rocx_splat.ko" || rocx_die "insmod rocx_splat"
 grep -q 'rocx_splat: done' <(dmesg) || rocx_die "rocx_splat did not finish"

@@ -52,7 +52,7 @@ run_suite debug 900 bash tests/e2e/run.sh --kernel debug rc
 
 echo "check: wall time per suite:"
 printf '  %s\n' "${times[@]}"
-# The end-to-end suites' groups, as host/lib.sh timed them.
+# The end-to-end suites' groups, as host/harness.sh timed them.
 echo "check: wall time per group:"
 for n in e2e linux-6.1 debug; do
 	sed -nE "s|^--- e2e group ([^ ]+): ([0-9]+) s\$|$n/\\1 \\2|p" "$logdir/$n.log" 2>/dev/null |

@@ -25,7 +25,7 @@
 # tests ran and none failed.
 set -euo pipefail
 tool=kunit
-. "$(dirname "$0")/../build/lib.sh"
+. "$(dirname "$0")/../build/build_lib.sh"
 
 kunitconfig=$repo/tests/kunit/rocx.kunitconfig
 mode=guest

@@ -20,7 +20,7 @@
 # leaves objects there.  Last line: `lint: N passed, N failed`.
 set -euo pipefail
 tool=lint
-. "$(dirname "$0")/../build/lib.sh"
+. "$(dirname "$0")/../build/build_lib.sh"
 
 # Plain ASCII diagnostics, the same on every machine.
 export LC_ALL=C

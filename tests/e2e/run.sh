@@ -3,7 +3,7 @@
 #
 # End-to-end suite: boots groups of guests (once per group, not per test)
 # on the rocx fabric and counts the "ok"/"not ok" lines their scripts print
-# (a "# SKIP" or "# TODO" line as a skip: host/lib.sh).  Prints
+# (a "# SKIP" or "# TODO" line as a skip: host/harness.sh).  Prints
 # "e2e: N passed, N failed, N skipped" last.
 #
 #   tests/e2e/run.sh [--kernel debug|6.1] [GROUP...]
@@ -14,7 +14,7 @@
 # the rocx modules for it if needed (scripts/build/debug-kernel.sh), proves
 # first that its checks catch a broken module (host/splat_selftest.sh),
 # boots every guest on it, fails a guest that shows a kernel report or a
-# leak (host/lib.sh), keeps the output in build/e2e-debug and prints
+# leak (host/harness.sh), keeps the output in build/e2e-debug and prints
 # "debug: N passed, N failed, N skipped" last instead.
 #
 # --kernel 6.1 (or ROCX_GUEST_KERNEL=6.1) boots Debian 12's own kernel
@@ -25,7 +25,7 @@
 #
 # Layout: groups/NAME.sh declares group NAME (its guests, their NICs,
 # scripts and environment, its timeout, what runs on the host beside it
-# and the host's checks afterwards; host/lib.sh says how); guest/ holds
+# and the host's checks afterwards; host/harness.sh says how); guest/ holds
 # what runs inside the guests, host/ what runs on the host, kmod/ the
 # kverbs group's test module (make kvtest builds it here).
 # ROCX_INTEROP_PEER=rxe runs group rxe with rxe on both guests.
@@ -35,7 +35,7 @@ cd "$repo"
 out=$repo/build/e2e
 suite=e2e
 passed=0 failed=0 skipped=0
-. tests/e2e/host/lib.sh
+. tests/e2e/host/harness.sh
 
 if [ "${1:-}" = --kernel ]; then
 	[ $# -ge 2 ] || { echo "run.sh: --kernel needs debian, debug or 6.1" >&2; exit 2; }
@@ -66,7 +66,7 @@ make -s -C tests/e2e || { echo "$suite: 0 passed, 1 failed, 0 skipped"; exit 1; 
 
 # The harness's own counting first: a count that lost a failure would
 # make every group after it unable to fail.
-host_tap tests/e2e/host/lib_selftest.sh
+host_tap tests/e2e/host/harness_selftest.sh
 
 # The debug kernel's checks must catch a broken module before their
 # silence about the groups means anything.

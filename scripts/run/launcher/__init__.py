@@ -9,7 +9,7 @@ SPEC is comma-separated KEY=VALUE words:
   cmd=PATH          script the guest runs (required; absolute, or relative
                     to the repository); it sees ROCX_GUEST_INDEX, ROCX_IP...
                     (scripts/guest/init.sh) and may source
-                    scripts/guest/lib.sh for barriers
+                    scripts/guest/guest_lib.sh for barriers
   nic=MODEL[:P=V]...  a NIC on the next switch port; repeatable.  MODEL is
                     virtio (virtio-net-pci), rocx, or any -device model;
                     P=V are extra device properties, e.g. nic=rocx:foo=1

@@ -10,7 +10,7 @@ import sys
 import launcher
 from launcher import REPO, Die, capture, read_text
 
-# scripts/guest/lib.sh's barriers wait this long by default.
+# scripts/guest/guest_lib.sh's barriers wait this long by default.
 GUEST_WAIT_S = 120
 
 

@@ -54,7 +54,8 @@ def supervise(guests, host, deadline, t0, out):
                 continue
             g.state = "exited" if rc == 0 \
                 else "qemu-exit-%d" % status_of(rc)
-            # Peers waiting in a barrier give up at once (lib.sh).
+            # Peers waiting in a barrier give up at once
+            # (scripts/guest/guest_lib.sh).
             if read_text("%s/guest%d/rc" % (out, g.index)) != "0":
                 open("%s/shared/failed.%d" % (out, g.index), "w").close()
             say("guest%d: qemu exited after %ss"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # busy: a live RC flow (guest/c/rc_flow.c, every byte checked, ACK timeout
 # 14 and retry count 7) from guest 1 to guest 0 survives guest 2 spinning
 # its CPU and then sending thousands of crafted RoCE frames at the flow's

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # cc: ECN and DCQCN across rocx-switch (guest/cc.sh): the switch's RED
 # marks guest 1's RoCE v2 WRITEs to guest 0 CE at a 50 Mb/s bottleneck,
 # guest 0's device answers with CNPs and guest 1's reaction point

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # dcb: the driver's DCB through the standard tools, between two rocx
 # guests: `dcb pfc/ets/app/apptrust set/show` (every show read back from
 # the device by QUERY_DCB), refused inputs, `ethtool -a/-A` and pause

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # incast: the lossless-Ethernet experiments (guest/incast.sh): two senders
 # into one receiver through a bottleneck port of rocx-switch, without PFC
 # (drops, RC recovers), with PFC (no drops, pauses counted), PFC's victim

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # iser: the kernel's iSCSI over iSER between rocx guests.  Guests 0 and 1
 # run LIO's iSCSI target, each with a RAM-backed LUN on an iSER portal;
 # guest 0's ib_isert moves data on SGE lists (ib_core's default on

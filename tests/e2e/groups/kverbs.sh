@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # kverbs: rocx as a kernel RDMA device.  rdma_cm's tools between two rocx
 # guests over RoCE v2 IPv4 and IPv6, each connection made by ib_cm's MADs
 # through both devices' GSI QPs (QP1): rping with 1000 verified

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # lossy: RC between two rocx guests while the switch loses, reorders,
 # duplicates and corrupts their frames (guest/lossy.sh sets each phase's
 # impairments through host/switch_ctl.sh); every transfer completes with

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # mcast: UD multicast between three rocx guests (guest/ud_mcast.sh and
 # guest/c/ud_mcast.c) over RoCE v2/IPv4, RoCE v2/IPv6 and RoCE v1 groups:
 # guest 0 sends, guest 1 and guest 0's own QPs are attached, guest 2 is

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # mixed: the rc group's RC traffic between two kernels, guest 0 on Debian
 # 12's own 6.1 (with the modules of `make modules-6.1`), guest 1 on 6.12;
 # rc_verbs checks every byte, ibv_rc_pingpong runs with --chk.  Run by the

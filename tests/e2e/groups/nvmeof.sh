@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # nvmeof: NVMe over Fabrics with the RDMA transport between two rocx
 # guests (guest/nvmeof.sh): guest 0 exports a 320 MiB RAM disk through
 # nvmet-rdma, guest 1 connects with nvme-cli and verifies 256 MiB of fio

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # pair: two rocx guests: module load, link, ping, IPv6 ping, the multicast
 # filter (a joined group received, another dropped), a verified TCP transfer,
 # MTU 9000, link down/up from the guest and from the host (which takes

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # pyverbs: rdma-core's own test suite (tests/run_tests.py) on rocx0 in one
 # guest (guest/pyverbs.sh), every test's outcome compared on the host with
 # expect/pyverbs.txt (host/pyverbs_expect.py): one line per test, a pass or

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # rc: RC transport through the provider (guest/c/rc_verbs.c and
 # ibv_rc_pingpong): loopback checks in guest 0, then guest to guest.
 timeout=600

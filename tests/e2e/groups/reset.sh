@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # reset: one rocx guest behind a pcie-root-port is reset, unplugged and
 # unloaded under live RDMA objects and ib_write_bw from the other guest,
 # and its admin queue is stalled once (x-aq-stall); lost events too

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # routed: rocx on QEMU's standard network backends, no rocx-switch
 # (guest/routed.sh): R (guest 0) on segment b, S (guest 1) on segment a,
 # M (guest 2) a Linux box with a virtio-net NIC on each.  First M bridges

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # rxe: rocx and Soft-RoCE interoperating: guest 0 rocx (or rxe, with
 # ROCX_INTEROP_PEER=rxe), guest 1 rxe on virtio-net; perftest and verbs
 # runs with data verified, rdma_cm's tools over IPv4 and IPv6 (guest/parts/

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # soak-kverbs: not in make check (make soak-kverbs).  The kverbs group's
 # perftest pair with -R (rdma_cm), ib_send_bw then ib_write_bw over IPv4,
 # ROCX_SOAK rounds (default 40) in one boot of the two guests, to catch

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/lib.sh
+# shellcheck shell=bash disable=SC2034,SC2154 # read/set by host/harness.sh
 # verbs: every QP type and verb beyond the RC basics, between two rocx
 # guests and inside each (loopback), over RoCE v2/IPv4, RoCE v2/IPv6 and
 # RoCE v1 GIDs.  One boot runs every part: guest/verbs.sh brings the port

@@ -12,8 +12,8 @@
 # its end, and guest 0's device must count every crafted frame as an
 # ICRC error or a refused RoCE frame.
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 flow=$ROCX_REPO/build/tests/e2e/rc_flow

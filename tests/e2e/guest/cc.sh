@@ -19,8 +19,8 @@
 # would only retransmit).  The host checks the capture for the CNPs
 # (groups/cc.sh).
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/switch_lib.sh"
 

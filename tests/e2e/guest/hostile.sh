@@ -5,8 +5,8 @@
 # register and doorbell (tests/e2e/guest/c/hostile.c).  The model must stay up and
 # count guest errors; after the driver binds again (its probe resets the
 # device) the port must work: guest 1 is the peer it pings.
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 peer=$(rocx_ip $((1 - me)))

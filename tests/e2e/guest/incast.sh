@@ -42,8 +42,8 @@
 #   ROCX_INCAST_RED=KMIN:KMAX:PMAX  RED on the bottleneck (bytes, bytes,
 #                             probability) instead of the defaults below
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/switch_lib.sh"
 

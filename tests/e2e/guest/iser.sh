@@ -35,8 +35,8 @@
 #
 # ISER_MIB (default 128) sets how much is written to each target.
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX

@@ -25,8 +25,8 @@
 # themselves (host/roce_retrans.py), phase by phase, by the "# phase"
 # marks this script leaves in the switch's control log.
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/switch_lib.sh"
 

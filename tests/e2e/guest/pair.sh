@@ -6,8 +6,8 @@
 # link down/up from the guest and from the host
 # (tests/e2e/host/pair_link.sh drives QEMU's set_link), ethtool (-t too)
 # and ibv_devinfo.
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 
 [ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
 me=$ROCX_GUEST_INDEX

@@ -28,8 +28,8 @@
 #     --guest nic=rocx,cmd=tests/e2e/guest/rc.sh \
 #     [--guest nic=rocx,cmd=tests/e2e/guest/rc.sh]
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 verbs=$ROCX_REPO/build/tests/e2e/rc_verbs

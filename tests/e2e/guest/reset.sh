@@ -25,8 +25,8 @@
 #     --guest nic=rocx,rootport=1,cmd=tests/e2e/guest/reset.sh \
 #     --guest nic=rocx,cmd=tests/e2e/guest/reset.sh
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 
 me=$ROCX_GUEST_INDEX
 # Guest 1 waits for guest 0's rounds, which take minutes together.

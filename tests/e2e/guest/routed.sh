@@ -35,8 +35,8 @@
 # ROUTED_PCAP=1 in M's environment (groups/routed.sh) captures phase 1
 # on both of M's NICs to OUT/guest2/bridge{,_a}.pcap, for a closer look.
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 
 [ "$ROCX_NGUESTS" -eq 3 ] || rocx_die "needs exactly 3 guests"
 me=$ROCX_GUEST_INDEX

@@ -27,8 +27,8 @@
 # 194xx, srq 195xx, ...), since a port still in TIME_WAIT or a server
 # still running from one part would meet the next one's client.
 set -uo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
 me=$ROCX_GUEST_INDEX

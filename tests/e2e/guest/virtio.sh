@@ -11,8 +11,8 @@
 # Prints one "ok - NAME" / "not ok - NAME" line per check (tests/e2e/run.sh
 # counts them) and stops at the first failure: later checks need earlier.
 set -euo pipefail
-. "$ROCX_REPO/scripts/guest/lib.sh"
-. "$ROCX_REPO/tests/e2e/guest/lib/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 
 fail() {
 	t_not_ok "virtio: $*"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Judge a guest's kernel log after a run under the debug kernel
-# (scripts/build/debug-kernel.sh); tests/e2e/host/lib.sh calls it per guest.
+# (scripts/build/debug-kernel.sh); tests/e2e/host/harness.sh calls it per guest.
 #
 #   splat_check.sh console FILE...   fail if a kernel line in any FILE
 #                                    (console.log, dmesg) reports a bug

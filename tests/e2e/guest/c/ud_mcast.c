@@ -29,7 +29,7 @@
  * guest 2): a group full at max_mcast_qp_attach QPs, an RC QP, a unicast
  * GID.
  *
- * The guests meet through files in ROCX_SHARED, as scripts/guest/lib.sh's
+ * The guests meet through files in ROCX_SHARED, as scripts/guest/guest_lib.sh's
  * rocx_put/rocx_get/rocx_barrier do.  Prints TAP lines "ok - mcast KIND:
  * ..." and exits 1 if any check failed.
  */
@@ -110,7 +110,7 @@ static uint64_t now_ms(void)
 	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
 }
 
-/* ---- Meeting the other guests (scripts/guest/lib.sh's files) ---- */
+/* ---- Meeting the other guests (scripts/guest/guest_lib.sh's files) ---- */
 
 static void put(const char *key, const char *val)
 {

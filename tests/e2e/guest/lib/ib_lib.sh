@@ -5,7 +5,7 @@
 # Each check prints one TAP-style line, "ok - rocx_ib: what" or "not ok -
 # rocx_ib: what", which tests/e2e/run.sh counts; rib_summary prints the
 # "rocx_ib: N passed, N failed" line and sets the exit status.
-. "$ROCX_REPO/scripts/guest/lib.sh"
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
 
 RIB_MODULES=${ROCX_MODDIR:-$ROCX_REPO/build/modules}
 RIB_RDMA=${ROCX_RDMA:-$ROCX_REPO/build/rdma-core}

@@ -3,8 +3,8 @@
 #
 # RoCE helpers shared by the guest scripts that run verbs traffic between a
 # rocx NIC and a Soft-RoCE (rxe) one: tests/e2e/guest/rxe.sh and
-# scripts/guest/bench.sh.  Source after scripts/guest/lib.sh and
-# tests/e2e/guest/lib/lib.sh:
+# scripts/guest/bench.sh.  Source after scripts/guest/guest_lib.sh and
+# tests/e2e/guest/lib/test_lib.sh:
 #   roce_up KIND       KIND rocx: load rocx_core + rocx_ib; KIND rxe: rdma_rxe
 #                      on the virtio-net NIC.  Then address ROCX_IP/24, wait
 #                      for an ACTIVE port and the RoCE v2 GID of the address;

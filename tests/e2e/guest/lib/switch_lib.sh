@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # The switch's control socket from inside a guest (sourced after
-# scripts/guest/lib.sh): requests go through the run's shared directory to
+# scripts/guest/guest_lib.sh): requests go through the run's shared directory to
 # tests/e2e/host/switch_ctl.sh, which the group runs on the host
 # (host_cmd="bash tests/e2e/host/switch_ctl.sh").
 

@@ -9,7 +9,7 @@ failed.  What they share:
   Tap              ok/skip/diag and the exit status
   Env              the guest's device, GID indices, index and peer
   Env.put/get      exchange a JSON value with the other guest through the
-                   run's shared directory (as scripts/guest/lib.sh's
+                   run's shared directory (as scripts/guest/guest_lib.sh's
                    rocx_put/rocx_get), Env.barrier
   pattern/verify   data that differs per byte and per seed, and its check
   poll             completions of a CQ within a deadline

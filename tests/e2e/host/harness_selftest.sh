@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The e2e harness's counting (host/lib.sh), checked on made-up guest
+# The e2e harness's counting (host/harness.sh), checked on made-up guest
 # output before any group runs (tests/e2e/run.sh runs it first): a count
 # that loses a failure would make every group after it unable to fail.
 # Prints TAP lines.
@@ -10,7 +10,7 @@ repo=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$repo" || exit 1
 out=$(mktemp -d /tmp/rocx-libtest.XXXXXX)
 trap 'rm -rf "$out"' EXIT
-. tests/e2e/host/lib.sh
+. tests/e2e/host/harness.sh
 
 n=0 bad=0
 # expect NAME WANT_PASSED WANT_FAILED WANT_SKIPPED - the counts so far.

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Test helpers for rocx guest scripts (sourced after scripts/guest/lib.sh).
-# Each check prints one TAP-style line, "ok - NAME" or "not ok - NAME";
-# tests/e2e/run.sh counts them.  A guest script's non-zero exit without a
-# "not ok" line is counted as a failure too.
+# Test helpers for rocx guest scripts (sourced after
+# scripts/guest/guest_lib.sh).  Each check prints one TAP-style line,
+# "ok - NAME" or "not ok - NAME"; tests/e2e/run.sh counts them.  A guest
+# script's non-zero exit without a "not ok" line is counted as a failure
+# too.
 
 ROCX_FAILED=0
 ROCX_MODDIR=${ROCX_MODDIR:-$ROCX_REPO/build/modules}

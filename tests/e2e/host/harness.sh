@@ -181,7 +181,7 @@ capture_checks() {
 		"$pc" icrc "$out/$g/fabric.pcap"
 	host_check "$g: capture: BTH destination QPs are those the guests used" \
 		"$pc" qpn "$out/$g/fabric.pcap" "$out/$g"/guest*/qpns
-	# The guests' addresses (scripts/guest/lib.sh rocx_ip).
+	# The guests' addresses (scripts/guest/guest_lib.sh rocx_ip).
 	host_check "$g: capture: both sides sent SEND, WRITE, READ and ACK packets" \
 		"$pc" opcodes "$out/$g/fabric.pcap" 198.18.0.1 198.18.0.2
 }

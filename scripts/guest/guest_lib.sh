@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # Helpers for guest scripts run by scripts/run/run-guests.sh:
-#   . "$ROCX_REPO/scripts/guest/lib.sh"
+#   . "$ROCX_REPO/scripts/guest/guest_lib.sh"
 # Guests of one run share /rocx-shared (9p, uncached), which carries the
 # barriers and values below.
 

@@ -8,7 +8,7 @@
 # recipe_key), so that editing how a tree is unpacked or configured starts a
 # fresh one while editing anything else in a script does not.
 
-tool=${tool:?set tool before sourcing scripts/build/lib.sh}
+tool=${tool:?set tool before sourcing scripts/build/build_lib.sh}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$repo/scripts/versions.sh"
 export ROCX_CACHE
