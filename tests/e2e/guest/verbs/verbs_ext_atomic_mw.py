@@ -7,7 +7,7 @@ ibv_wr_send_inv (then refused at once), ibv_resize_cq while completions
 are outstanding, an SRQ grown with entries posted, and the device clock
 through ibv_query_rt_values_ex and wall-clock completion timestamps.
 
-  verbs_ext2.py KIND     KIND one of v2, v6, v1 (verbs_lib.GID_KINDS)
+  verbs_ext_atomic_mw.py KIND  KIND one of v2, v6, v1 (verbs_lib.GID_KINDS)
 
 In each guest between two QPs of the device (looped back inside it);
 with two guests also guest 0's atomics on guest 1's memory.
@@ -368,35 +368,35 @@ def main(tap, kind):
     # Two guests: guest 0's atomics on guest 1's memory.
     end = End(ctx, pd)
     mine = end.info(ctx, gidx, 400 + env.me)
-    env.put(f'ext2.{kind}.{env.me}', mine)
-    theirs = env.get(f'ext2.{kind}.{env.peer}')
+    env.put(f'ext_atomic_mw.{kind}.{env.me}', mine)
+    theirs = env.get(f'ext_atomic_mw.{kind}.{env.peer}')
     vl.rc_connect(end.qp, gidx, theirs, my_psn=mine['psn'])
     if env.me == 1:
         set_u64(end.mr, 64, 0x1111222233334444)
-    env.barrier(f'ext2.{kind}.ready')
+    env.barrier(f'ext_atomic_mw.{kind}.ready')
     if env.me == 0:
         asked = [0]
 
         def peer_read():
             """The target's value, read by guest 1 when asked."""
             asked[0] += 1
-            env.put(f'ext2.{kind}.ask.{asked[0]}', 'read')
-            return env.get(f'ext2.{kind}.value.{asked[0]}')
+            env.put(f'ext_atomic_mw.{kind}.ask.{asked[0]}', 'read')
+            return env.get(f'ext_atomic_mw.{kind}.value.{asked[0]}')
 
         # Guest 1 set the target before the barrier; writes are no-ops.
         atomics(tap, f'two guests {kind}', end, theirs, peer_read,
                 lambda v: None)
-        env.put(f'ext2.{kind}.ask.{asked[0] + 1}', 'stop')
+        env.put(f'ext_atomic_mw.{kind}.ask.{asked[0] + 1}', 'stop')
     else:
         n = 0
         while True:
             n += 1
-            if env.get(f'ext2.{kind}.ask.{n}') == 'stop':
+            if env.get(f'ext_atomic_mw.{kind}.ask.{n}') == 'stop':
                 break
-            env.put(f'ext2.{kind}.value.{n}', u64(end.mr, 64))
-    env.barrier(f'ext2.{kind}.done')
+            env.put(f'ext_atomic_mw.{kind}.value.{n}', u64(end.mr, 64))
+    env.barrier(f'ext_atomic_mw.{kind}.done')
 
 
 if __name__ == '__main__':
-    TAP = vl.Tap(f'ext2 {sys.argv[1]}')
+    TAP = vl.Tap(f'ext_atomic_mw {sys.argv[1]}')
     TAP.run(main, TAP, sys.argv[1])
