@@ -39,11 +39,6 @@ else
 fi
 dev=$ROCE_NETDEV
 
-# hw NAME - a device counter by its `ethtool -S` name.
-hw() {
-	ethtool -S "$dev" | awk -v k="$1:" '$1 == k { print $2 }'
-}
-
 # moved NAME BEFORE - NAME's counter is above BEFORE now.
 moved() {
 	local now

@@ -56,11 +56,6 @@ ip link set "$dev" up
 ip addr add "$ROCX_IP/24" dev "$dev"
 t "carrier up" wait_for 20 carrier_is "$dev" 1
 
-# hw NAME - a device counter by its `ethtool -S` name.
-hw() {
-	ethtool -S "$dev" | awk -v k="$1:" '$1 == k { print $2 }'
-}
-
 # shows WHAT PATTERN CMD... - CMD's output matches the extended PATTERN.
 shows() {
 	local name=$1 pat=$2 out

@@ -147,11 +147,6 @@ else
 fi
 dev=$ROCE_NETDEV ibdev=$ROCE_DEV gid=$ROCE_GID
 
-# hw NAME - one of the NIC's ethtool -S counters.
-hw() {
-	ethtool -S "$dev" | awk -v n="$1:" '$1 == n { print $2 }'
-}
-
 # sw_total KEY - a per-priority counter of the switch's qshow, summed
 # over every port and priority (drops are counted where they happen: at
 # the ingress port for the shared buffer, at the egress for its queue).

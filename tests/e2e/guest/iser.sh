@@ -63,12 +63,6 @@ else
 fi
 ibdev=$ROCE_DEV
 
-# hw NAME - one of the port's counters (rdma statistic).
-hw() {
-	rdma statistic show link "$ibdev/1" |
-		tr ' ' '\n' | awk -v k="$1" '$0 == k { getline; print; exit }'
-}
-
 # kqps - "LQPN RQPN" of each kernel-owned RC QP of the port in RTS, a
 # line each; rdma res shows a kernel owner's name in brackets (rdma_cm
 # creates iSER's QPs).
@@ -265,18 +259,18 @@ data() {
 
 	dev=/dev/$(sd_of "$k")
 	rws=$(rocx_get "iser.rw$k")
-	rr0=$(hw rx_read_requests)
+	rr0=$(hw hw_rx_read_requests)
 	t "initiator: target $k ($rws): $mib MiB written to $dev, $nio writers, O_DIRECT" \
 		timed par_dd "/tmp/pat$k" "$dev" oflag=direct
 	echo "# target $k ($rws): write $(rate)"
-	rr1=$(hw rx_read_requests)
+	rr1=$(hw hw_rx_read_requests)
 	t "initiator: target $k fetched them with RDMA READs ($rr0 -> $rr1)" \
 		test "${rr1:-0}" -gt "${rr0:-0}"
-	rw0=$(hw rx_write_requests)
+	rw0=$(hw hw_rx_write_requests)
 	t "initiator: target $k ($rws): $mib MiB read from $dev, $nio readers, O_DIRECT" \
 		timed par_dd "$dev" /tmp/back iflag=direct
 	echo "# target $k ($rws): read $(rate)"
-	rw1=$(hw rx_write_requests)
+	rw1=$(hw hw_rx_write_requests)
 	t "initiator: target $k sent them with RDMA WRITEs ($rw0 -> $rw1)" \
 		test "${rw1:-0}" -gt "${rw0:-0}"
 	t "initiator: target $k: what was read is what was written" \

@@ -47,11 +47,6 @@ phases=(
 	"dup duplicate=1% delay=1ms jitter=500us limit=4000"
 )
 
-# hw NAME - a counter of the device (ethtool -S).
-hw() {
-	ethtool -S "$ROCE_NETDEV" | awk -v k="$1:" '$1 == k { print $2 }'
-}
-
 # sw_sum TEXT NAME - counter NAME summed over the lines of `show` output.
 sw_sum() {
 	tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p" | awk '{ s += $1 } END { print s + 0 }'

@@ -98,20 +98,6 @@ gid_text() {
 	(IFS=:; echo "${out[*]}")
 }
 
-# gid_of TYPE TEXT - index of port 1's GID TEXT (gid_text) of TYPE.
-gid_of() {
-	local port=/sys/class/infiniband/$ibdev/ports/1 f n
-
-	# One grep over the table (128 entries), not a cat per entry.
-	while read -r f; do
-		n=${f##*/}
-		[ "$(cat "$port/gid_attrs/types/$n" 2>/dev/null)" = "$1" ] || continue
-		echo "$n"
-		return 0
-	done < <(grep -lx "$2" "$port"/gids/* 2>/dev/null)
-	return 1
-}
-
 # rocx_port_up - load rocx, bring its netdev up; sets ibdev and netdev.
 rocx_port_up() {
 	rocx_load_modules || return 1

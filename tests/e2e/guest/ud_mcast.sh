@@ -16,20 +16,6 @@ me=$ROCX_GUEST_INDEX
 ip6=2001:2::$((me + 1))
 prog=$ROCX_REPO/build/tests/e2e/ud_mcast
 
-# gid_of TYPE ADDR6 - index of port 1's GID ADDR6 (full form) of TYPE.
-gid_of() {
-	local port=/sys/class/infiniband/$ibdev/ports/1 f n
-
-	for f in "$port"/gids/*; do
-		n=${f##*/}
-		[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
-		[ "$(cat "$port/gid_attrs/types/$n" 2>/dev/null)" = "$1" ] || continue
-		echo "$n"
-		return 0
-	done
-	return 1
-}
-
 if roce_up rocx; then
 	t_ok "rocx $ROCE_DEV up on $ROCE_NETDEV"
 else

@@ -38,20 +38,6 @@ ROCX_IP6=2001:2::$((me + 1))
 export ROCX_IP6
 tool_timeout=300
 
-# gid_of TYPE ADDR6 - index of port 1's GID ADDR6 (full form) of TYPE.
-gid_of() {
-	local port=/sys/class/infiniband/$ibdev/ports/1 f n
-
-	for f in "$port"/gids/*; do
-		n=${f##*/}
-		[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
-		[ "$(cat "$port/gid_attrs/types/$n" 2>/dev/null)" = "$1" ] || continue
-		echo "$n"
-		return 0
-	done
-	return 1
-}
-
 # ip6_full ADDR - ADDR written out as sysfs shows GIDs.
 ip6_full() {
 	python3 -c 'import ipaddress, sys

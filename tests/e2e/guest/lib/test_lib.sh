@@ -101,6 +101,29 @@ rocx_ibdev() {
 	return 1
 }
 
+# hw NAME - the device counter NAME as `ethtool -S` shows it, of the
+# netdev roce_up brought up, else of rocx's first.
+hw() {
+	local nd=${ROCE_NETDEV:-$(rocx_netdev)}
+
+	ethtool -S "$nd" | awk -v k="$1:" '$1 == k { print $2; exit }'
+}
+
+# gid_of TYPE TEXT - index of the GID TEXT (as sysfs shows it) of TYPE
+# ("RoCE v2", "IB/RoCE v1") in port 1 of the ib_device $ibdev.
+gid_of() {
+	local port=/sys/class/infiniband/${ibdev:?}/ports/1 f n
+
+	# One grep over the table (128 entries), not a cat per entry.
+	while read -r f; do
+		n=${f##*/}
+		[ "$(cat "$port/gid_attrs/types/$n" 2>/dev/null)" = "$1" ] || continue
+		echo "$n"
+		return 0
+	done < <(grep -lxF -- "$2" "$port"/gids/* 2>/dev/null)
+	return 1
+}
+
 # wait_for SECONDS CMD... - poll CMD every 0.1 s until it succeeds.
 wait_for() {
 	local n=$(($1 * 10))
