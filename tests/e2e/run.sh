@@ -26,8 +26,10 @@
 # Layout: groups/NAME.sh declares group NAME (its guests, their NICs,
 # scripts and environment, its timeout, what runs on the host beside it
 # and the host's checks afterwards; host/harness.sh says how); guest/ holds
-# what runs inside the guests, host/ what runs on the host, kmod/ the
-# kverbs group's test module (make kvtest builds it here).
+# what runs inside the guests (the groups' entry scripts at its top, then
+# lib/, verbs/, parts/ and c/: Documentation/testing.rst), host/ what runs
+# on the host, kmod/ the kverbs group's test module (make kvtest builds it
+# here).
 # ROCX_INTEROP_PEER=rxe runs group rxe with rxe on both guests.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Hostile guest: with rocx_core unbound, guest 0 writes garbage to every
-# register and doorbell (tests/e2e/guest/c/hostile.c).  The model must stay up and
-# count guest errors; after the driver binds again (its probe resets the
-# device) the port must work: guest 1 is the peer it pings.
+# register and doorbell (tests/e2e/guest/c/hostile.c).  The model must
+# stay up and count guest errors; after the driver binds again (its probe
+# resets the device) the port must work: guest 1 is the peer it pings.
 . "$ROCX_REPO/scripts/guest/guest_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 

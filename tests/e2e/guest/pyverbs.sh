@@ -14,11 +14,11 @@
 # scripts/guest/init.sh mounts it), rdma_ucm loaded (the rdma_cm tests).
 #
 # Each test's outcome goes to /rocx-out/pyverbs.results
-# (guest/parts/pyverbs_run.py), unittest's verbose report to /rocx-out/pyverbs.log;
-# the host compares the results with tests/e2e/expect/ (groups/pyverbs.sh,
-# host/pyverbs_expect.py).  The TAP lines here are the harness's own checks:
-# the device and environment are ready, the suite ran to its end, the
-# kernel logged no warning.
+# (guest/parts/pyverbs_run.py), unittest's verbose report to
+# /rocx-out/pyverbs.log; the host compares the results with
+# tests/e2e/expect/ (groups/pyverbs.sh, host/pyverbs_expect.py).  The TAP
+# lines here are the harness's own checks: the device and environment are
+# ready, the suite ran to its end, the kernel logged no warning.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/guest_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"

@@ -3,7 +3,8 @@
 """rdma-core's test suite against an expectation file (tests/e2e/expect/).
 
   pyverbs_expect.py check EXPECT RESULTS    one TAP line per test: its result
-                                            in RESULTS (guest/parts/pyverbs_run.py)
+                                            in RESULTS (written by
+                                            guest/parts/pyverbs_run.py)
                                             against its line in EXPECT; exit 1
                                             when any differs
   pyverbs_expect.py update EXPECT RESULTS   rewrite EXPECT from RESULTS (for
