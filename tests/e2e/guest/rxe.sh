@@ -37,7 +37,7 @@ set -uo pipefail
 
 me=$ROCX_GUEST_INDEX
 # ROCX_INTEROP_KIND / ROCX_INTEROP_PEER_KIND choose guest 0's / guest 1's
-# NIC (rocx or rxe); the "wire" group runs rocx on both sides.
+# NIC (rocx or rxe); the verbs group's part wire runs rocx on both sides.
 kind=${ROCX_INTEROP_PEER_KIND:-rxe}
 [ "$me" -eq 0 ] && kind=${ROCX_INTEROP_KIND:-rocx}
 verbs=$ROCX_REPO/build/tests/e2e/rc_verbs

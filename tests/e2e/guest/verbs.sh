@@ -4,8 +4,9 @@
 # Guest script of the verbs group: load rocx, give the port an IPv4
 # address (ROCX_IP) and an IPv6 one (ROCX_IP6, from 2001:2::/48, the IPv6
 # benchmarking range, as 198.18.0.0/15 is IPv4's), wait for the three GIDs
-# the parts use, then source every tests/e2e/guest/verbs/verbs_*.sh in name
-# order.  A part sees these variables and functions:
+# the parts use, then source every tests/e2e/guest/verbs/verbs_*.sh: part
+# "wire" first, the others in name order.  A part sees these variables and
+# functions:
 #   me, peer           this guest's index, the other guest's (or "")
 #   ibdev, netdev      the rocx ib_device and its netdev
 #   gid_v2 gid_v6 gid_v1
@@ -144,7 +145,14 @@ export ROCX_IBDEV=$ibdev ROCX_GID_V2=$gid_v2 ROCX_GID_V6=$gid_v6 ROCX_GID_V1=$gi
 [ -n "$gid_v6" ] && [ -n "$gid_v1" ] || t_done
 rocx_barrier up
 
-for part in "$ROCX_REPO"/tests/e2e/guest/verbs/verbs_*.sh; do
+# Part "wire" first, the others in name order: the capture's QPN check
+# holds every RoCE frame until wire's mark to the QPNs wire records.
+partdir=$ROCX_REPO/tests/e2e/guest/verbs
+parts=("$partdir/verbs_wire.sh")
+for part in "$partdir"/verbs_*.sh; do
+	[ "$part" = "${parts[0]}" ] || parts+=("$part")
+done
+for part in "${parts[@]}"; do
 	name=$(basename "$part" .sh)
 	case ":${ROCX_VERBS_PARTS:-${name#verbs_}}:" in
 	*":${name#verbs_}:"*) ;;

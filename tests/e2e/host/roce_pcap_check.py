@@ -13,6 +13,8 @@
                                          IPv6 (computed here: tshark 4.0
                                          shows the ICRC field but does not
                                          check it)
+  roce_pcap_check.py icrc6 PCAP          the same, and there are frames over
+                                         IPv6
   roce_pcap_check.py qpn PCAP FILE...    the BTH destination QP of every
                                          frame is a QPN its destination IP
                                          reported (FILE: "IP QPN" lines) and
@@ -23,12 +25,14 @@
   roce_pcap_check.py opcodes PCAP IP...  each IP sent RC SEND, RDMA WRITE and
                                          RDMA READ requests of several
                                          packets, READ responses and ACKs
-  roce_pcap_check.py v1 PCAP cm|rc       RoCE v1 frames (EtherType 0x8915,
+  roce_pcap_check.py v1 PCAP cm|rc|data  RoCE v1 frames (EtherType 0x8915,
                                          a GRH) decode cleanly; cm: they
                                          are ib_cm REQs to QP1 only, sent
                                          more than once (a peer that never
                                          answers); rc: ib_cm's REQ, REP and
-                                         RTU and RC traffic to other QPs
+                                         RTU and RC traffic to other QPs;
+                                         data: traffic to QPs other than
+                                         QP1
 
 Prints what it found as "# " lines and exits 1 when a check fails.
 """
@@ -199,7 +203,7 @@ def check_icrc6(fr):
     return ""
 
 
-def check_icrc(pcap):
+def check_icrc(pcap, need6=False):
     n_roce, n_roce6, bad = 0, 0, []
     for num, fr in frames(pcap):
         if len(fr) >= 14 + 40 and fr[12:14] == ETH_P_IPV6:
@@ -246,7 +250,7 @@ def check_icrc(pcap):
         n_roce, n_roce6, len(bad)))
     for b in bad[:MAX_SHOWN]:
         say(b)
-    return n_roce > 0 and not bad
+    return (n_roce6 if need6 else n_roce) > 0 and not bad
 
 
 def qpn_set(files):
@@ -328,6 +332,8 @@ def check_v1(pcap, what):
         ", ".join("%s x%d" % kv for kv in sorted(cm.items())) or "none", other))
     if what == "cm":
         return not bad and other == 0 and set(cm) == {"REQ"} and cm["REQ"] > 1
+    if what == "data":
+        return not bad and other > 0
     return (not bad and other > 0 and
             all(cm.get(n, 0) > 0 for n in ("REQ", "REP", "RTU")))
 
@@ -339,13 +345,13 @@ def main(argv):
     cmd, pcap, rest = argv[1], argv[2], argv[3:]
     if cmd == "decode":
         ok = check_decode(pcap)
-    elif cmd == "icrc":
-        ok = check_icrc(pcap)
+    elif cmd in ("icrc", "icrc6"):
+        ok = check_icrc(pcap, cmd == "icrc6")
     elif cmd == "qpn":
         ok = check_qpn(pcap, rest)
     elif cmd == "opcodes":
         ok = check_opcodes(pcap, rest)
-    elif cmd == "v1" and rest in (["cm"], ["rc"]):
+    elif cmd == "v1" and rest in (["cm"], ["rc"], ["data"]):
         ok = check_v1(pcap, rest[0])
     else:
         print(__doc__, file=sys.stderr)

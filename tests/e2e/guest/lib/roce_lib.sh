@@ -5,10 +5,12 @@
 # rocx NIC and a Soft-RoCE (rxe) one: tests/e2e/guest/rxe.sh and
 # scripts/guest/bench.sh.  Source after scripts/guest/guest_lib.sh and
 # tests/e2e/guest/lib/test_lib.sh:
-#   roce_up KIND       KIND rocx: load rocx_core + rocx_ib; KIND rxe: rdma_rxe
-#                      on the virtio-net NIC.  Then address ROCX_IP/24, wait
-#                      for an ACTIVE port and the RoCE v2 GID of the address;
-#                      sets ROCE_DEV, ROCE_NETDEV and ROCE_GID (its index).
+#   roce_up KIND       KIND rocx: load rocx_core + rocx_ib (unless a rocx
+#                      ib_device is there: the verbs group's part "wire"
+#                      runs rxe.sh on its port); KIND rxe: rdma_rxe on the
+#                      virtio-net NIC.  Then address ROCX_IP/24, wait for an
+#                      ACTIVE port and the RoCE v2 GID of the address; sets
+#                      ROCE_DEV, ROCE_NETDEV and ROCE_GID (its index).
 #   roce_gid_index DEV IPV4
 #   roce_rd_atom DEV   the device's max_qp_rd_atom (RDMA READs in flight)
 #   roce_port_listening PORT
@@ -58,7 +60,7 @@ roce_up() {
 
 	case $kind in
 	rocx)
-		rocx_load_modules >/tmp/roce_up.log 2>&1 ||
+		rocx_ibdev >/dev/null || rocx_load_modules >/tmp/roce_up.log 2>&1 ||
 			_roce_fail "loading rocx modules: $(tail -n 1 /tmp/roce_up.log)" || return 1
 		wait_for 20 rocx_ibdev || _roce_fail "no rocx ib_device" || return 1
 		ROCE_DEV=$(rocx_ibdev)
@@ -77,7 +79,7 @@ roce_up() {
 		;;
 	esac
 	ip link set "$ROCE_NETDEV" up
-	ip addr add "$ROCX_IP/24" dev "$ROCE_NETDEV"
+	ip addr replace "$ROCX_IP/24" dev "$ROCE_NETDEV"
 	wait_for 20 carrier_is "$ROCE_NETDEV" 1 ||
 		_roce_fail "$ROCE_NETDEV: no carrier" || return 1
 	wait_for 20 _roce_port_active "$ROCE_DEV" ||

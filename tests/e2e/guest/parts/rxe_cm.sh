@@ -26,7 +26,8 @@
 #     - IPv4 only, ib_send_bw -R and ib_write_bw -R, the latter's region
 #       compared afterwards as in rxe.sh (--mmap) (perftest 4.5's
 #       rdma_cm client resolves IPv4 addresses only)
-# Two rocx guests (group wire) skip it all: group kverbs covers them.
+# Two rocx guests (the verbs group's part wire) skip it all: group kverbs
+# covers them.
 # The host finds the v1 attempt's REQs in the capture
 # (host/roce_pcap_check.py v1).  Every tool runs under a timeout.
 
