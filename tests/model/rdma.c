@@ -700,6 +700,31 @@ uint16_t t_post_send(TQp *qp, uint8_t opcode, uint8_t flags,
     return idx;
 }
 
+unsigned t_alloc_mw(TDev *d, uint8_t type, uint32_t *key)
+{
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_ALLOC_MW);
+    struct rocx_aq_alloc_mw *a = (void *)&c;
+
+    a->pdn = htole32(d->pdn);
+    a->type = type;
+    return t_aq(d, &c, key);
+}
+
+uint16_t t_post_bind(TQp *qp, uint8_t flags, uint32_t mw_key, const TMr *mr,
+                     uint64_t off, uint64_t len, uint32_t access)
+{
+    uint16_t idx = t_post_send(qp, ROCX_WQE_BIND_MW, flags, NULL, 0, 0, 0, 0);
+    struct rocx_send_wqe *w = t_sq_slot(qp, idx);
+
+    memset(&w->bind_mw, 0, sizeof(w->bind_mw));
+    w->bind_mw.mw_key = htole32(mw_key);
+    w->bind_mw.mr_key = htole32(mr->key);
+    w->bind_mw.addr = htole64(mr->iova + off);
+    w->bind_mw.length = htole64(len);
+    w->bind_mw.access = htole32(access);
+    return idx;
+}
+
 uint16_t t_post_inline(TQp *qp, uint8_t opcode, uint8_t flags,
                        const void *data, unsigned len, uint64_t raddr,
                        uint32_t rkey)

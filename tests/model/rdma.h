@@ -206,6 +206,14 @@ void t_av(TDev *d, TDev *to, uint8_t net_type, struct rocx_av *av);
 uint16_t t_post_send(TQp *qp, uint8_t opcode, uint8_t flags,
                      const struct rocx_sge *sge, unsigned nsge,
                      uint64_t raddr, uint32_t rkey, uint32_t imm);
+/* ALLOC_MW of type in d's PD; returns the status, *key the window's key. */
+unsigned t_alloc_mw(TDev *d, uint8_t type, uint32_t *key);
+/*
+ * Post (not ring) a BIND_MW of window mw_key (the key it is to have) to
+ * len bytes at off in mr with access; returns its index.
+ */
+uint16_t t_post_bind(TQp *qp, uint8_t flags, uint32_t mw_key, const TMr *mr,
+                     uint64_t off, uint64_t len, uint32_t access);
 uint16_t t_post_inline(TQp *qp, uint8_t opcode, uint8_t flags,
                        const void *data, unsigned len, uint64_t raddr,
                        uint32_t rkey);

@@ -705,6 +705,59 @@ static void t_atomic_rd_limit_resp(void)
     }
 }
 
+/*
+ * Through a type 2 memory window: an atomic inside the window and with
+ * its REMOTE_ATOMIC right executes; one beyond its range, or after the
+ * window lost the right, is refused as for an MR.
+ */
+static void t_atomic_through_window(void)
+{
+    TAt t;
+    TConn conn;
+    struct rocx_cqe e;
+    uint32_t key, rkey;
+    unsigned round;
+
+    for (round = 0; round < 2; round++) {
+        uint32_t rights = round ? ROCX_ACCESS_REMOTE_READ :
+                          ROCX_ACCESS_REMOTE_ATOMIC;
+
+        t_teardown();
+        t_setup();
+        conn_default(&conn);
+        at_setup(&t, &conn, false, acc_all | ROCX_ACCESS_MW_BIND);
+        CHECK_EQ(t_alloc_mw(B, ROCX_MW_TYPE_2, &key), ROCX_AQ_STS_OK);
+        rkey = (key & ~0xffu) | ((key + 1) & 0xff);
+        t_post_bind(&t.qb, ROCX_WQE_SIGNALED, rkey, &t.bmr, 0, 64, rights);
+        t_ring_sq(&t.qb);
+        t_pump();
+        CHECK(t_poll(&t.bcq, &e));
+        CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+        *at_u64(B, t.bbuf + 8) = 40;
+        *at_u64(B, t.bbuf + 64) = 50;
+
+        post_atomic(&t, ROCX_WQE_FETCH_ADD, 0, t.bmr.iova + 8, rkey, 2, 0);
+        t_ring_sq(&t.qa);
+        t_pump();
+        CHECK(t_poll(&t.acq, &e));
+        if (round) {
+            CHECK_EQ(st(&e), ROCX_WC_REM_ACCESS_ERR);
+            CHECK_EQ(*at_u64(B, t.bbuf + 8), 40);
+            continue;
+        }
+        CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+        CHECK_EQ(*at_u64(A, t.abuf), 40);
+        CHECK_EQ(*at_u64(B, t.bbuf + 8), 42);
+        /* The first word after the window. */
+        post_atomic(&t, ROCX_WQE_COMP_SWAP, 8, t.bmr.iova + 64, rkey, 50, 7);
+        t_ring_sq(&t.qa);
+        t_pump();
+        CHECK(t_poll(&t.acq, &e));
+        CHECK_EQ(st(&e), ROCX_WC_REM_ACCESS_ERR);
+        CHECK_EQ(*at_u64(B, t.bbuf + 64), 50);
+    }
+}
+
 const TCase t_cases_atomic[] = {
     T_CASE(atomic_ops),
     T_CASE(atomic_counter),
@@ -715,5 +768,6 @@ const TCase t_cases_atomic[] = {
     T_CASE(atomic_dup_replay),
     T_CASE(atomic_rd_limit_req),
     T_CASE(atomic_rd_limit_resp),
+    T_CASE(atomic_through_window),
 };
 const unsigned t_ncases_atomic = ARRAY_SIZE(t_cases_atomic);

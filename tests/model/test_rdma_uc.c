@@ -619,6 +619,77 @@ static void t_uc_rc_packets_dropped(void)
     CHECK_EQ(qp_state(&qb), ROCX_QPS_RTS);
 }
 
+/*
+ * WRITEs through a type 2 memory window of B's QP: a message inside the
+ * window lands, with immediate data too; one that runs past its end, and
+ * any after LOCAL_INV, is dropped like one with a bad R_Key.
+ */
+static void t_uc_write_through_window(void)
+{
+    const uint32_t acc = ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE;
+    struct rocx_cqe e;
+    uint32_t key, rkey;
+    uint8_t *dst;
+    TMr wmr;
+    uint16_t w;
+    TUc u;
+
+    uc_setup(&u, false, ROCX_NET_ROCE_V2_IPV4, acc);
+    /* A second MR over B's buffer that windows may be bound to. */
+    CHECK_EQ(t_reg_mr(B, &wmr, u.bbuf, UC_BUF, acc | ROCX_ACCESS_MW_BIND),
+             ROCX_AQ_STS_OK);
+    CHECK_EQ(t_alloc_mw(B, ROCX_MW_TYPE_2, &key), ROCX_AQ_STS_OK);
+    rkey = (key & ~0xffu) | ((key + 1) & 0xff);
+    w = t_post_bind(&u.qb, ROCX_WQE_SIGNALED, rkey, &wmr, 4096, 4096,
+                    ROCX_ACCESS_REMOTE_WRITE);
+    t_ring_sq(&u.qb);
+    t_pump();
+    CHECK(t_poll(&u.bcq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(le16toh(e.wqe_idx), w);
+    dst = t_ptr(u.db, u.bbuf, UC_BUF);
+    memset(dst, 0xee, UC_BUF);
+    t_fill(t_ptr(u.da, u.abuf, 4096), 4096, 9);
+
+    /* Three packets of 1 KiB inside the window. */
+    w = uc_send(&u, ROCX_WQE_RDMA_WRITE, 0, 3000, 4096, rkey, 0);
+    t_pump();
+    uc_check_sent(&u, w, ROCX_WQE_RDMA_WRITE);
+    CHECK(!memcmp(dst + 4096, t_ptr(u.da, u.abuf, 3000), 3000));
+    CHECK_EQ(dst[4096 + 3000], 0xee);
+    uc_recv(&u, 0, 0);
+    w = uc_send(&u, ROCX_WQE_RDMA_WRITE_IMM, 0, 96, 8192 - 96, rkey, 5);
+    t_pump();
+    uc_check_sent(&u, w, ROCX_WQE_RDMA_WRITE_IMM);
+    CHECK(!memcmp(dst + 8192 - 96, t_ptr(u.da, u.abuf, 96), 96));
+    CHECK(t_poll(&u.bcq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(cqe_op(&e), ROCX_CQE_OP_RECV_RDMA_IMM);
+    CHECK_EQ(t_stat(u.db, ROCX_STAT_ROCE_RX_DROPPED), 0);
+
+    /* One byte past the window's end. */
+    w = uc_send(&u, ROCX_WQE_RDMA_WRITE, 0, 97, 8192 - 96, rkey, 0);
+    t_pump();
+    uc_check_sent(&u, w, ROCX_WQE_RDMA_WRITE);
+    CHECK_EQ(dst[8192], 0xee);
+    CHECK_EQ(t_stat(u.db, ROCX_STAT_ROCE_RX_DROPPED), 1);
+
+    w = t_post_send(&u.qb, ROCX_WQE_LOCAL_INV, ROCX_WQE_SIGNALED, NULL, 0, 0,
+                    0, rkey);
+    t_ring_sq(&u.qb);
+    t_pump();
+    CHECK(t_poll(&u.bcq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    memset(dst, 0xee, UC_BUF);
+    w = uc_send(&u, ROCX_WQE_RDMA_WRITE, 0, 64, 4096, rkey, 0);
+    t_pump();
+    uc_check_sent(&u, w, ROCX_WQE_RDMA_WRITE);
+    CHECK_EQ(dst[4096], 0xee);
+    CHECK_EQ(t_stat(u.db, ROCX_STAT_ROCE_RX_DROPPED), 2);
+    CHECK_EQ(qp_state(&u.qb), ROCX_QPS_RTS);
+    CHECK_EQ(uc_bad_frames, 0);
+}
+
 const TCase t_cases_uc[] = {
     T_CASE(uc_data_v4),
     T_CASE(uc_data_v6),
@@ -632,5 +703,6 @@ const TCase t_cases_uc[] = {
     T_CASE(uc_read_atomic_refused),
     T_CASE(uc_modify_masks),
     T_CASE(uc_rc_packets_dropped),
+    T_CASE(uc_write_through_window),
 };
 const unsigned t_ncases_uc = ARRAY_SIZE(t_cases_uc);

@@ -138,8 +138,8 @@ void rocx_atomic_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
                             ROCX_VERR_NAK_INVALID);
         return;
     }
-    verr = rocx_mr_check(c, p->rkey, qp->pdn, p->va, ROCX_ATOMIC_LEN,
-                         ROCX_ACCESS_REMOTE_ATOMIC, &mr);
+    verr = rocx_rkey_check(c, qp, p->rkey, p->va, ROCX_ATOMIC_LEN,
+                           ROCX_ACCESS_REMOTE_ATOMIC, &mr);
     if (verr) {
         rocx_resp_nak_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr);
         return;

@@ -11,8 +11,9 @@
  * it.  Only a fault of the receiver's own receive WQE ends the QP.
  *
  * WQE fetch and segmentation are the requester's (rocx-req.c), receive
- * WQEs and their completions the responder's (rocx-resp.c), key checks
- * and data movement rocx-mr.c's; this file holds what UC does otherwise.
+ * WQEs and their completions the responder's (rocx-resp.c), R_Key checks
+ * (an MR's or a memory window's) rocx-mw.c's, data movement rocx-mr.c's;
+ * this file holds what UC does otherwise.
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -180,9 +181,9 @@ static bool rocx_uc_write(RocxCore *c, RocxQp *qp, const RocxPkt *p)
          * report (IBTA's class E; issue 7 item 15).
          */
         if (!(qp->access & ROCX_ACCESS_REMOTE_WRITE) ||
-            (p->dmalen && rocx_mr_check(c, p->rkey, qp->pdn, p->va,
-                                        p->dmalen, ROCX_ACCESS_REMOTE_WRITE,
-                                        NULL))) {
+            (p->dmalen && rocx_rkey_check(c, qp, p->rkey, p->va,
+                                          p->dmalen, ROCX_ACCESS_REMOTE_WRITE,
+                                          NULL))) {
             rocx_uc_drop(c, qp);
             return false;
         }
@@ -203,8 +204,8 @@ static bool rocx_uc_write(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     }
     if (p->paylen) {
         /* Looked up per packet: the MR may be gone since the first. */
-        if (rocx_mr_check(c, qp->resp.wr_rkey, qp->pdn, qp->resp.wr_va,
-                          p->paylen, ROCX_ACCESS_REMOTE_WRITE, &mr)) {
+        if (rocx_rkey_check(c, qp, qp->resp.wr_rkey, qp->resp.wr_va,
+                            p->paylen, ROCX_ACCESS_REMOTE_WRITE, &mr)) {
             rocx_uc_drop(c, qp);
             return false;
         }
