@@ -809,6 +809,85 @@ static void t_srq_resize(void)
     CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
 }
 
+/* Create one SRQ from cmd; its number, or 0 if the create failed. */
+static uint32_t srq_churn_one(const union rocx_aq_cmd *cmd, bool keep)
+{
+    union rocx_aq_cmd c = *cmd;
+    uint32_t srqn = 0;
+    TSrq s = { .d = A };
+
+    if (t_aq(A, &c, &srqn) != ROCX_AQ_STS_OK) {
+        return 0;
+    }
+    s.srqn = srqn;
+    if (!keep) {
+        CHECK_EQ(srq_simple(&s, ROCX_AQ_OP_DESTROY_SRQ, NULL),
+                 ROCX_AQ_STS_OK);
+    }
+    return srqn;
+}
+
+/*
+ * SRQ numbers follow rocx-device.rst, "Object numbers", as QP and CQ
+ * numbers do: slot | generation << 10, slots next-fit from 1 (slot 0 is
+ * never handed out), and a destroyed SRQ's number names nothing: its
+ * commands are NOT_FOUND, its doorbell DB_QUEUE, a QP cannot attach to
+ * it.  A create that fails takes no number; a full table is NO_RESOURCE.
+ */
+static void t_srq_number_rotate(void)
+{
+    TSrq s, dead = { .d = A, .srqn = 1 };
+    TCq cq;
+    TQp qp;
+    union rocx_aq_cmd base, bad;
+    uint32_t srqn, live, n;
+
+    base = srq_cmd(&s, 2, 0);
+    CHECK_EQ(t_create_cq(A, &cq, 4, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(srq_churn_one(&base, false), 1);
+    live = srq_churn_one(&base, true);
+    CHECK_EQ(live, 2);
+    gmark = A->f->gerrs;
+    CHECK_EQ(srq_simple(&dead, ROCX_AQ_OP_QUERY_SRQ, NULL),
+             ROCX_AQ_STS_NOT_FOUND);
+    CHECK_EQ(srq_modify(&dead, ROCX_SRQ_ATTR_LIMIT, 1),
+             ROCX_AQ_STS_NOT_FOUND);
+    CHECK_EQ(srq_simple(&dead, ROCX_AQ_OP_DESTROY_SRQ, NULL),
+             ROCX_AQ_STS_NOT_FOUND);
+    t_db(A, 0, ROCX_DB_SRQ, 1, 1, 0);
+    CHECK_GERR(A, ROCX_GERR_DB_QUEUE);
+    CHECK_EQ(srq_qp(A, &qp, &cq, &dead, 0), ROCX_AQ_STS_NOT_FOUND);
+    /* A create that fails (its page list) takes no number. */
+    bad = base;
+    ((struct rocx_aq_create_srq *)&bad)->pbl.levels = 3;
+    CHECK_EQ(srq_churn_one(&bad, false), 0);
+    CHECK_EQ(srq_churn_one(&base, false), 3);
+    /* Round the table: 4..256, slot 1 at generation 1, 2 is live. */
+    for (n = 4; n <= ROCX_CORE_MAX_SRQ; n++) {
+        srqn = srq_churn_one(&base, false);
+        if (srqn != n) {
+            CHECK_EQ(srqn, n);
+            break;
+        }
+    }
+    CHECK_EQ(srq_churn_one(&base, false), 0x400 | 1);
+    CHECK_EQ(srq_churn_one(&base, false), 0x400 | 3);
+    /* The old number of a reused slot is still nothing. */
+    dead.srqn = 3;
+    CHECK_EQ(srq_simple(&dead, ROCX_AQ_OP_QUERY_SRQ, NULL),
+             ROCX_AQ_STS_NOT_FOUND);
+    s.srqn = live;
+    CHECK_EQ(srq_simple(&s, ROCX_AQ_OP_QUERY_SRQ, NULL), ROCX_AQ_STS_OK);
+
+    /* Fill the table: every slot but 0, then NO_RESOURCE. */
+    for (n = 1; n < ROCX_CORE_MAX_SRQ; n++) {
+        srqn = srq_churn_one(&base, true);
+        CHECK(srqn != 0 && (srqn & 0x3ff) != 0 && srqn != live);
+    }
+    CHECK_EQ(srq_churn_one(&base, true), 0);
+    CHECK_EQ(A->f->gerrs, gmark);
+}
+
 const TCase t_cases_srq[] = {
     T_CASE(srq_create_errors),
     T_CASE(srq_shared_data),
@@ -820,5 +899,6 @@ const TCase t_cases_srq[] = {
     T_CASE(srq_events_per_qp),
     T_CASE(srq_doorbell_errors),
     T_CASE(srq_resize),
+    T_CASE(srq_number_rotate),
 };
 const unsigned t_ncases_srq = ARRAY_SIZE(t_cases_srq);

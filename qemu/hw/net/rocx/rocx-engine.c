@@ -102,6 +102,7 @@ void rocx_reset_state(RocxCore *c)
 {
     bool was_up = c->port.link_up;
     RocxNumSpace qpns = c->rdma.qpns, cqns = c->rdma.cqns;
+    RocxNumSpace srqns = c->rdma.srqns;
 
     /* RDMA objects own heap memory and deadlines: release them first. */
     rocx_rdma_reset(c);
@@ -111,6 +112,7 @@ void rocx_reset_state(RocxCore *c)
     /* Numbers go on where they were: the peers may still use the old. */
     c->rdma.qpns = qpns;
     c->rdma.cqns = cqns;
+    c->rdma.srqns = srqns;
     rocx_clock_reset(c);
     c->port.mtu = ROCX_CORE_DEFAULT_MTU;
     memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));

@@ -16,8 +16,8 @@
  *              ready list of QPs with work and their deadlines (DMA and
  *              counters are inlines in this file);
  * rocx-clock.c: the device clock (CLOCK_LO/HI, CQE timestamps);
- * rocx-numgen.c: QP and CQ numbers, whose generation moves on at every
- *                hand-out, so that a stale number names nothing;
+ * rocx-numgen.c: QP, CQ and SRQ numbers, whose generation moves on at
+ *                every hand-out, so that a stale number names nothing;
  * rocx-icrc.c: the ICRC and the CRC behind it;
  * rocx-hdr.h: the packet's header layouts and their accessors;
  * rocx-rdma.h: the types of the RDMA objects and of their table;
@@ -292,9 +292,10 @@ uint32_t rocx_rd_clock(RocxCore *c, unsigned off);
 
 /* ---- Object numbers (rocx-numgen.c) ---- */
 
-/* The next QP or CQ number; false when the table is full. */
+/* The next QP, CQ or SRQ number; false when the table is full. */
 bool rocx_qpn_alloc(RocxCore *c, uint32_t *qpn);
 bool rocx_cqn_alloc(RocxCore *c, uint32_t *cqn);
+bool rocx_srqn_alloc(RocxCore *c, uint32_t *srqn);
 void rocx_num_init(RocxCore *c);
 
 /* ---- ICRC (rocx-icrc.c) ---- */

@@ -36,7 +36,7 @@
 #define ROCX_CORE_MR_SLOTS          (ROCX_CORE_MAX_MR + 1)
 
 /*
- * QP and CQ numbers (rocx-device.rst, "Object numbers"): slot |
+ * QP, CQ and SRQ numbers (rocx-device.rst, "Object numbers"): slot |
  * generation << ROCX_NUM_SLOT_BITS, 24 bits in all.  A slot's generation
  * moves on when its object is destroyed, so the number is dead at once;
  * slots are handed out next-fit.  A number that must never be given (qpn
@@ -52,7 +52,8 @@
 #define ROCX_CORE_CQ_SLOTS          ROCX_CORE_MAX_CQ
 #define ROCX_CORE_QP_SLOTS          ROCX_CORE_MAX_QP
 QEMU_BUILD_BUG_ON(ROCX_CORE_CQ_SLOTS != ROCX_NUM_SLOTS ||
-                  ROCX_CORE_QP_SLOTS != ROCX_NUM_SLOTS);
+                  ROCX_CORE_QP_SLOTS != ROCX_NUM_SLOTS ||
+                  ROCX_CORE_MAX_SRQ + 1 > ROCX_NUM_SLOTS);
 /* The first numbers after reset are those a 1.1 device gave: qpn 2, cqn 1. */
 #define ROCX_CORE_QPN_FIRST         2
 #define ROCX_CORE_CQN_FIRST         1
@@ -194,6 +195,7 @@ typedef struct RocxCq {
  */
 typedef struct RocxSrq {
     bool valid;
+    uint32_t srqn;              /* its number, of this slot (rocx-numgen.c) */
     bool error;                 /* a bad entry: takes nothing more */
     uint8_t log_depth;
     uint8_t wqe_shift;
@@ -550,6 +552,7 @@ typedef struct RocxRdma {
     uint32_t pbl_entries;       /* page-list entries held, all objects */
     RocxNumSpace qpns;
     RocxNumSpace cqns;
+    RocxNumSpace srqns;
 
     /*
      * CQs with an arm request for the engine: a FIFO of CQ slots, each

@@ -23,13 +23,17 @@
 #include "qemu/osdep.h"
 #include "rocx-int.h"
 
+/* By slot, then the whole number: a stale number names nothing. */
 RocxSrq *rocx_srq_get(RocxCore *c, uint32_t srqn)
 {
-    if (srqn < 1 || srqn >= ROCX_CORE_SRQ_SLOTS ||
-        !c->rdma.srq[srqn].valid) {
+    unsigned slot = rocx_num_slot(srqn);
+    RocxSrq *srq;
+
+    if (slot < 1 || slot >= ROCX_CORE_SRQ_SLOTS) {
         return NULL;
     }
-    return &c->rdma.srq[srqn];
+    srq = &c->rdma.srq[slot];
+    return srq->valid && srq->srqn == srqn ? srq : NULL;
 }
 
 /* Entries posted and not taken. */
@@ -47,7 +51,8 @@ void rocx_cmd_create_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
     uint32_t uctx = ldl_le_p(&cs->uctx);
     uint32_t pdn = ldl_le_p(&cs->pdn);
     uint32_t limit = ldl_le_p(&cs->limit);
-    RocxSrq *srq = NULL;
+    RocxSrq *srq, new = { 0 };
+    uint32_t srqn;
     unsigned i;
 
     if (uctx >= ROCX_DB_PAGES || pdn < 1 || pdn > ROCX_CORE_MAX_PD ||
@@ -77,31 +82,37 @@ void rocx_cmd_create_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
     for (i = 1; i < ROCX_CORE_SRQ_SLOTS; i++) {
         if (!c->rdma.srq[i].valid) {
-            srq = &c->rdma.srq[i];
             break;
         }
     }
-    if (!srq) {
+    if (i == ROCX_CORE_SRQ_SLOTS) {
         res->status = ROCX_AQ_STS_NO_RESOURCE;
         return;
     }
-    memset(srq, 0, sizeof(*srq));
     if (cs->type == ROCX_SRQT_XRC) {
-        res->status = rocx_xrc_srq_create(c, cs, uctx, srq);
+        res->status = rocx_xrc_srq_create(c, cs, uctx, &new);
         if (res->status != ROCX_AQ_STS_OK) {
             return;
         }
     }
     res->status = rocx_pbl_copy(c, &cs->pbl,
                                 1ULL << (cs->log_depth + cs->wqe_shift),
-                                &srq->pbl);
-    if (res->status != ROCX_AQ_STS_OK) {
+                                &new.pbl);
+    /* Only an SRQ that is made takes a number (a slot is free). */
+    if (res->status != ROCX_AQ_STS_OK || !rocx_srqn_alloc(c, &srqn)) {
+        rocx_pbl_free(c, &new.pbl);
+        /* No QP names it yet: only the CQ's count to give back. */
         if (cs->type == ROCX_SRQT_XRC) {
-            rocx_xrc_srq_gone(c, srq, i);
+            rocx_cq_get(c, new.cqn)->users--;
         }
-        memset(srq, 0, sizeof(*srq));
+        if (res->status == ROCX_AQ_STS_OK) {
+            res->status = ROCX_AQ_STS_NO_RESOURCE;
+        }
         return;
     }
+    srq = &c->rdma.srq[rocx_num_slot(srqn)];
+    *srq = new;
+    srq->srqn = srqn;
     srq->valid = true;
     srq->log_depth = cs->log_depth;
     srq->wqe_shift = cs->wqe_shift;
@@ -109,7 +120,7 @@ void rocx_cmd_create_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
     srq->uctx = uctx;
     srq->pdn = pdn;
     srq->limit = limit;
-    res->result = i;
+    res->result = srqn;
 }
 
 void rocx_cmd_modify_srq(RocxCore *c, const union rocx_aq_cmd *cmd,
