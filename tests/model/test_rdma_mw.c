@@ -785,6 +785,123 @@ static void t_mr_rereg(void)
           (ROCX_ACCESS_LOCAL_WRITE | remote_rw));
 }
 
+static uint8_t qp_state(TQp *q)
+{
+    struct rocx_qp_attr a;
+
+    CHECK_EQ(t_query(q, &a), ROCX_AQ_STS_OK);
+    return a.state;
+}
+
+/*
+ * Local WQEs stop with the QP: the third of three signalled binds
+ * overflows a send CQ of two entries, which moves the QP to ERR, and
+ * the WRITE posted behind them never leaves: B's memory keeps its
+ * bytes and B sees no request.
+ */
+static void t_mw_local_stops_at_err(void)
+{
+    TCq scq, rcq, bcq;
+    TQp qa, qb;
+    TMr amr, bmr;
+    TConn conn;
+    struct rocx_sge s;
+    uint64_t abuf, bbuf;
+    uint32_t key, k;
+    unsigned i;
+    uint8_t *b;
+
+    CHECK_EQ(t_create_cq(A, &scq, 1, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(A, &rcq, 8, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(B, &bcq, 8, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(A, &qa, &scq, &rcq, 6, 6, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(B, &qb, &bcq, &bcq, 6, 6, 0), ROCX_AQ_STS_OK);
+    abuf = t_alloc(A, MW_BUF, T_PAGE);
+    bbuf = t_alloc(B, MW_BUF, T_PAGE);
+    CHECK_EQ(t_reg_mr(A, &amr, abuf, MW_BUF,
+                      ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_MW_BIND),
+             ROCX_AQ_STS_OK);
+    CHECK_EQ(t_reg_mr(B, &bmr, bbuf, MW_BUF,
+                      ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE),
+             ROCX_AQ_STS_OK);
+    t_conn_default(&conn);
+    t_connect(&qa, &qb, &conn);
+    b = t_ptr(B, bbuf, MW_BUF);
+    memset(b, 0xee, MW_BUF);
+    t_fill(t_ptr(A, abuf, 64), 64, 6);
+
+    CHECK_EQ(alloc_mw(A, A->pdn, ROCX_MW_TYPE_1, &key), ROCX_AQ_STS_OK);
+    for (i = 0, k = key; i < 3; i++) {
+        k = inc_key(k);
+        t_post_bind(&qa, ROCX_WQE_SIGNALED, k, &amr, 0, T_PAGE,
+                    ROCX_ACCESS_REMOTE_READ);
+    }
+    s = t_sge(&amr, 0, 64);
+    t_post_send(&qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &s, 1, bmr.iova,
+                bmr.key, 0);
+    t_ring_sq(&qa);
+    t_pump();
+    CHECK_EQ(qp_state(&qa), ROCX_QPS_ERR);
+    CHECK_EQ(b[0], 0xee);
+    CHECK_EQ(t_stat(B, ROCX_STAT_ROCE_RX_PACKETS), 0);
+    CHECK_EQ(qp_state(&qb), ROCX_QPS_RTS);
+}
+
+/*
+ * Local WQEs are work the engine budgets: a full SQ of 4096 binds takes
+ * many engine runs, at most ROCX_CORE_PKT_BUDGET in the first, and all
+ * of them complete in the end, in order.
+ */
+static void t_mw_local_budget(void)
+{
+    TCq acq, bcq;
+    TQp qa, qb;
+    TMr amr;
+    TConn conn;
+    struct rocx_cqe e;
+    uint64_t abuf;
+    uint32_t key, k;
+    unsigned i, runs;
+    RocxQp *q;
+
+    CHECK_EQ(t_create_cq(A, &acq, 8, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(A, &qa, &acq, &acq, 12, 1, 0), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_cq(B, &bcq, 8, 0, 1), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_create_qp(B, &qb, &bcq, &bcq, 1, 1, 0), ROCX_AQ_STS_OK);
+    abuf = t_alloc(A, T_PAGE, T_PAGE);
+    CHECK_EQ(t_reg_mr(A, &amr, abuf, T_PAGE,
+                      ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_MW_BIND),
+             ROCX_AQ_STS_OK);
+    t_conn_default(&conn);
+    t_connect(&qa, &qb, &conn);
+    CHECK_EQ(alloc_mw(A, A->pdn, ROCX_MW_TYPE_1, &key), ROCX_AQ_STS_OK);
+    for (i = 0, k = key; i < 4096; i++) {
+        k = inc_key(k);
+        t_post_bind(&qa, i == 4095 ? ROCX_WQE_SIGNALED : 0, k, &amr, 0,
+                    T_PAGE, ROCX_ACCESS_REMOTE_READ);
+    }
+    t_ring_sq(&qa);
+    q = rocx_qp_get(&A->f->core, qa.qpn);
+    CHECK(A->f->scheduled);
+    A->f->scheduled = false;
+    rocx_core_process(&A->f->core);
+    CHECK(q->req.ci > 0);
+    CHECK(q->req.ci <= ROCX_CORE_PKT_BUDGET);
+    CHECK(A->f->scheduled);
+    for (runs = 1; A->f->scheduled && runs < 1000; runs++) {
+        A->f->scheduled = false;
+        rocx_core_process(&A->f->core);
+    }
+    CHECK(runs >= 4096 / ROCX_CORE_PKT_BUDGET);
+    CHECK_EQ(q->req.ci, 4096);
+    CHECK(t_poll(&acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(op(&e), ROCX_CQE_OP_BIND_MW);
+    CHECK_EQ(le16toh(e.wqe_idx), 4095);
+    CHECK(!t_poll(&acq, &e));
+    CHECK_EQ(qp_state(&qa), ROCX_QPS_RTS);
+}
+
 const TCase t_cases_mw[] = {
     T_CASE(mw_alloc),
     T_CASE(mw_type1_access),
@@ -800,5 +917,7 @@ const TCase t_cases_mw[] = {
     T_CASE(mw_dealloc_bound),
     T_CASE(mw_mr_gone),
     T_CASE(mr_rereg),
+    T_CASE(mw_local_stops_at_err),
+    T_CASE(mw_local_budget),
 };
 const unsigned t_ncases_mw = ARRAY_SIZE(t_cases_mw);

@@ -795,7 +795,10 @@ static inline uint8_t rocx_xrc_wire_op(const RocxQp *qp, uint8_t op)
 
 /* ---- Requester, completer, responder ---- */
 
-/* Send what the SQ allows, up to budget packets; returns packets sent. */
+/*
+ * Send what the SQ allows, up to budget packets and local WQEs executed;
+ * returns how many of those it did.
+ */
 unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget);
 /* Whether rocx_req_run could send now. */
 bool rocx_req_ready(RocxQp *qp);
@@ -814,11 +817,21 @@ uint8_t rocx_req_fetch(RocxCore *c, RocxQp *qp, uint16_t idx, RocxSendWqe *w,
                        uint8_t *verr);
 /* The CQE opcode of a send WQE opcode. */
 uint8_t rocx_cqe_op(uint8_t wqe_op);
+/* What rocx_req_start() did with the WQE at req.next. */
+typedef enum RocxReqStart {
+    /* Nothing: it has to wait, or it failed (its completion is written). */
+    ROCX_REQ_WAIT,
+    /* A local WQE (BIND_MW, LOCAL_INV, REG_MR) executed and completed. */
+    ROCX_REQ_LOCAL,
+    /* Fetched into req.wqe, its slot filled, cur set: packets to send. */
+    ROCX_REQ_SEND,
+} RocxReqStart;
 /*
- * Start the WQE at req.next (fetched into req.wqe, slot filled, cur set);
- * false if it has to wait or failed (its completion is then written).
+ * Start the WQE at req.next, one WQE at a time: a local WQE sends no
+ * packet but is work all the same, which the caller counts against its
+ * budget, and its completion may end the QP.
  */
-bool rocx_req_start(RocxCore *c, RocxQp *qp);
+RocxReqStart rocx_req_start(RocxCore *c, RocxQp *qp);
 /* Send packet n (0-based) of the message of req.cur; a ROCX_VERR_*. */
 uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s, uint32_t n);
 
@@ -874,7 +887,7 @@ void rocx_resp_recv_done(RocxCore *c, RocxQp *qp, uint8_t status,
 
 /* ---- UC queue pairs (rocx-uc.c) ---- */
 
-/* The requester of a UC QP, as rocx_req_run(): packets sent. */
+/* The requester of a UC QP, as rocx_req_run(): packets and local WQEs. */
 unsigned rocx_uc_req_run(RocxCore *c, RocxQp *qp, unsigned budget);
 /* A request for a UC QP (rocx_resp_rx() is RC's). */
 void rocx_uc_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);

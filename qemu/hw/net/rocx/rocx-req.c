@@ -310,13 +310,15 @@ uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s, uint32_t n)
 }
 
 /*
- * Execute the local WQE (BIND_MW, LOCAL_INV) just fetched at next: it
- * takes a slot without PSNs, done at once and completed in order (at
- * once if it is the oldest, else when the WQEs before it are).  One that
- * fails changes nothing, and is reported once every WQE before it has
- * completed: it runs again then.  Then go on to the WQE after it.
+ * Execute the local WQE (BIND_MW, LOCAL_INV, REG_MR) just fetched at
+ * next: it takes a slot without PSNs, done at once and completed in
+ * order (at once if it is the oldest, else when the WQEs before it are).
+ * One that fails changes nothing, and is reported once every WQE before
+ * it has completed: it runs again then.  The WQE after it waits for the
+ * caller's next step: each local WQE costs its budget, and a completion
+ * that overflowed the CQ has ended the QP, which then starts no more.
  */
-static bool rocx_req_local(RocxCore *c, RocxQp *qp)
+static RocxReqStart rocx_req_local(RocxCore *c, RocxQp *qp)
 {
     RocxSendWqe *w = &qp->req.wqe;
     uint16_t idx = qp->req.next;
@@ -326,7 +328,7 @@ static bool rocx_req_local(RocxCore *c, RocxQp *qp)
     status = rocx_mw_local_op(c, qp, w, &verr);
     if (status != ROCX_WC_SUCCESS && qp->req.ci != idx) {
         qp->req.blocked = true;
-        return false;
+        return ROCX_REQ_WAIT;
     }
     s = rocx_req_slot(qp, idx);
     memset(s, 0, sizeof(*s));
@@ -338,17 +340,17 @@ static bool rocx_req_local(RocxCore *c, RocxQp *qp)
     qp->req.cur_cached = false;
     if (status != ROCX_WC_SUCCESS) {
         rocx_comp_error(c, qp, status, verr);
-        return false;
+        return ROCX_REQ_WAIT;
     }
     rocx_comp_local(c, qp);
-    return rocx_req_start(c, qp);
+    return ROCX_REQ_LOCAL;
 }
 
 /*
- * Start the next WQE from the SQ: returns false if it has to wait (for
+ * Start the next WQE from the SQ: ROCX_REQ_WAIT if it has to wait (for
  * completions, a READ slot, a fence) or failed.
  */
-bool rocx_req_start(RocxCore *c, RocxQp *qp)
+RocxReqStart rocx_req_start(RocxCore *c, RocxQp *qp)
 {
     uint16_t idx = qp->req.next;
     RocxSendWqe *w = &qp->req.wqe;
@@ -357,7 +359,7 @@ bool rocx_req_start(RocxCore *c, RocxQp *qp)
 
     if (idx == qp->sq_pi ||
         (uint16_t)(idx - qp->req.ci) >= ROCX_REQ_MAX_WQES) {
-        return false;
+        return ROCX_REQ_WAIT;
     }
     status = rocx_req_fetch(c, qp, idx, w, &verr);
     qp->req.cur_cached = status == ROCX_WC_SUCCESS;
@@ -373,13 +375,13 @@ bool rocx_req_start(RocxCore *c, RocxQp *qp)
         } else {
             qp->req.blocked = true;
         }
-        return false;
+        return ROCX_REQ_WAIT;
     }
     if ((rocx_wqe_rd_atomic(w->opcode) &&
          qp->req.rd_out >= MAX(qp->max_rd_atomic, 1)) ||
         ((w->flags & ROCX_WQE_FENCE) && qp->req.rd_out)) {
         qp->req.blocked = true;
-        return false;
+        return ROCX_REQ_WAIT;
     }
     if (rocx_req_is_local(w->opcode)) {
         return rocx_req_local(c, qp);
@@ -396,7 +398,7 @@ bool rocx_req_start(RocxCore *c, RocxQp *qp)
     }
     qp->req.cur = idx;
     qp->req.next++;
-    return true;
+    return ROCX_REQ_SEND;
 }
 
 bool rocx_req_ready(RocxQp *qp)
@@ -426,13 +428,22 @@ unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
 {
     unsigned sent = 0;
 
+    /* rocx_req_ready() asks for RTS before each step, a local one too. */
     while (sent < budget && rocx_req_ready(qp)) {
         RocxSqSlot *s;
         uint32_t n;
         uint8_t err;
 
-        if (qp->req.cur == qp->req.next && !rocx_req_start(c, qp)) {
-            break;
+        if (qp->req.cur == qp->req.next) {
+            RocxReqStart st = rocx_req_start(c, qp);
+
+            if (st == ROCX_REQ_WAIT) {
+                break;
+            }
+            if (st == ROCX_REQ_LOCAL) {
+                sent++;
+                continue;
+            }
         }
         s = rocx_req_slot(qp, qp->req.cur);
         if (!qp->req.cur_cached || qp->req.wqe.idx != qp->req.cur) {

@@ -41,8 +41,17 @@ unsigned rocx_uc_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
         uint32_t n;
         uint8_t err;
 
-        if (qp->req.cur == qp->req.next && !rocx_req_start(c, qp)) {
-            break;
+        if (qp->req.cur == qp->req.next) {
+            RocxReqStart st = rocx_req_start(c, qp);
+
+            if (st == ROCX_REQ_WAIT) {
+                break;
+            }
+            /* A local WQE: work without a packet (rocx_req_run()). */
+            if (st == ROCX_REQ_LOCAL) {
+                sent++;
+                continue;
+            }
         }
         s = &qp->req.slot[qp->req.cur % ROCX_REQ_MAX_WQES];
         if (!qp->req.cur_cached || qp->req.wqe.idx != qp->req.cur) {
