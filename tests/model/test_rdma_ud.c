@@ -567,6 +567,101 @@ static void t_ud_state_machine(void)
     CHECK(!t_poll(&v.cq, &e));
 }
 
+/* A PFC frame (802.1Qbb) pausing (quanta) or resuming (0) priority prio. */
+static void ud_pfc(TDev *d, unsigned prio, uint16_t quanta)
+{
+    static const uint8_t dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+    uint8_t f[60];
+
+    memset(f, 0, sizeof(f));
+    memcpy(f, dst, 6);
+    f[11] = 0x99;
+    stw_be_p(f + 12, 0x8808);
+    stw_be_p(f + 14, 0x0101);
+    stw_be_p(f + 16, 1u << prio);
+    stw_be_p(f + 18 + 2 * prio, quanta);
+    t_inject(d, f, sizeof(f));
+}
+
+/* A signalled UD SEND of 64 bytes from u to v's QP at priority prio. */
+static void ud_post_prio(TUd *u, TUd *v, unsigned prio)
+{
+    struct rocx_sge s = t_sge(&u->mr, 0, 64);
+    uint16_t idx = ud_post(u, v->d, ROCX_NET_ROCE_V2_IPV4, ROCX_WQE_SEND,
+                           v->qp.qpn, T_QKEY, &s, 0);
+
+    ud_wqe(u, idx)->ud.av.flow_label = htole32(prio << 20);
+}
+
+/*
+ * A UD message takes the priority of its own WQE's address vector, for
+ * the pause that holds it and the class that pays for it: a fresh QP's
+ * first message to a paused priority waits for the resume, as does one
+ * that follows a message of another priority; each message's bytes go
+ * to the class of its own priority.
+ */
+static void t_ud_prio_per_wqe(void)
+{
+    RocxSched *sc = &A->f->core.sched;
+    struct rocx_dcb_cfg cfg;
+    uint64_t b0, b3;
+    struct rocx_cqe e;
+    TUd u, v;
+    unsigned i;
+
+    ud_setup(&u, A, T_QKEY);
+    ud_setup(&v, B, T_QKEY);
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.valid = htole32(ROCX_DCB_PFC);
+    cfg.pfc_en = 0x08;
+    cfg.pfc_quanta = htole16(0xffff);
+    CHECK_EQ(t_cfg_set(A, ROCX_AQ_OP_SET_DCB, &cfg, sizeof(cfg)),
+             ROCX_AQ_STS_OK);
+    for (i = 0; i < 4; i++) {
+        ud_recv(&v, i * 256, 256);
+    }
+
+    /* The first message of the QP, to paused priority 3. */
+    ud_pfc(A, 3, 0xffff);
+    ud_post_prio(&u, &v, 3);
+    t_ring_sq(&u.qp);
+    t_pump();
+    CHECK(!t_poll(&u.cq, &e));
+    CHECK(!t_poll(&v.cq, &e));
+    CHECK_EQ(sc->tc_bytes[0] + sc->tc_bytes[3], 0);
+    ud_pfc(A, 3, 0);
+    t_pump();
+    CHECK(t_poll(&u.cq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK(t_poll(&v.cq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    b3 = sc->tc_bytes[3];
+    CHECK(b3 > 0);
+    CHECK_EQ(sc->tc_bytes[0], 0);
+
+    /* Priority 0, then 3 while 3 is paused: only the first leaves. */
+    ud_pfc(A, 3, 0xffff);
+    ud_post_prio(&u, &v, 0);
+    ud_post_prio(&u, &v, 3);
+    t_ring_sq(&u.qp);
+    t_pump();
+    CHECK(t_poll(&u.cq, &e));
+    CHECK(t_poll(&v.cq, &e));
+    b0 = sc->tc_bytes[0];
+    CHECK(b0 > 0);
+    CHECK_EQ(sc->tc_bytes[3], b3);
+    CHECK(!t_poll(&u.cq, &e));
+    CHECK(!t_poll(&v.cq, &e));
+    ud_pfc(A, 3, 0);
+    t_pump();
+    CHECK(t_poll(&u.cq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK(t_poll(&v.cq, &e));
+    CHECK_EQ(sc->tc_bytes[0], b0);
+    CHECK_EQ(sc->tc_bytes[3], 2 * b3);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 const TCase t_cases_ud[] = {
     T_CASE(ud_send_net_types),
     T_CASE(ud_loopback),
@@ -576,5 +671,6 @@ const TCase t_cases_ud[] = {
     T_CASE(ud_recv_too_small),
     T_CASE(ud_state_machine),
     T_CASE(ud_vlan_from_gid),
+    T_CASE(ud_prio_per_wqe),
 };
 const unsigned t_ncases_ud = ARRAY_SIZE(t_cases_ud);

@@ -898,6 +898,13 @@ void rocx_uc_resp_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p);
 unsigned rocx_ud_send_run(RocxCore *c, RocxQp *qp, unsigned budget);
 /* Whether rocx_ud_send_run could send now. */
 bool rocx_ud_send_ready(const RocxQp *qp);
+/*
+ * A UD QP's path (its priority, whether it loops back) becomes that of
+ * the WQE it sends next, read from the SQ, so that the transmit
+ * scheduler pauses and charges the message by its own address vector;
+ * no change for another QP type, or without a WQE to send.
+ */
+void rocx_ud_next_path(RocxCore *c, RocxQp *qp);
 /* The largest UD message the port's MTU allows. */
 uint32_t rocx_ud_max_msg(RocxCore *c);
 /* A UD packet received: to the QP (or QPs) it is for. */

@@ -10,7 +10,10 @@
  * the head of its FIFO one frame.  The frame then occupies the line for
  * 8 * bytes / speed.  A source whose priority is paused (rocx-dcb.c) or
  * whose pacing rate (rate limit, congestion control) does not allow a
- * frame yet leaves the FIFO until it may send again.
+ * frame yet leaves the FIFO until it may send again.  A QP's priority is
+ * its path's; a UD QP's path is that of the WQE at the head of its SQ
+ * (rocx_ud_next_path()), looked up before it joins a class and after
+ * each of its turns, since every UD message carries its own.
  *
  * Nothing here waits by spinning: when the line, every ready class or
  * every ready QP is busy, one deadline in the device's timer heap brings
@@ -129,12 +132,19 @@ static void rocx_sched_add(RocxCore *c, unsigned id, unsigned tc)
     }
 }
 
+/* The class of the QP's next frame. */
+static unsigned rocx_sched_qp_tc(RocxCore *c, const RocxQp *qp)
+{
+    return c->dcb.prio_tc[qp->path.prio & 7];
+}
+
 bool rocx_sched_take(RocxCore *c, RocxQp *qp)
 {
     if (qp->state != ROCX_QPS_RTR && qp->state != ROCX_QPS_RTS) {
         return false;
     }
-    rocx_sched_add(c, rocx_qp_slot(qp), c->dcb.prio_tc[qp->path.prio & 7]);
+    rocx_ud_next_path(c, qp);
+    rocx_sched_add(c, rocx_qp_slot(qp), rocx_sched_qp_tc(c, qp));
     return true;
 }
 
@@ -225,10 +235,11 @@ static int rocx_sched_pick(RocxCore *c, int64_t now, int64_t *wake)
 
 /*
  * One frame (or a turn that sends none: completions, a pause found) of
- * QP slot id; *bytes: what it sent.  True if it stays in its class.
+ * QP slot id; *bytes: what it sent.  True if it stays in line, in class
+ * *tc (its next frame's, which for a UD QP may be another).
  */
 static bool rocx_sched_qp_turn(RocxCore *c, unsigned slot, int64_t now,
-                               uint64_t *bytes)
+                               uint64_t *bytes, unsigned *tc)
 {
     RocxSched *s = &c->sched;
     RocxQp *qp = c->rdma.qp[slot];
@@ -272,6 +283,8 @@ static bool rocx_sched_qp_turn(RocxCore *c, unsigned slot, int64_t now,
         rocx_qp_schedule(c, qp);
         return false;
     }
+    rocx_ud_next_path(c, qp);
+    *tc = rocx_sched_qp_tc(c, qp);
     /* A turn that did nothing would do nothing again: wait for work. */
     return more && used;
 }
@@ -344,7 +357,7 @@ bool rocx_sched_run(RocxCore *c)
         int64_t wake = INT64_MAX;
         uint64_t bytes = 0;
         unsigned *budget;
-        unsigned id;
+        unsigned id, next_tc;
         int tc;
 
         if (!rocx_sched_backlog(s)) {
@@ -377,11 +390,12 @@ bool rocx_sched_run(RocxCore *c)
         }
         (*budget)--;
         rocx_sched_pop(s, tc);
+        next_tc = tc;
         if (id < ROCX_CORE_QP_SLOTS ?
-            rocx_sched_qp_turn(c, id, now, &bytes) :
+            rocx_sched_qp_turn(c, id, now, &bytes, &next_tc) :
             rocx_sched_ring_turn(c, id - ROCX_CORE_QP_SLOTS, &bytes)) {
             /* Round robin among the class's sources, frame by frame. */
-            rocx_sched_add(c, id, tc);
+            rocx_sched_add(c, id, next_tc);
         }
         rocx_sched_charge(c, tc, bytes, now);
     }

@@ -164,6 +164,27 @@ bool rocx_ud_send_ready(const RocxQp *qp)
     return qp->state == ROCX_QPS_RTS && qp->req.ci != qp->sq_pi;
 }
 
+void rocx_ud_next_path(RocxCore *c, RocxQp *qp)
+{
+    uint64_t off = (uint64_t)(qp->req.ci & ((1u << qp->sq_log_depth) - 1))
+                   << qp->sq_wqe_shift;
+    struct rocx_send_wqe hdr;
+    RocxPath path;
+
+    if (qp->type != ROCX_QPT_UD || !rocx_ud_send_ready(qp)) {
+        return;
+    }
+    /*
+     * Only the header: rocx_req_fetch() checks the whole WQE when it is
+     * sent.  One with an unusable address vector sends nothing, so the
+     * path it leaves does not matter.
+     */
+    if (!rocx_pbl_rw(c, &qp->pbl, off, &hdr, sizeof(hdr), false) &&
+        rocx_av_to_path(c, qp, &hdr.ud.av, &path)) {
+        qp->path = path;
+    }
+}
+
 /* ---- Receive ---- */
 
 /*
