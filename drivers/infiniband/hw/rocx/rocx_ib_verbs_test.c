@@ -25,7 +25,7 @@
 /**
  * struct rocx_ib_fake - the device behind rocx_ib_admin() in these tests
  * @dev: the driver's device
- * @destroy_err: what DESTROY_QP/DESTROY_CQ answers
+ * @destroy_err: what DESTROY_QP, DESTROY_CQ and DEALLOC_XRCD answer
  * @destroys: DESTROY commands executed
  * @in_table: the table still held the object when DESTROY ran
  * @racer: what a concurrent create inserts at the freed number; NULL: none
@@ -75,6 +75,9 @@ static int rocx_ib_fake_admin(struct rocx_ib_dev *dev, union rocx_aq_cmd *cmd,
 	case ROCX_AQ_OP_DESTROY_CQ:
 		return rocx_ib_fake_destroy(f, &dev->cq_xa,
 					    le32_to_cpu(vcmd->destroy_cq.cqn));
+	case ROCX_AQ_OP_DEALLOC_XRCD:
+		f->destroys++;
+		return f->destroy_err;
 	case ROCX_AQ_OP_ALLOC_UCTX:
 		f->uctx_live++;
 		cqe->result = cpu_to_le32(f->uctx);
@@ -265,12 +268,36 @@ static void rocx_ib_destroy_cq_result_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, xa_load(&f->dev->cq_xa, 9));
 }
 
+/*
+ * An XRC domain is a number without memory: whatever the device answers
+ * but a refusal, ib_core must forget it (it never retries a failed
+ * dealloc_xrcd on device removal and leaks the domain), and a refusal
+ * leaves the domain with both, for the next dealloc.
+ */
+static void rocx_ib_dealloc_xrcd_result_test(struct kunit *test)
+{
+	const struct rocx_ib_destroy_case *c = test->param_value;
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct rocx_ib_xrcd *xrcd = kunit_kzalloc(test, sizeof(*xrcd),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, xrcd);
+	xrcd->ibxrcd.device = &f->dev->ibdev;
+	xrcd->xrcdn = 4;
+	f->destroy_err = c->dev_err;
+	KUNIT_EXPECT_EQ(test, rocx_ib_dealloc_xrcd(&xrcd->ibxrcd, NULL),
+			c->ret);
+	KUNIT_EXPECT_EQ(test, f->destroys, 1);
+}
+
 static struct kunit_case rocx_ib_destroy_test_cases[] = {
 	KUNIT_CASE(rocx_ib_destroy_qp_reuse_test),
 	KUNIT_CASE(rocx_ib_destroy_cq_reuse_test),
 	KUNIT_CASE_PARAM(rocx_ib_destroy_qp_result_test,
 			 rocx_ib_destroy_gen_params),
 	KUNIT_CASE_PARAM(rocx_ib_destroy_cq_result_test,
+			 rocx_ib_destroy_gen_params),
+	KUNIT_CASE_PARAM(rocx_ib_dealloc_xrcd_result_test,
 			 rocx_ib_destroy_gen_params),
 	{}
 };

@@ -12,6 +12,7 @@
  * (ib_create_qp_user()), and the device gives them no queues, so there is
  * nothing to pin or map.
  */
+#include <kunit/visibility.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "rocx_ib.h"
@@ -66,6 +67,7 @@ int rocx_ib_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 			  xrcd->xrcdn, err);
 	return rocx_ib_verbs_errno(err);
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_dealloc_xrcd);
 
 /**
  * rocx_ib_xrc_srq_fill() - the XRC part of a CREATE_SRQ command
