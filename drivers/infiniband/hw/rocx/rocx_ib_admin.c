@@ -29,7 +29,8 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_verbs_errno);
 
 /**
  * rocx_ib_destroy_outcome() - what a failed destroy command leaves behind
- * @err: rocx_ib_exec() result of DESTROY_CQ, DESTROY_QP or DESTROY_SRQ
+ * @err: rocx_ib_exec() result of DESTROY_CQ, DESTROY_QP, DESTROY_SRQ or
+ *	DEALLOC_XRCD
  *
  * Return: ROCX_IB_DESTROYED when the device holds no such object any more
  * (destroyed, or rocx_core going away, or the device does not know it);

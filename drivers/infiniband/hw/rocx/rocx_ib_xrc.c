@@ -60,12 +60,26 @@ int rocx_ib_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
 	struct rocx_ib_xrcd *xrcd = to_rocx_ib_xrcd(ibxrcd);
 	int err;
 
-	/* ib_core frees it only when no SRQ or QP uses it. */
+	/*
+	 * ib_core frees it only when no SRQ or QP uses it.  A domain is a
+	 * number without memory, and ib_core never retries a dealloc that
+	 * failed on device removal: only a refusal, which leaves the
+	 * domain with the device, keeps it in ib_core too.
+	 */
 	err = rocx_ib_xrcd_cmd(dev, ROCX_AQ_OP_DEALLOC_XRCD, xrcd->xrcdn, NULL);
-	if (err)
+	switch (rocx_ib_destroy_outcome(err)) {
+	case ROCX_IB_DESTROYED:
+		return 0;
+	case ROCX_IB_DESTROY_UNKNOWN:
+		ibdev_err(&dev->ibdev, "DEALLOC_XRCD %u unanswered (%d)\n",
+			  xrcd->xrcdn, err);
+		return 0;
+	case ROCX_IB_DESTROY_REFUSED:
+	default:
 		ibdev_err(&dev->ibdev, "DEALLOC_XRCD %u failed: %d\n",
 			  xrcd->xrcdn, err);
-	return rocx_ib_verbs_errno(err);
+		return rocx_ib_verbs_errno(err);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_dealloc_xrcd);
 
