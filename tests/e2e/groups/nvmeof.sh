@@ -6,7 +6,8 @@
 # pattern across a disconnect, two removals of the target's rocx_ib
 # (under reads in flight, then until the host gives the controller up)
 # and over IPv6; then 32 MiB through nvmet-rdma reloaded with use_srq=1
-# (kernel SRQs).  The RAM disk's pages and fio's buffers want more than
+# (kernel SRQs), and rocx_ib removed under that connection in well under
+# the 60 s an SRQ-attached QP's drain can wait.  The RAM disk's pages and fio's buffers want more than
 # 1 GiB.
 timeout=600
 guest rocx,mem=1536 nvmeof.sh

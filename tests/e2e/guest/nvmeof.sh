@@ -22,7 +22,10 @@
 #  - connect over IPv6, part of the pattern verified.
 #  - the target loads nvmet-rdma again with use_srq=1, so that its queues
 #    receive from kernel SRQs (rocx_ib_ksrq.c): 32 MiB written and read
-#    back verified through them.
+#    back verified through them; then the target's rocx_ib is removed
+#    under that connection, in much less than the 60 s each SRQ-attached
+#    QP's drain waits without its last-WQE event, and the host
+#    reconnects once it is back.
 # fio runs with O_DIRECT, so every read crosses the fabric.
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/guest_lib.sh"
@@ -154,9 +157,18 @@ remove_reload() {
 	t "round $r: $ibdev is gone" bash -c "! ls /sys/class/infiniband | grep -q ."
 	rocx_put "removed.$r" 1
 	rocx_get "failed_io.$r" >/dev/null
-	t "round $r: insmod rocx_ib again" insmod "$ROCX_MODDIR/rocx_ib.ko"
-	t "round $r: $ibdev port ACTIVE again" wait_for 20 _roce_port_active "$ibdev"
-	t "round $r: $ibdev has its RoCE v2 GIDs again" \
+	ib_reload "round $r" "$r"
+	rocx_put "reloaded.$r" 1
+}
+
+# ib_reload NAME [ROUND] - insmod rocx_ib again and enable nvmet-rdma's
+# ports on the new device; checks are named NAME.
+ib_reload() {
+	local n=$1 r=${2:-0}
+
+	t "$n: insmod rocx_ib again" insmod "$ROCX_MODDIR/rocx_ib.ko"
+	t "$n: $ibdev port ACTIVE again" wait_for 20 _roce_port_active "$ibdev"
+	t "$n: $ibdev has its RoCE v2 GIDs again" \
 		wait_for 20 roce_gid_index "$ibdev" "$t4"
 	# Round 2: the device is back, the subsystem not yet: the host's
 	# reconnects are rejected until it gives the controller up.
@@ -168,13 +180,12 @@ remove_reload() {
 	# rdma_cm id for good (it repairs a port only on ADDR_CHANGE): the
 	# port must be disabled and enabled again, which configfs does when
 	# its last subsystem link goes and the first comes back.
-	t "round $r: the ports are enabled again (subsystem unlinked and linked)" \
+	t "$n: the ports are enabled again (subsystem unlinked and linked)" \
 		wait_for 30 relink 1 2
-	t "round $r: nvmet-rdma listens again on $t4:4420" \
+	t "$n: nvmet-rdma listens again on $t4:4420" \
 		wait_for 30 port_listening "$t4"
-	t "round $r: nvmet-rdma listens again on [$t6]:4420" \
+	t "$n: nvmet-rdma listens again on [$t6]:4420" \
 		wait_for 30 port_listening "$t6"
-	rocx_put "reloaded.$r" 1
 }
 
 # kernel_srqs - nvmet-rdma holds SRQs of the device (rdma res shows a
@@ -206,6 +217,16 @@ srq_reload() {
 	t "use_srq: nvmet-rdma's queues receive from kernel SRQs on $ibdev" \
 		kernel_srqs
 	rdma res show srq 2>&1 | head -n 4 | sed 's/^/# /'
+	# Removing the device drains each queue's QP (ib_drain_qp()), which
+	# for a QP on an SRQ waits for IB_EVENT_QP_LAST_WQE_REACHED, for
+	# 60 s if it never comes.
+	rocx_get srq.written >/dev/null
+	SECONDS=0
+	t "use_srq: rmmod rocx_ib under a live connection on SRQs" \
+		timeout 300 rmmod rocx_ib
+	t "use_srq: the removal took ${SECONDS} s, no drain waited for its 60 s" \
+		test "$SECONDS" -lt 30
+	ib_reload "use_srq"
 	rocx_put srq.checked 1
 }
 
@@ -430,7 +451,12 @@ host() {
 	t "use_srq: 32 MiB of the pattern written and read back verified" \
 		pattern write 32
 	echo "# throughput use_srq $(cat /tmp/fio.bw)"
+	rocx_put srq.written 1
 	rocx_get srq.checked >/dev/null
+	t "use_srq: the host reconnects once rocx_ib is back" \
+		wait_for 90 ctrl_state_is live
+	t "use_srq: the pattern is still there after the removal" \
+		pattern verify 32
 	t "use_srq: nvme disconnect" disconnect
 	t "nvme-rdma unloads" unload nvme_rdma
 	dmesg | grep -E 'nvme[0-9]|nvmet|rdma' | grep -v 'Connect rejected' | tail -n 40 | sed 's/^/# /'
