@@ -287,13 +287,16 @@ static void rocx_ib_remove(struct auxiliary_device *adev)
 {
 	struct rocx_ib_dev *dev = auxiliary_get_drvdata(adev);
 
-	/* Returns once no event callback runs; none can follow. */
-	rocx_register_events(dev->core, NULL, NULL);
 	/*
 	 * Disassociates live user contexts rather than waiting for them,
 	 * destroying their QPs, CQs and MRs: the EQ has no users after it.
+	 * Kernel consumers drain their QPs first, and ib_drain_qp() of a QP
+	 * on an SRQ waits for its QP_LAST_WQE event (60 s if none comes):
+	 * events are still forwarded meanwhile.
 	 */
 	ib_unregister_device(&dev->ibdev);
+	/* Returns once no event callback runs; none can follow. */
+	rocx_register_events(dev->core, NULL, NULL);
 	rocx_ib_ceq_destroy(dev);
 	WARN_ON(!xa_empty(&dev->cq_xa) || !xa_empty(&dev->qp_xa) ||
 		!xa_empty(&dev->srq_xa));
