@@ -17,6 +17,11 @@
 #    keeps reconnecting, nothing hangs; rocx_ib is loaded again and the
 #    ports re-enabled, the host reconnects by itself and the pattern is
 #    verified again.
+#  - fatal: the target's admin queue hangs under reads in flight; after
+#    the admin timeout rocx_core resets the function, and rocx_ib goes
+#    while nvmet-rdma's queues are still on the device: nothing hangs, no
+#    warning, the device comes back and the host reconnects and verifies
+#    the pattern.
 #  - round 2: removed again, and back without the subsystem: the host
 #    gives the controller up after ctrl_loss_tmo and its disk goes.
 #  - connect over IPv6, part of the pattern verified.
@@ -164,9 +169,15 @@ remove_reload() {
 # ib_reload NAME [ROUND] - insmod rocx_ib again and enable nvmet-rdma's
 # ports on the new device; checks are named NAME.
 ib_reload() {
+	t "$1: insmod rocx_ib again" insmod "$ROCX_MODDIR/rocx_ib.ko"
+	ports_back "$@"
+}
+
+# ports_back NAME [ROUND] - once rocx_ib is back, enable nvmet-rdma's
+# ports on the new device; checks are named NAME.
+ports_back() {
 	local n=$1 r=${2:-0}
 
-	t "$n: insmod rocx_ib again" insmod "$ROCX_MODDIR/rocx_ib.ko"
 	t "$n: $ibdev port ACTIVE again" wait_for 20 _roce_port_active "$ibdev"
 	t "$n: $ibdev has its RoCE v2 GIDs again" \
 		wait_for 20 roce_gid_index "$ibdev" "$t4"
@@ -186,6 +197,39 @@ ib_reload() {
 		wait_for 30 port_listening "$t4"
 	t "$n: nvmet-rdma listens again on [$t6]:4420" \
 		wait_for 30 port_listening "$t6"
+}
+
+# reset_done - rocx_core logged a finished function reset.
+reset_done() {
+	dmesg | grep -q 'function reset done'
+}
+
+# fatal_reset - when the host has I/O in flight, hang the admin queue at
+# its next command (x-aq-stall) and issue one (a hw_counters read): after
+# the admin timeout rocx_core resets the function before rocx_ib goes,
+# so nvmet-rdma takes its queues down on a device that has forgotten
+# them.  Their removal ends (the driver flushes the kernel QPs), the
+# function comes back and the ports are enabled on the new device.
+fatal_reset() {
+	local a
+
+	rocx_get connected.f >/dev/null
+	mon "qom-set /machine/peripheral/nic0 x-aq-stall 65536" | sed 's/^/# /'
+	a=$(mon "qom-get /machine/peripheral/nic0 x-aq-stall" | tr -d '\r\n ')
+	t "fatal: x-aq-stall armed for the next command (qom-get: '$a')" \
+		test "$a" = 65536
+	SECONDS=0
+	timeout 60 cat "/sys/class/infiniband/$ibdev/ports/1/hw_counters/"* \
+		>/dev/null 2>&1
+	t "fatal: rocx_core reset the function under nvmet-rdma's queues" \
+		wait_for 120 reset_done
+	t "fatal: the timeout and reset took ${SECONDS} s, no drain hung" \
+		test "$SECONDS" -lt 60
+	a=$(mon "qom-get /machine/peripheral/nic0 x-aq-stall" | tr -d '\r\n ')
+	t "fatal: x-aq-stall off after the reset (qom-get: '$a')" test "$a" = -1
+	t "fatal: $ibdev is back" wait_for 30 test -e "/sys/class/infiniband/$ibdev"
+	ports_back fatal
+	rocx_put reloaded.f 1
 }
 
 # kernel_srqs - nvmet-rdma holds SRQs of the device (rdma res shows a
@@ -240,6 +284,7 @@ target() {
 	# Twice: the host reconnects after the first, gives the controller
 	# up after the second.
 	remove_reload 1
+	fatal_reset
 	remove_reload 2
 	srq_reload
 	rocx_barrier host.done
@@ -421,6 +466,24 @@ host() {
 	rocx_get reloaded.1 >/dev/null
 	t "the host reconnects by itself once rocx_ib is back" wait_for 90 ctrl_state_is live
 	t "the pattern is still there after the removal and reconnect" pattern verify
+
+	# The target's function is reset under reads in flight, after an
+	# admin command timed out: its device is gone before nvmet-rdma
+	# takes the queues down.
+	timeout 120 fio --name=inflight --filename="$dev" --rw=randread \
+		--bs=64k --size="${size_mib}M" --direct=1 --ioengine=libaio \
+		--iodepth=8 --time_based --runtime=100 >/tmp/fio.inflight 2>&1 &
+	bg=$!
+	sleep 3
+	rocx_put connected.f 1
+	rocx_get reloaded.f >/dev/null
+	wait "$bg"
+	rc=$?
+	t "fatal: the reads in flight ended (fio exit $rc, no hang)" test "$rc" -ne 124
+	t "fatal: the host reconnects once the target's device is back" \
+		wait_for 90 ctrl_state_is live
+	t "fatal: the pattern is still there after the target's reset" \
+		pattern verify
 
 	# Round 2: the target's device comes back without the subsystem;
 	# the host gives the controller up ctrl_loss_tmo after the removal,

@@ -54,23 +54,6 @@ check() {
 	fi
 }
 
-# mon CMD... - run CMD on this guest's QEMU monitor; prints the answer.
-# Safe in $(...): the request's name is unique without shared state.
-mon() {
-	local seq i
-
-	seq=$(date +%s%N)
-	local req=$ROCX_SHARED/mon.req.$me.$seq ans=$ROCX_SHARED/mon.ans.$me.$seq
-	local tmp=$ROCX_SHARED/.mon.$me.$seq
-
-	printf '%s\n' "$*" >"$tmp" && mv "$tmp" "$req"
-	for ((i = 0; i < 300; i++)); do
-		[ -f "$ans" ] && { cat "$ans"; return 0; }
-		sleep 0.1
-	done
-	return 1
-}
-
 # up - find the netdev and ib_device, configure the address, wait for the
 # port and the RoCE v2 GID; sets dev, ibdev, gid.
 up() {

@@ -151,3 +151,21 @@ dmesg_clean() {
 			-E -e '\] traps: [^ ]+\[[0-9]+\] general protection fault ip:[0-9a-f]+ .* in ' |
 		grep -q .
 }
+
+# mon CMD... - run CMD on this guest's QEMU monitor; prints the answer.
+# The group runs tests/e2e/host/monitor.sh on the host (host_cmd).
+# Safe in $(...): the request's name is unique without shared state.
+mon() {
+	local g=$ROCX_GUEST_INDEX seq i
+
+	seq=$(date +%s%N)
+	local req=$ROCX_SHARED/mon.req.$g.$seq ans=$ROCX_SHARED/mon.ans.$g.$seq
+	local tmp=$ROCX_SHARED/.mon.$g.$seq
+
+	printf '%s\n' "$*" >"$tmp" && mv "$tmp" "$req"
+	for ((i = 0; i < 300; i++)); do
+		[ -f "$ans" ] && { cat "$ans"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
