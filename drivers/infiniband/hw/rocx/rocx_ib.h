@@ -253,6 +253,9 @@ struct rocx_ib_kbuf {
  * @ci: kernel CQ: free-running consumer index
  * @db_ci: kernel CQ: the index last handed back through the doorbell
  * @db_batch: kernel CQ: entries polled before they are handed back
+ * @sw_send: kernel CQ: QPs sending here that the driver flushes
+ *	(rocx_ib_flush.c); under @lock
+ * @sw_recv: kernel CQ: the same for QPs receiving here
  */
 struct rocx_ib_cq {
 	struct ib_cq ibcq;
@@ -267,6 +270,8 @@ struct rocx_ib_cq {
 	u32 ci;
 	u32 db_ci;
 	u32 db_batch;
+	struct list_head sw_send;
+	struct list_head sw_recv;
 };
 
 /**
@@ -308,6 +313,10 @@ struct rocx_ib_kwq {
  * @kbuf: the SQ and RQ of a kernel QP (rocx_ib_datapath.c)
  * @sq: kernel QP: the send queue
  * @rq: kernel QP: the receive queue (depth 0: none)
+ * @sw_err: kernel QP: the device is gone and the driver moved the QP to
+ *	ERR (rocx_ib_flush.c); set once, under @lock
+ * @sw_send: kernel QP with @sw_err: on its send CQ's @sw_send list
+ * @sw_recv: kernel QP with @sw_err: on its receive CQ's @sw_recv list
  */
 struct rocx_ib_qp {
 	struct ib_qp ibqp;
@@ -319,6 +328,9 @@ struct rocx_ib_qp {
 	struct rocx_ib_kbuf kbuf;
 	struct rocx_ib_kwq sq;
 	struct rocx_ib_kwq rq;
+	bool sw_err;
+	struct list_head sw_send;
+	struct list_head sw_recv;
 };
 
 /**
@@ -642,6 +654,13 @@ void rocx_ib_kqp_reset(struct rocx_ib_qp *qp);
 void rocx_ib_kqp_free(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp);
 
 u64 rocx_ib_db_value(u32 qid, u16 index, u64 arm);
+
+/* rocx_ib_flush.c: a kernel QP's flush once the device is gone. */
+void rocx_ib_qp_sw_err(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp);
+void rocx_ib_qp_sw_kick(struct rocx_ib_qp *qp);
+void rocx_ib_qp_sw_forget(struct rocx_ib_qp *qp);
+int rocx_ib_kcq_sw_flush(struct rocx_ib_cq *cq, int num_entries,
+			 struct ib_wc *wc);
 int rocx_ib_kbuf_alloc(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb,
 		       size_t size, struct rocx_ib_pbl *pbl);
 void rocx_ib_kbuf_free(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb);

@@ -115,6 +115,8 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (!dev->ceq.created)
 		return -EOPNOTSUPP;
+	INIT_LIST_HEAD(&cq->sw_send);
+	INIT_LIST_HEAD(&cq->sw_recv);
 	if (!uc) {
 		err = rocx_ib_kcq_create(dev, cq, attr);
 		if (err)

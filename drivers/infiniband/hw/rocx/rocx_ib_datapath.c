@@ -346,6 +346,7 @@ int rocx_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		if (rocx_ib_kcqe_poll(dev, cqe, &wc[n]))
 			n++;
 	}
+	n += rocx_ib_kcq_sw_flush(cq, num_entries - n, wc + n);
 	if (cq->ci - cq->db_ci >= cq->db_batch)
 		rocx_ib_kcq_db(dev, cq, 0);
 	spin_unlock_irqrestore(&cq->lock, flags);
@@ -609,6 +610,7 @@ static void rocx_ib_kqp_clean(struct rocx_ib_qp *qp)
 	unsigned long flags;
 
 	rocx_ib_lock_cqs(scq, rcq, &flags);
+	rocx_ib_qp_sw_forget(qp);
 	rocx_ib_kcq_clean(scq, qp->ibqp.qp_num, srq);
 	if (rcq != scq)
 		rocx_ib_kcq_clean(rcq, qp->ibqp.qp_num, srq);
@@ -706,6 +708,9 @@ int rocx_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			       rocx_ib_db_value(ibqp->qp_num, pi, 0));
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
+	/* The device is gone: the driver completes it (rocx_ib_flush.c). */
+	if (READ_ONCE(qp->sw_err))
+		rocx_ib_qp_sw_kick(qp);
 	return err;
 }
 
@@ -747,5 +752,7 @@ int rocx_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			       rocx_ib_db_value(ibqp->qp_num, pi, 0));
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
+	if (READ_ONCE(qp->sw_err))
+		rocx_ib_qp_sw_kick(qp);
 	return err;
 }

@@ -712,6 +712,16 @@ int rocx_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = rocx_ib_qp_attr_cmd(dev, ROCX_AQ_OP_MODIFY_QP,
 					  ibqp->qp_num, dma);
 	rocx_ib_qp_attr_free(dev, qa, dma);
+	/*
+	 * A device that is gone has forgotten the QP: a kernel consumer
+	 * taking it down gets ERR and its flush from the driver.
+	 */
+	if (err == -ENODEV && (mask & IB_QP_STATE) && next == IB_QPS_ERR &&
+	    qp->kbuf.va) {
+		rocx_ib_qp_sw_err(dev, qp);
+		err = 0;
+		goto out_unlock;
+	}
 	if (!err && (mask & IB_QP_STATE)) {
 		if (next == IB_QPS_RESET)
 			rocx_ib_kqp_reset(qp);
