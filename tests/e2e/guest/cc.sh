@@ -52,6 +52,10 @@ t "cc_param: rp_en on for every priority" \
 	grep -qx 0xff "/sys/class/infiniband/$ROCE_DEV/ports/1/cc_param/rp_en"
 t "cc_param: np_en on for every priority" \
 	grep -qx 0xff "/sys/class/infiniband/$ROCE_DEV/ports/1/cc_param/np_en"
+# Each read is an admin command: not for every user to issue.
+ccdir=/sys/class/infiniband/$ROCE_DEV/ports/1/cc_param
+t "cc_param: the files are root's alone (mode $(stat -c %a "$ccdir/rp_en"))" \
+	bash -c "[ -z \"\$(find $ccdir -type f -perm /077)\" ]"
 marked0=$(hw hw_np_ecn_marked_roce_packets)
 sent0=$(hw hw_np_cnp_sent)
 handled0=$(hw hw_rp_cnp_handled)
