@@ -192,9 +192,10 @@ static ssize_t rocx_ib_cc_store(struct ib_device *ibdev, u32 port_num,
 	return err ? err : count;
 }
 
+/* Each read is an admin command: root's alone, as mlx5's cc_params. */
 #define ROCX_IB_CC_ATTR(_name)						\
 	static struct ib_port_attribute rocx_ib_cc_attr_##_name =	\
-		__ATTR(_name, 0644, rocx_ib_cc_show, rocx_ib_cc_store)
+		__ATTR(_name, 0600, rocx_ib_cc_show, rocx_ib_cc_store)
 
 ROCX_IB_CC_ATTR(np_en);
 ROCX_IB_CC_ATTR(rp_en);
