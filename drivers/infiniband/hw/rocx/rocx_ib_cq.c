@@ -121,6 +121,8 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		err = rocx_ib_kcq_create(dev, cq, attr);
 		if (err)
 			return err;
+		/* resize_cq refuses a kernel CQ, but destroy takes it down. */
+		mutex_init(&cq->resize_lock);
 		goto insert;
 	}
 	/* Completion timestamps are the 64-byte format's. */
