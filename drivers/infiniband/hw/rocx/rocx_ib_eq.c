@@ -47,7 +47,9 @@ static void rocx_ib_ceq_lost(struct rocx_ib_dev *dev, u64 n)
 	/* Held across the calls, as in rocx_ib_cq_comp(). */
 	xa_lock(&dev->cq_xa);
 	xa_for_each(&dev->cq_xa, cqn, cq)
-		if (cq->ibcq.comp_handler)
+		/* A direct CQ's consumer polls it; a call would warn. */
+		if (cq->ibcq.comp_handler &&
+		    cq->ibcq.poll_ctx != IB_POLL_DIRECT)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	xa_unlock(&dev->cq_xa);
 }
