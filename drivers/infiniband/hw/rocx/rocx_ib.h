@@ -313,8 +313,10 @@ struct rocx_ib_kwq {
  * @kbuf: the SQ and RQ of a kernel QP (rocx_ib_datapath.c)
  * @sq: kernel QP: the send queue
  * @rq: kernel QP: the receive queue (depth 0: none)
- * @sw_err: kernel QP: the device is gone and the driver moved the QP to
- *	ERR (rocx_ib_flush.c); set once, under @lock
+ * @sw_err: kernel QP: the device is gone and the driver flushes the
+ *	QP's work (rocx_ib_flush.c); set once, under dev->qp_xa's lock
+ * @sw_last_wqe: kernel QP on an SRQ: the driver reported QP_LAST_WQE;
+ *	under @lock
  * @sw_send: kernel QP with @sw_err: on its send CQ's @sw_send list
  * @sw_recv: kernel QP with @sw_err: on its receive CQ's @sw_recv list
  */
@@ -329,6 +331,7 @@ struct rocx_ib_qp {
 	struct rocx_ib_kwq sq;
 	struct rocx_ib_kwq rq;
 	bool sw_err;
+	bool sw_last_wqe;
 	struct list_head sw_send;
 	struct list_head sw_recv;
 };

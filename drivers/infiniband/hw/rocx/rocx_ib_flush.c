@@ -9,9 +9,9 @@
  * drain them (ib_drain_qp()) and wait for the work they posted, which
  * would never complete.  So a kernel QP's move to ERR succeeds in the
  * driver when the device is gone, and from then on poll_cq completes
- * each of its outstanding WQEs with WR_FLUSH_ERR, as the device would
- * have; a QP on an SRQ gets the QP_LAST_WQE event the device would have
- * posted.  Outstanding entries of an SRQ are not flushed, as on the
+ * every kernel QP's outstanding WQEs with WR_FLUSH_ERR, as the device
+ * would have on its way down; a QP on an SRQ gets the QP_LAST_WQE event
+ * the device would have posted.  Outstanding entries of an SRQ are not flushed, as on the
  * device.
  */
 #include <rdma/ib_verbs.h>
@@ -39,41 +39,62 @@ void rocx_ib_qp_sw_kick(struct rocx_ib_qp *qp)
 		rocx_ib_cq_sw_kick(qp->ibqp.recv_cq);
 }
 
-/* Put a QP (@node) on @ibcq's list of QPs to flush. */
-static void rocx_ib_cq_sw_add(struct ib_cq *ibcq, struct list_head *node,
-			      bool send)
+/*
+ * Put a kernel QP on its CQs' flush lists, once, and have them polled.
+ * dev->qp_xa locked: destroy_qp takes the QP out of the table before it
+ * cleans it off the lists (rocx_ib_qp_sw_forget()), so that waits for
+ * this, and the QP holds its CQs.
+ */
+static void rocx_ib_qp_sw_start(struct rocx_ib_qp *qp)
 {
-	struct rocx_ib_cq *cq = to_rocx_ib_cq(ibcq);
-	unsigned long flags;
+	struct rocx_ib_cq *scq, *rcq;
 
-	spin_lock_irqsave(&cq->lock, flags);
-	list_add_tail(node, send ? &cq->sw_send : &cq->sw_recv);
-	spin_unlock_irqrestore(&cq->lock, flags);
+	if (!qp->kbuf.va || qp->sw_err)
+		return;
+	scq = to_rocx_ib_cq(qp->ibqp.send_cq);
+	rcq = to_rocx_ib_cq(qp->ibqp.recv_cq);
+	spin_lock(&scq->lock);
+	list_add_tail(&qp->sw_send, &scq->sw_send);
+	spin_unlock(&scq->lock);
+	spin_lock(&rcq->lock);
+	list_add_tail(&qp->sw_recv, &rcq->sw_recv);
+	spin_unlock(&rcq->lock);
+	WRITE_ONCE(qp->sw_err, true);
+	rocx_ib_qp_sw_kick(qp);
 }
 
 /**
  * rocx_ib_qp_sw_err() - move a kernel QP to ERR without the device
  * @dev: device, gone (its MODIFY_QP failed with -ENODEV)
  * @qp: the QP, @qp->lock held
+ *
+ * Every kernel QP's outstanding work is flushed from here on, not only
+ * this one's: a QP nobody moves to ERR, as ib_mad's GSI QP whose
+ * sends ib_cm waits for while it takes its connections down, would
+ * otherwise keep its work for ever.
  */
 void rocx_ib_qp_sw_err(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp)
 {
+	struct rocx_ib_qp *any;
+	unsigned long flags, qpn;
+
 	lockdep_assert_held(&qp->lock);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	if (!qp->sw_err) {
-		rocx_ib_cq_sw_add(qp->ibqp.send_cq, &qp->sw_send, true);
-		rocx_ib_cq_sw_add(qp->ibqp.recv_cq, &qp->sw_recv, false);
-		WRITE_ONCE(qp->sw_err, true);
-		/* The device posts it once, when the QP reaches ERR. */
-		if (qp->ibqp.srq && qp->ibqp.qp_type != IB_QPT_XRC_TGT)
-			rocx_ib_qp_last_wqe(dev, qp->ibqp.qp_num);
+	xa_lock_irqsave(&dev->qp_xa, flags);
+	xa_for_each(&dev->qp_xa, qpn, any)
+		rocx_ib_qp_sw_start(any);
+	xa_unlock_irqrestore(&dev->qp_xa, flags);
+	/* The device posts it once, when the QP reaches ERR. */
+	if (!qp->sw_last_wqe && qp->ibqp.srq &&
+	    qp->ibqp.qp_type != IB_QPT_XRC_TGT) {
+		qp->sw_last_wqe = true;
+		rocx_ib_qp_last_wqe(dev, qp->ibqp.qp_num);
 	}
-	rocx_ib_qp_sw_kick(qp);
 }
 
 /**
  * rocx_ib_qp_sw_forget() - take a kernel QP off its CQs' flush lists
- * @qp: the QP, going; both its CQs locked
+ * @qp: the QP, out of dev->qp_xa; both its CQs locked
  */
 void rocx_ib_qp_sw_forget(struct rocx_ib_qp *qp)
 {
