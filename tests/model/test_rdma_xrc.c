@@ -617,6 +617,133 @@ static void t_xrc_srq_destroy_holding(void)
     }
 }
 
+/*
+ * A second PD on B: an XRC SRQ of the same domain in it, an MR in it,
+ * and a receive of that SRQ over the MR.
+ */
+typedef struct TXPd2 {
+    uint32_t pdn;
+    TXSrq s;
+    TMr mr;
+    uint64_t buf;
+} TXPd2;
+
+static void x_pd2(TX *x, TXPd2 *p)
+{
+    union rocx_aq_cmd c = t_cmd(ROCX_AQ_OP_CREATE_PD);
+    uint32_t pd1 = B->pdn;
+    struct rocx_sge sge;
+
+    CHECK_EQ(t_aq(B, &c, &p->pdn), ROCX_AQ_STS_OK);
+    B->pdn = p->pdn;
+    CHECK_EQ(xsrq_create(B, &p->s, x->xrcd, x->bcq2.cqn), ROCX_AQ_STS_OK);
+    p->buf = t_alloc(B, X_BUF, T_PAGE);
+    CHECK_EQ(t_reg_mr(B, &p->mr, p->buf, X_BUF, x_access), ROCX_AQ_STS_OK);
+    B->pdn = pd1;
+    sge = t_sge(&p->mr, 0, 4096);
+    xsrq_post(&p->s, &sge, 700);
+}
+
+/* A READ of len bytes of B's PD-1 MR, through s1. */
+static void x_read(TX *x, uint32_t len)
+{
+    struct rocx_sge sge = t_sge(&x->amr, 0x8000, len);
+
+    t_fill(t_ptr(B, x->bbuf, len), len, 55);
+    set_srqn(&x->ini, t_post_send(&x->ini, ROCX_WQE_RDMA_READ,
+                                  ROCX_WQE_SIGNALED, &sge, 1,
+                                  x->bmr.iova, x->bmr.key, 0),
+             x->s1.srqn);
+}
+
+static void x_pd_check(TX *x, TXPd2 *p, uint32_t len, unsigned nini)
+{
+    struct rocx_cqe e;
+    struct rocx_qp_attr a;
+    unsigned i;
+
+    for (i = 0; i < nini; i++) {
+        CHECK(t_poll(&x->acq, &e));
+        CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    }
+    CHECK(!memcmp(t_ptr(A, x->abuf + 0x8000, len), t_ptr(B, x->bbuf, len),
+                  len));
+    CHECK(t_poll(&x->bcq2, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(le32toh(e.ext) & ROCX_CQE_EXT_SRQN, p->s.srqn);
+    CHECK(!memcmp(t_ptr(B, p->buf, 100), t_ptr(A, x->abuf, 100), 100));
+    CHECK_EQ(t_query(&x->tgt, &a), ROCX_AQ_STS_OK);
+    CHECK_EQ(a.cur_state, ROCX_QPS_RTS);
+    CHECK(!t_poll(&x->bcq1, &e));
+}
+
+/*
+ * A READ through an SRQ of one PD, then a SEND into an SRQ of another PD
+ * that arrives while the READ's responses are still going out: they are
+ * read under the READ's PD, not the SEND's.
+ */
+static void t_xrc_read_pd(void)
+{
+    TX x;
+    TXPd2 p;
+
+    x_setup(&x, ROCX_NET_ROCE_V2_IPV4);
+    x_pd2(&x, &p);
+    x_read(&x, 8192);
+    x_send(&x, ROCX_WQE_SEND, 0, 100, p.s.srqn, 5);
+    t_settle(2000LL * 1000 * 1000);
+    x_pd_check(&x, &p, 8192, 2);
+    wire.filter = NULL;
+}
+
+/*
+ * A duplicate of a SEND into the other PD's SRQ, arriving after a READ
+ * through s1 (a retransmission the network delayed): the target drops it
+ * (already executed), and it changes nothing about the READ.
+ */
+static uint8_t dup_fr[256];
+static size_t dup_len;
+
+static bool x_dup(TDev *from, uint8_t *buf, size_t *len)
+{
+    const uint8_t *bth = buf + 14 + 20 + 8;
+
+    if (from != A || *len < 14 + 20 + 8 + 12) {
+        return true;
+    }
+    if ((bth[0] & 0x1f) == ROCX_OP_SEND_ONLY && !dup_len &&
+        *len <= sizeof(dup_fr)) {
+        memcpy(dup_fr, buf, *len);
+        dup_len = *len;
+    } else if ((bth[0] & 0x1f) == ROCX_OP_READ_REQ && dup_len) {
+        /* The READ, then the old SEND again right behind it. */
+        t_wire_push(B, buf, *len);
+        t_wire_push(B, dup_fr, dup_len);
+        return false;
+    }
+    return true;
+}
+
+static void t_xrc_dup_pd(void)
+{
+    TX x;
+    TXPd2 p;
+
+    x_setup(&x, ROCX_NET_ROCE_V2_IPV4);
+    x_pd2(&x, &p);
+    dup_len = 0;
+    wire.filter = x_dup;
+    x_send(&x, ROCX_WQE_SEND, 0, 100, p.s.srqn, 5);
+    t_pump();
+    x_read(&x, 8192);
+    t_ring_sq(&x.ini);
+    t_settle(2000LL * 1000 * 1000);
+    CHECK(dup_len > 0);
+    CHECK(t_stat(B, ROCX_STAT_DUPLICATE_REQUEST) >= 1);
+    x_pd_check(&x, &p, 8192, 2);
+    wire.filter = NULL;
+}
+
 const TCase t_cases_xrc[] = {
     T_CASE(xrc_objects),
     T_CASE(xrc_delivery_v4),
@@ -626,5 +753,7 @@ const TCase t_cases_xrc[] = {
     T_CASE(xrc_other_domain),
     T_CASE(xrc_no_srq),
     T_CASE(xrc_srq_destroy_holding),
+    T_CASE(xrc_read_pd),
+    T_CASE(xrc_dup_pd),
 };
 const unsigned t_ncases_xrc = ARRAY_SIZE(t_cases_xrc);
