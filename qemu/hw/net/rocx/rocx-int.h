@@ -604,6 +604,13 @@ void rocx_mw_qp_gone(RocxCore *c, uint32_t qpn);
 uint8_t rocx_rkey_check(RocxCore *c, const RocxQp *qp, uint32_t rkey,
                         uint64_t va, uint64_t len, uint32_t access,
                         RocxMr **mrp);
+/*
+ * The same, in PD pdn: the PD the request was accepted under, which on
+ * an XRC_TGT QP is its SRQ's and may differ from the QP's current one.
+ */
+uint8_t rocx_rkey_check_pd(RocxCore *c, const RocxQp *qp, uint32_t pdn,
+                           uint32_t rkey, uint64_t va, uint64_t len,
+                           uint32_t access, RocxMr **mrp);
 /* Execute a BIND_MW, REG_MR or LOCAL_INV WQE: a completion status, *verr. */
 uint8_t rocx_mw_local_op(RocxCore *c, RocxQp *qp, const RocxSendWqe *w,
                          uint8_t *verr);

@@ -203,6 +203,13 @@ uint8_t rocx_rkey_check(RocxCore *c, const RocxQp *qp, uint32_t rkey,
                         uint64_t va, uint64_t len, uint32_t access,
                         RocxMr **mrp)
 {
+    return rocx_rkey_check_pd(c, qp, qp->pdn, rkey, va, len, access, mrp);
+}
+
+uint8_t rocx_rkey_check_pd(RocxCore *c, const RocxQp *qp, uint32_t pdn,
+                           uint32_t rkey, uint64_t va, uint64_t len,
+                           uint32_t access, RocxMr **mrp)
+{
     RocxMw *mw;
 
     if (!rocx_key_is_mw(rkey)) {
@@ -210,10 +217,10 @@ uint8_t rocx_rkey_check(RocxCore *c, const RocxQp *qp, uint32_t rkey,
         if (rkey == ROCX_LOCAL_DMA_LKEY) {
             return ROCX_VERR_BAD_LKEY;
         }
-        return rocx_mr_check(c, rkey, qp->pdn, va, len, access, mrp);
+        return rocx_mr_check(c, rkey, pdn, va, len, access, mrp);
     }
     mw = rocx_mw_lookup(c, rkey);
-    if (!mw || !mw->bound || mw->pdn != qp->pdn ||
+    if (!mw || !mw->bound || mw->pdn != pdn ||
         (mw->type == ROCX_MW_TYPE_2 && mw->qpn != qp->qpn)) {
         return ROCX_VERR_BAD_LKEY;
     }

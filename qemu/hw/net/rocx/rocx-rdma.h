@@ -308,6 +308,11 @@ typedef struct RocxReadJob {
     uint64_t va0;
     uint32_t rkey;
     uint32_t len;
+    /*
+     * The PD its R_Key is checked in, for the responses and a repeat: an
+     * XRC_TGT QP's PD is that of the SRQ the latest message named.
+     */
+    uint32_t pdn;
     /* Responses to send, while busy: from psn on, left bytes from va. */
     bool busy;
     bool first;                 /* the next one starts a run: FIRST, ONLY */

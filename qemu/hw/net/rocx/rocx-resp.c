@@ -251,11 +251,11 @@ static void rocx_resp_send(RocxCore *c, RocxQp *qp, const RocxPkt *p)
  * or window's rights (a remote access error if one fails).  The QP's own
  * rights are rocx_resp_op_enabled()'s.
  */
-static uint8_t rocx_resp_rkey(RocxCore *c, RocxQp *qp, uint32_t rkey,
-                              uint64_t va, uint64_t len, uint32_t access,
-                              RocxMr **mr)
+static uint8_t rocx_resp_rkey(RocxCore *c, RocxQp *qp, uint32_t pdn,
+                              uint32_t rkey, uint64_t va, uint64_t len,
+                              uint32_t access, RocxMr **mr)
 {
-    return rocx_rkey_check(c, qp, rkey, va, len, access, mr);
+    return rocx_rkey_check_pd(c, qp, pdn, rkey, va, len, access, mr);
 }
 
 /*
@@ -287,8 +287,9 @@ static void rocx_resp_write(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 
     if (p->opf & ROCX_OPF_FIRST) {
         /* IB: a zero-length WRITE checks no R_Key (but the QP's rights). */
-        verr = p->dmalen ? rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
-                                          ROCX_ACCESS_REMOTE_WRITE, NULL) :
+        verr = p->dmalen ? rocx_resp_rkey(c, qp, qp->pdn, p->rkey, p->va,
+                                          p->dmalen, ROCX_ACCESS_REMOTE_WRITE,
+                                          NULL) :
                ROCX_VERR_NONE;
         if (verr) {
             rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
@@ -312,8 +313,9 @@ static void rocx_resp_write(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     }
     if (p->paylen) {
         /* Looked up per packet: the MR may be gone since the first. */
-        verr = rocx_resp_rkey(c, qp, qp->resp.wr_rkey, qp->resp.wr_va,
-                              p->paylen, ROCX_ACCESS_REMOTE_WRITE, &mr);
+        verr = rocx_resp_rkey(c, qp, qp->pdn, qp->resp.wr_rkey,
+                              qp->resp.wr_va, p->paylen,
+                              ROCX_ACCESS_REMOTE_WRITE, &mr);
         if (verr) {
             rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
             return;
@@ -396,6 +398,7 @@ RocxReadJob *rocx_resp_job_new(RocxQp *qp, uint32_t psn)
     j = &qp->resp.rd[qp->resp.rd_count++];
     memset(j, 0, sizeof(*j));
     j->first_psn = psn;
+    j->pdn = qp->pdn;
     return j;
 }
 
@@ -423,8 +426,9 @@ static void rocx_resp_read(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     uint8_t verr;
 
     /* IB: a zero-length READ checks no R_Key (but the QP's rights). */
-    verr = p->dmalen ? rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
-                                      ROCX_ACCESS_REMOTE_READ, NULL) :
+    verr = p->dmalen ? rocx_resp_rkey(c, qp, qp->pdn, p->rkey, p->va,
+                                      p->dmalen, ROCX_ACCESS_REMOTE_READ,
+                                      NULL) :
            ROCX_VERR_NONE;
     if (verr) {
         rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
@@ -493,8 +497,9 @@ static void rocx_resp_dup_read(RocxCore *c, RocxQp *qp, const RocxPkt *p)
                         false);
         return;
     }
-    verr = p->dmalen ? rocx_resp_rkey(c, qp, p->rkey, p->va, p->dmalen,
-                                      ROCX_ACCESS_REMOTE_READ, NULL) :
+    verr = p->dmalen ? rocx_resp_rkey(c, qp, j->pdn, p->rkey, p->va,
+                                      p->dmalen, ROCX_ACCESS_REMOTE_READ,
+                                      NULL) :
            ROCX_VERR_NONE;
     if (verr) {
         rocx_resp_fatal(c, qp, p, ROCX_AETH_NAK_ACCESS, verr, false);
@@ -627,7 +632,7 @@ static void rocx_resp_read_pkt(RocxCore *c, RocxQp *qp)
                 last ? ROCX_OP_READ_RESP_LAST : ROCX_OP_READ_RESP_MIDDLE;
     if (len) {
         /* The MR may have gone since the request was checked. */
-        verr = rocx_resp_rkey(c, qp, j->rkey, j->va, len,
+        verr = rocx_resp_rkey(c, qp, j->pdn, j->rkey, j->va, len,
                               ROCX_ACCESS_REMOTE_READ, &mr);
         if (verr || rocx_mr_rw(c, mr, j->va,
                                rocx_wire_buf(c, qp) +

@@ -221,22 +221,25 @@ void rocx_xrc_create_tgt(RocxCore *c, const struct rocx_aq_create_qp *cq,
 /*
  * A target's request: point its receive side at the XRCETH's SRQ when a
  * new message starts.  While a message is in progress the SRQ stays the
- * message's; its next packet must name the same one.
+ * message's; its next packet must name the same one.  Only the expected
+ * PSN starts a message: a duplicate or a packet past a gap is not
+ * executed, so it must not move the QP to its SRQ (READs and atomics
+ * held for replay keep the PD they were accepted in).
  */
 static bool rocx_xrc_tgt_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p)
 {
     RocxSrq *srq = rocx_srq_get(c, p->xrc_srqn);
     bool busy = qp->resp.op != ROCX_RESP_IDLE || qp->resp.rwqe_valid;
+    bool expected = rocx_psn_diff(p->psn, qp->resp.epsn) == 0;
 
     if (!srq || srq->type != ROCX_SRQT_XRC || srq->xrcdn != qp->xrcdn ||
-        (busy && p->xrc_srqn != qp->srqn &&
-         rocx_psn_diff(p->psn, qp->resp.epsn) == 0)) {
+        (busy && expected && p->xrc_srqn != qp->srqn)) {
         /* Not the domain's: the SRQ is not this QP's to name. */
         rocx_resp_nak_fatal(c, qp, p, ROCX_AETH_NAK_INVALID,
                             ROCX_VERR_NAK_INVALID);
         return false;
     }
-    if (!busy) {
+    if (!busy && expected) {
         qp->srqn = p->xrc_srqn;
         qp->recv_cqn = srq->cqn;
         /* Receive SGEs and R_Keys are checked against the SRQ's PD. */
