@@ -831,6 +831,42 @@ static void t_qp_flush(void)
     CHECK_EQ(A->f->gerrs, 0);
 }
 
+/*
+ * RESET->ERR (any->ERR): the QP is in ERR afterwards, and what is posted
+ * then completes with WR_FLUSH_ERR.
+ */
+static void t_qp_reset_to_err(void)
+{
+    TLoop l;
+    struct rocx_cqe e;
+    struct rocx_qp_attr a;
+    struct rocx_sge s;
+
+    loop_setup(&l, 6, 6);
+    CHECK_EQ(t_to_state(&l.qa, ROCX_QPS_RESET), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_to_state(&l.qa, ROCX_QPS_ERR), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_query(&l.qa, &a), ROCX_AQ_STS_OK);
+    CHECK_EQ(a.cur_state, ROCX_QPS_ERR);
+    s = t_sge(&l.mr, 0, 64);
+    t_post_send(&l.qa, ROCX_WQE_SEND, 0, &s, 1, 0, 0, 0);
+    t_ring_sq(&l.qa);
+    t_post_recv(&l.qa, &s, 1);
+    t_ring_rq(&l.qa);
+    t_pump();
+    CHECK(t_poll(&l.scq, &e));
+    CHECK_EQ(le32toh(e.src_qp_status) >> 24, ROCX_WC_WR_FLUSH_ERR);
+    CHECK_EQ(le32toh(e.qpn_op) >> 24, ROCX_CQE_OP_SEND);
+    CHECK(t_poll(&l.scq, &e));
+    CHECK_EQ(le32toh(e.src_qp_status) >> 24, ROCX_WC_WR_FLUSH_ERR);
+    CHECK(e.flags & ROCX_CQE_RECV);
+    CHECK(!t_poll(&l.scq, &e));
+    /* And back to RESET, and on to INIT as from any RESET. */
+    CHECK_EQ(t_to_state(&l.qa, ROCX_QPS_RESET), ROCX_AQ_STS_OK);
+    CHECK_EQ(t_query(&l.qa, &a), ROCX_AQ_STS_OK);
+    CHECK_EQ(a.cur_state, ROCX_QPS_RESET);
+    CHECK_EQ(A->f->gerrs, 0);
+}
+
 static void t_qp_destroy_stops_dma(void)
 {
     TLoop l;
@@ -1299,6 +1335,7 @@ const TCase t_cases_obj[] = {
     T_CASE(qp_state_machine),
     T_CASE(qp_path_mtu),
     T_CASE(qp_flush),
+    T_CASE(qp_reset_to_err),
     T_CASE(qp_destroy_stops_dma),
     T_CASE(reset_frees_objects),
     T_CASE(qpn_rotate),

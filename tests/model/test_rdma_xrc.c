@@ -300,6 +300,9 @@ static void t_xrc_objects(void)
     TRY(q->xrcdn = htole32(xrcdn), ROCX_AQ_STS_INVALID);
     TRY(q->type = ROCX_QPT_RC; q->recv_cqn = htole32(cq.cqn);
         q->xrcdn = htole32(xrcdn), ROCX_AQ_STS_INVALID);
+    /* An XRC SRQ is for XRC targets only: no RC QP takes it. */
+    TRY(q->type = ROCX_QPT_RC; q->recv_cqn = htole32(cq.cqn);
+        q->srqn = htole32(s.srqn), ROCX_AQ_STS_INVALID);
     TRY(q->type = 6, ROCX_AQ_STS_INVALID);
 #undef TRY
     c = base;
@@ -744,6 +747,57 @@ static void t_xrc_dup_pd(void)
     wire.filter = NULL;
 }
 
+/*
+ * Congestion: B sees A's requests CE-marked and sends CNPs for the XRC
+ * target to the initiator, whose reaction point takes them (DCQCN for
+ * XRC as for RC).
+ */
+static unsigned ce_marked;
+
+static bool x_ce(TDev *from, uint8_t *f, size_t *len)
+{
+    uint8_t *ip = f + 14;
+    uint32_t sum = 0;
+    unsigned i;
+
+    if (from != A || *len < 14 + 20 + 8 + 12 || lduw_be_p(f + 12) != 0x0800 ||
+        !(ip[1] & 3)) {
+        return true;
+    }
+    ip[1] |= 3;
+    stw_be_p(ip + 10, 0);
+    for (i = 0; i < 20; i += 2) {
+        sum += lduw_be_p(ip + i);
+    }
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    stw_be_p(ip + 10, ~sum & 0xffff);
+    ce_marked++;
+    return true;
+}
+
+static void t_xrc_cnp(void)
+{
+    TX x;
+    struct rocx_cqe e;
+
+    x_setup(&x, ROCX_NET_ROCE_V2_IPV4);
+    ce_marked = 0;
+    wire.filter = x_ce;
+    x_post(&x, &x.s1, 0, 4096, 1);
+    x_send(&x, ROCX_WQE_SEND, 0, 3000, x.s1.srqn, 1);
+    t_settle(2000LL * 1000 * 1000);
+    CHECK(t_poll(&x.acq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK(ce_marked > 0);
+    CHECK(t_stat(B, ROCX_STAT_NP_CNP_SENT) > 0);
+    CHECK_EQ(t_stat(A, ROCX_STAT_RP_CNP_HANDLED),
+             t_stat(B, ROCX_STAT_NP_CNP_SENT));
+    CHECK_EQ(t_stat(A, ROCX_STAT_ROCE_RX_DROPPED), 0);
+    wire.filter = NULL;
+}
+
 const TCase t_cases_xrc[] = {
     T_CASE(xrc_objects),
     T_CASE(xrc_delivery_v4),
@@ -755,5 +809,6 @@ const TCase t_cases_xrc[] = {
     T_CASE(xrc_srq_destroy_holding),
     T_CASE(xrc_read_pd),
     T_CASE(xrc_dup_pd),
+    T_CASE(xrc_cnp),
 };
 const unsigned t_ncases_xrc = ARRAY_SIZE(t_cases_xrc);
