@@ -444,10 +444,13 @@ void rocx_cc_rx_cnp(RocxCore *c, const RocxPkt *p)
 {
     RocxQp *qp = rocx_qp_get(c, p->dqpn);
 
-    /* The peer of a connected QP of ours in RTS, over RoCE v2. */
+    /*
+     * The peer of a connected QP of ours in RTS, over RoCE v2.  XRC's
+     * are connected too: the initiator is the one that sends requests.
+     */
     if (p->net_type == ROCX_NET_ROCE_V1 ||
         p->paylen != ROCX_CNP_PAYLOAD_LEN || !qp ||
-        (qp->type != ROCX_QPT_RC && qp->type != ROCX_QPT_UC) ||
+        qp->type == ROCX_QPT_UD || qp->type == ROCX_QPT_GSI ||
         qp->state != ROCX_QPS_RTS || qp->path.net_type != p->net_type ||
         memcmp(qp->path.dgid, p->sgid, 16) ||
         memcmp(qp->path.sgid, p->dgid, 16)) {

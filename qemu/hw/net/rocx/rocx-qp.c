@@ -203,7 +203,9 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
             res->status = ROCX_AQ_STS_NOT_FOUND;
             return;
         }
-        if (srq->uctx != uctx || cq->rq_log_depth) {
+        /* An XRC SRQ is for the XRC_TGT QPs of its domain only. */
+        if (srq->uctx != uctx || cq->rq_log_depth ||
+            srq->type != ROCX_SRQT_BASIC) {
             res->status = ROCX_AQ_STS_INVALID;
             return;
         }
@@ -529,6 +531,17 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         rocx_sched_qp_stop(c, qp);
         rocx_trace_qp_state(c, qp->qpn, qp->state, ROCX_QPS_RESET);
         rocx_qp_to_reset(qp);
+        return;
+    }
+    if (to == ROCX_QPS_ERR && qp->state == ROCX_QPS_RESET) {
+        /*
+         * Nothing to flush or to stop: the queues are empty.  ERR is
+         * entered all the same, so that what is posted completes.
+         */
+        rocx_trace_qp_state(c, qp->qpn, qp->state, ROCX_QPS_ERR);
+        qp->state = ROCX_QPS_ERR;
+        qp->flushing = true;
+        rocx_qp_schedule(c, qp);
         return;
     }
     if (to == ROCX_QPS_ERR) {
