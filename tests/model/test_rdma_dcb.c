@@ -115,7 +115,7 @@ static void t_dcb_set_query(void)
     c.trust = ROCX_TRUST_DSCP;
     c.dscp2prio[26] = 3;
     c.pfc_en = 0x08;
-    c.pfc_quanta = htole16(0x1000);
+    c.pfc_quanta = htole16(0x4000);
     /* TC 7 strict, the others 50/30/20 and three of 0. */
     memcpy(c.prio_tc, (uint8_t[8]){ 0, 0, 1, 3, 2, 2, 7, 7 }, 8);
     memcpy(c.tc_tsa, (uint8_t[8]){ 1, 1, 1, 1, 1, 1, 1, 0 }, 8);
@@ -126,7 +126,7 @@ static void t_dcb_set_query(void)
     CHECK_EQ(q.dscp2prio[26], 3);
     CHECK_EQ(q.dscp2prio[27], 0);   /* the whole table was given */
     CHECK_EQ(q.pfc_en, 0x08);
-    CHECK_EQ(le16toh(q.pfc_quanta), 0x1000);
+    CHECK_EQ(le16toh(q.pfc_quanta), 0x4000);
     CHECK(!memcmp(q.prio_tc, c.prio_tc, 8));
     CHECK(!memcmp(q.tc_tsa, c.tc_tsa, 8));
     CHECK(!memcmp(q.tc_bw, c.tc_bw, 8));
@@ -179,10 +179,30 @@ static void t_dcb_rules(void)
     BAD("xoff above buffer", c.xoff[4] = htole32(65537));
     BAD("buffers above the total", c.buf_size[7] = htole32(65537));
     BAD("quanta 0", c.pfc_quanta = 0);
+    BAD("quanta 1", c.pfc_quanta = htole16(1));
+    BAD("quanta below 0x4000", c.pfc_quanta = htole16(0x3fff));
+    /* A lossless priority needs a frame of hysteresis below xoff. */
+    BAD("xon = xoff = 0, lossless", (c.pfc_en = 0x10, c.xoff[4] = 0));
+    BAD("xon = xoff, lossless", (c.pfc_en = 0x10, c.xon[4] = c.xoff[4]));
+    BAD("xoff - xon below a frame", (c.pfc_en = 0x10,
+                                     c.xon[4] = htole32(40000 - 9017)));
     BAD("valid bit 7", c.valid = htole32(ROCX_DCB_ALL | ROCX_BIT(7)));
     BAD("reserved byte 7", c.rsvd0 = 1);
     BAD("reserved tail", c.rsvd1[29] = 1);
 #undef BAD
+    /* Lossy priorities use no thresholds: anything up to xoff goes. */
+    c = good;
+    c.xoff[4] = c.xon[4] = 0;
+    c.pfc_quanta = htole16(0x4000);
+    CHECK_EQ(set_dcb(A, &c), ROCX_AQ_STS_OK);
+    /* Then PFC alone on that priority (as dcbnl sets it): INVALID. */
+    memset(&c, 0, sizeof(c));
+    c.valid = htole32(ROCX_DCB_PFC);
+    c.pfc_en = 0x10;
+    c.pfc_quanta = htole16(0xffff);
+    CHECK_EQ(set_dcb(A, &c), ROCX_AQ_STS_INVALID);
+    CHECK_EQ(query_dcb(A, &q), ROCX_AQ_STS_OK);
+    CHECK_EQ(q.pfc_en, 0);
     /* Only the selected fields count: a bad pause not selected is fine. */
     c = good;
     c.valid = htole32(ROCX_DCB_ETS);
@@ -593,6 +613,48 @@ static void t_pfc_xoff_refresh(void)
 }
 
 /*
+ * The shortest pause the device accepts, on the fastest line: the XOFF
+ * is repeated at most every 10 us (0x4000 quanta at 400 Gb/s last
+ * 20.97 us, repeated after 10.49 us), and still before the partner's
+ * pause runs out.  Time passes in steps of 1 us for 210 us.
+ */
+static void t_pfc_refresh_bound(void)
+{
+    struct rocx_dcb_cfg c;
+    uint8_t f[1000];
+    uint16_t quanta;
+    uint64_t n;
+    unsigned i;
+
+    CHECK(rocx_core_set_speed(&B->f->core, 400000));
+    memset(&c, 0, sizeof(c));
+    c.valid = htole32(ROCX_DCB_PFC);
+    c.pfc_en = 0x01;
+    for (quanta = 1; quanta; quanta <<= 1) {
+        c.pfc_quanta = htole16(quanta);
+        if (set_dcb(B, &c) == ROCX_AQ_STS_OK) {
+            break;
+        }
+    }
+    CHECK_EQ(quanta, 0x4000);
+    t_rx_ring(B, 0, NULL);
+    for (i = 0; i < 44; i++) {
+        t_wire_push(B, f, bcast(f));
+    }
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE)), 1);
+    for (i = 0; i < 210; i++) {
+        fake_advance(B->f, USEC);
+        t_pump();
+    }
+    n = t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE));
+    CHECK(n <= 1 + 210 / 10);
+    CHECK(n >= 1 + 210 / 11);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_DISCARDS), 0);
+    CHECK_EQ(B->f->gerrs, 0);
+}
+
+/*
  * Under PCP trust an untagged path of a lossless priority goes out
  * priority-tagged (VLAN 0, PCP 3), so the partner can pause it; B, also
  * trusting PCP, counts it in priority 3.  Under DSCP trust it goes
@@ -652,6 +714,7 @@ const TCase t_cases_dcb[] = {
     T_CASE(rx_prio_counters),
     T_CASE(pfc_xoff_xon),
     T_CASE(pfc_xoff_refresh),
+    T_CASE(pfc_refresh_bound),
     T_CASE(prio_tagging),
 };
 const unsigned t_ncases_dcb = ARRAY_SIZE(t_cases_dcb);
