@@ -173,6 +173,12 @@ enum rocx_dcb_tsa {
 #define ROCX_PAUSE_RX			ROCX_BIT(0)	/* honour 802.3x pause */
 #define ROCX_PAUSE_TX			ROCX_BIT(1)	/* send 802.3x pause */
 
+/*
+ * The shortest XOFF SET_DCB takes: 21 us at 400 Gb/s, so that its
+ * refresh, at half of it, comes at most every 10 us.
+ */
+#define ROCX_DCB_PFC_QUANTA_MIN		0x4000
+
 struct rocx_dcb_cfg {
 	__le32 valid;		/* ROCX_DCB_*; QUERY_DCB: ROCX_DCB_ALL */
 	__u8 trust;		/* enum rocx_dcb_trust */
@@ -187,7 +193,7 @@ struct rocx_dcb_cfg {
 	__le32 buf_size[ROCX_NUM_PRIO];	/* receive buffer bytes */
 	__le32 xoff[ROCX_NUM_PRIO];	/* PFC: pause above this many bytes */
 	__le32 xon[ROCX_NUM_PRIO];	/* PFC: resume below this many */
-	__le16 pfc_quanta;	/* quanta of an XOFF, 1..0xffff */
+	__le16 pfc_quanta;	/* quanta of an XOFF, 0x4000..0xffff */
 	__u8 rsvd1[30];
 };
 

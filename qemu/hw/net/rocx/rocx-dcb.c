@@ -27,6 +27,12 @@
 #define ROCX_PAUSE_OPCODE       0x0001
 /* Opcode and class-enable vector, then eight quanta. */
 #define ROCX_PFC_BODY_LEN       (2 + 2 + 2 * ROCX_NUM_PRIO)
+/*
+ * XOFF refreshes come at most this often: with ROCX_DCB_PFC_QUANTA_MIN
+ * the half pause is longer at every speed up to ROCX_CORE_MAX_SPEED, so
+ * this only bounds the timer's rate, never lets a pause lapse.
+ */
+#define ROCX_DCB_REFRESH_MIN_NS 10000
 
 void rocx_dcb_reset(RocxCore *c)
 {
@@ -135,7 +141,7 @@ static bool rocx_dcb_merge(const RocxDcb *cur, const struct rocx_dcb_cfg *cfg,
 
     if (n->trust > ROCX_TRUST_DSCP || (n->pause & ~(ROCX_PAUSE_RX |
                                                     ROCX_PAUSE_TX)) ||
-        (n->pause && n->pfc_en) || !n->pfc_quanta) {
+        (n->pause && n->pfc_en) || n->pfc_quanta < ROCX_DCB_PFC_QUANTA_MIN) {
         return false;
     }
     for (i = 0; i < ROCX_NUM_DSCP; i++) {
@@ -147,6 +153,14 @@ static bool rocx_dcb_merge(const RocxDcb *cur, const struct rocx_dcb_cfg *cfg,
         if (n->prio_tc[i] >= ROCX_NUM_TC || n->tc_tsa[i] > ROCX_TSA_ETS ||
             n->tc_maxrate[i] > ROCX_CORE_MAX_SPEED ||
             n->xon[i] > n->xoff[i] || n->xoff[i] > n->buf_size[i]) {
+            return false;
+        }
+        /*
+         * A lossless priority's XOFF and XON are a frame apart at least:
+         * with xon = xoff each frame held and taken would send a pair.
+         */
+        if ((n->pfc_en & ROCX_BIT(i)) &&
+            n->xoff[i] - n->xon[i] < ROCX_MAX_FRAME) {
             return false;
         }
         if (n->tc_tsa[i] == ROCX_TSA_STRICT) {
@@ -471,13 +485,16 @@ static void rocx_dcb_xoff(RocxCore *c, unsigned p, int64_t now)
 {
     RocxDcb *d = &c->dcb;
 
+    QEMU_BUILD_BUG_ON((uint64_t)ROCX_DCB_PFC_QUANTA_MIN * 512 * 1000 /
+                      ROCX_CORE_MAX_SPEED / 2 < ROCX_DCB_REFRESH_MIN_NS);
     if (!(d->xoff_sent & ROCX_BIT(p))) {
         d->xoff_sent |= ROCX_BIT(p);
         d->xoff_since[p] = now;
     }
     rocx_dcb_send_pfc(c, ROCX_BIT(p), d->pfc_quanta);
     rocx_timer_mod(c, &d->xoff_timer[p], ROCX_TIMER_DCB,
-                   now + MAX(rocx_dcb_quanta_ns(c, d->pfc_quanta) / 2, 1));
+                   now + MAX(rocx_dcb_quanta_ns(c, d->pfc_quanta) / 2,
+                             ROCX_DCB_REFRESH_MIN_NS));
 }
 
 static void rocx_dcb_xon(RocxCore *c, unsigned p, int64_t now)
