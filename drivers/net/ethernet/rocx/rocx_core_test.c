@@ -1474,19 +1474,26 @@ static void rocx_dcb_build_pfc_pause_test(struct kunit *test)
 	struct rocx_dcb_cfg cfg;
 
 	memset(&cfg, 0xa5, sizeof(cfg));
-	rocx_dcb_build_pfc(&cfg, BIT(3), 0x1234);
+	rocx_dcb_build_pfc(&cfg, BIT(3), 0x5634);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(cfg.valid), ROCX_DCB_PFC);
 	KUNIT_EXPECT_EQ(test, cfg.pfc_en, BIT(3));
-	KUNIT_EXPECT_EQ(test, le16_to_cpu(cfg.pfc_quanta), 0x1234);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cfg.pfc_quanta), 0x5634);
 	KUNIT_EXPECT_EQ(test, cfg.pause, 0);
 	rocx_expect_cfg_zero_but2(test, &cfg, 5, 6, 224, 226);
 	/* Bytes 224-225, spelt out: the layout table's offset. */
 	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[224], 0x34);
-	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[225], 0x12);
+	KUNIT_EXPECT_EQ(test, ((u8 *)&cfg)[225], 0x56);
 
-	/* Quanta 0 is INVALID to the device: the default instead. */
+	/* Below ROCX_DCB_PFC_QUANTA_MIN is INVALID to the device: the default. */
 	rocx_dcb_build_pfc(&cfg, 0, 0);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(cfg.pfc_quanta), ROCX_DCB_PFC_QUANTA);
+	rocx_dcb_build_pfc(&cfg, 0, 1);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cfg.pfc_quanta), ROCX_DCB_PFC_QUANTA);
+	rocx_dcb_build_pfc(&cfg, 0, ROCX_DCB_PFC_QUANTA_MIN - 1);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cfg.pfc_quanta), ROCX_DCB_PFC_QUANTA);
+	rocx_dcb_build_pfc(&cfg, 0, ROCX_DCB_PFC_QUANTA_MIN);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(cfg.pfc_quanta),
+			ROCX_DCB_PFC_QUANTA_MIN);
 
 	memset(&cfg, 0xa5, sizeof(cfg));
 	rocx_dcb_build_pause(&cfg, ROCX_PAUSE_RX | ROCX_PAUSE_TX);
