@@ -64,8 +64,12 @@ VISIBLE_IF_KUNIT void rocx_dcb_build_pfc(struct rocx_dcb_cfg *cfg, u8 pfc_en,
 {
 	rocx_dcb_build(cfg, ROCX_DCB_PFC);
 	cfg->pfc_en = pfc_en;
-	/* PFC's valid bit selects the quanta too; the device refuses 0. */
-	cfg->pfc_quanta = cpu_to_le16(quanta ? quanta : ROCX_DCB_PFC_QUANTA);
+	/*
+	 * PFC's valid bit selects the quanta too; the device refuses fewer
+	 * than ROCX_DCB_PFC_QUANTA_MIN (their refresh would flood the link).
+	 */
+	cfg->pfc_quanta = cpu_to_le16(quanta >= ROCX_DCB_PFC_QUANTA_MIN ?
+				      quanta : ROCX_DCB_PFC_QUANTA);
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_dcb_build_pfc);
 
@@ -485,6 +489,8 @@ static int rocx_dcb_ieee_setpfc(struct net_device *netdev,
 	}
 	rocx_dcb_build_pfc(&cfg, pfc->pfc_en, le16_to_cpu(cfg.pfc_quanta));
 	err = rocx_dcb_set(core, &cfg);
+	if (err == -EINVAL)
+		netdev_err(netdev, "PFC refused by the device: a lossless priority needs xon at least a maximum frame below xoff\n");
 	if (!err)
 		rocx_dcb_sync(netdev);
 	return err;
