@@ -335,6 +335,63 @@ static void t_fr_register_use_invalidate(void)
              ROCX_WC_REM_ACCESS_ERR);
 }
 
+/*
+ * B WRITEs to A from its fast-register MR, then invalidates that MR's
+ * key.  The WRITE's first packet is lost: its retransmission still reads
+ * through the key, because LOCAL_INV waits until every WQE before it has
+ * completed (rocx-device.rst, "LOCAL_INV").  Both complete successfully,
+ * in order, and the key is invalid only afterwards.
+ */
+static void t_fr_inv_waits_for_write(void)
+{
+    const uint64_t iova = 0x7f0000004000ULL;
+    const uint32_t len = 3 * T_PAGE;
+    struct rocx_sge sge;
+    struct rocx_cqe e;
+    TFrPair p;
+    TMr dst;
+    uint64_t dbuf;
+    uint32_t key;
+    unsigned i;
+
+    fr_pair(&p);
+    key = inc_key(p.key);
+    set_list(&p, p.bpage, FR_PAGES);
+    CHECK_EQ(do_reg(&p.qb, &p.bcq, key, fr_rw, iova, len, p.blist, FR_PAGES),
+             ROCX_WC_SUCCESS);
+    for (i = 0; i < 3; i++) {
+        t_fill(t_ptr(B, p.bpage[i], T_PAGE), T_PAGE, 40 + i);
+    }
+    dbuf = t_alloc(A, len, T_PAGE);
+    CHECK_EQ(t_reg_mr(A, &dst, dbuf, len, fr_rw), ROCX_AQ_STS_OK);
+
+    sge.addr = htole64(iova);
+    sge.length = htole32(len);
+    sge.lkey = htole32(key);
+    t_post_send(&p.qb, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &sge, 1,
+                dst.iova, dst.key, 0);
+    t_post_send(&p.qb, ROCX_WQE_LOCAL_INV, ROCX_WQE_SIGNALED, NULL, 0, 0, 0,
+                key);
+    wire.drop_nth = wire.sent + 1;
+    t_ring_sq(&p.qb);
+    t_settle(2000LL * 1000 * 1000);
+    CHECK_EQ(wire.dropped, 1);
+    CHECK(t_poll(&p.bcq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(op(&e), ROCX_CQE_OP_RDMA_WRITE);
+    CHECK(t_poll(&p.bcq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(op(&e), ROCX_CQE_OP_LOCAL_INV);
+    for (i = 0; i < 3; i++) {
+        CHECK(!memcmp(t_ptr(A, dbuf + i * T_PAGE, T_PAGE),
+                      t_ptr(B, p.bpage[i], T_PAGE), T_PAGE));
+    }
+    CHECK(rocx_mr_check(&B->f->core, key, B->pdn, iova, len,
+                        ROCX_ACCESS_LOCAL_WRITE, NULL));
+    CHECK(B->f->core.rdma.stats.retransmits > 0);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 /* The allocated key (a stale variant) never reaches the registered MR. */
 static void t_fr_old_key_fails(void)
 {
@@ -840,6 +897,7 @@ static void t_fr_dma_mr(void)
 const TCase t_cases_fr[] = {
     T_CASE(fr_alloc),
     T_CASE(fr_register_use_invalidate),
+    T_CASE(fr_inv_waits_for_write),
     T_CASE(fr_old_key_fails),
     T_CASE(fr_reregister_new_variant),
     T_CASE(fr_list_read_at_execution),
