@@ -377,9 +377,15 @@ RocxReqStart rocx_req_start(RocxCore *c, RocxQp *qp)
         }
         return ROCX_REQ_WAIT;
     }
+    /*
+     * LOCAL_INV waits until every WQE before it has completed: until
+     * then a retransmission may still read through the key (strong
+     * ordering, as mlx5 gives every LOCAL_INV).
+     */
     if ((rocx_wqe_rd_atomic(w->opcode) &&
          qp->req.rd_out >= MAX(qp->max_rd_atomic, 1)) ||
-        ((w->flags & ROCX_WQE_FENCE) && qp->req.rd_out)) {
+        ((w->flags & ROCX_WQE_FENCE) && qp->req.rd_out) ||
+        (w->opcode == ROCX_WQE_LOCAL_INV && qp->req.ci != idx)) {
         qp->req.blocked = true;
         return ROCX_REQ_WAIT;
     }
