@@ -151,6 +151,31 @@
 #define ROCX_DB_ARM_SOLICITED		ROCX_BIT_ULL(49)	/* CQ: solicited only */
 
 /*
+ * The doorbell value for queue @qid at free-running @index (its low 16
+ * bits travel) with @arm, 0 or ROCX_DB_ARM and ROCX_DB_ARM_SOLICITED.  The
+ * driver and the provider ring with it, the device reads it back with
+ * rocx_db_qid() and rocx_db_index(), so the layout is written only here.
+ * A @qid wider than 24 bits is cut to its low 24, as the device reads it.
+ */
+static inline __u64 rocx_db_encode(__u32 qid, __u32 index, __u64 arm)
+{
+	return ROCX_FIELD_PREP(ROCX_DB_QID_MASK, (__u64)qid) |
+	       ROCX_FIELD_PREP(ROCX_DB_INDEX_MASK, (__u64)(__u16)index) | arm;
+}
+
+/* The queue a doorbell value names. */
+static inline __u32 rocx_db_qid(__u64 val)
+{
+	return (__u32)ROCX_FIELD_GET(ROCX_DB_QID_MASK, val);
+}
+
+/* The 16-bit index a doorbell value carries. */
+static inline __u16 rocx_db_index(__u64 val)
+{
+	return (__u16)ROCX_FIELD_GET(ROCX_DB_INDEX_MASK, val);
+}
+
+/*
  * ---- Guest error codes ----
  * Reported in ROCX_REG_LAST_GUEST_ERR and in ROCX_EQE_GUEST_ERROR events.
  */

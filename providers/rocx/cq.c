@@ -187,7 +187,7 @@ void rocx_cq_db(struct rocx_cq *cq, uint64_t arm)
 	udma_from_device_barrier();
 	udma_to_device_barrier();
 	/* Doorbells are little endian, as every register of the contract. */
-	mmio_write64_le(cq->db, htole64(rocx_db_value(cq->cqn, cq->ci, arm)));
+	mmio_write64_le(cq->db, htole64(rocx_db_encode(cq->cqn, cq->ci, arm)));
 	cq->db_ci = cq->ci;
 }
 

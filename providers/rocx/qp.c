@@ -727,7 +727,7 @@ void rocx_sq_ring(struct rocx_qp *qp, uint16_t pi)
 	sq->pi = pi;
 	/* The WQEs must be in memory before the device hears of them. */
 	udma_to_device_barrier();
-	mmio_write64_le(sq->db, htole64(rocx_db_value(qp->qpn, sq->pi, 0)));
+	mmio_write64_le(sq->db, htole64(rocx_db_encode(qp->qpn, sq->pi, 0)));
 }
 
 int rocx_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -809,7 +809,8 @@ int rocx_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 	if (posted) {
 		udma_to_device_barrier();
-		mmio_write64_le(rq->db, htole64(rocx_db_value(qp->qpn, rq->pi, 0)));
+		mmio_write64_le(rq->db,
+				htole64(rocx_db_encode(qp->qpn, rq->pi, 0)));
 	}
 	pthread_spin_unlock(&rq->lock);
 	return err;

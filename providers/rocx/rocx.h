@@ -261,18 +261,6 @@ static inline struct rocx_srq *to_rocx_srq(struct ibv_srq *ibsrq)
 }
 
 /*
- * A doorbell value: [23:0] queue id, [47:32] index, arm bits; written with
- * mmio_write64_le(db, htole64(value)).
- */
-static inline uint64_t rocx_db_value(uint32_t qid, uint32_t index,
-				     uint64_t arm)
-{
-	return ROCX_FIELD_PREP(ROCX_DB_QID_MASK, (uint64_t)qid) |
-	       ROCX_FIELD_PREP(ROCX_DB_INDEX_MASK, (uint64_t)(uint16_t)index) |
-	       arm;
-}
-
-/*
  * Retire the WQE at @idx of @wq, returning its wr_id; CQ locked.  Receive
  * entries complete in order; a send entry also retires every unsignalled
  * WQE before it.  Either way the queue's oldest outstanding entry is the

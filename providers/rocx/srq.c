@@ -252,7 +252,7 @@ int rocx_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	if (posted) {
 		/* The WQEs must be in memory before the device hears of them. */
 		udma_to_device_barrier();
-		mmio_write64_le(srq->db, htole64(rocx_db_value(srq->srqn,
+		mmio_write64_le(srq->db, htole64(rocx_db_encode(srq->srqn,
 							       srq->pi, 0)));
 	}
 	pthread_spin_unlock(&srq->lock);

@@ -2462,6 +2462,39 @@ typedef struct TestCase {
     void (*fn)(void);
 } TestCase;
 
+/*
+ * The contract's doorbell helpers (rocx_hw.h), which the driver and the
+ * provider encode with and the model decodes with: literal values, so a
+ * layout change shows here and not only as the two sides agreeing.
+ */
+static void t_contract_db_value(void)
+{
+    static const struct {
+        uint32_t qid, index;
+        uint64_t arm, value;
+    } c[] = {
+        { 0, 1, 0, 0x0000000100000000ULL },
+        { 5, 0x1234, ROCX_DB_ARM, 0x0001123400000005ULL },
+        { 0xffffff, 0xffff, ROCX_DB_ARM | ROCX_DB_ARM_SOLICITED,
+          0x0003ffff00ffffffULL },
+        { 7, 2, ROCX_DB_ARM_SOLICITED, 0x0002000200000007ULL },
+        /* Only 24 bits of queue and 16 of index travel. */
+        { 0x1000001, 0x10003, 0, 0x0000000300000001ULL },
+    };
+    unsigned i;
+
+    for (i = 0; i < ARRAY_SIZE(c); i++) {
+        CHECK_EQ(rocx_db_encode(c[i].qid, c[i].index, c[i].arm), c[i].value);
+        CHECK_EQ(rocx_db_qid(c[i].value), c[i].qid & 0xffffff);
+        CHECK_EQ(rocx_db_index(c[i].value), c[i].index & 0xffff);
+    }
+    CHECK_EQ(rocx_db_qid(~0ULL), 0xffffff);
+    CHECK_EQ(rocx_db_index(~0ULL), 0xffff);
+    CHECK_EQ(rocx_db_qid(0xffffffff00000000ULL), 0);
+    CHECK_EQ(rocx_db_index(0x0000ffffffffffffULL), 0xffff);
+    CHECK_EQ(rocx_db_index(0xffff0000ffffffffULL), 0);
+}
+
 #define CASE(n) { #n, t_##n }
 
 static const TestCase cases[] = {
@@ -2508,6 +2541,7 @@ static const TestCase cases[] = {
     CASE(link_change_events),
     CASE(device_clock),
     CASE(device_clock_user),
+    CASE(contract_db_value),
 };
 
 static bool selected(int argc, char **argv, const char *name)

@@ -656,8 +656,6 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 void rocx_ib_kqp_reset(struct rocx_ib_qp *qp);
 void rocx_ib_kqp_free(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp);
 
-u64 rocx_ib_db_value(u32 qid, u16 index, u64 arm);
-
 /* rocx_ib_flush.c: a kernel QP's flush once the device is gone. */
 void rocx_ib_qp_sw_err(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp);
 void rocx_ib_qp_sw_kick(struct rocx_ib_qp *qp);

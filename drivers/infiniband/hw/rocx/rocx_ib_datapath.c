@@ -34,12 +34,6 @@
 #define ROCX_IB_KPAGE_SHIFT	12
 #define ROCX_IB_KPAGE_SIZE	BIT(ROCX_IB_KPAGE_SHIFT)
 
-u64 rocx_ib_db_value(u32 qid, u16 index, u64 arm)
-{
-	return ROCX_FIELD_PREP(ROCX_DB_QID_MASK, (u64)qid) |
-	       ROCX_FIELD_PREP(ROCX_DB_INDEX_MASK, (u64)index) | arm;
-}
-
 /* A zeroed coherent ring of @size bytes and its page list. */
 int rocx_ib_kbuf_alloc(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb,
 		       size_t size, struct rocx_ib_pbl *pbl)
@@ -102,7 +96,7 @@ static void rocx_ib_kcq_db(struct rocx_ib_dev *dev, struct rocx_ib_cq *cq,
 	/* The entries' reads are done before the device may reuse them. */
 	mb();
 	rocx_kernel_db(dev->core, ROCX_DB_CQ,
-		       rocx_ib_db_value(cq->cqn, cq->ci, arm));
+		       rocx_db_encode(cq->cqn, cq->ci, arm));
 	cq->db_ci = cq->ci;
 }
 
@@ -705,7 +699,7 @@ int rocx_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sq->pi = pi;
 		/* Orders the WQEs' stores before the doorbell itself. */
 		rocx_kernel_db(dev->core, ROCX_DB_SQ,
-			       rocx_ib_db_value(ibqp->qp_num, pi, 0));
+			       rocx_db_encode(ibqp->qp_num, pi, 0));
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 	/* The device is gone: the driver completes it (rocx_ib_flush.c). */
@@ -749,7 +743,7 @@ int rocx_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (pi != rq->pi) {
 		rq->pi = pi;
 		rocx_kernel_db(dev->core, ROCX_DB_RQ,
-			       rocx_ib_db_value(ibqp->qp_num, pi, 0));
+			       rocx_db_encode(ibqp->qp_num, pi, 0));
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (READ_ONCE(qp->sw_err))

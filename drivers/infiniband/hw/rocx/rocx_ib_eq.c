@@ -17,14 +17,6 @@
 
 #include "rocx_ib.h"
 
-static u64 rocx_ib_eq_db(u32 eqn, u32 ci, bool arm)
-{
-	u64 val = ROCX_FIELD_PREP(ROCX_DB_QID_MASK, (u64)eqn) |
-		  ROCX_FIELD_PREP(ROCX_DB_INDEX_MASK, (u64)(u16)ci);
-
-	return arm ? val | ROCX_DB_ARM : val;
-}
-
 /* The phase the device writes on the pass through the ring @ci is on. */
 static u8 rocx_ib_eq_phase(const struct rocx_ib_eq *eq, u32 ci)
 {
@@ -88,7 +80,7 @@ static irqreturn_t rocx_ib_ceq_irq(int irq, void *data)
 		/* Hand entries back on the way so a burst cannot overflow. */
 		if ((n + 1) % (depth / 2) == 0)
 			rocx_kernel_db(dev->core, ROCX_DB_EQ,
-				       rocx_ib_eq_db(eq->eqn, eq->ci, false));
+				       rocx_db_encode(eq->eqn, eq->ci, 0));
 	}
 	/*
 	 * An ARM while entries written by the device are unconsumed signals
@@ -96,7 +88,7 @@ static irqreturn_t rocx_ib_ceq_irq(int irq, void *data)
 	 * after the loop is not lost.
 	 */
 	rocx_kernel_db(dev->core, ROCX_DB_EQ,
-		       rocx_ib_eq_db(eq->eqn, eq->ci, true));
+		       rocx_db_encode(eq->eqn, eq->ci, ROCX_DB_ARM));
 	return IRQ_HANDLED;
 }
 
@@ -169,7 +161,8 @@ int rocx_ib_ceq_create(struct rocx_ib_dev *dev)
 		goto err_free_irq;
 	}
 	WRITE_ONCE(eq->created, true);
-	rocx_kernel_db(dev->core, ROCX_DB_EQ, rocx_ib_eq_db(eq->eqn, 0, true));
+	rocx_kernel_db(dev->core, ROCX_DB_EQ,
+		       rocx_db_encode(eq->eqn, 0, ROCX_DB_ARM));
 	return 0;
 
 err_free_irq:

@@ -224,7 +224,7 @@ int rocx_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		srq->pi = pi;
 		/* Orders the WQEs' stores before the doorbell itself. */
 		rocx_kernel_db(dev->core, ROCX_DB_SRQ,
-			       rocx_ib_db_value(srq->srqn, pi, 0));
+			       rocx_db_encode(srq->srqn, pi, 0));
 	}
 	spin_unlock_irqrestore(&srq->klock, flags);
 	return err;

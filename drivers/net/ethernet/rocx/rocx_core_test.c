@@ -168,12 +168,14 @@ static void rocx_db_case_desc(const struct rocx_db_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(rocx_db, rocx_db_cases, rocx_db_case_desc);
 
-static void rocx_db_value_test(struct kunit *test)
+static void rocx_db_encode_test(struct kunit *test)
 {
 	const struct rocx_db_case *c = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, rocx_db_value(c->qid, c->index, c->arm,
-					    c->solicited), c->value);
+	u64 arm = (c->arm ? ROCX_DB_ARM : 0) |
+		  (c->solicited ? ROCX_DB_ARM_SOLICITED : 0);
+
+	KUNIT_EXPECT_EQ(test, rocx_db_encode(c->qid, c->index, arm), c->value);
 }
 
 struct rocx_aq_ctrl_case {
@@ -264,7 +266,7 @@ static void rocx_db_page_phys_test(struct kunit *test)
 }
 
 static struct kunit_case rocx_db_test_cases[] = {
-	KUNIT_CASE_PARAM(rocx_db_value_test, rocx_db_gen_params),
+	KUNIT_CASE_PARAM(rocx_db_encode_test, rocx_db_gen_params),
 	KUNIT_CASE_PARAM(rocx_aq_ctrl_value_test, rocx_aq_ctrl_gen_params),
 	KUNIT_CASE_PARAM(rocx_db_page_phys_test, rocx_db_page_gen_params),
 	{}
@@ -1119,7 +1121,7 @@ static void rocx_reset_timeout_test(struct kunit *test)
 	KUNIT_EXPECT_LT(test, jiffies - t0, (unsigned long)HZ / 10);
 
 	/* A kernel doorbell would name a queue the device forgot. */
-	rocx_kernel_db(core, ROCX_DB_EQ, rocx_db_value(0, 1, true, false));
+	rocx_kernel_db(core, ROCX_DB_EQ, rocx_db_encode(0, 1, ROCX_DB_ARM));
 	msleep(20);
 	kunit_release_action(test, rocx_fake_dev_stop, fd);
 	KUNIT_EXPECT_EQ_MSG(test, fd->db_writes + fd->late_db, 0U,

@@ -76,7 +76,7 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_wr32);
  * rocx_db_ring() - ring a doorbell of page 0
  * @core: device
  * @offset: ROCX_DB_* offset in the page
- * @val: value, see rocx_db_value()
+ * @val: value, see rocx_db_encode()
  *
  * writeq() orders the preceding writes to coherent memory (descriptors)
  * before the doorbell, so callers need no extra barrier.  Nothing is

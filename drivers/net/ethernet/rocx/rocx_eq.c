@@ -169,7 +169,7 @@ static u32 rocx_eq_poll(struct rocx_core *core, bool live)
 		eq->ci++;
 		if (++done % (depth / 2) == 0 && live)
 			rocx_db_ring(core, ROCX_DB_EQ,
-				     rocx_db_value(0, eq->ci, false, false));
+				     rocx_db_encode(0, eq->ci, 0));
 	}
 	return done;
 }
@@ -185,7 +185,7 @@ static void rocx_eq_work(struct work_struct *work)
 	 */
 	if (!rocx_eq_poll(core, true))
 		return;
-	rocx_db_ring(core, ROCX_DB_EQ, rocx_db_value(0, eq->ci, true, false));
+	rocx_db_ring(core, ROCX_DB_EQ, rocx_db_encode(0, eq->ci, ROCX_DB_ARM));
 	/* An event written before the arm took effect signals nothing. */
 	if (rocx_eqe_ready(eq) && READ_ONCE(eq->created))
 		queue_work(system_wq, &eq->work);
@@ -221,7 +221,7 @@ int rocx_eq_create(struct rocx_core *core)
 		return err;
 	}
 	WRITE_ONCE(eq->created, true);
-	rocx_db_ring(core, ROCX_DB_EQ, rocx_db_value(0, 0, true, false));
+	rocx_db_ring(core, ROCX_DB_EQ, rocx_db_encode(0, 0, ROCX_DB_ARM));
 	return 0;
 }
 

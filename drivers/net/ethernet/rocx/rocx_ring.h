@@ -46,19 +46,6 @@ static inline u8 rocx_ring_phase(u32 index, unsigned int log_depth)
 	return !((index >> log_depth) & 1);
 }
 
-/* Doorbell value: queue id, 16-bit index and the arm bits. */
-static inline u64 rocx_db_value(u32 qid, u16 index, bool arm, bool solicited)
-{
-	u64 val = ROCX_FIELD_PREP(ROCX_DB_QID_MASK, (u64)qid) |
-		  ROCX_FIELD_PREP(ROCX_DB_INDEX_MASK, (u64)index);
-
-	if (arm)
-		val |= ROCX_DB_ARM;
-	if (solicited)
-		val |= ROCX_DB_ARM_SOLICITED;
-	return val;
-}
-
 /* AQ_CTRL value enabling a queue of 2^@log_depth entries. */
 static inline u32 rocx_aq_ctrl_value(unsigned int log_depth, bool irq,
 				     unsigned int vector)

@@ -203,7 +203,7 @@ void rocx_rx_refill(struct rocx_ndev *nd, gfp_t gfp)
 	}
 	if (posted)
 		rocx_db_ring(nd->core, ROCX_DB_ETH_RX,
-			     rocx_db_value(ROCX_ETH_QID, rx->head, false, false));
+			     rocx_db_encode(ROCX_ETH_QID, rx->head, 0));
 }
 
 static int rocx_rx_clean(struct rocx_ndev *nd, int budget)
@@ -385,7 +385,7 @@ netdev_tx_t rocx_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 			     ROCX_TX_WAKE_THRS);
 	if (__netdev_tx_sent_queue(txq, buf->len, netdev_xmit_more()))
 		rocx_db_ring(nd->core, ROCX_DB_ETH_TX,
-			     rocx_db_value(q, tx->head, false, false));
+			     rocx_db_encode(q, tx->head, 0));
 	return NETDEV_TX_OK;
 }
 

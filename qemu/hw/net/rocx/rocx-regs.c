@@ -310,8 +310,8 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
 {
     unsigned page = off >> ROCX_DB_PAGE_SHIFT;
     unsigned reg = off & (ROCX_DB_PAGE_SIZE - 1);
-    uint32_t qid = ROCX_FIELD_GET(ROCX_DB_QID_MASK, val);
-    uint16_t idx = ROCX_FIELD_GET(ROCX_DB_INDEX_MASK, val);
+    uint32_t qid = rocx_db_qid(val);
+    uint16_t idx = rocx_db_index(val);
     bool direct;
 
     if (size != 8) {
