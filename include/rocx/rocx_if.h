@@ -385,6 +385,19 @@ struct rocx_aq_cqe {
 
 #define ROCX_AQ_CQE_PHASE		ROCX_BIT(0)
 
+/*
+ * The phase bit the device writes into the entry at free-running @index
+ * of a ring of 2^@log_depth entries: 1 on the first pass, flipped on
+ * every wrap, so a zeroed ring reads as empty.  Admin CQEs, EQEs and CQEs
+ * all follow it; the device writes with it and consumers compare with it.
+ * @index must count at least 2^(@log_depth + 1) before it wraps (16 bits
+ * do for the admin queue, EQs of 2^16 entries need 32).
+ */
+static inline __u8 rocx_ring_phase(__u32 index, unsigned int log_depth)
+{
+	return !((index >> log_depth) & 1);
+}
+
 /* ======================= Event queues ======================= */
 
 enum rocx_eqe_type {

@@ -26,12 +26,6 @@
 
 #include "rocx.h"
 
-/* The phase bit the device writes on the pass through the ring of @ci. */
-static inline uint8_t rocx_cq_phase(const struct rocx_cq *cq, uint32_t ci)
-{
-	return ((ci >> cq->log_depth) & 1) ^ 1;
-}
-
 static inline struct rocx_cqe *rocx_cq_entry(struct rocx_cq *cq, uint32_t ci)
 {
 	return (struct rocx_cqe *)((uint8_t *)cq->ring +
@@ -50,7 +44,7 @@ struct rocx_cqe *rocx_cq_ready(struct rocx_cq *cq, uint32_t ci)
 	 */
 	if ((atomic_load_explicit((_Atomic(uint8_t) *)&cqe->flags,
 				  memory_order_relaxed) & ROCX_CQE_PHASE) !=
-	    rocx_cq_phase(cq, ci))
+	    rocx_ring_phase(ci, cq->log_depth))
 		return NULL;
 	/* The phase bit is written last: read the rest after seeing it. */
 	udma_from_device_barrier();

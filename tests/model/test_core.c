@@ -2495,6 +2495,31 @@ static void t_contract_db_value(void)
     CHECK_EQ(rocx_db_index(0xffff0000ffffffffULL), 0);
 }
 
+/*
+ * The contract's phase rule (rocx_if.h), which the model writes admin
+ * CQEs, EQEs and CQEs with and every consumer compares with.
+ */
+static void t_contract_ring_phase(void)
+{
+    static const struct {
+        uint32_t index;
+        unsigned log_depth;
+        uint8_t phase;
+    } c[] = {
+        { 0, 4, 1 }, { 15, 4, 1 }, { 16, 4, 0 }, { 31, 4, 0 }, { 32, 4, 1 },
+        { 0, 2, 1 }, { 4, 2, 0 }, { 8, 2, 1 },
+        /* The admin queue's 16-bit index wraps on an even pass. */
+        { 0xffff, 12, 0 }, { 0x10000, 12, 1 },
+        /* An EQ of 2^16 entries: its index needs 32 bits. */
+        { 0xffff, 16, 1 }, { 0x10000, 16, 0 }, { 0x20000, 16, 1 },
+    };
+    unsigned i;
+
+    for (i = 0; i < ARRAY_SIZE(c); i++) {
+        CHECK_EQ(rocx_ring_phase(c[i].index, c[i].log_depth), c[i].phase);
+    }
+}
+
 #define CASE(n) { #n, t_##n }
 
 static const TestCase cases[] = {
@@ -2542,6 +2567,7 @@ static const TestCase cases[] = {
     CASE(device_clock),
     CASE(device_clock_user),
     CASE(contract_db_value),
+    CASE(contract_ring_phase),
 };
 
 static bool selected(int argc, char **argv, const char *name)

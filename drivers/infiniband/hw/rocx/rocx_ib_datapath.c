@@ -69,12 +69,6 @@ void rocx_ib_kbuf_free(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb)
 
 /* ---- Completion queues ---- */
 
-/* The phase bit the device writes on the pass through the ring of @ci. */
-static u8 rocx_ib_kcq_phase(const struct rocx_ib_cq *cq, u32 ci)
-{
-	return ((ci >> cq->log_depth) & 1) ^ 1;
-}
-
 /* The entry at @ci if the device has written it, else NULL; CQ locked. */
 static struct rocx_cqe *rocx_ib_kcq_ready(struct rocx_ib_cq *cq, u32 ci)
 {
@@ -82,7 +76,7 @@ static struct rocx_cqe *rocx_ib_kcq_ready(struct rocx_ib_cq *cq, u32 ci)
 			       (ci & (BIT(cq->log_depth) - 1));
 
 	if ((READ_ONCE(cqe->flags) & ROCX_CQE_PHASE) !=
-	    rocx_ib_kcq_phase(cq, ci))
+	    rocx_ring_phase(ci, cq->log_depth))
 		return NULL;
 	/* The phase bit is written last: read the rest after seeing it. */
 	dma_rmb();

@@ -17,12 +17,6 @@
 
 #include "rocx_ib.h"
 
-/* The phase the device writes on the pass through the ring @ci is on. */
-static u8 rocx_ib_eq_phase(const struct rocx_ib_eq *eq, u32 ci)
-{
-	return ((ci >> eq->log_depth) & 1) ^ 1;
-}
-
 /*
  * The device lost @n completion events.  Which CQs they were for is
  * unknown, so every CQ's handler runs: a consumer woken for nothing polls
@@ -62,7 +56,7 @@ static irqreturn_t rocx_ib_ceq_irq(int irq, void *data)
 	for (n = 0; n < depth; n++) {
 		eqe = &eq->ring[eq->ci & (depth - 1)];
 		if ((READ_ONCE(eqe->flags) & ROCX_EQE_PHASE) !=
-		    rocx_ib_eq_phase(eq, eq->ci))
+		    rocx_ring_phase(eq->ci, eq->log_depth))
 			break;
 		/* The phase bit is written last: read the entry after it. */
 		dma_rmb();

@@ -35,17 +35,6 @@ static inline u32 rocx_ring_slot(u32 index, u32 size)
 	return index & (size - 1);
 }
 
-/*
- * Phase bit the device writes into the entry at free-running @index of a
- * ring of 2^@log_depth entries: 1 on the first pass, flipped on every wrap,
- * so a zeroed ring reads as empty.  @index must count at least
- * 2^(@log_depth + 1) before it wraps (u32 for EQs of 2^16 entries).
- */
-static inline u8 rocx_ring_phase(u32 index, unsigned int log_depth)
-{
-	return !((index >> log_depth) & 1);
-}
-
 /* AQ_CTRL value enabling a queue of 2^@log_depth entries. */
 static inline u32 rocx_aq_ctrl_value(unsigned int log_depth, bool irq,
 				     unsigned int vector)

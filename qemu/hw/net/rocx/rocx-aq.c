@@ -539,9 +539,8 @@ bool rocx_aq_process(RocxCore *c)
         memset(&cqe, 0, sizeof(cqe));
         memcpy(&cqe.cmd_id, &cmd.hdr.cmd_id, sizeof(cqe.cmd_id));
         cqe.status = res.status;
-        /* Phase is 1 on the first pass; a 16-bit head wraps evenly. */
-        cqe.flags = (c->aq.head >> c->aq.log_depth) & 1 ? 0 :
-                    ROCX_AQ_CQE_PHASE;
+        cqe.flags = rocx_ring_phase(c->aq.head, c->aq.log_depth) ?
+                    ROCX_AQ_CQE_PHASE : 0;
         stl_le_p(&cqe.result, res.result);
         stq_le_p(&cqe.result64, res.result64);
         /* The command ran, so it counts as consumed even if this fails. */

@@ -279,7 +279,7 @@ bool rocx_cq_write(RocxCore *c, uint32_t cqn, const RocxCqeInfo *ci)
         memcpy(e.smac, ci->smac, sizeof(e.smac));
         stw_le_p(&e.vlan, ci->vlan);
     }
-    phase = (cq->pi >> cq->log_depth) & 1 ? 0 : ROCX_CQE_PHASE;
+    phase = rocx_ring_phase(cq->pi, cq->log_depth) ? ROCX_CQE_PHASE : 0;
     /*
      * The entry with the stale phase first, then its flags byte: a
      * consumer that sees the new phase sees the whole entry.

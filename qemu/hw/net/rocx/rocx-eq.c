@@ -30,7 +30,7 @@ static bool rocx_eq_write(RocxCore *c, unsigned eqn, uint16_t type,
 
     memset(&e, 0, sizeof(e));
     stw_le_p(&e.type, type);
-    e.flags = (eq->pi >> eq->log_depth) & 1 ? 0 : ROCX_EQE_PHASE;
+    e.flags = rocx_ring_phase(eq->pi, eq->log_depth) ? ROCX_EQE_PHASE : 0;
     stl_le_p(&e.data, data);
     stq_le_p(&e.info, info);
     addr = eq->base + (uint64_t)(eq->pi & (depth - 1)) * sizeof(e);

@@ -34,7 +34,7 @@ static bool rocx_zero(const uint8_t *p, size_t len)
 /* The phase bit the device writes for index @idx of a 2^@log ring. */
 static uint8_t rocx_resize_phase(uint32_t idx, uint8_t log)
 {
-    return (idx >> log) & 1 ? 0 : ROCX_CQE_PHASE;
+    return rocx_ring_phase(idx, log) ? ROCX_CQE_PHASE : 0;
 }
 
 /*
