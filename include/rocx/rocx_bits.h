@@ -12,10 +12,26 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/build_bug.h>
+#include <asm/byteorder.h>
 #else
 #include <stdint.h>
 #include <assert.h>
+#include <endian.h>
 #include <linux/types.h>
+#endif
+
+/*
+ * CPU to little-endian order for the contract's inline encoders: the
+ * kernel's typed conversions (sparse checks them), glibc's elsewhere.
+ */
+#ifdef __KERNEL__
+#define ROCX_CPU_TO_LE16(x)	cpu_to_le16(x)
+#define ROCX_CPU_TO_LE32(x)	cpu_to_le32(x)
+#define ROCX_CPU_TO_LE64(x)	cpu_to_le64(x)
+#else
+#define ROCX_CPU_TO_LE16(x)	((__le16)htole16(x))
+#define ROCX_CPU_TO_LE32(x)	((__le32)htole32(x))
+#define ROCX_CPU_TO_LE64(x)	((__le64)htole64(x))
 #endif
 
 #define ROCX_BIT(n)		(1U << (n))

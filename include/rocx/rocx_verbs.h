@@ -597,6 +597,57 @@ struct rocx_recv_wqe {
 #define ROCX_SEND_WQE_HDR		64
 #define ROCX_RECV_WQE_HDR		16
 
+/*
+ * Segment encoders.  The kernel's WQEs (rocx_ib_wqe.c) and the provider's
+ * (providers/rocx/qp.c, atomic.c) are written with these, so each
+ * segment's layout and byte order is set down once.  Each writes every
+ * field of its segment but the reserved ones, which the callers zero with
+ * the rest of the header.
+ */
+
+/* One scatter/gather entry. */
+static inline void rocx_sge_set(struct rocx_sge *sge, __u64 addr,
+				__u32 length, __u32 lkey)
+{
+	sge->addr = ROCX_CPU_TO_LE64(addr);
+	sge->length = ROCX_CPU_TO_LE32(length);
+	sge->lkey = ROCX_CPU_TO_LE32(lkey);
+}
+
+/* RDMA WRITE and READ: the remote buffer. */
+static inline void rocx_wqe_raddr_set(struct rocx_wqe_raddr *seg,
+				      __u64 remote_addr, __u32 rkey)
+{
+	seg->remote_addr = ROCX_CPU_TO_LE64(remote_addr);
+	seg->rkey = ROCX_CPU_TO_LE32(rkey);
+}
+
+/*
+ * COMP_SWAP and FETCH_ADD: the remote word, the compare value or the
+ * addend in @compare_add, and @swap (0 for FETCH_ADD).
+ */
+static inline void rocx_wqe_atomic_set(struct rocx_wqe_atomic *seg,
+				       __u64 remote_addr, __u32 rkey,
+				       __u64 compare_add, __u64 swap)
+{
+	seg->remote_addr = ROCX_CPU_TO_LE64(remote_addr);
+	seg->rkey = ROCX_CPU_TO_LE32(rkey);
+	seg->compare_add = ROCX_CPU_TO_LE64(compare_add);
+	seg->swap = ROCX_CPU_TO_LE64(swap);
+}
+
+/*
+ * UD: the destination QP (24 bits), its Q_Key (ROCX_WQE_UD_QKEY_OWN: the
+ * sender's own) and the address vector, copied as the AH holds it.
+ */
+static inline void rocx_wqe_ud_set(struct rocx_wqe_ud *seg, __u32 remote_qpn,
+				   __u32 qkey, const struct rocx_av *av)
+{
+	seg->remote_qpn = ROCX_CPU_TO_LE32(remote_qpn & ROCX_GENMASK(23, 0));
+	seg->qkey = ROCX_CPU_TO_LE32(qkey);
+	seg->av = *av;
+}
+
 /* ======================= Shared receive queues (1.2) ======================= */
 
 /*

@@ -16,11 +16,11 @@
 #include <string.h>
 #include "rocx.h"
 
-/* The WQE's atomic segment, or NULL when the device runs no atomics. */
-static struct rocx_send_wqe *rocx_wqe_atomic(struct rocx_qp *qp, uint16_t idx,
-					     uint8_t opcode,
-					     unsigned int send_flags,
-					     uint32_t rkey, uint64_t raddr)
+/* An atomic WQE with its segment, or NULL when the device runs none. */
+static struct rocx_send_wqe *
+rocx_wqe_atomic_start(struct rocx_qp *qp, uint16_t idx, uint8_t opcode,
+		      unsigned int send_flags, uint32_t rkey, uint64_t raddr,
+		      uint64_t compare_add, uint64_t swap)
 {
 	struct rocx_context *ctx = to_rocx_context(qp->vqp.qp.context);
 	struct rocx_send_wqe *wqe;
@@ -28,8 +28,7 @@ static struct rocx_send_wqe *rocx_wqe_atomic(struct rocx_qp *qp, uint16_t idx,
 	if (!ctx->atomic)
 		return NULL;
 	wqe = rocx_wqe_start(qp, idx, opcode, send_flags);
-	wqe->atomic.remote_addr = htole64(raddr);
-	wqe->atomic.rkey = htole32(rkey);
+	rocx_wqe_atomic_set(&wqe->atomic, raddr, rkey, compare_add, swap);
 	return wqe;
 }
 
@@ -39,15 +38,8 @@ struct rocx_send_wqe *rocx_wqe_atomic_cmp_swp(struct rocx_qp *qp,
 					      uint32_t rkey, uint64_t raddr,
 					      uint64_t compare, uint64_t swap)
 {
-	struct rocx_send_wqe *wqe = rocx_wqe_atomic(qp, idx,
-						    ROCX_WQE_COMP_SWAP,
-						    send_flags, rkey, raddr);
-
-	if (wqe) {
-		wqe->atomic.compare_add = htole64(compare);
-		wqe->atomic.swap = htole64(swap);
-	}
-	return wqe;
+	return rocx_wqe_atomic_start(qp, idx, ROCX_WQE_COMP_SWAP, send_flags,
+				     rkey, raddr, compare, swap);
 }
 
 struct rocx_send_wqe *rocx_wqe_atomic_fetch_add(struct rocx_qp *qp,
@@ -56,13 +48,8 @@ struct rocx_send_wqe *rocx_wqe_atomic_fetch_add(struct rocx_qp *qp,
 						uint32_t rkey, uint64_t raddr,
 						uint64_t add)
 {
-	struct rocx_send_wqe *wqe = rocx_wqe_atomic(qp, idx,
-						    ROCX_WQE_FETCH_ADD,
-						    send_flags, rkey, raddr);
-
-	if (wqe)
-		wqe->atomic.compare_add = htole64(add);
-	return wqe;
+	return rocx_wqe_atomic_start(qp, idx, ROCX_WQE_FETCH_ADD, send_flags,
+				     rkey, raddr, add, 0);
 }
 
 bool rocx_wqe_is_atomic(const struct rocx_send_wqe *wqe)

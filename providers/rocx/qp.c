@@ -422,11 +422,8 @@ void rocx_wqe_sges(struct rocx_sge *dst, const struct ibv_sge *src, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		dst[i].addr = htole64(src[i].addr);
-		dst[i].length = htole32(src[i].length);
-		dst[i].lkey = htole32(src[i].lkey);
-	}
+	for (i = 0; i < n; i++)
+		rocx_sge_set(&dst[i], src[i].addr, src[i].length, src[i].lkey);
 }
 
 /*
@@ -459,13 +456,6 @@ struct rocx_send_wqe *rocx_wqe_start(struct rocx_qp *qp, uint16_t idx,
 	return wqe;
 }
 
-static void rocx_wqe_set_raddr(struct rocx_send_wqe *wqe, uint32_t rkey,
-			       uint64_t raddr)
-{
-	wqe->rdma.remote_addr = htole64(raddr);
-	wqe->rdma.rkey = htole32(rkey);
-}
-
 struct rocx_send_wqe *rocx_wqe_send(struct rocx_qp *qp, uint16_t idx,
 				    unsigned int send_flags)
 {
@@ -491,7 +481,7 @@ struct rocx_send_wqe *rocx_wqe_rdma_write(struct rocx_qp *qp, uint16_t idx,
 						   ROCX_WQE_RDMA_WRITE,
 						   send_flags);
 
-	rocx_wqe_set_raddr(wqe, rkey, raddr);
+	rocx_wqe_raddr_set(&wqe->rdma, raddr, rkey);
 	return wqe;
 }
 
@@ -505,7 +495,7 @@ struct rocx_send_wqe *rocx_wqe_rdma_write_imm(struct rocx_qp *qp,
 						   ROCX_WQE_RDMA_WRITE_IMM,
 						   send_flags);
 
-	rocx_wqe_set_raddr(wqe, rkey, raddr);
+	rocx_wqe_raddr_set(&wqe->rdma, raddr, rkey);
 	wqe->ctrl.imm_data = imm;
 	return wqe;
 }
@@ -518,7 +508,7 @@ struct rocx_send_wqe *rocx_wqe_rdma_read(struct rocx_qp *qp, uint16_t idx,
 						   ROCX_WQE_RDMA_READ,
 						   send_flags);
 
-	rocx_wqe_set_raddr(wqe, rkey, raddr);
+	rocx_wqe_raddr_set(&wqe->rdma, raddr, rkey);
 	return wqe;
 }
 
@@ -552,9 +542,7 @@ struct rocx_send_wqe *rocx_wqe_local_inv(struct rocx_qp *qp, uint16_t idx,
 void rocx_wqe_set_ud(struct rocx_send_wqe *wqe, struct ibv_ah *ah,
 		     uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	wqe->ud.remote_qpn = htole32(remote_qpn & 0xffffff);
-	wqe->ud.qkey = htole32(remote_qkey);
-	wqe->ud.av = to_rocx_ah(ah)->av;
+	rocx_wqe_ud_set(&wqe->ud, remote_qpn, remote_qkey, &to_rocx_ah(ah)->av);
 }
 
 /* Append one SGE to @wqe's list. */
@@ -571,9 +559,7 @@ int rocx_wqe_add_sge(struct rocx_qp *qp, struct rocx_send_wqe *wqe,
 		return EINVAL;
 	sge = (struct rocx_sge *)((uint8_t *)wqe + ROCX_SEND_WQE_HDR) +
 	      wqe->ctrl.num_sge;
-	sge->addr = htole64(addr);
-	sge->length = htole32(length);
-	sge->lkey = htole32(lkey);
+	rocx_sge_set(sge, addr, length, lkey);
 	wqe->ctrl.num_sge++;
 	return 0;
 }

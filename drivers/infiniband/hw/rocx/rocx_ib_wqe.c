@@ -29,11 +29,8 @@ static void rocx_ib_sge_encode(struct rocx_sge *dst, const struct ib_sge *src,
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		dst[i].addr = cpu_to_le64(src[i].addr);
-		dst[i].length = cpu_to_le32(src[i].length);
-		dst[i].lkey = cpu_to_le32(src[i].lkey);
-	}
+	for (i = 0; i < n; i++)
+		rocx_sge_set(&dst[i], src[i].addr, src[i].length, src[i].lkey);
 }
 
 /* SEND, SEND_WITH_IMM, SEND_WITH_INV: no operation segment. */
@@ -76,8 +73,7 @@ static int rocx_ib_wqe_rdma(struct rocx_send_wqe *wqe,
 		wqe->ctrl.opcode = ROCX_WQE_RDMA_WRITE;
 		break;
 	}
-	wqe->rdma.remote_addr = cpu_to_le64(rdma->remote_addr);
-	wqe->rdma.rkey = cpu_to_le32(rdma->rkey);
+	rocx_wqe_raddr_set(&wqe->rdma, rdma->remote_addr, rdma->rkey);
 	return 0;
 }
 
@@ -95,12 +91,11 @@ static int rocx_ib_wqe_atomic(struct rocx_send_wqe *wqe,
 		return -EINVAL;
 	wqe->ctrl.opcode = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
 			   ROCX_WQE_COMP_SWAP : ROCX_WQE_FETCH_ADD;
-	wqe->atomic.remote_addr = cpu_to_le64(atomic->remote_addr);
-	wqe->atomic.rkey = cpu_to_le32(atomic->rkey);
-	/* The compare value of COMP_SWAP, the addend of FETCH_ADD. */
-	wqe->atomic.compare_add = cpu_to_le64(atomic->compare_add);
-	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP)
-		wqe->atomic.swap = cpu_to_le64(atomic->swap);
+	/* FETCH_ADD has no swap operand, whatever the request holds. */
+	rocx_wqe_atomic_set(&wqe->atomic, atomic->remote_addr, atomic->rkey,
+			    atomic->compare_add,
+			    wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			    atomic->swap : 0);
 	return 0;
 }
 
@@ -114,9 +109,8 @@ static void rocx_ib_wqe_ud(struct rocx_send_wqe *wqe,
 {
 	const struct ib_ud_wr *ud = ud_wr(wr);
 
-	wqe->ud.remote_qpn = cpu_to_le32(ud->remote_qpn & ROCX_IB_QPN_MASK);
-	wqe->ud.qkey = cpu_to_le32(ud->remote_qkey);
-	wqe->ud.av = to_rocx_ib_ah(ud->ah)->av;
+	rocx_wqe_ud_set(&wqe->ud, ud->remote_qpn, ud->remote_qkey,
+			&to_rocx_ib_ah(ud->ah)->av);
 }
 
 /* The WQE's control flags of a work request's send_flags. */
