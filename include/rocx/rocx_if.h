@@ -136,11 +136,13 @@ struct rocx_mcast_mac {
 };
 
 /*
- * SET_DCB / QUERY_DCB (1.2): the device reads or writes a struct
- * rocx_dcb_cfg at addr; SET_DCB applies the fields valid selects, all of
- * them or none (rocx-device.rst, "DCB: priorities, ETS and PFC").
+ * A command whose configuration sits in a buffer at addr: SET_DCB /
+ * QUERY_DCB (1.2) read or write a struct rocx_dcb_cfg there, SET_CC /
+ * QUERY_CC a struct rocx_cc_cfg.  SET_DCB applies the fields valid
+ * selects, all of them or none (rocx-device.rst, "DCB: priorities, ETS
+ * and PFC").
  */
-struct rocx_aq_dcb {
+struct rocx_aq_cfg_buf {
 	struct rocx_aq_hdr hdr;
 	__le64 addr;		/* DMA address of the configuration */
 	__le32 len;		/* >= sizeof(struct rocx_dcb_cfg) */
@@ -199,7 +201,7 @@ struct rocx_dcb_cfg {
 
 /*
  * SET_CC / QUERY_CC (1.2, ROCX_CAP2_DCQCN): struct rocx_cc_cfg at addr,
- * in a struct rocx_aq_dcb command; SET_CC applies the fields valid
+ * in a struct rocx_aq_cfg_buf command; SET_CC applies the fields valid
  * selects, all of them or none (rocx-device.rst, "ECN and congestion
  * control").  Names and units are mlx5's cc_params.
  */
@@ -366,7 +368,7 @@ union rocx_aq_cmd {
 	struct rocx_aq_uctx uctx;
 	struct rocx_aq_pd pd;
 	struct rocx_aq_set_mcast_macs set_mcast_macs;
-	struct rocx_aq_dcb dcb;
+	struct rocx_aq_cfg_buf cfg_buf;
 	__u8 raw[ROCX_AQ_CMD_SIZE];
 };
 
@@ -647,7 +649,7 @@ ROCX_ASSERT_SIZE(struct rocx_aq_set_mcast_macs, ROCX_AQ_CMD_SIZE);
 ROCX_ASSERT_SIZE(struct rocx_mcast_mac, 8);
 static_assert(ROCX_STAT_PRIO(ROCX_NUM_PRIO, 0) == ROCX_STAT_PRIO_END,
 	      "the per-priority blocks end at ROCX_STAT_PRIO_END");
-ROCX_ASSERT_SIZE(struct rocx_aq_dcb, ROCX_AQ_CMD_SIZE);
+ROCX_ASSERT_SIZE(struct rocx_aq_cfg_buf, ROCX_AQ_CMD_SIZE);
 ROCX_ASSERT_SIZE(struct rocx_dcb_cfg, 256);
 static_assert(__builtin_offsetof(struct rocx_dcb_cfg, dscp2prio) == 64,
 	      "dscp2prio is at byte 64 of struct rocx_dcb_cfg");

@@ -24,7 +24,7 @@
 #include "rocx.h"
 
 /* A zeroed, fork-protected ring of @size bytes, or NULL (errno set). */
-static void *rocx_ring_alloc(size_t size)
+static void *rocx_ring_buf_alloc(size_t size)
 {
 	void *ring;
 	int err;
@@ -44,7 +44,7 @@ static void *rocx_ring_alloc(size_t size)
 	return ring;
 }
 
-static void rocx_ring_free(void *ring, size_t size)
+static void rocx_ring_buf_free(void *ring, size_t size)
 {
 	ibv_dofork_range(ring, size);
 	free(ring);
@@ -66,7 +66,7 @@ int rocx_resize_cq(struct ibv_cq *ibcq, int cqe)
 	log_depth = ilog32(roundup_pow_of_two(cqe < 2 ? 2 : cqe)) - 1;
 	size = align((size_t)1 << (log_depth + cq->cqe_shift),
 		     sysconf(_SC_PAGESIZE));
-	ring = rocx_ring_alloc(size);
+	ring = rocx_ring_buf_alloc(size);
 	if (!ring)
 		return errno;
 
@@ -94,7 +94,7 @@ int rocx_resize_cq(struct ibv_cq *ibcq, int cqe)
 	if (!cq->single_threaded)
 		pthread_spin_unlock(&cq->lock);
 	/* The ring the device no longer uses: the old one, or the new. */
-	rocx_ring_free(ring, size);
+	rocx_ring_buf_free(ring, size);
 	return err;
 }
 
@@ -154,12 +154,12 @@ int rocx_srq_resize(struct rocx_srq *srq, uint32_t max_wr)
 	log_depth = ilog32(roundup_pow_of_two(max_wr)) - 1;
 	depth = 1U << log_depth;
 	size = align((size_t)depth << srq->wqe_shift, sysconf(_SC_PAGESIZE));
-	buf = rocx_ring_alloc(size);
+	buf = rocx_ring_buf_alloc(size);
 	if (!buf)
 		return errno;
 	err = rocx_srq_tags_alloc(&tags, depth);
 	if (err) {
-		rocx_ring_free(buf, size);
+		rocx_ring_buf_free(buf, size);
 		return err;
 	}
 
@@ -187,7 +187,7 @@ int rocx_srq_resize(struct rocx_srq *srq, uint32_t max_wr)
 	}
 out:
 	pthread_spin_unlock(&srq->lock);
-	rocx_ring_free(buf, size);
+	rocx_ring_buf_free(buf, size);
 	free(tags.wrid);
 	free(tags.held);
 	free(tags.free_tags);

@@ -165,8 +165,8 @@ unsigned t_cfg_cmd(TDev *d, uint16_t op, uint32_t len)
 {
     union rocx_aq_cmd c = t_cmd(op);
 
-    c.dcb.addr = htole64(T_GPA(t_cfg_off(d)));
-    c.dcb.len = htole32(len);
+    c.cfg_buf.addr = htole64(T_GPA(t_cfg_off(d)));
+    c.cfg_buf.len = htole32(len);
     return t_aq(d, &c, NULL);
 }
 

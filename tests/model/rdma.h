@@ -91,7 +91,7 @@ struct rocx_eqe *t_eq_next(TDev *d, unsigned eqn);
 
 /*
  * The configuration commands that carry a struct by address (struct
- * rocx_aq_dcb: SET_DCB/QUERY_DCB, SET_CC/QUERY_CC): one buffer of
+ * rocx_aq_cfg_buf: SET_DCB/QUERY_DCB, SET_CC/QUERY_CC): one buffer of
  * T_CFG_MAX bytes in d's memory, allocated at first use.  t_cfg_cmd runs
  * op on it with any len (the length checks); t_cfg_set copies in there
  * first, t_cfg_query copies out after.  Each returns the status.

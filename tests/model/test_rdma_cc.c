@@ -342,12 +342,12 @@ static void t_cc_rules(void)
     CHECK_EQ(t_cfg_cmd(A, ROCX_AQ_OP_SET_CC, 127), ROCX_AQ_STS_INVALID);
     CHECK_EQ(t_cfg_cmd(A, ROCX_AQ_OP_QUERY_CC, 127), ROCX_AQ_STS_INVALID);
     cmd = t_cmd(ROCX_AQ_OP_SET_CC);
-    cmd.dcb.addr = htole64(T_GPA(FAKE_MEM_SIZE * 4));
-    cmd.dcb.len = htole32(128);
+    cmd.cfg_buf.addr = htole64(T_GPA(FAKE_MEM_SIZE * 4));
+    cmd.cfg_buf.len = htole32(128);
     CHECK_EQ(t_aq(A, &cmd, NULL), ROCX_AQ_STS_DMA_ERROR);
     cmd = t_cmd(ROCX_AQ_OP_QUERY_CC);
-    cmd.dcb.addr = htole64(T_GPA(FAKE_MEM_SIZE * 4));
-    cmd.dcb.len = htole32(128);
+    cmd.cfg_buf.addr = htole64(T_GPA(FAKE_MEM_SIZE * 4));
+    cmd.cfg_buf.len = htole32(128);
     CHECK_EQ(t_aq(A, &cmd, NULL), ROCX_AQ_STS_DMA_ERROR);
 
     CHECK_EQ(query_cc(A, &after), ROCX_AQ_STS_OK);

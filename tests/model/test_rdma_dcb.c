@@ -219,8 +219,8 @@ static void t_dcb_rules(void)
     {
         union rocx_aq_cmd cmd = t_cmd(ROCX_AQ_OP_QUERY_DCB);
 
-        cmd.dcb.addr = htole64(1ULL << 50);
-        cmd.dcb.len = htole32(256);
+        cmd.cfg_buf.addr = htole64(1ULL << 50);
+        cmd.cfg_buf.len = htole32(256);
         CHECK_EQ(t_aq(A, &cmd, NULL), ROCX_AQ_STS_DMA_ERROR);
         cmd.hdr.opcode = htole16(ROCX_AQ_OP_SET_DCB);
         CHECK_EQ(t_aq(A, &cmd, NULL), ROCX_AQ_STS_DMA_ERROR);

@@ -150,8 +150,8 @@ static int rocx_ib_cc_cmd(struct rocx_ib_dev *dev, u16 opcode,
 		memcpy(buf, cfg, sizeof(*buf));
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.hdr.opcode = cpu_to_le16(opcode);
-	cmd.dcb.addr = cpu_to_le64(dma);
-	cmd.dcb.len = cpu_to_le32(sizeof(*buf));
+	cmd.cfg_buf.addr = cpu_to_le64(dma);
+	cmd.cfg_buf.len = cpu_to_le32(sizeof(*buf));
 	err = rocx_admin_exec(dev->core, &cmd, NULL);
 	if (!err && opcode == ROCX_AQ_OP_QUERY_CC)
 		memcpy(cfg, buf, sizeof(*cfg));

@@ -116,8 +116,8 @@ VISIBLE_IF_KUNIT void rocx_aq_build_dcb(union rocx_aq_cmd *cmd, u16 opcode,
 					dma_addr_t addr, u32 len)
 {
 	rocx_aq_hdr(cmd, opcode);
-	cmd->dcb.addr = cpu_to_le64(addr);
-	cmd->dcb.len = cpu_to_le32(len);
+	cmd->cfg_buf.addr = cpu_to_le64(addr);
+	cmd->cfg_buf.len = cpu_to_le32(len);
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_dcb);
 

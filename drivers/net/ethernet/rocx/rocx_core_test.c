@@ -1581,8 +1581,8 @@ static void rocx_aq_dcb_test(struct kunit *test)
 	memset(&cmd, 0xa5, sizeof(cmd));
 	rocx_aq_build_dcb(&cmd, ROCX_AQ_OP_QUERY_DCB, 0x123456789000ULL, 256);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(cmd.hdr.opcode), 0x32);
-	KUNIT_EXPECT_EQ(test, le64_to_cpu(cmd.dcb.addr), 0x123456789000ULL);
-	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.dcb.len), 256U);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(cmd.cfg_buf.addr), 0x123456789000ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cmd.cfg_buf.len), 256U);
 	KUNIT_EXPECT_EQ(test, cmd.raw[20], 0);
 	KUNIT_EXPECT_EQ(test, cmd.raw[ROCX_AQ_CMD_SIZE - 1], 0);
 }

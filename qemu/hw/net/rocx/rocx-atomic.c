@@ -111,7 +111,7 @@ uint8_t rocx_atomic_comp(RocxCore *c, RocxQp *qp, const RocxPkt *p,
     if (!qp->req.rd_cached || w->idx != qp->req.ci) {
         qp->req.rd_cached = rocx_req_fetch(c, qp, qp->req.ci, w, verr) ==
                             ROCX_WC_SUCCESS;
-        if (!qp->req.rd_cached || !rocx_wqe_atomic(w->opcode)) {
+        if (!qp->req.rd_cached || !rocx_wqe_op_atomic(w->opcode)) {
             /* The consumer changed a WQE it had handed over. */
             *verr = ROCX_VERR_BAD_WQE;
             return ROCX_WC_LOC_QP_OP_ERR;

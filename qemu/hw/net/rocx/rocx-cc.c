@@ -192,12 +192,12 @@ static bool rocx_cc_merge(const RocxCc *cur, const struct rocx_cc_cfg *cfg,
 void rocx_cmd_set_cc(RocxCore *c, const union rocx_aq_cmd *cmd,
                      RocxAqResult *res)
 {
-    uint64_t addr = ldq_le_p(&cmd->dcb.addr);
+    uint64_t addr = ldq_le_p(&cmd->cfg_buf.addr);
     struct rocx_cc_cfg cfg;
     RocxCc n;
     unsigned slot;
 
-    if ((uint32_t)ldl_le_p(&cmd->dcb.len) < sizeof(cfg)) {
+    if ((uint32_t)ldl_le_p(&cmd->cfg_buf.len) < sizeof(cfg)) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
@@ -225,12 +225,12 @@ void rocx_cmd_query_cc(RocxCore *c, const union rocx_aq_cmd *cmd,
 {
     struct rocx_cc_cfg cfg;
 
-    if ((uint32_t)ldl_le_p(&cmd->dcb.len) < sizeof(cfg)) {
+    if ((uint32_t)ldl_le_p(&cmd->cfg_buf.len) < sizeof(cfg)) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
     rocx_cc_to_cfg(&c->cc, &cfg);
-    if (rocx_dma_write(c, ldq_le_p(&cmd->dcb.addr), &cfg, sizeof(cfg))) {
+    if (rocx_dma_write(c, ldq_le_p(&cmd->cfg_buf.addr), &cfg, sizeof(cfg))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }
 }

@@ -303,7 +303,7 @@ static void rocx_comp_atomic_ack(RocxCore *c, RocxQp *qp, const RocxPkt *p)
         goto drop;
     }
     s = rocx_comp_slot(qp, qp->req.ci);
-    if (!rocx_wqe_atomic(s->opcode) || s->first_psn != psn) {
+    if (!rocx_wqe_op_atomic(s->opcode) || s->first_psn != psn) {
         goto drop;
     }
     status = rocx_atomic_comp(c, qp, p, &verr);

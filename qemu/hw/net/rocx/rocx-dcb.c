@@ -185,13 +185,13 @@ static void rocx_dcb_xon(RocxCore *c, unsigned p, int64_t now);
 void rocx_cmd_set_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
                       RocxAqResult *res)
 {
-    uint64_t addr = ldq_le_p(&cmd->dcb.addr);
+    uint64_t addr = ldq_le_p(&cmd->cfg_buf.addr);
     struct rocx_dcb_cfg cfg;
     RocxDcb n;
     unsigned p;
     bool retag;
 
-    if ((uint32_t)ldl_le_p(&cmd->dcb.len) < sizeof(cfg)) {
+    if ((uint32_t)ldl_le_p(&cmd->cfg_buf.len) < sizeof(cfg)) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
@@ -267,12 +267,12 @@ void rocx_cmd_query_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
 {
     struct rocx_dcb_cfg cfg;
 
-    if ((uint32_t)ldl_le_p(&cmd->dcb.len) < sizeof(cfg)) {
+    if ((uint32_t)ldl_le_p(&cmd->cfg_buf.len) < sizeof(cfg)) {
         res->status = ROCX_AQ_STS_INVALID;
         return;
     }
     rocx_dcb_to_cfg(&c->dcb, &cfg);
-    if (rocx_dma_write(c, ldq_le_p(&cmd->dcb.addr), &cfg, sizeof(cfg))) {
+    if (rocx_dma_write(c, ldq_le_p(&cmd->cfg_buf.addr), &cfg, sizeof(cfg))) {
         res->status = ROCX_AQ_STS_DMA_ERROR;
     }
 }

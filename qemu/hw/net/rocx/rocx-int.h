@@ -141,7 +141,7 @@ static inline uint32_t rocx_read_req_end(uint32_t n, uint32_t npkts)
 }
 
 /* Send WQE opcodes that are atomics. */
-static inline bool rocx_wqe_atomic(uint8_t op)
+static inline bool rocx_wqe_op_atomic(uint8_t op)
 {
     return op == ROCX_WQE_COMP_SWAP || op == ROCX_WQE_FETCH_ADD;
 }
@@ -152,7 +152,7 @@ static inline bool rocx_wqe_atomic(uint8_t op)
  */
 static inline bool rocx_wqe_rd_atomic(uint8_t op)
 {
-    return op == ROCX_WQE_RDMA_READ || rocx_wqe_atomic(op);
+    return op == ROCX_WQE_RDMA_READ || rocx_wqe_op_atomic(op);
 }
 
 /* ---- Core services (rocx-core.c) ---- */

@@ -235,7 +235,7 @@ uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s, uint32_t n)
     };
     uint8_t err;
 
-    if (rocx_wqe_atomic(s->opcode)) {
+    if (rocx_wqe_op_atomic(s->opcode)) {
         rocx_atomic_send(c, qp, tx.psn);
         return ROCX_VERR_NONE;
     }
@@ -397,7 +397,7 @@ RocxReqStart rocx_req_start(RocxCore *c, RocxQp *qp)
     s->flags = w->flags;
     s->length = w->length;
     s->first_psn = qp->req.cur_psn;
-    s->npkts = rocx_wqe_atomic(w->opcode) ? 1 :
+    s->npkts = rocx_wqe_op_atomic(w->opcode) ? 1 :
                rocx_req_npkts(qp, w->length);
     if (rocx_wqe_rd_atomic(w->opcode)) {
         qp->req.rd_out++;
