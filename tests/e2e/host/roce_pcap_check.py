@@ -94,9 +94,22 @@ def check_decode(pcap):
                    "infiniband.bth.p_key"])
     say("%d frames to UDP port %d" % (len(rows), ROCE_PORT))
     found = {}
+    guessed = []
     for r in rows:
         num, protos, sev, msg, tver, pkey = (r + [""] * 6)[:6]
         layers = protos.split(":")
+        # The InfiniBand dissector guesses what a payload is: one that
+        # starts like an EtherType and two zero bytes is decoded as a
+        # frame of that type (an 8-byte WRITE of the value 8 looks like
+        # IPv4), and that decode then fails.  The payload is the
+        # consumer's bytes, which the transport never reads; the headers
+        # before it were decoded, and the ICRC check below covers the
+        # whole packet.  So what a guessed payload layer reports does not
+        # count against the frame.
+        if "infiniband" in layers and \
+                layers[layers.index("infiniband") + 1:] not in ([], ["data"]):
+            guessed.append(num)
+            continue
         # RoCE v2 sends UDP checksum 0 over IPv6 too (rxe and rocx
         # alike; the ICRC covers the packet), which tshark flags.
         if "ipv6" in layers and msg and all(
@@ -112,6 +125,10 @@ def check_decode(pcap):
                  "ip" not in layers and "ipv6" not in layers)):
             if bad:
                 found.setdefault(what, []).append(num)
+    if guessed:
+        say("%d frames whose payload tshark decoded as another protocol, "
+            "not judged here, first: %s" % (
+                len(guessed), " ".join(guessed[:MAX_SHOWN])))
     for what, nums in found.items():
         say("%d frames %s, first: %s" % (
             len(nums), what, " ".join(nums[:MAX_SHOWN])))
