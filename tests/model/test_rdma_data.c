@@ -720,6 +720,107 @@ static void t_data_largest_messages(void)
     }
 }
 
+/*
+ * Sink mode: RC send WQEs of every kind complete in order, successfully
+ * and at once, with no frame sent and nothing changed at the peer; more
+ * WQEs than the requester keeps in flight.  Off again, the QP moves data
+ * as before.
+ */
+static void t_data_sink(void)
+{
+    static const uint8_t ops[] = {
+        ROCX_WQE_RDMA_WRITE, ROCX_WQE_SEND, ROCX_WQE_RDMA_READ,
+        ROCX_WQE_RDMA_WRITE_IMM, ROCX_WQE_SEND_IMM,
+    };
+    TPair p;
+    TConn conn;
+    struct rocx_sge s, r;
+    struct rocx_cqe e;
+    unsigned i, n = 100, sig = 0, frames;
+    uint16_t last = 0;
+    uint8_t *b;
+
+    t_conn_default(&conn);
+    pair_setup(&p, 64 * T_PAGE, &conn, false);
+    t_fill(t_ptr(A, p.abuf, 64 * T_PAGE), 64 * T_PAGE, 7);
+    b = t_ptr(B, p.bbuf, 64 * T_PAGE);
+    memset(b, 0xee, 64 * T_PAGE);
+    r = t_sge(&p.bmr, 0, 4096);
+    t_post_recv(&p.qb, &r, 1);
+    t_ring_rq(&p.qb);
+    t_pump();
+    rocx_core_set_sink(&A->f->core, true);
+    frames = A->f->nframes;
+    for (i = 0; i < n; i++) {
+        bool signal = i % 5 == 4 || i == n - 1;
+
+        s = t_sge(&p.amr, (i % 16) * 4096, 4096);
+        last = t_post_send(&p.qa, ops[i % ARRAY_SIZE(ops)],
+                           signal ? ROCX_WQE_SIGNALED : 0, &s, 1,
+                           p.bmr.iova + (i % 16) * 4096, p.bmr.key, i);
+        sig += signal;
+        if (i % 40 == 39) {
+            t_ring_sq(&p.qa);
+        }
+    }
+    t_ring_sq(&p.qa);
+    t_pump();
+    for (i = 0; t_poll(&p.acq, &e); i++) {
+        CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+        CHECK_EQ(le16toh(e.wqe_idx), i * 5 + 4 < n ? i * 5 + 4 : n - 1);
+    }
+    CHECK_EQ(i, sig);
+    CHECK_EQ(le16toh(e.wqe_idx), last);
+    CHECK_EQ(A->f->nframes, frames);
+    CHECK(!t_poll(&p.bcq, &e));
+    for (i = 0; i < 64 * T_PAGE && b[i] == 0xee; i++) {
+    }
+    CHECK_EQ(i, 64 * T_PAGE);
+    CHECK_EQ(rocx_qp_get(&A->f->core, p.qa.qpn)->state, ROCX_QPS_RTS);
+
+    rocx_core_set_sink(&A->f->core, false);
+    xfer(&p, ROCX_WQE_RDMA_WRITE, 3 * 4096, 0, 0, 9);
+    CHECK(A->f->nframes > frames);
+    CHECK_EQ(A->f->gerrs, 0);
+}
+
+/*
+ * The requester's limits: out-of-range values are refused and change
+ * nothing; at the tightest (one WQE, 16 PSNs) messages of many packets
+ * still complete with their data, and so at the widest.
+ */
+static void t_data_req_limits(void)
+{
+    static const uint32_t lim[][2] = { { 16, 1 }, { 8192, 128 } };
+    TPair p;
+    TConn conn;
+    RocxCore *c = &A->f->core;
+    unsigned i, j;
+
+    CHECK_EQ(c->req_window, ROCX_REQ_WINDOW);
+    CHECK_EQ(c->req_max_wqes, ROCX_REQ_WQES);
+    CHECK(!rocx_core_set_req_limits(c, ROCX_REQ_MIN_WINDOW - 1, 32));
+    CHECK(!rocx_core_set_req_limits(c, ROCX_REQ_MAX_WINDOW + 1, 32));
+    CHECK(!rocx_core_set_req_limits(c, 512, 0));
+    CHECK(!rocx_core_set_req_limits(c, 512, ROCX_REQ_MAX_WQES + 1));
+    CHECK_EQ(c->req_window, ROCX_REQ_WINDOW);
+    CHECK_EQ(c->req_max_wqes, ROCX_REQ_WQES);
+
+    t_conn_default(&conn);
+    conn.mtu = 1;
+    pair_setup(&p, 256 * T_PAGE, &conn, false);
+    for (j = 0; j < ARRAY_SIZE(lim); j++) {
+        CHECK(rocx_core_set_req_limits(c, lim[j][0], lim[j][1]));
+        CHECK_EQ(c->req_window, lim[j][0]);
+        CHECK_EQ(c->req_max_wqes, lim[j][1]);
+        for (i = 0; i < 4; i++) {
+            xfer(&p, i % 2 ? ROCX_WQE_RDMA_READ : ROCX_WQE_RDMA_WRITE,
+                 64 * T_PAGE, i * 64 * T_PAGE, i * 64 * T_PAGE, i + j);
+        }
+    }
+    CHECK_EQ(A->f->gerrs, 0);
+}
+
 const TCase t_cases_data[] = {
     T_CASE(data_wire),
     T_CASE(data_loopback),
@@ -732,5 +833,7 @@ const TCase t_cases_data[] = {
     T_CASE(data_zero_length),
     T_CASE(data_ipv6_v1_vlan),
     T_CASE(data_largest_messages),
+    T_CASE(data_sink),
+    T_CASE(data_req_limits),
 };
 const unsigned t_ncases_data = ARRAY_SIZE(t_cases_data);

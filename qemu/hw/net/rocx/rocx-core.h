@@ -446,6 +446,14 @@ typedef struct RocxCore {
     bool bundles;
     /* Run the engine inside SQ doorbells (rocx_core_set_direct_doorbells). */
     bool direct_db;
+    /* Complete send WQEs without sending them (rocx_core_set_sink()). */
+    bool sink;
+    /*
+     * Requester limits per QP (rocx_core_set_req_limits()): unacknowledged
+     * PSNs and send WQEs in flight.
+     */
+    uint32_t req_window;
+    uint32_t req_max_wqes;
     /*
      * Bus mastering is off (rocx_core_set_bus_master()): the driver
      * stopped the device's DMA on purpose, so DMA that fails is not its
@@ -613,6 +621,23 @@ void rocx_core_tx_busy(RocxCore *c, bool busy);
  * the BQL there, as in the bottom half).  Off by default.
  */
 void rocx_core_set_direct_doorbells(RocxCore *c, bool on);
+/*
+ * Sink mode, for measuring what a guest can post: an RC or XRC send WQE
+ * that passes its checks completes successfully as soon as the requester
+ * starts it, and sends nothing (a READ reads nothing, an atomic returns
+ * nothing).  Local WQEs (BIND_MW, LOCAL_INV, REG_MR) still execute; UC and
+ * UD send queues are not sunk.  Off by default; set by the glue before
+ * the guest runs.
+ */
+void rocx_core_set_sink(RocxCore *c, bool on);
+/*
+ * The requester's window of unacknowledged PSNs per QP
+ * (ROCX_REQ_MIN_WINDOW..ROCX_REQ_MAX_WINDOW, default ROCX_REQ_WINDOW) and
+ * its send WQEs in flight per QP (1..ROCX_REQ_MAX_WQES, default
+ * ROCX_REQ_WQES).  False, and nothing changes, for a value out of range.
+ * Set by the glue before the guest runs.
+ */
+bool rocx_core_set_req_limits(RocxCore *c, uint32_t window, uint32_t wqes);
 /*
  * The PCI command register's bus master bit changed.  While it is off
  * every DMA fails, as the bus would make it, and those failures are not

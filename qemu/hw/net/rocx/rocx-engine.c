@@ -141,6 +141,22 @@ void rocx_core_set_direct_doorbells(RocxCore *c, bool on)
     c->direct_db = on;
 }
 
+void rocx_core_set_sink(RocxCore *c, bool on)
+{
+    c->sink = on;
+}
+
+bool rocx_core_set_req_limits(RocxCore *c, uint32_t window, uint32_t wqes)
+{
+    if (window < ROCX_REQ_MIN_WINDOW || window > ROCX_REQ_MAX_WINDOW ||
+        wqes < 1 || wqes > ROCX_REQ_MAX_WQES) {
+        return false;
+    }
+    c->req_window = window;
+    c->req_max_wqes = wqes;
+    return true;
+}
+
 void rocx_core_set_bus_master(RocxCore *c, bool on)
 {
     c->dma_off = !on;
@@ -154,6 +170,8 @@ void rocx_core_init(RocxCore *c, const RocxCoreOps *ops, void *opaque,
     c->opaque = opaque;
     memcpy(c->perm_mac, mac, sizeof(c->perm_mac));
     c->speed_mbps = speed_mbps;
+    c->req_window = ROCX_REQ_WINDOW;
+    c->req_max_wqes = ROCX_REQ_WQES;
     rocx_num_init(c);
     rocx_core_reset(c);
 }

@@ -808,7 +808,7 @@ static inline uint8_t rocx_xrc_wire_op(const RocxQp *qp, uint8_t op)
  */
 unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget);
 /* Whether rocx_req_run could send now. */
-bool rocx_req_ready(RocxQp *qp);
+bool rocx_req_ready(RocxCore *c, RocxQp *qp);
 void rocx_req_reset(RocxQp *qp);
 /* Go back to psn_una and resend from there (go-back-N). */
 void rocx_req_go_back(RocxCore *c, RocxQp *qp, RocxRetx why);

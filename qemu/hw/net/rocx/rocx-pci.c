@@ -6,6 +6,7 @@
  *   -netdev <backend>,id=<netdev-id>
  *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Mb/s>]
  *                [,bundle=on|off][,x-direct-doorbell=on|off]
+ *                [,x-sink=on|off][,x-req-window=<n>][,x-sq-inflight=<n>]
  *
  * Properties:
  *
@@ -41,6 +42,20 @@
  *   Default: on.  The x- prefix marks it unstable, as QEMU's convention
  *   has it: it exists to compare the two paths and may go when the
  *   engine gets a thread of its own.
+ *
+ * - x-sink=on|off
+ *   Benchmarking only: an RC or XRC send WQE that passes its checks
+ *   completes successfully as soon as the requester starts it, and
+ *   nothing is sent (a READ or an atomic fetches nothing).  Local WQEs
+ *   (BIND_MW, LOCAL_INV, REG_MR) still execute; UC and UD are not sunk.
+ *   A perftest client on such a device measures what the guest's vCPU can
+ *   post and complete (make bench's sink row).  Default: off.
+ *
+ * - x-req-window=<n>, x-sq-inflight=<n>
+ *   Benchmarking only: the requester's window of unacknowledged PSNs per
+ *   QP (16..8192, default 512) and its send WQEs in flight per QP
+ *   (1..128, default 32), for the sweeps of make bench-sweep.  The
+ *   device reports neither: a guest sees only how fast its WQEs complete.
  *
  * - x-aq-stall=<n> (fault injection; run time only)
  *   Set with "qom-set <device-path> x-aq-stall <n>" in the monitor once
@@ -105,6 +120,9 @@ struct RocxState {
     uint32_t speed;             /* Mb/s */
     bool bundle;
     bool direct_db;
+    bool sink;
+    uint32_t req_window;        /* unacknowledged PSNs per QP */
+    uint32_t sq_inflight;       /* send WQEs in flight per QP */
     /* Runs rocx_core_process() outside MMIO handlers (BQL held). */
     QEMUBH *bh;
     /*
@@ -443,6 +461,18 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
     NetClientState *nc;
     unsigned v;
 
+    if (s->req_window < ROCX_REQ_MIN_WINDOW ||
+        s->req_window > ROCX_REQ_MAX_WINDOW) {
+        error_setg(errp, "rocx: x-req-window must be %u..%u",
+                   ROCX_REQ_MIN_WINDOW, ROCX_REQ_MAX_WINDOW);
+        return;
+    }
+    if (s->sq_inflight < 1 || s->sq_inflight > ROCX_REQ_MAX_WQES) {
+        error_setg(errp, "rocx: x-sq-inflight must be 1..%u",
+                   ROCX_REQ_MAX_WQES);
+        return;
+    }
+
     /* MSI-X only: no INTx pin. */
     pdev->config[PCI_INTERRUPT_PIN] = 0;
 
@@ -483,6 +513,9 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
                           nc->peer->info->type == NET_CLIENT_DRIVER_DGRAM);
     /* Doorbell writes come with the BQL held, as the bottom half runs. */
     rocx_core_set_direct_doorbells(&s->core, s->direct_db);
+    rocx_core_set_sink(&s->core, s->sink);
+    /* In range: checked above. */
+    rocx_core_set_req_limits(&s->core, s->req_window, s->sq_inflight);
     rocx_bus_master_sync(s);
 }
 
@@ -574,6 +607,9 @@ static const Property rocx_properties[] = {
                          rocx_prop_speed, uint32_t),
     DEFINE_PROP_BOOL("bundle", RocxState, bundle, true),
     DEFINE_PROP_BOOL("x-direct-doorbell", RocxState, direct_db, true),
+    DEFINE_PROP_BOOL("x-sink", RocxState, sink, false),
+    DEFINE_PROP_UINT32("x-req-window", RocxState, req_window, ROCX_REQ_WINDOW),
+    DEFINE_PROP_UINT32("x-sq-inflight", RocxState, sq_inflight, ROCX_REQ_WQES),
 };
 
 static void rocx_get_aq_stall(Object *obj, Visitor *v, const char *name,

@@ -206,7 +206,7 @@ unsigned rocx_qp_run(RocxCore *c, RocxQp *qp, unsigned budget, bool *more)
         *more = ((qp->state == ROCX_QPS_RTR || qp->state == ROCX_QPS_RTS) &&
                  rocx_resp_ready(qp)) ||
                 (qp->type == ROCX_QPT_UD ? rocx_ud_send_ready(qp) :
-                 qp->state == ROCX_QPS_RTS && rocx_req_ready(qp));
+                 qp->state == ROCX_QPS_RTS && rocx_req_ready(c, qp));
     }
     return used;
 }

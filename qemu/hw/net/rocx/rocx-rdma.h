@@ -97,13 +97,22 @@ typedef struct RocxNumSpace {
 #define ROCX_CORE_QP_BURST          16
 /* Flush completions written per QP turn. */
 #define ROCX_CORE_FLUSH_BURST       64
-/* Requester: send WQEs in flight and unacknowledged PSNs per QP. */
-#define ROCX_REQ_MAX_WQES           32
+/*
+ * Requester: send WQEs in flight and unacknowledged PSNs per QP, by
+ * default; the glue may choose others in the bounds below
+ * (rocx_core_set_req_limits()).  ROCX_REQ_MAX_WQES is also the size of
+ * the slot ring.  A window stays far below 2^23 PSNs, the most IB lets a
+ * requester have unacknowledged.
+ */
+#define ROCX_REQ_WQES               32
+#define ROCX_REQ_MAX_WQES           128
 #define ROCX_REQ_WINDOW             512
+#define ROCX_REQ_MIN_WINDOW         16
+#define ROCX_REQ_MAX_WINDOW         8192
 /*
  * Responses one READ request asks for at most (rocx_read_req_end()); a
  * READ of more is asked for in parts, each when the one before it is
- * answered, so PSNs in flight stay within 2^22 + ROCX_REQ_WINDOW.
+ * answered, so PSNs in flight stay within 2^22 + ROCX_REQ_MAX_WINDOW.
  */
 #define ROCX_READ_MAX_PKTS          (1u << 22)
 /* AckReq every this many packets of a long message; responder likewise. */

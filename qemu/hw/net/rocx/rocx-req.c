@@ -4,7 +4,7 @@
  * Fetches send WQEs from the SQ (checking each one: its index, opcode,
  * SGEs or inline data, every local key), cuts messages into packets of
  * the path MTU, numbers them with PSNs and sends them, within a window of
- * ROCX_REQ_WINDOW unacknowledged PSNs and ROCX_REQ_MAX_WQES WQEs (a READ
+ * req_window unacknowledged PSNs and req_max_wqes WQEs (a READ
  * asks for at most ROCX_READ_MAX_PKTS responses per request).  After
  * a loss the completer moves the send position back to the oldest
  * unacknowledged PSN (go-back-N); the WQE is fetched again from the SQ,
@@ -285,7 +285,7 @@ uint8_t rocx_req_send_pkt(RocxCore *c, RocxQp *qp, RocxSqSlot *s, uint32_t n)
      */
     tx.ackreq = last || (n % ROCX_ACK_INTERVAL) == ROCX_ACK_INTERVAL - 1 ||
                 rocx_psn_diff(qp->req.cur_psn, qp->req.psn_una) + 1 >=
-                ROCX_REQ_WINDOW;
+                (int32_t)c->req_window;
     /* UC: the same operations in its own transport, nothing to ACK. */
     if (qp->type == ROCX_QPT_UC) {
         tx.opcode |= ROCX_TR_UC;
@@ -358,7 +358,7 @@ RocxReqStart rocx_req_start(RocxCore *c, RocxQp *qp)
     RocxSqSlot *s;
 
     if (idx == qp->sq_pi ||
-        (uint16_t)(idx - qp->req.ci) >= ROCX_REQ_MAX_WQES) {
+        (uint16_t)(idx - qp->req.ci) >= c->req_max_wqes) {
         return ROCX_REQ_WAIT;
     }
     status = rocx_req_fetch(c, qp, idx, w, &verr);
@@ -407,10 +407,11 @@ RocxReqStart rocx_req_start(RocxCore *c, RocxQp *qp)
     return ROCX_REQ_SEND;
 }
 
-bool rocx_req_ready(RocxQp *qp)
+bool rocx_req_ready(RocxCore *c, RocxQp *qp)
 {
     if (qp->state != ROCX_QPS_RTS || qp->req.rnr_wait ||
-        rocx_psn_diff(qp->req.cur_psn, qp->req.psn_una) >= ROCX_REQ_WINDOW) {
+        rocx_psn_diff(qp->req.cur_psn, qp->req.psn_una) >=
+        (int32_t)c->req_window) {
         return false;
     }
     /* Resending what is in flight never waits for a completion. */
@@ -427,7 +428,20 @@ bool rocx_req_ready(RocxQp *qp)
                qp->req.cur_psn == qp->req.psn_una;
     }
     return !qp->req.blocked && qp->req.next != qp->sq_pi &&
-           (uint16_t)(qp->req.next - qp->req.ci) < ROCX_REQ_MAX_WQES;
+           (uint16_t)(qp->req.next - qp->req.ci) < c->req_max_wqes;
+}
+
+/*
+ * Sink mode (rocx_core_set_sink()): the WQE just started at cur takes no
+ * PSNs and is done, as a local one is; it completes at once when every
+ * WQE before it has.
+ */
+static void rocx_req_sink(RocxCore *c, RocxQp *qp)
+{
+    rocx_req_slot(qp, qp->req.cur)->npkts = 0;
+    qp->req.cur = qp->req.next;
+    qp->req.cur_cached = false;
+    rocx_comp_local(c, qp);
 }
 
 unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
@@ -435,7 +449,7 @@ unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
     unsigned sent = 0;
 
     /* rocx_req_ready() asks for RTS before each step, a local one too. */
-    while (sent < budget && rocx_req_ready(qp)) {
+    while (sent < budget && rocx_req_ready(c, qp)) {
         RocxSqSlot *s;
         uint32_t n;
         uint8_t err;
@@ -450,6 +464,11 @@ unsigned rocx_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
                 sent++;
                 continue;
             }
+        }
+        if (c->sink && qp->req.cur != qp->req.next) {
+            rocx_req_sink(c, qp);
+            sent++;
+            continue;
         }
         s = rocx_req_slot(qp, qp->req.cur);
         if (!qp->req.cur_cached || qp->req.wqe.idx != qp->req.cur) {

@@ -36,7 +36,7 @@ unsigned rocx_uc_req_run(RocxCore *c, RocxQp *qp, unsigned budget)
      * no READ ever is (rocx_req_fetch() refuses them, and atomics, on
      * UC).
      */
-    while (sent < budget && rocx_req_ready(qp)) {
+    while (sent < budget && rocx_req_ready(c, qp)) {
         RocxSqSlot *s;
         uint32_t n;
         uint8_t err;
