@@ -53,7 +53,8 @@ Options:
   --host-cmd CMD    run CMD (bash -c) on the host while the guests run; its
                     status counts like a guest's.  It sees ROCX_RUN_OUT,
                     ROCX_NGUESTS, ROCX_MONITOR_<N> (guest N's HMP monitor
-                    socket; scripts/run/hmp.sh talks to it), ROCX_SWITCH
+                    socket; scripts/run/hmp.sh talks to it),
+                    ROCX_QEMU_PID_<N> (guest N's QEMU process), ROCX_SWITCH
                     and ROCX_SWITCH_CTL (the switch's control socket:
                     "$ROCX_SWITCH" ctl "$ROCX_SWITCH_CTL" show), and
                     ROCX_SWITCH_CTL_<SEG> for a segment's own switch

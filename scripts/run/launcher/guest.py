@@ -146,8 +146,9 @@ def firmware_args():
 
 def qemu_argv(qemu, machine, g, run, out, gdir, tail):
     """Guest G's QEMU command line; TAIL ends it (memory, NICs, --extra,
-    -append)."""
-    return [qemu, "-name", "guest%d" % g.index, "-machine", machine,
+    -append).  debug-threads names QEMU's threads ("CPU 0/TCG",
+    "worker", ...) for host accounting (scripts/run/bench_acct.py)."""
+    return [qemu, "-name", "guest%d,debug-threads=on" % g.index, "-machine", machine,
             "-accel", "tcg", "-cpu", "max", "-smp", "1",
             "-nodefaults", "-display", "none", "-no-reboot"] \
         + firmware_args() + [

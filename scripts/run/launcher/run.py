@@ -286,7 +286,8 @@ def start_fabric(o, r, switch, sizes, port):
 
 
 def launch_guests(o, r, qemu, guests, scale_words):
-    """One QEMU per guest; exports ROCX_MONITOR_<N> for each."""
+    """One QEMU per guest; exports ROCX_MONITOR_<N> and ROCX_QEMU_PID_<N>
+    for each."""
     for g in guests:
         gdir = "%s/guest%d" % (r.out, g.index)
         tail = ["-m", g.mem] + fabric.nic_args(g) + g.extra + [
@@ -297,6 +298,7 @@ def launch_guests(o, r, qemu, guests, scale_words):
         r.procs.append(g.proc)
         g.launched_ms = now_ms()
         os.environ["ROCX_MONITOR_%d" % g.index] = gdir + "/monitor.sock"
+        os.environ["ROCX_QEMU_PID_%d" % g.index] = str(g.proc.pid)
 
 
 def _run(o, r, qemu, initrd, switch):
