@@ -1,45 +1,88 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest side of scripts/run/bench.sh: two guests with the same kind of RDMA NIC
-# run tests/bench/plan, guest 0 as the perftest server and guest 1 as the
-# client.  Environment (run-guests.sh env= words):
-#   ROCX_BENCH_NIC=rocx|rxe   the NIC kind (rxe: Soft-RoCE on virtio-net)
+# Guest side of scripts/run/bench.sh: the guests of one run take turns
+# through a plan (tests/bench/plan by default).  Each NIC kind is a pair of
+# guests, in the order of ROCX_BENCH_KINDS: pair P is guest 2P (perftest
+# server) and guest 2P+1 (client).  A "sink" kind is one more guest, a rocx
+# NIC with x-sink=on, the client of guest 0 (the rocx pair's server): its
+# WQEs complete without a frame sent, so its rate is what the vCPU posts.
+# Every guest walks the same sequence of runs, repetition by repetition,
+# the kinds of one entry one after the other (the other kind first in every
+# other repetition), so that the host's load falls on each kind alike; a
+# guest with no part in a run waits for its end.  Environment (run-guests.sh env=
+# words):
+#   ROCX_BENCH_KINDS=rocx:rxe[:sink]  the kinds of the run, in guest order
+#   ROCX_BENCH_NIC=rocx|rxe   this guest's NIC (rxe: Soft-RoCE on virtio-net)
+#   ROCX_BENCH_PLAN=FILE      the plan, relative to the repository
 #   ROCX_BENCH_ONLY=A:B       run only these plan entries (default: all)
-#   ROCX_BENCH_RUN_S=N        limit for one perftest run (default 60)
-# The client writes one line per plan entry to /rocx-out/results:
-#   NAME ok bytes=B iters=N bw_peak=X bw_avg=X msg_rate=X       (bandwidth)
-#   NAME ok bytes=B iters=N t_min=X t_max=X t_typical=X t_avg=X
+#   ROCX_BENCH_REPS=N         at most N repetitions of any entry
+#   ROCX_BENCH_RUN_S=N        limit for one perftest run (default 60; a
+#                             latency run gets 1 ms per iteration more)
+#   ROCX_BENCH_ACCT=1         the host command samples the host's threads
+#                             around each run (scripts/run/bench.py sample):
+#                             ask it to, and wait until it has
+# A client writes one line per run to /rocx-out/results:
+#   NAME KIND REP ok bytes=B iters=N bw_peak=X bw_avg=X msg_rate=X  (bandwidth)
+#   NAME KIND REP ok bytes=B iters=N t_min=X t_max=X t_typical=X t_avg=X
 #           t_stdev=X t_p99=X t_p999=X                          (latency)
-#   NAME na REASON...
+#   NAME KIND REP na REASON...
 # in perftest's units (MiB/s, Mpps, usec); both sides keep perftest's
-# output in /rocx-out/NAME.log.  A test that fails is a result ("na"), not
-# a failure of this script: it exits non-zero only when the harness breaks
-# (a peer or a barrier lost).
+# output in /rocx-out/NAME.KIND.REP.log.  A test that fails is a result
+# ("na"), not a failure of this script: it exits non-zero only when the
+# harness breaks (a peer or a barrier lost).
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/guest_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/roce_lib.sh"
 
-kind=${ROCX_BENCH_NIC:-rxe}
+IFS=: read -ra kinds <<<"${ROCX_BENCH_KINDS:-rocx:rxe}"
+nic=${ROCX_BENCH_NIC:-rxe}
 run_s=${ROCX_BENCH_RUN_S:-60}
+plan=$ROCX_REPO/${ROCX_BENCH_PLAN:-tests/bench/plan}
+max_reps=${ROCX_BENCH_REPS:-99}
 me=$ROCX_GUEST_INDEX
-server_ip=$(rocx_ip 0)
 results=$ROCX_OUT/results
-# A run's server waits for its client's verdict: allow for the whole run.
-ROCX_WAIT=$((run_s + 60))
+# A server waits for its client's verdict: allow for the longest run.
+ROCX_WAIT=$((run_s + 200))
 
-[ "$ROCX_NGUESTS" -eq 2 ] || rocx_die "needs exactly 2 guests"
-# Debian's perftest on the self-built libibverbs (rocx and rxe providers).
-export LD_LIBRARY_PATH=$ROCX_RDMA/lib
+# The server and client guests of KIND: "SERVER CLIENT", or nothing when
+# the run has no such kind.
+npairs=0
+declare -A server=() client=()
+for k in "${kinds[@]}"; do
+	[ "$k" = sink ] && continue
+	server[$k]=$((2 * npairs)) client[$k]=$((2 * npairs + 1))
+	npairs=$((npairs + 1))
+done
+for k in "${kinds[@]}"; do
+	[ "$k" = sink ] || continue
+	[ -n "${server[rocx]:-}" ] || rocx_die "a sink needs a rocx pair"
+	server[sink]=${server[rocx]} client[sink]=$((2 * npairs))
+done
+nguests=$((2 * npairs))
+[ -n "${client[sink]:-}" ] && nguests=$((nguests + 1))
+[ "$ROCX_NGUESTS" -eq "$nguests" ] ||
+	rocx_die "$ROCX_NGUESTS guests for kinds '${kinds[*]}'"
 
-# Both sides must be up before any run; a side that cannot set up its NIC
-# turns every entry into "na" with its reason.
+# Both sides must be up before any run; a guest that cannot set up its NIC
+# turns every run of its kinds into "na" with its reason.  A netdev MTU of
+# 4200 lets a run choose a path MTU of 4096 (-m); runs without -m get 1024.
 setup=ok
-roce_up "$kind" || setup="setup failed on guest$me: $ROCE_ERR"
+if roce_up "$nic"; then
+	if ! ip link set "$ROCE_NETDEV" mtu 4200; then
+		setup="guest$me: $ROCE_NETDEV refuses MTU 4200"
+	elif ! wait_for 20 _roce_port_active "$ROCE_DEV"; then
+		setup="guest$me: $ROCE_DEV not ACTIVE after the MTU change"
+	fi
+else
+	setup="setup failed on guest$me: $ROCE_ERR"
+fi
 rocx_put "setup.$me" "$setup"
-peer_setup=$(rocx_get "setup.$((1 - me))") || exit 1
-[ "$setup" = ok ] && setup=$peer_setup
+declare -A setup_of=()
+for ((g = 0; g < ROCX_NGUESTS; g++)); do
+	setup_of[$g]=$(rocx_get "setup.$g") || exit 1
+done
 rocx_barrier setup
 
 # why LOG RC - one line saying why a perftest run failed.
@@ -47,7 +90,7 @@ why() {
 	local log=$1 rc=$2 line
 
 	if [ "$rc" -eq 124 ]; then
-		echo "timed out after ${run_s}s"
+		echo "timed out after ${limit}s"
 		return
 	fi
 	line=$(grep -aiE "couldn't|unable|error|fail|not supported|invalid|unknown" "$log" |
@@ -56,18 +99,18 @@ why() {
 	echo "exit $rc: $(echo "${line:-no output}" | tr -s ' \t' ' ' | sed 's/^ //')"
 }
 
-# parse NAME LOG - the result line of perftest's output in LOG (the first
-# numeric line after its "#bytes" header).
+# parse PREFIX LOG - the result line of perftest's output in LOG (the first
+# numeric line after its "#bytes" header).  t_typical is perftest's median.
 parse() {
-	awk -v name="$1" '
+	awk -v pre="$1" '
 		/#bytes/ { hdr = 1; lat = /t_typical/; next }
 		hdr && $1 ~ /^[0-9]+$/ && NF >= 5 {
 			if (lat)
 				printf "%s ok bytes=%s iters=%s t_min=%s t_max=%s t_typical=%s t_avg=%s t_stdev=%s t_p99=%s t_p999=%s\n",
-					name, $1, $2, $3, $4, $5, $6, $7, $8, $9
+					pre, $1, $2, $3, $4, $5, $6, $7, $8, $9
 			else
 				printf "%s ok bytes=%s iters=%s bw_peak=%s bw_avg=%s msg_rate=%s\n",
-					name, $1, $2, $3, $4, $5
+					pre, $1, $2, $3, $4, $5
 			found = 1
 			exit
 		}
@@ -83,72 +126,134 @@ uncalibrated() {
 		grep -aq 'Correlation coefficient' "$2"
 }
 
-[ "$me" -eq 1 ] && : >"$results"
-idx=-1
-while read -r name tool bytes run; do
-	case $name in '' | '#'*) continue ;; esac
-	idx=$((idx + 1))
-	if [ -n "${ROCX_BENCH_ONLY:-}" ] && [[ ":$ROCX_BENCH_ONLY:" != *":$name:"* ]]; then
+# await KEY - rocx_get, for a guest with no part in a run: it looks less
+# often, to leave the host to the guests that run.
+await() {
+	local i
+
+	for ((i = 0; i < ROCX_WAIT * 2; i++)); do
+		[ -f "$ROCX_SHARED/val.$1" ] && return 0
+		rocx_check_peers
+		sleep 0.5
+	done
+	rocx_die "no value for $1 after ${ROCX_WAIT}s"
+}
+
+# acct begin|end TAG - have the host sample its threads now.
+acct() {
+	[ "${ROCX_BENCH_ACCT:-0}" = 1 ] || return 0
+	rocx_put "acct.$1.$2" 1
+	rocx_get "acct.$1-done.$2" >/dev/null
+}
+
+# The sequence: "NAME KIND REP TOOL BYTES RUN..." per run.
+mapfile -t entries < <(grep -vE '^[[:space:]]*(#|$)' "$plan")
+seq=()
+for ((rep = 1; rep <= max_reps; rep++)); do
+	any=0
+	for e in "${entries[@]}"; do
+		read -r name ekinds reps tool bytes run <<<"$e"
+		[ "$rep" -le "$reps" ] || continue
+		any=1
+		if [ -n "${ROCX_BENCH_ONLY:-}" ] && [[ ":$ROCX_BENCH_ONLY:" != *":$name:"* ]]; then
+			continue
+		fi
+		order=()
+		for k in "${kinds[@]}"; do
+			[[ ",$ekinds," == *",$k,"* ]] && [ -n "${client[$k]:-}" ] && order+=("$k")
+		done
+		# Every other repetition the other kind goes first.
+		if [ $((rep % 2)) -eq 0 ] && [ "${#order[@]}" -eq 2 ]; then
+			order=("${order[1]}" "${order[0]}")
+		fi
+		for k in "${order[@]}"; do
+			seq+=("$name $k $rep $tool $bytes $run")
+		done
+	done
+	[ "$any" -eq 1 ] || break
+done
+
+[ -n "${client[$nic]:-}" ] && [ "$me" -eq "${client[$nic]}" ] && : >"$results"
+[ "$me" -eq "${client[sink]:--1}" ] && : >"$results"
+for ((i = 0; i < ${#seq[@]}; i++)); do
+	read -r name kind rep tool bytes run <<<"${seq[$i]}"
+	tag=$name.$kind.$rep
+	srv=${server[$kind]} cli=${client[$kind]}
+	if [ "$me" -ne "$srv" ] && [ "$me" -ne "$cli" ]; then
+		await "server_done.$tag"
 		continue
 	fi
-	log=$ROCX_OUT/$name.log
-	if [ "$setup" != ok ]; then
-		[ "$me" -eq 1 ] && echo "$name na $setup" >>"$results"
+	log=$ROCX_OUT/$tag.log
+	why_setup=${setup_of[$srv]}
+	[ "$why_setup" = ok ] && why_setup=${setup_of[$cli]}
+	if [ "$why_setup" != ok ]; then
+		[ "$me" -eq "$cli" ] && echo "$name $kind $rep na $why_setup" >>"$results"
+		[ "$me" -eq "$cli" ] && rocx_put "server_done.$tag" 1
 		continue
 	fi
-	port=$((18515 + idx))
+	# A port per run, so that a server still closing cannot refuse the next.
+	port=$((18515 + i))
+	limit=$run_s
+	[[ " $run " =~ \ -n\ ([0-9]+) ]] && limit=$((run_s + BASH_REMATCH[1] / 1000))
 	# With -R rdma_cm resolves the GID and the server listens there.
 	gid=(-x "$ROCE_GID") listening=roce_port_listening
 	[[ " $run " == *" -R "* ]] && gid=() listening=roce_cm_listening
+	mtu=(-m 1024)
+	[[ " $run " == *" -m "* ]] && mtu=()
 	# $run is "-D N" or "-n N" and options: split on purpose.
 	# shellcheck disable=SC2086
-	set -- -F -d "$ROCE_DEV" "${gid[@]}" -m 1024 -p "$port" -s "$bytes" $run
-	if [ "$me" -eq 0 ]; then
-		timeout "$run_s" "$tool" "$@" >"$log" 2>&1 &
-		srv=$!
+	set -- -F -d "$ROCE_DEV" "${gid[@]}" "${mtu[@]}" -p "$port" -s "$bytes" $run
+	if [ "$me" -eq "$srv" ]; then
+		timeout "$limit" "$tool" "$@" >"$log" 2>&1 &
+		pid=$!
 		if wait_for 20 "$listening" "$port"; then
-			rocx_put "listen.$name" ok
+			rocx_put "listen.$tag" ok
 		else
-			wait "$srv"
-			rocx_put "listen.$name" "server: $(why "$log" $?)"
+			wait "$pid"
+			rocx_put "listen.$tag" "server: $(why "$log" $?)"
+			rocx_get "server_done.$tag" >/dev/null || exit 1
 			continue
 		fi
-		verdict=$(rocx_get "done.$name") || exit 1
+		verdict=$(rocx_get "done.$tag") || exit 1
 		# The client is done: a server still running has lost it
 		# (timeout passes the TERM on to perftest).
-		wait_for 5 sh -c "! kill -0 $srv" || kill -TERM "$srv" 2>/dev/null
-		wait "$srv"
+		wait_for 5 sh -c "! kill -0 $pid" || kill -TERM "$pid" 2>/dev/null
+		wait "$pid"
 		rc=$?
 		[ "$rc" -eq 0 ] || [ "$verdict" != ok ] ||
-			rocx_log "$name: client ok but server $(why "$log" "$rc")"
-		[ "$rc" -eq 0 ] || rocx_put "server.$name" "$(why "$log" "$rc")"
-		rocx_put "server_done.$name" 1
+			rocx_log "$tag: client ok but server $(why "$log" "$rc")"
+		[ "$rc" -eq 0 ] || rocx_put "server.$tag" "$(why "$log" "$rc")"
+		rocx_put "server_done.$tag" 1
 	else
-		listen=$(rocx_get "listen.$name") || exit 1
+		listen=$(rocx_get "listen.$tag") || exit 1
 		if [ "$listen" != ok ]; then
-			echo "$name na $listen" >>"$results"
+			echo "$name $kind $rep na $listen" >>"$results"
+			rocx_put "server_done.$tag" 1
 			continue
 		fi
-		timeout "$run_s" "$tool" "$@" "$server_ip" >"$log" 2>&1
+		acct begin "$tag"
+		timeout "$limit" "$tool" "$@" "$(rocx_ip "$srv")" >"$log" 2>&1
 		rc=$?
-		if [ "$rc" -eq 0 ] && line=$(parse "$name" "$log") &&
+		acct end "$tag"
+		if [ "$rc" -eq 0 ] && line=$(parse "$name $kind $rep" "$log") &&
 			! uncalibrated "$line" "$log"; then
-			rocx_put "done.$name" ok
-			rocx_get "server_done.$name" >/dev/null || exit 1
+			rocx_put "done.$tag" ok
+			rocx_get "server_done.$tag" >/dev/null || exit 1
 		else
 			reason=$(why "$log" "$rc")
 			[ "$rc" -eq 0 ] && uncalibrated "${line:-}" "$log" &&
 				reason="perftest could not time the run: $(grep -a 'Correlation coefficient' "$log" | head -n 1)"
-			rocx_put "done.$name" fail
-			rocx_get "server_done.$name" >/dev/null || exit 1
-			[ -f "$ROCX_SHARED/val.server.$name" ] &&
-				reason="$reason; server: $(rocx_get "server.$name")"
-			line="$name na $reason"
+			rocx_put "done.$tag" fail
+			rocx_get "server_done.$tag" >/dev/null || exit 1
+			[ -f "$ROCX_SHARED/val.server.$tag" ] &&
+				reason="$reason; server: $(rocx_get "server.$tag")"
+			line="$name $kind $rep na $reason"
 		fi
 		echo "$line" >>"$results"
 		rocx_log "$line"
 	fi
-done <"$ROCX_REPO/tests/bench/plan"
+done
 
+rocx_put "acct.quit.$me" 1
 rocx_barrier finished
 exit 0

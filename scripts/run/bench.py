@@ -1,0 +1,428 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's host side (standard library only).
+
+  bench.py sample    run-guests' host command: sample every QEMU thread and
+                     the switch around each perftest run on request of the
+                     client guest (scripts/guest/bench.sh), writing
+                     $ROCX_RUN_OUT/acct/TAG.json
+  bench.py report OUT PLAN KINDS
+                     the table of the run in OUT (build/bench): one row
+                     per plan entry and figure, median [min-max] over the
+                     repetitions, then the host's cost of every run
+
+A sample reads, for every thread of each QEMU (named by debug-threads: the
+main loop is the thread whose id is the process's, "CPU n/TCG" a vCPU,
+"worker" QEMU's thread pool, which serves 9p) and of rocx-switch:
+/proc/PID/task/TID/schedstat (time on a CPU, time runnable but waiting on a
+run queue, in ns), /proc/PID/task/TID/status (voluntary context switches:
+the thread slept and was woken; involuntary: it was preempted), and the
+host's steal time from /proc/stat.  The schedstat files need only
+CONFIG_SCHED_INFO, not the schedstats sysctl.
+"""
+import json
+import os
+import re
+import statistics
+import sys
+import time
+
+POLL_S = 0.05
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def role(pid, tid, comm):
+    if tid == pid:
+        return "main"
+    if comm.startswith("CPU "):
+        return "vcpu"
+    if comm.startswith("worker"):
+        return "worker"
+    if comm == "call_rcu":
+        return "rcu"
+    return "other"
+
+
+def threads(pid):
+    """{tid: (role, cpu_ns, wait_ns, voluntary, involuntary)} of PID."""
+    out = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for t in tids:
+        base = "/proc/%d/task/%s/" % (pid, t)
+        sched, status, comm = (read(base + f)
+                               for f in ("schedstat", "status", "comm"))
+        if not sched or not status or comm is None:
+            continue
+        cpu_ns, wait_ns = (int(v) for v in sched.split()[:2])
+        vol = re.search(r"^voluntary_ctxt_switches:\s*(\d+)", status, re.M)
+        inv = re.search(r"^nonvoluntary_ctxt_switches:\s*(\d+)", status, re.M)
+        out[int(t)] = (role(pid, int(t), comm.strip()), cpu_ns, wait_ns,
+                       int(vol.group(1)) if vol else 0,
+                       int(inv.group(1)) if inv else 0)
+    return out
+
+
+def cpu_ticks():
+    """(steal, total) jiffies of the host from /proc/stat."""
+    f = (read("/proc/stat") or "cpu 0").split("\n")[0].split()[1:]
+    v = [int(x) for x in f]
+    return (v[7] if len(v) > 7 else 0), sum(v[:8])
+
+
+def snapshot(procs):
+    return {"t": time.monotonic(), "ticks": cpu_ticks(),
+            "procs": {who: threads(pid) for who, pid in procs.items()}}
+
+
+def delta(a, b):
+    """Per (who, role): cpu_ns, wait_ns, voluntary, involuntary, threads,
+    between snapshots A and B.  A thread born in between counts from 0."""
+    acc = {}
+    for who, ths in b["procs"].items():
+        before = a["procs"].get(who, {})
+        for tid, (rl, *vals) in ths.items():
+            old = before.get(tid, (rl, 0, 0, 0, 0))[1:]
+            key = "%s %s" % (who, rl)
+            cur = acc.setdefault(key, [0, 0, 0, 0, 0])
+            for i, v in enumerate(vals):
+                cur[i] += v - old[i]
+            cur[4] += 1
+    steal = b["ticks"][0] - a["ticks"][0]
+    total = b["ticks"][1] - a["ticks"][1]
+    return {"wall_s": b["t"] - a["t"], "steal_ticks": steal,
+            "total_ticks": total, "threads": acc}
+
+
+def run_procs():
+    """{who: pid}: guestN's QEMU and the switch of this run."""
+    procs = {}
+    for k, v in os.environ.items():
+        m = re.fullmatch(r"ROCX_QEMU_PID_(\d+)", k)
+        if m:
+            procs["guest" + m.group(1)] = int(v)
+    pidfile = os.path.join(os.path.dirname(os.environ["ROCX_SWITCH_CTL"]),
+                           "switch.pid")
+    for _ in range(50):
+        txt = (read(pidfile) or "").strip()
+        if txt:
+            procs["switch"] = int(txt)
+            break
+        time.sleep(0.1)
+    return procs
+
+
+def put(shared, key):
+    tmp = os.path.join(shared, "val.%s.tmp.host" % key)
+    with open(tmp, "w") as f:
+        f.write("1\n")
+    os.rename(tmp, os.path.join(shared, "val." + key))
+
+
+def sample():
+    out = os.environ["ROCX_RUN_OUT"]
+    shared = os.path.join(out, "shared")
+    acct = os.path.join(out, "acct")
+    os.makedirs(acct, exist_ok=True)
+    procs = run_procs()
+    nguests = int(os.environ["ROCX_NGUESTS"])
+    begun = {}
+    done = set()
+    while True:
+        names = os.listdir(shared)
+        for n in names:
+            m = re.fullmatch(r"val\.acct\.(begin|end)\.(.+)", n)
+            if not m or n in done or ".tmp." in n:
+                continue
+            what, tag = m.groups()
+            if what == "begin":
+                begun[tag] = snapshot(procs)
+            elif tag in begun:
+                d = delta(begun.pop(tag), snapshot(procs))
+                with open(os.path.join(acct, tag + ".json"), "w") as f:
+                    json.dump(d, f)
+            done.add(n)
+            put(shared, "acct.%s-done.%s" % (what, tag))
+        quit_ = sum(1 for n in names if n.startswith("val.acct.quit."))
+        alive = [p for w, p in procs.items()
+                 if w != "switch" and os.path.exists("/proc/%d" % p)]
+        if quit_ >= nguests or not alive:
+            return 0
+        time.sleep(POLL_S)
+
+
+# ------------------------------------------------------------------ report
+
+def read_plan(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            name, kinds, reps, tool, size, run = line.split(None, 5)
+            rows.append({"name": name, "kinds": kinds.split(","),
+                         "reps": int(reps), "tool": tool,
+                         "bytes": int(size), "run": run.split()})
+    return rows
+
+
+def opt(run, flag):
+    return run[run.index(flag) + 1] if flag in run else None
+
+
+def size_label(n):
+    return "%d KiB" % (n // 1024) if n >= 1024 and n % 1024 == 0 \
+        else "%d B" % n
+
+
+def label_of(e):
+    extra = []
+    if "-R" in e["run"]:
+        extra.append("-R")
+    if opt(e["run"], "-q"):
+        extra.append("-q %s" % opt(e["run"], "-q"))
+    if opt(e["run"], "-m"):
+        extra.append("mtu %s" % opt(e["run"], "-m"))
+    if e["kinds"] == ["sink"]:
+        extra.append("sink")
+    return " ".join([e["tool"]] + extra + [size_label(e["bytes"])])
+
+
+def results(out, nguests):
+    """{(name, kind): [result dict or reason str, ...]} from every
+    guest's results file."""
+    res = {}
+    for g in range(nguests):
+        text = read(os.path.join(out, "guest%d" % g, "results")) or ""
+        for line in text.splitlines():
+            w = line.split()
+            if len(w) < 4:
+                continue
+            lst = res.setdefault((w[0], w[1]), [])
+            if w[3] == "ok":
+                d = dict(x.split("=", 1) for x in w[4:] if "=" in x)
+                d["rep"] = w[2]
+                lst.append(d)
+            else:
+                lst.append(" ".join(w[4:]) or "failed")
+    return res
+
+
+def guest_trouble(out):
+    """Why the run's guests did not finish, in one line, or None."""
+    log = read(os.path.join(out, "run.log")) or ""
+    for line in log.splitlines():
+        if line.startswith("run-guests:") and "wall" not in line:
+            return line
+    g = 0
+    while os.path.isdir(os.path.join(out, "guest%d" % g)):
+        gdir = os.path.join(out, "guest%d" % g)
+        g += 1
+        rc = (read(os.path.join(gdir, "rc")) or "none").strip()
+        if rc == "0":
+            continue
+        glog = read(os.path.join(gdir, "log")) or ""
+        if "giving up" in glog:
+            continue
+        if re.search(r"^guest%d: rc=timeout" % (g - 1), log, re.M):
+            rc = "timeout"
+        cons = read(os.path.join(gdir, "console.log")) or ""
+        m = re.search(r".*(Kernel panic|BUG:|Oops|general protection).*",
+                      cons)
+        msg = m.group(0) if m else ""
+        if not msg:
+            fails = [x for x in glog.splitlines() if "FAIL:" in x]
+            msg = fails[-1] if fails else ""
+        return "guest%d rc=%s%s" % (g - 1, rc, ": " + " ".join(msg.split())
+                                    if msg else "")
+    return None
+
+
+def fmt(v):
+    return "%.2f" % v if v < 100 else "%.1f" % v if v < 1000 else "%.0f" % v
+
+
+def summary(vals):
+    """'median [min-max]' of VALS, or the one value."""
+    if len(vals) == 1:
+        return fmt(vals[0])
+    return "%s [%s-%s]" % (fmt(statistics.median(vals)), fmt(min(vals)),
+                           fmt(max(vals)))
+
+
+# (label suffix, unit, key, scale, for latency)
+BW_FIGS = [("", "MiB/s", "bw_avg", 1)]
+MSG_FIGS = [("", "Kmsg/s", "msg_rate", 1000)]
+LAT_FIGS = [(" p50", "usec", "t_typical", 1), (" p99", "usec", "t_p99", 1),
+            (" p99.9", "usec", "t_p999", 1), (" max", "usec", "t_max", 1)]
+
+
+def figures(e):
+    if e["tool"].endswith("_lat"):
+        return LAT_FIGS
+    return BW_FIGS + (MSG_FIGS if e["bytes"] < 4096 else [])
+
+
+def moved(e, r):
+    """(messages, bytes) a run moved: a bandwidth run's rate over its -D
+    seconds (perftest moves data for all of them; it measures the middle),
+    a latency run's round trips."""
+    if e["tool"].endswith("_lat"):
+        n = float(r["iters"])
+        return n, 2 * n * e["bytes"]
+    secs = float(opt(e["run"], "-D") or 0)
+    return (float(r["msg_rate"]) * 1e6 * secs,
+            float(r["bw_avg"]) * 1048576 * secs)
+
+
+def acct_lines(out, e, kind, r):
+    """Lines of the host's cost of run R of entry E: totals per message and
+    per GB, then per thread role."""
+    a = read(os.path.join(out, "acct", "%s.%s.%s.json"
+                          % (e["name"], kind, r["rep"])))
+    if not a:
+        return []
+    a = json.loads(a)
+    msgs, nbytes = moved(e, r)
+    if msgs <= 0:
+        return []
+    th = a["threads"]
+    cpu = sum(v[0] for v in th.values()) / 1e9
+    wait = sum(v[1] for v in th.values()) / 1e9
+    vol = sum(v[2] for v in th.values())
+    steal = 100.0 * a["steal_ticks"] / max(1, a["total_ticks"])
+    head = "%-18s %-4s rep %s: %.1f s, host CPU %.2f s (%.0f us/msg, " \
+        "%.2f s/GB), run-queue wait %.0f us/msg, wakeups %.1f/msg, " \
+        "steal %.1f%%" % (e["name"], kind, r["rep"], a["wall_s"], cpu,
+                          cpu / msgs * 1e6, cpu / (nbytes / 1e9),
+                          wait / msgs * 1e6, vol / msgs, steal)
+    lines = [head]
+    for key in sorted(th, key=lambda k: -th[k][0]):
+        c, w, v, i, n = th[key]
+        if c < 1e6 and v == 0:
+            continue
+        lines.append("    %-15s x%-2d cpu %7.1f ms %7.1f us/msg %6.3f s/GB"
+                     "  wait %7.1f ms %6.1f us/msg  wakeups %7d %6.2f/msg"
+                     "  preempted %6d"
+                     % (key, n, c / 1e6, c / 1e3 / msgs,
+                        c / 1e9 / (nbytes / 1e9), w / 1e6, w / 1e3 / msgs,
+                        v, v / msgs, i))
+    return lines
+
+
+def report(out, plan, kinds):
+    env = read(os.path.join(out, "run.env")) or ""
+    meta = dict(re.findall(r"^(\w+)=(.*)$", env, re.M))
+    nguests = 0
+    while os.path.isdir(os.path.join(out, "guest%d" % nguests)):
+        nguests += 1
+    entries = read_plan(plan)
+    res = results(out, nguests)
+    trouble = guest_trouble(out)
+    notes = []
+
+    def note(text):
+        if text not in notes:
+            notes.append(text)
+        return "n/a [%d]" % (notes.index(text) + 1)
+
+    cols = ["rocx", "rxe"]
+    rows = []
+    for e in entries:
+        for suffix, unit, key, scale in figures(e):
+            cell = {}
+            med = {}
+            for col in cols:
+                kind = "sink" if e["kinds"] == ["sink"] and col == "rocx" \
+                    else col
+                if kind not in e["kinds"]:
+                    cell[col] = "-"
+                    continue
+                if kind not in kinds:
+                    cell[col] = note("%s: not run (--kinds)" % kind)
+                    continue
+                got = res.get((e["name"], kind), [])
+                vals = [float(r[key]) * scale for r in got
+                        if isinstance(r, dict) and key in r]
+                if vals:
+                    cell[col] = summary(vals)
+                    med[col] = statistics.median(vals)
+                    bad = [r for r in got if not isinstance(r, dict)]
+                    if bad:
+                        cell[col] += " " + note("%s: %d of %d runs failed: %s"
+                                                % (kind, len(bad), len(got),
+                                                   bad[0]))[4:]
+                elif got:
+                    reason = next((r for r in got if isinstance(r, str)),
+                                  "perftest printed no " + key)
+                    cell[col] = note("%s: %s" % (kind, reason))
+                else:
+                    cell[col] = note("%s: %s" % (kind, trouble or
+                                                 "no result (not run)"))
+            ratio = "n/a"
+            if "rocx" in med and "rxe" in med and med["rxe"] > 0:
+                ratio = "%.2f" % (med["rocx"] / med["rxe"])
+            rows.append("%-30s %-7s %24s %24s %8s"
+                        % (label_of(e) + suffix, unit, cell["rocx"],
+                           cell["rxe"], ratio))
+    print("rocx bench: perftest 4.5 between TCG guests per NIC kind, RC, "
+          "RoCE v2, MTU 1024 unless the row says")
+    print("(bandwidth: higher is better; latency: lower is better; MiB/s as "
+          "perftest's MB/sec; median [min-max]")
+    print(" over repetitions; p50 is perftest's t_typical; -R: rdma_cm; "
+          "sink: rocx with x-sink=on, the rate a vCPU posts)")
+    print("%-30s %-7s %24s %24s %8s" % ("test", "unit", "rocx", "rxe",
+                                         "rocx/rxe"))
+    for r in rows:
+        print(r)
+    for i, n in enumerate(notes):
+        print("[%d] %s" % (i + 1, n))
+    print("host: %d CPUs, load average before %s, after %s (other work on "
+          "the host slows TCG guests); run-guests wall %s s"
+          % (os.cpu_count(), meta.get("load_before", "?"),
+             meta.get("load_after", "?"), meta.get("wall", "?")))
+    print("raw results: build/bench/guest*/results, perftest output in "
+          "build/bench/guest*/, host accounting in build/bench/acct.txt")
+
+    lines = []
+    for e in entries:
+        for kind in e["kinds"]:
+            for r in res.get((e["name"], kind), []):
+                if isinstance(r, dict):
+                    lines += acct_lines(out, e, kind, r)
+    with open(os.path.join(out, "acct.txt"), "w") as f:
+        f.write("Host cost of each run (scripts/run/bench.py): CPU time on "
+                "the host, run-queue wait and\nwakeups (voluntary context "
+                "switches) of the guests' QEMU threads and rocx-switch,\n"
+                "per message (a latency run's round trip) and per GB "
+                "moved; then per thread role\n(guest0 serves the rocx "
+                "pair, guest2 the rxe pair; guest1, guest3 and the sink\n"
+                "guest are clients).\n")
+        f.write("\n".join(lines) + "\n")
+    print()
+    print("host cost per run (build/bench/acct.txt has each thread role):")
+    for ln in lines:
+        if not ln.startswith(" "):
+            print(ln)
+    return 0
+
+
+def main(argv):
+    if argv[:1] == ["sample"]:
+        return sample()
+    if len(argv) == 4 and argv[0] == "report":
+        return report(argv[1], argv[2], argv[3].split())
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
