@@ -13,7 +13,10 @@
 #   make check-debug  every end-to-end group on the debug guest kernel
 #   make check-6.1  the end-to-end suite on Debian 12's 6.1 (part of check)
 #   make lint       checkpatch --strict, sparse and W=1 on the driver
-#   make bench      benchmarks, one table
+#   make bench      benchmarks, one table (about 10 minutes)
+#   make bench-sweep  what does not fit make bench: more rows, and sweeps
+#                   of the requester's window and WQEs in flight (about
+#                   45 minutes)
 #   make soak-kverbs  the kverbs group's perftest -R pair ROUNDS times
 #                   (default 40) in one boot; not part of check
 
@@ -27,7 +30,7 @@ KDIR61 ?= $(if $(ROCX_KVER61),/usr/src/linux-headers-$(ROCX_KVER61))
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m
 
 .PHONY: all modules modules-6.1 kvtest clean setup demo demo-lossless check check-debug check-6.1 check-lossless \
-	soak-kverbs lint bench qemu rdma-core tools
+	soak-kverbs lint bench bench-sweep qemu rdma-core tools
 
 all: modules
 
@@ -110,3 +113,6 @@ lint:
 
 bench:
 	scripts/run/bench.sh
+
+bench-sweep:
+	scripts/run/bench-sweep.sh
