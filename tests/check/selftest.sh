@@ -7,8 +7,8 @@
 # non-zero after a clean summary or is not listed must each fail, and
 # the caller's ROCX_* variables must not reach the suites.  Then the
 # guest launcher's parsing and wiring (launcher.py), which every
-# end-to-end suite boots its guests with.  Last line: "harness: N
-# passed, N failed".
+# end-to-end suite boots its guests with, and make bench's table and host
+# accounting (bench.py).  Last line: "harness: N passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/rocx-checktest.XXXXXX)
@@ -85,6 +85,21 @@ while IFS= read -r line; do
 done <<<"$launcher_out"
 if [ "$launcher_rc" -ne 0 ] && ! grep -q '^not ok - ' <<<"$launcher_out"; then
 	is "tests/check/launcher.py exits 0" 0 "$launcher_rc"
+fi
+
+# make bench's host side (tests/check/bench.py): the table and the host
+# accounting on made-up results, counted the same way.
+bench_out=$(python3 "$repo/tests/check/bench.py" 2>&1)
+bench_rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) is "${line#ok - }" ok ok ;;
+	"not ok - "*) is "${line#not ok - }" ok "not ok" ;;
+	*) echo "# $line" ;;
+	esac
+done <<<"$bench_out"
+if [ "$bench_rc" -ne 0 ] && ! grep -q '^not ok - ' <<<"$bench_out"; then
+	is "tests/check/bench.py exits 0" 0 "$bench_rc"
 fi
 
 echo "harness: $((n - bad)) passed, $bad failed"

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's host side (scripts/run/bench.py) on made-up results and
+samples, with no guest booted: the table's median [min-max], the latency
+percentiles, n/a with its reason, and the host accounting's arithmetic.
+tests/check/selftest.sh runs it; prints one "ok - NAME" or "not ok - NAME"
+line per check."""
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "../../scripts/run"))
+import bench  # noqa: E402
+
+bad = 0
+
+
+def check(name, got, want):
+    global bad
+    if got == want:
+        print("ok - bench: " + name)
+    else:
+        print("not ok - bench: %s (got %r, want %r)" % (name, got, want))
+        bad += 1
+
+
+PLAN = """# NAME KINDS REPS TOOL BYTES RUN
+write_bw_64k  rocx,rxe 3 ib_write_bw  65536 -D 4
+write_lat_2   rocx,rxe 1 ib_write_lat 2     -n 1000
+write_bw_64_sink sink  1 ib_write_bw  64    -D 2
+"""
+
+
+def row(text, label, unit):
+    for line in text.splitlines():
+        if line.startswith(label + " ") and (" %s " % unit) in line:
+            return line[len(label):].split(unit, 1)[1].strip()
+    return None
+
+
+def main():
+    with tempfile.TemporaryDirectory() as out:
+        for g in range(5):
+            os.makedirs(os.path.join(out, "guest%d" % g))
+        os.makedirs(os.path.join(out, "acct"))
+        with open(os.path.join(out, "plan"), "w") as f:
+            f.write(PLAN)
+        with open(os.path.join(out, "guest1", "results"), "w") as f:
+            f.write("write_bw_64k rocx 1 ok bytes=65536 iters=1 bw_peak=1 "
+                    "bw_avg=300.00 msg_rate=0.0048\n"
+                    "write_bw_64k rocx 2 ok bytes=65536 iters=1 bw_peak=1 "
+                    "bw_avg=100.00 msg_rate=0.0016\n"
+                    "write_bw_64k rocx 3 na timed out after 40s\n"
+                    "write_lat_2 rocx 1 ok bytes=2 iters=1000 t_min=20 "
+                    "t_max=900 t_typical=57 t_avg=60 t_stdev=9 t_p99=300 "
+                    "t_p999=800\n")
+        with open(os.path.join(out, "guest3", "results"), "w") as f:
+            for rep, bw in ((1, 10), (2, 30), (3, 20)):
+                f.write("write_bw_64k rxe %d ok bytes=65536 iters=1 "
+                        "bw_peak=1 bw_avg=%d.00 msg_rate=0.0003\n" % (rep, bw))
+        # 2 s of sink run at 0.1 Mpps: 200 000 messages, 12.8 MB.
+        with open(os.path.join(out, "guest4", "results"), "w") as f:
+            f.write("write_bw_64_sink sink 1 ok bytes=64 iters=1 bw_peak=1 "
+                    "bw_avg=6.10 msg_rate=0.100000\n")
+        with open(os.path.join(out, "acct", "write_bw_64_sink.sink.1.json"),
+                  "w") as f:
+            json.dump({"wall_s": 3.0, "steal_ticks": 5, "total_ticks": 500,
+                       "threads": {"guest4 vcpu": [2e9, 1e8, 100000, 7, 1],
+                                   "switch main": [0, 0, 0, 0, 1]}}, f)
+        with open(os.path.join(out, "run.env"), "w") as f:
+            f.write("kinds=rocx rxe sink\nwall=9\n")
+        text = io.StringIO()
+        with contextlib.redirect_stdout(text):
+            bench.report(out, os.path.join(out, "plan"),
+                         ["rocx", "rxe", "sink"])
+        text = text.getvalue()
+        acct = open(os.path.join(out, "acct.txt")).read()
+
+    check("median [min-max] over the repetitions that ran, with a note "
+          "for the one that failed",
+          row(text, "ib_write_bw 64 KiB", "MiB/s"),
+          "200.0 [100.0-300.0] [1]      20.00 [10.00-30.00]    10.00")
+    check("... and the note says why", "[1] rocx: 1 of 3 runs failed: "
+          "timed out after 40s" in text, True)
+    check("latency: p50 is perftest's t_typical",
+          row(text, "ib_write_lat 2 B p50", "usec").split()[0], "57.00")
+    check("latency: p99.9 and max",
+          (row(text, "ib_write_lat 2 B p99.9", "usec").split()[0],
+           row(text, "ib_write_lat 2 B max", "usec").split()[0]),
+          ("800.0", "900.0"))
+    check("latency without an rxe result is n/a with its reason",
+          row(text, "ib_write_lat 2 B p99", "usec").split()[1:3],
+          ["n/a", "[2]"])
+    check("the sink row: the rate in the rocx column, no rxe",
+          row(text, "ib_write_bw sink 64 B", "Kmsg/s").split()[:2],
+          ["100.0", "-"])
+    # 2 s of CPU over 200 000 messages and 6.10 MiB/s for 2 s.
+    check("host CPU per message and per GB",
+          "host CPU 2.00 s (10 us/msg, 156.34 s/GB)" in text, True)
+    check("wakeups per message and steal",
+          "wakeups 0.5/msg, steal 1.0%" in text, True)
+    check("per thread role in acct.txt",
+          "guest4 vcpu" in acct and "switch main" not in acct, True)
+
+    a = {"t": 1.0, "ticks": (10, 100),
+         "procs": {"guest0": {5: ("main", 100, 10, 1, 0)}}}
+    b = {"t": 3.0, "ticks": (15, 300),
+         "procs": {"guest0": {5: ("main", 400, 30, 4, 1),
+                              6: ("vcpu", 50, 5, 2, 0)}}}
+    d = bench.delta(a, b)
+    check("a sample's difference per role; a thread born meanwhile "
+          "counts from 0",
+          (d["wall_s"], d["steal_ticks"], d["total_ticks"],
+           d["threads"]["guest0 main"], d["threads"]["guest0 vcpu"]),
+          (2.0, 5, 200, [300, 20, 3, 1, 1], [50, 5, 2, 0, 1]))
+    check("thread roles by QEMU's debug-threads names",
+          [bench.role(7, t, c) for t, c in ((7, "qemu-system-x86"),
+                                             (8, "CPU 0/TCG"), (9, "worker"),
+                                             (10, "call_rcu"), (11, "vnc"))],
+          ["main", "vcpu", "worker", "rcu", "other"])
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
