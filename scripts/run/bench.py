@@ -283,9 +283,21 @@ def moved(e, r):
             float(r["bw_avg"]) * 1048576 * secs)
 
 
-def acct_lines(out, e, kind, r):
+def players(kinds):
+    """{kind: (server guest, client guest)} as scripts/guest/bench.sh pairs
+    them: the pairs in order, the sink guest last, served by guest 0."""
+    pairs = [k for k in kinds if k != "sink"]
+    who = {k: ("guest%d" % (2 * i), "guest%d" % (2 * i + 1))
+           for i, k in enumerate(pairs)}
+    if "sink" in kinds and "rocx" in who:
+        who["sink"] = (who["rocx"][0], "guest%d" % (2 * len(pairs)))
+    return who
+
+
+def acct_lines(out, e, kind, r, who):
     """Lines of the host's cost of run R of entry E: totals per message and
-    per GB, then per thread role."""
+    per GB over the run's two guests (WHO) and the switch, what the idle
+    guests cost meanwhile, then per thread role."""
     a = read(os.path.join(out, "acct", "%s.%s.%s.json"
                           % (e["name"], kind, r["rep"])))
     if not a:
@@ -295,15 +307,18 @@ def acct_lines(out, e, kind, r):
     if msgs <= 0:
         return []
     th = a["threads"]
-    cpu = sum(v[0] for v in th.values()) / 1e9
-    wait = sum(v[1] for v in th.values()) / 1e9
-    vol = sum(v[2] for v in th.values())
+    mine = [v for k, v in th.items() if k.split()[0] in who + ("switch",)]
+    idle = sum(v[0] for k, v in th.items()
+               if k.split()[0] not in who + ("switch",)) / 1e9
+    cpu = sum(v[0] for v in mine) / 1e9
+    wait = sum(v[1] for v in mine) / 1e9
+    vol = sum(v[2] for v in mine)
     steal = 100.0 * a["steal_ticks"] / max(1, a["total_ticks"])
     head = "%-18s %-4s rep %s: %.1f s, host CPU %.2f s (%.0f us/msg, " \
         "%.2f s/GB), run-queue wait %.0f us/msg, wakeups %.1f/msg, " \
-        "steal %.1f%%" % (e["name"], kind, r["rep"], a["wall_s"], cpu,
-                          cpu / msgs * 1e6, cpu / (nbytes / 1e9),
-                          wait / msgs * 1e6, vol / msgs, steal)
+        "steal %.1f%%; idle guests %.2f s" \
+        % (e["name"], kind, r["rep"], a["wall_s"], cpu, cpu / msgs * 1e6,
+           cpu / (nbytes / 1e9), wait / msgs * 1e6, vol / msgs, steal, idle)
     lines = [head]
     for key in sorted(th, key=lambda k: -th[k][0]):
         c, w, v, i, n = th[key]
@@ -397,15 +412,17 @@ def report(out, plan, kinds):
         for kind in e["kinds"]:
             for r in res.get((e["name"], kind), []):
                 if isinstance(r, dict):
-                    lines += acct_lines(out, e, kind, r)
+                    lines += acct_lines(out, e, kind, r,
+                                        players(kinds).get(kind, ()))
     with open(os.path.join(out, "acct.txt"), "w") as f:
         f.write("Host cost of each run (scripts/run/bench.py): CPU time on "
                 "the host, run-queue wait and\nwakeups (voluntary context "
                 "switches) of the guests' QEMU threads and rocx-switch,\n"
                 "per message (a latency run's round trip) and per GB "
-                "moved; then per thread role\n(guest0 serves the rocx "
-                "pair, guest2 the rxe pair; guest1, guest3 and the sink\n"
-                "guest are clients).\n")
+                "moved, over the run's\nserver and client guests and the "
+                "switch (the idle guests' CPU beside it); then\nper "
+                "thread role of every guest (guest0 serves the rocx pair "
+                "and the sink guest,\nguest2 the rxe pair).\n")
         f.write("\n".join(lines) + "\n")
     print()
     print("host cost per run (build/bench/acct.txt has each thread role):")

@@ -69,6 +69,7 @@ def main():
                   "w") as f:
             json.dump({"wall_s": 3.0, "steal_ticks": 5, "total_ticks": 500,
                        "threads": {"guest4 vcpu": [2e9, 1e8, 100000, 7, 1],
+                                   "guest2 vcpu": [1e9, 0, 5, 0, 1],
                                    "switch main": [0, 0, 0, 0, 1]}}, f)
         with open(os.path.join(out, "run.env"), "w") as f:
             f.write("kinds=rocx rxe sink\nwall=9\n")
@@ -102,6 +103,12 @@ def main():
           "host CPU 2.00 s (10 us/msg, 156.34 s/GB)" in text, True)
     check("wakeups per message and steal",
           "wakeups 0.5/msg, steal 1.0%" in text, True)
+    check("the idle guests' CPU apart from the run's",
+          "idle guests 1.00 s" in text, True)
+    check("who plays which run",
+          bench.players(["rocx", "rxe", "sink"]),
+          {"rocx": ("guest0", "guest1"), "rxe": ("guest2", "guest3"),
+           "sink": ("guest0", "guest4")})
     check("per thread role in acct.txt",
           "guest4 vcpu" in acct and "switch main" not in acct, True)
 
