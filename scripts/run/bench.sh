@@ -86,7 +86,7 @@ guest_budget() {
 			t = 12
 			for (i = 6; i < NF; i++) {
 				if ($i == "-D") t += $(i + 1)
-				if ($i == "-n") t += $(i + 1) / 1000
+				if ($i == "-n") t += $(i + 1) / 400
 			}
 			s += n * r * t
 		}
