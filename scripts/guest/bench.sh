@@ -18,7 +18,11 @@
 #   ROCX_BENCH_ONLY=A:B       run only these plan entries (default: all)
 #   ROCX_BENCH_REPS=N         at most N repetitions of any entry
 #   ROCX_BENCH_RUN_S=N        limit for one perftest run (default 60; a
-#                             latency run gets 2.5 ms per iteration more)
+#                             latency run gets twice ROCX_BENCH_LAT_S more)
+#   ROCX_BENCH_LAT_S=N        the time a latency run's round trips may take
+#                             (default 60): a pilot run of 1000 round trips
+#                             measures the pair's pace first, and the run
+#                             does the plan's -n or as many as fit in N s
 #   ROCX_BENCH_ACCT=1         the host command samples the host's threads
 #                             around each run (scripts/run/bench.py sample):
 #                             ask it to, and wait until it has
@@ -27,10 +31,14 @@
 #   NAME KIND REP ok bytes=B iters=N t_min=X t_max=X t_typical=X t_avg=X
 #           t_stdev=X t_p99=X t_p999=X                          (latency)
 #   NAME KIND REP na REASON...
-# in perftest's units (MiB/s, Mpps, usec); both sides keep perftest's
-# output in /rocx-out/NAME.KIND.REP.log.  A test that fails is a result
-# ("na"), not a failure of this script: it exits non-zero only when the
-# harness breaks (a peer or a barrier lost).
+# in perftest's units (MiB/s, Mpps, usec), a latency run's pilot as
+# NAME-pilot; both sides keep perftest's output in
+# /rocx-out/NAME.KIND.REP.log.  A test that fails is a result ("na"), not
+# a failure of this script: it exits non-zero only when the harness
+# breaks (a peer or a barrier lost).  Every perftest runs SCHED_IDLE
+# (chrt --idle 0): on the guest's one vCPU its busy polling must not hold
+# off the kernel's share of the work, above all Soft-RoCE's protocol
+# processing, which runs in rxe_wq workers (Documentation/performance.rst).
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/guest_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
@@ -39,12 +47,14 @@ set -uo pipefail
 IFS=: read -ra kinds <<<"${ROCX_BENCH_KINDS:-rocx:rxe}"
 nic=${ROCX_BENCH_NIC:-rxe}
 run_s=${ROCX_BENCH_RUN_S:-60}
+lat_s=${ROCX_BENCH_LAT_S:-60}
+pilot_n=1000
 plan=$ROCX_REPO/${ROCX_BENCH_PLAN:-tests/bench/plan}
 max_reps=${ROCX_BENCH_REPS:-99}
 me=$ROCX_GUEST_INDEX
 results=$ROCX_OUT/results
 # A server waits for its client's verdict: allow for the longest run.
-ROCX_WAIT=$((run_s + 200))
+ROCX_WAIT=$((run_s + 2 * lat_s + 200))
 
 # The server and client guests of KIND: "SERVER CLIENT", or nothing when
 # the run has no such kind.
@@ -126,6 +136,25 @@ uncalibrated() {
 		grep -aq 'Correlation coefficient' "$2"
 }
 
+# pace WANT NAME KIND REP ok ... t_avg=X ... - the round trips of the
+# counted run after its pilot: WANT (the plan's -n), or as many as fit in
+# lat_s at the pilot's average round trip (perftest's t_avg is half of
+# one), but no fewer than the pilot did.  Nothing for a failed pilot: the
+# run does the plan's -n.
+pace() {
+	local want=$1 avg
+
+	shift
+	[ "$4" = ok ] || return 0
+	avg=$(printf '%s\n' "$@" | sed -n 's/^t_avg=//p')
+	[ -n "$avg" ] || return 0
+	awk -v avg="$avg" -v lat="$lat_s" -v pilot="$pilot_n" -v want="$want" 'BEGIN {
+		n = avg > 0 ? int(lat * 1e6 / (2 * avg)) : want
+		n = n > want ? want : n
+		print n < pilot ? pilot : n
+	}'
+}
+
 # await KEY - rocx_get, for a guest with no part in a run: it looks less
 # often, to leave the host to the guests that run.
 await() {
@@ -167,6 +196,9 @@ for ((rep = 1; rep <= max_reps; rep++)); do
 			order=("${order[1]}" "${order[0]}")
 		fi
 		for k in "${order[@]}"; do
+			# A latency run's pilot, just before it.
+			[[ " $run " == *" -n "* ]] &&
+				seq+=("$name-pilot $k $rep $tool $bytes $run")
 			seq+=("$name $k $rep $tool $bytes $run")
 		done
 	done
@@ -194,8 +226,25 @@ for ((i = 0; i < ${#seq[@]}; i++)); do
 	# A port per run, so that a server still closing cannot refuse the next.
 	port=$((18515 + i))
 	limit=$run_s
-	# A latency run: 2.5 ms per round trip more, as rxe takes on a busy host.
-	[[ " $run " =~ \ -n\ ([0-9]+) ]] && limit=$((run_s + BASH_REMATCH[1] / 400))
+	# A latency run does the plan's round trips or as many as its pilot
+	# says fit in lat_s (Soft-RoCE under TCG on a loaded host takes 5 to
+	# 20 ms a round trip); both sides must agree on -n.  The limit lets
+	# the host get twice as slow as in the pilot; a pilot gets lat_s.
+	if [[ " $run " =~ \ -n\ ([0-9]+) ]]; then
+		want=${BASH_REMATCH[1]} n=$pilot_n
+		limit=$((run_s + lat_s))
+		if [[ $name != *-pilot ]]; then
+			n=$want
+			if [ "$me" -eq "$cli" ]; then
+				[ -f "$ROCX_OUT/iters.$tag" ] && n=$(cat "$ROCX_OUT/iters.$tag")
+				rocx_put "iters.$tag" "$n"
+			else
+				n=$(rocx_get "iters.$tag") || exit 1
+			fi
+			limit=$((run_s + 2 * lat_s))
+		fi
+		run=${run/-n $want/-n $n}
+	fi
 	# With -R rdma_cm resolves the GID and the server listens there.
 	gid=(-x "$ROCE_GID") listening=roce_port_listening
 	[[ " $run " == *" -R "* ]] && gid=() listening=roce_cm_listening
@@ -204,8 +253,10 @@ for ((i = 0; i < ${#seq[@]}; i++)); do
 	# $run is "-D N" or "-n N" and options: split on purpose.
 	# shellcheck disable=SC2086
 	set -- -F -d "$ROCE_DEV" "${gid[@]}" "${mtu[@]}" -p "$port" -s "$bytes" $run
+	# Line-buffered, so that a run the limit ends keeps what it printed.
+	set -- chrt --idle 0 stdbuf -oL "$tool" "$@"
 	if [ "$me" -eq "$srv" ]; then
-		timeout "$limit" "$tool" "$@" >"$log" 2>&1 &
+		timeout "$limit" "$@" >"$log" 2>&1 &
 		pid=$!
 		if wait_for 20 "$listening" "$port"; then
 			rocx_put "listen.$tag" ok
@@ -233,7 +284,7 @@ for ((i = 0; i < ${#seq[@]}; i++)); do
 			continue
 		fi
 		acct begin "$tag"
-		timeout "$limit" "$tool" "$@" "$(rocx_ip "$srv")" >"$log" 2>&1
+		timeout "$limit" "$@" "$(rocx_ip "$srv")" >"$log" 2>&1
 		rc=$?
 		acct end "$tag"
 		if [ "$rc" -eq 0 ] && line=$(parse "$name $kind $rep" "$log") &&
@@ -249,6 +300,11 @@ for ((i = 0; i < ${#seq[@]}; i++)); do
 			[ -f "$ROCX_SHARED/val.server.$tag" ] &&
 				reason="$reason; server: $(rocx_get "server.$tag")"
 			line="$name $kind $rep na $reason"
+		fi
+		if [[ $name == *-pilot ]]; then
+			# shellcheck disable=SC2086 # its words are pace's arguments
+			n=$(pace "$want" $line)
+			[ -z "$n" ] || echo "$n" >"$ROCX_OUT/iters.${name%-pilot}.$kind.$rep"
 		fi
 		echo "$line" >>"$results"
 		rocx_log "$line"

@@ -370,6 +370,15 @@ def report(out, plan, kinds):
                 if vals:
                     cell[col] = summary(vals)
                     med[col] = statistics.median(vals)
+                    want = opt(e["run"], "-n")
+                    short = sorted({r["iters"] for r in got
+                                    if isinstance(r, dict) and want and
+                                    r.get("iters", want) != want})
+                    if short:
+                        cell[col] += " " + note(
+                            "%s: %s of the plan's %s round trips, what fit "
+                            "in the time at its pilot's pace"
+                            % (kind, ",".join(short), want))[4:]
                     bad = [r for r in got if not isinstance(r, dict)]
                     if bad:
                         cell[col] += " " + note("%s: %d of %d runs failed: %s"

@@ -38,6 +38,7 @@ cd "$repo" || exit 1
 out=$repo/build/bench
 plan=tests/bench/plan
 run_s=40		# one perftest run (scripts/guest/bench.sh)
+lat_s=60		# a latency run's round trips, after its pilot's
 build=1 kinds='rocx rxe sink' only='' report=0 reps='' props=''
 
 while [ $# -gt 0 ]; do
@@ -70,10 +71,11 @@ if [ "$build" -eq 1 ] && [ "$report" -eq 0 ]; then
 	fi
 fi
 
-# The run's guest time: every run of the plan at its -D or iterations,
-# plus 12 s of each for perftest under TCG, plus boot and setup.
+# The run's guest time: every run of the plan at its -D, or a latency
+# run at its pilot (1000 round trips, 20 s at worst) and lat_s, plus 12 s
+# of each perftest under TCG, plus boot and setup.
 guest_budget() {
-	awk -v kinds=" $kinds " -v reps="${reps:-99}" -v only=":$only:" '
+	awk -v kinds=" $kinds " -v reps="${reps:-99}" -v only=":$only:" -v lat="$lat_s" '
 		/^[ \t]*(#|$)/ { next }
 		only != "::" && index(only, ":" $1 ":") == 0 { next }
 		{
@@ -86,7 +88,7 @@ guest_budget() {
 			t = 12
 			for (i = 6; i < NF; i++) {
 				if ($i == "-D") t += $(i + 1)
-				if ($i == "-n") t += $(i + 1) / 400
+				if ($i == "-n") t += 12 + 20 + lat
 			}
 			s += n * r * t
 		}
@@ -119,6 +121,7 @@ if [ "$report" -eq 0 ]; then
 		for ((i = 0; i < n; i++)); do
 			spec="nic=$nic,cmd=scripts/guest/bench.sh,env=ROCX_BENCH_NIC=${kind/sink/rocx}"
 			spec="$spec,env=ROCX_BENCH_KINDS=$order_words,env=ROCX_BENCH_RUN_S=$run_s"
+			spec="$spec,env=ROCX_BENCH_LAT_S=$lat_s"
 			spec="$spec,env=ROCX_BENCH_PLAN=$plan,env=ROCX_BENCH_ACCT=1"
 			[ -n "$only" ] && spec="$spec,env=ROCX_BENCH_ONLY=$only"
 			[ -n "$reps" ] && spec="$spec,env=ROCX_BENCH_REPS=$reps"

@@ -30,6 +30,7 @@ def check(name, got, want):
 PLAN = """# NAME KINDS REPS TOOL BYTES RUN
 write_bw_64k  rocx,rxe 3 ib_write_bw  65536 -D 4
 write_lat_2   rocx,rxe 1 ib_write_lat 2     -n 1000
+write_lat_8   rocx,rxe 1 ib_write_lat 8     -n 1000
 write_bw_64_sink sink  1 ib_write_bw  64    -D 2
 """
 
@@ -56,11 +57,20 @@ def main():
                     "write_bw_64k rocx 3 na timed out after 40s\n"
                     "write_lat_2 rocx 1 ok bytes=2 iters=1000 t_min=20 "
                     "t_max=900 t_typical=57 t_avg=60 t_stdev=9 t_p99=300 "
+                    "t_p999=800\n"
+                    "write_lat_8 rocx 1 ok bytes=8 iters=1000 t_min=20 "
+                    "t_max=900 t_typical=60 t_avg=60 t_stdev=9 t_p99=300 "
                     "t_p999=800\n")
         with open(os.path.join(out, "guest3", "results"), "w") as f:
             for rep, bw in ((1, 10), (2, 30), (3, 20)):
                 f.write("write_bw_64k rxe %d ok bytes=65536 iters=1 "
                         "bw_peak=1 bw_avg=%d.00 msg_rate=0.0003\n" % (rep, bw))
+            # The pilot said 400 round trips fit in the time.
+            f.write("write_lat_8-pilot rxe 1 ok bytes=8 iters=1000 t_min=9 "
+                    "t_max=9 t_typical=9 t_avg=9 t_stdev=9 t_p99=9 t_p999=9\n"
+                    "write_lat_8 rxe 1 ok bytes=8 iters=400 t_min=200 "
+                    "t_max=9000 t_typical=600 t_avg=700 t_stdev=9 "
+                    "t_p99=3000 t_p999=8000\n")
         # 2 s of sink run at 0.1 Mpps: 200 000 messages, 12.8 MB.
         with open(os.path.join(out, "guest4", "results"), "w") as f:
             f.write("write_bw_64_sink sink 1 ok bytes=64 iters=1 bw_peak=1 "
@@ -95,6 +105,12 @@ def main():
     check("latency without an rxe result is n/a with its reason",
           row(text, "ib_write_lat 2 B p99", "usec").split()[1:3],
           ["n/a", "[2]"])
+    check("a latency run cut short by its pilot's pace says so",
+          row(text, "ib_write_lat 8 B p50", "usec").split(),
+          ["60.00", "600.0", "[3]", "0.10"])
+    check("... with how many round trips it did",
+          "[3] rxe: 400 of the plan's 1000 round trips" in text, True)
+    check("a pilot is no row of the table", "-pilot" in text, False)
     check("the sink row: the rate in the rocx column, no rxe",
           row(text, "ib_write_bw sink 64 B", "Kmsg/s").split()[:2],
           ["100.0", "-"])
