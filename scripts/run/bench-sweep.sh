@@ -5,7 +5,8 @@
 # minutes on an idle 2-core host).
 #   1. tests/bench/sweep: the plan rows make bench leaves out (READ and
 #      SEND variants, send latency, rdma_cm, MTU 4096 at 64 B, more sink
-#      rows), rocx, rxe and sink as in make bench (build/bench-sweep/rows).
+#      rows), rocx, rxe and sink as in make bench (build/bench-sweep/rows),
+#      a latency run's 100 000 round trips given 300 s (bench.sh --lat-s).
 #   2. The requester's window: rocx guests booted once per x-req-window
 #      value (ROCX_SWEEP_WINDOWS), each running tests/bench/sweep-depth.
 #   3. WQEs in flight per QP: the same per x-sq-inflight value
@@ -37,7 +38,8 @@ if [ "$build" -eq 1 ] && ! bash scripts/build/all.sh >"$out/build.log" 2>&1; the
 fi
 rc=0
 if [ "$rows" -eq 1 ]; then
-	bash scripts/run/bench.sh --no-build --plan tests/bench/sweep --out "$out/rows" || rc=1
+	bash scripts/run/bench.sh --no-build --plan tests/bench/sweep --lat-s 300 \
+		--out "$out/rows" || rc=1
 fi
 
 # point PROP VALUE - one rocx boot with PROP=VALUE; one line of figures.

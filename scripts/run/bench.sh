@@ -16,6 +16,7 @@
 #
 #   scripts/run/bench.sh [--no-build] [--kinds 'rocx rxe sink'] [--only NAME[:NAME...]]
 #                        [--plan FILE] [--reps N] [--props P=V[:P=V]] [--out DIR]
+#                        [--lat-s N]
 #   scripts/run/bench.sh --report [--out DIR] [--plan FILE]
 #                                       the table of the last run again
 #
@@ -26,6 +27,9 @@
 #   --reps       at most N repetitions of any entry
 #   --props      more rocx device properties, e.g. x-sq-inflight=8
 #   --out        output directory (default build/bench)
+#   --lat-s      the time a latency run's round trips may take (default
+#                60): it does the plan's -n or as many as fit at the pace
+#                of its pilot
 # A test that a kind cannot run (a guest that crashed) is "n/a" with its
 # reason under the table.  Exits 1 only if the harness broke: the build,
 # run-guests itself, the rxe reference run, or the switch's benchmark.
@@ -51,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--reps) reps=$2; shift ;;
 	--props) props=$2; shift ;;
 	--out) out=$(realpath -m "$2"); shift ;;
+	--lat-s) lat_s=$2; shift ;;
 	-h | --help) sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
