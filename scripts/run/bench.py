@@ -413,8 +413,10 @@ def report(out, plan, kinds):
           "the host slows TCG guests); run-guests wall %s s"
           % (os.cpu_count(), meta.get("load_before", "?"),
              meta.get("load_after", "?"), meta.get("wall", "?")))
-    print("raw results: build/bench/guest*/results, perftest output in "
-          "build/bench/guest*/, host accounting in build/bench/acct.txt")
+    where = os.path.relpath(out)
+    where = out if where.startswith("..") else where
+    print("raw results: %s/guest*/results, perftest output in %s/guest*/, "
+          "host accounting in %s/acct.txt" % (where, where, where))
 
     lines = []
     for e in entries:
