@@ -256,6 +256,8 @@ struct rocx_ib_kbuf {
  * @sw_send: kernel CQ: QPs sending here that the driver flushes
  *	(rocx_ib_flush.c); under @lock
  * @sw_recv: kernel CQ: the same for QPs receiving here
+ * @armed: kernel CQ: req_notify_cq armed it and no completion event has
+ *	come since; under @lock
  */
 struct rocx_ib_cq {
 	struct ib_cq ibcq;
@@ -272,6 +274,7 @@ struct rocx_ib_cq {
 	u32 db_batch;
 	struct list_head sw_send;
 	struct list_head sw_recv;
+	bool armed;
 };
 
 /**
@@ -551,6 +554,7 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct uverbs_attr_bundle *attrs);
 int rocx_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 void rocx_ib_cq_comp(struct rocx_ib_dev *dev, u32 cqn);
+bool rocx_ib_kcq_event(struct rocx_ib_cq *cq, bool lost);
 void rocx_ib_cq_event(struct rocx_ib_dev *dev, u32 cqn);
 u32 rocx_ib_cq_req_comp(const struct rocx_identify *id);
 
@@ -759,6 +763,7 @@ int rocx_ib_gid_type(enum ib_gid_type type);
 void rocx_ib_set_gid_cmd(union rocx_aq_cmd *cmd, u16 index, u8 type,
 			 u16 vlan, const u8 *mac, const union ib_gid *gid);
 enum ib_event_type rocx_ib_link_event(u32 link_status);
+void rocx_ib_ceq_lost(struct rocx_ib_dev *dev, u64 n);
 int rocx_ib_pbl_levels(u32 npages);
 int rocx_ib_cq_check(const struct rocx_identify *id, int cqe,
 		     const struct rocx_create_cq_req *req);

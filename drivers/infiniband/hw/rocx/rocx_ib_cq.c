@@ -228,6 +228,9 @@ void rocx_ib_cq_comp(struct rocx_ib_dev *dev, u32 cqn)
 	/* Held across the call so that destroy_cq waits for it. */
 	xa_lock(&dev->cq_xa);
 	cq = xa_load(&dev->cq_xa, cqn);
+	/* The device disarmed it: a lost event would not be this CQ's. */
+	if (cq && cq->kbuf.va)
+		rocx_ib_kcq_event(cq, false);
 	if (cq && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	xa_unlock(&dev->cq_xa);

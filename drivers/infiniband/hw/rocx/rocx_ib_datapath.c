@@ -358,11 +358,36 @@ int rocx_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	 * entries polled since the last doorbell too.
 	 */
 	rocx_ib_kcq_db(dev, cq, arm);
+	cq->armed = true;
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
 	    rocx_ib_kcq_ready(cq, cq->ci))
 		missed = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return missed;
+}
+
+/**
+ * rocx_ib_kcq_event() - a completion event for a kernel CQ, or one lost
+ * @cq: the kernel CQ
+ * @lost: the event was lost (the EQ overflowed), rather than delivered
+ *
+ * The device disarms a CQ when it signals it, and signals an armed CQ
+ * only once it holds an entry, so a lost event can have been this CQ's
+ * only if it is armed and an entry is there to poll.
+ *
+ * Return: whether the consumer is to be called; the CQ is disarmed if so.
+ */
+bool rocx_ib_kcq_event(struct rocx_ib_cq *cq, bool lost)
+{
+	unsigned long flags;
+	bool wake;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	wake = cq->armed && (!lost || rocx_ib_kcq_ready(cq, cq->ci));
+	if (wake)
+		cq->armed = false;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return wake || !lost;
 }
 
 /* ---- Queue pairs ---- */

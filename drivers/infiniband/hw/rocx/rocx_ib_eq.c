@@ -11,6 +11,7 @@
  * call the CQ's comp_handler, which for user CQs queues an event on a
  * completion channel and never sleeps.  User space polls the CQ itself.
  */
+#include <kunit/visibility.h>
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
 #include <linux/log2.h>
@@ -19,26 +20,39 @@
 
 /*
  * The device lost @n completion events.  Which CQs they were for is
- * unknown, so every CQ's handler runs: a consumer woken for nothing polls
- * an empty CQ and arms it again, one never woken would wait for ever.
+ * unknown, so every CQ that may have lost one is woken: a consumer woken
+ * for nothing polls an empty CQ and arms it again, one never woken would
+ * wait for ever.  The device signals an armed CQ once, when it holds an
+ * entry, so a kernel CQ that is not armed, or armed with nothing to
+ * poll, lost none (rocx_ib_kcq_event()).  Such a CQ may be on its way
+ * out: ib_free_cq() stops its polling (irq_poll_disable(),
+ * cancel_work_sync()) before destroy_cq, and a call then would queue
+ * work on a CQ about to be freed.  A user CQ's handler (uverbs') only
+ * queues an event for the process.  The table's lock is held across the
+ * calls, as in rocx_ib_cq_comp(), so destroy_cq waits for them.
  */
-static void rocx_ib_ceq_lost(struct rocx_ib_dev *dev, u64 n)
+VISIBLE_IF_KUNIT void rocx_ib_ceq_lost(struct rocx_ib_dev *dev, u64 n)
 {
 	struct rocx_ib_cq *cq;
 	unsigned long cqn;
 
 	ibdev_warn_ratelimited(&dev->ibdev,
-			       "completion EQ lost %llu events; waking every CQ\n",
+			       "completion EQ lost %llu events; waking every CQ with completions\n",
 			       n);
-	/* Held across the calls, as in rocx_ib_cq_comp(). */
 	xa_lock(&dev->cq_xa);
-	xa_for_each(&dev->cq_xa, cqn, cq)
+	xa_for_each(&dev->cq_xa, cqn, cq) {
+		if (!cq->ibcq.comp_handler)
+			continue;
 		/* A direct CQ's consumer polls it; a call would warn. */
-		if (cq->ibcq.comp_handler &&
-		    cq->ibcq.poll_ctx != IB_POLL_DIRECT)
-			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		if (cq->ibcq.poll_ctx == IB_POLL_DIRECT)
+			continue;
+		if (cq->kbuf.va && !rocx_ib_kcq_event(cq, true))
+			continue;
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	}
 	xa_unlock(&dev->cq_xa);
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_ceq_lost);
 
 static irqreturn_t rocx_ib_ceq_irq(int irq, void *data)
 {

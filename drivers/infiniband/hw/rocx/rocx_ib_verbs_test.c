@@ -153,6 +153,50 @@ static struct rocx_ib_cq *rocx_ib_fake_cq(struct kunit *test,
 	return cq;
 }
 
+struct rocx_ib_lost_cq {
+	struct rocx_ib_cq cq;
+	int calls;
+};
+
+static void rocx_ib_lost_handler(struct ib_cq *ibcq, void *ctx)
+{
+	container_of(ibcq, struct rocx_ib_lost_cq, cq.ibcq)->calls++;
+}
+
+/* A kernel CQ of 4 entries, polled by a work item as ib_alloc_cq's are. */
+static struct rocx_ib_lost_cq *rocx_ib_lost_kcq(struct kunit *test,
+						struct rocx_ib_fake *f,
+						u32 cqn, bool armed,
+						bool pending)
+{
+	struct rocx_ib_lost_cq *lc = kunit_kzalloc(test, sizeof(*lc),
+						   GFP_KERNEL);
+	struct rocx_cqe *ring;
+
+	KUNIT_ASSERT_NOT_NULL(test, lc);
+	/* One page of ring, in test memory. */
+	ring = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+	lc->cq.ibcq.device = &f->dev->ibdev;
+	lc->cq.ibcq.comp_handler = rocx_ib_lost_handler;
+	lc->cq.ibcq.poll_ctx = IB_POLL_WORKQUEUE;
+	lc->cq.cqn = cqn;
+	lc->cq.log_depth = 2;
+	lc->cq.kbuf.va = ring;
+	lc->cq.armed = armed;
+	/* Polled entries go back in batches: no doorbell for one. */
+	lc->cq.db_batch = 4;
+	spin_lock_init(&lc->cq.lock);
+	INIT_LIST_HEAD(&lc->cq.sw_send);
+	INIT_LIST_HEAD(&lc->cq.sw_recv);
+	/* The device's first entry: phase 1 on the ring's first pass. */
+	if (pending)
+		ring[0].flags = ROCX_CQE_PHASE;
+	KUNIT_ASSERT_EQ(test, xa_insert_irq(&f->dev->cq_xa, cqn, &lc->cq,
+					    GFP_KERNEL), 0);
+	return lc;
+}
+
 /* ---------------- rocx_ib_destroy ---------------- */
 
 /*
@@ -305,6 +349,56 @@ static struct kunit_case rocx_ib_destroy_test_cases[] = {
 static struct kunit_suite rocx_ib_destroy_suite = {
 	.name = "rocx_ib_destroy",
 	.test_cases = rocx_ib_destroy_test_cases,
+};
+
+/* ---------------- rocx_ib_ceq_lost ---------------- */
+
+/*
+ * After an EQ overflow, only the CQs whose event can have been lost are
+ * woken: armed, with an entry.  A kernel CQ whose consumer stopped
+ * polling it (ib_free_cq() before destroy_cq: not armed, or armed and
+ * empty) must not be called, or its work is queued on a CQ about to be
+ * freed.  User CQs are woken whatever they hold; direct CQs never.
+ */
+static void rocx_ib_ceq_lost_test(struct kunit *test)
+{
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct rocx_ib_lost_cq *idle = rocx_ib_lost_kcq(test, f, 1, false, true);
+	struct rocx_ib_lost_cq *empty = rocx_ib_lost_kcq(test, f, 2, true, false);
+	struct rocx_ib_lost_cq *lost = rocx_ib_lost_kcq(test, f, 3, true, true);
+	struct rocx_ib_lost_cq *user = rocx_ib_lost_kcq(test, f, 4, false, false);
+	struct rocx_ib_lost_cq *direct = rocx_ib_lost_kcq(test, f, 5, true, true);
+
+	user->cq.kbuf.va = NULL;
+	direct->cq.ibcq.poll_ctx = IB_POLL_DIRECT;
+	rocx_ib_ceq_lost(f->dev, 1);
+	KUNIT_EXPECT_EQ_MSG(test, idle->calls, 0,
+			    "a kernel CQ nobody armed was called");
+	KUNIT_EXPECT_EQ_MSG(test, empty->calls, 0,
+			    "an armed kernel CQ with no entry was called");
+	KUNIT_EXPECT_EQ(test, lost->calls, 1);
+	KUNIT_EXPECT_EQ(test, user->calls, 1);
+	KUNIT_EXPECT_EQ(test, direct->calls, 0);
+	/* The wake disarmed it, as the event would have: once. */
+	rocx_ib_ceq_lost(f->dev, 1);
+	KUNIT_EXPECT_EQ(test, lost->calls, 1);
+	KUNIT_EXPECT_EQ(test, user->calls, 2);
+	/* A delivered event disarms it too. */
+	lost->cq.armed = true;
+	rocx_ib_cq_comp(f->dev, 3);
+	KUNIT_EXPECT_EQ(test, lost->calls, 2);
+	rocx_ib_ceq_lost(f->dev, 1);
+	KUNIT_EXPECT_EQ(test, lost->calls, 2);
+}
+
+static struct kunit_case rocx_ib_event_test_cases[] = {
+	KUNIT_CASE(rocx_ib_ceq_lost_test),
+	{}
+};
+
+static struct kunit_suite rocx_ib_event_suite = {
+	.name = "rocx_ib_event",
+	.test_cases = rocx_ib_event_test_cases,
 };
 
 /* ---------------- rocx_ib_uctx ---------------- */
@@ -664,8 +758,8 @@ static struct kunit_suite rocx_ib_udata_suite = {
 	.test_cases = rocx_ib_udata_test_cases,
 };
 
-kunit_test_suites(&rocx_ib_destroy_suite, &rocx_ib_uctx_suite,
-		  &rocx_ib_udata_suite);
+kunit_test_suites(&rocx_ib_destroy_suite, &rocx_ib_event_suite,
+		  &rocx_ib_uctx_suite, &rocx_ib_udata_suite);
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests for rocx_ib's verbs against a fake device");
