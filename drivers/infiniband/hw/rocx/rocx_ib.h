@@ -308,7 +308,11 @@ struct rocx_ib_kwq {
  * struct rocx_ib_qp - an RC or UD queue pair with user-space queues
  * @ibqp: ib_core's QP; qp_num is the device qpn
  * @umem: the pinned SQ and RQ buffer
- * @lock: serialises modify and query; protects @state
+ * @lock: serialises modify, query and destroy; protects @state and
+ *	@destroyed
+ * @destroyed: destroy_qp has let go of the QP in the device; a resource
+ *	query (restrack), which ib_core lets run until it frees the QP,
+ *	must not name its number any more
  * @state: state after the last successful modify (or query: the device
  *	moves QPs to ERR on its own)
  * @cap: capabilities of the queues as created
@@ -326,7 +330,8 @@ struct rocx_ib_kwq {
 struct rocx_ib_qp {
 	struct ib_qp ibqp;
 	struct ib_umem *umem;
-	struct mutex lock;	/* modify/query; protects state */
+	struct mutex lock;	/* modify/query/destroy; see above */
+	bool destroyed;
 	enum ib_qp_state state;
 	struct ib_qp_cap cap;
 	bool sq_sig_all;

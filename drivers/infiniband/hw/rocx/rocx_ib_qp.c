@@ -828,7 +828,8 @@ out_unlock:
  * CNP and recovery step, with no event to the driver.  A QP that never
  * saw a CNP reports the line rate and the initial alpha.
  *
- * Return: 0, or a negative errno when the command fails.
+ * Return: 0, -ENOENT for a QP destroy_qp has let go of, or a negative
+ * errno when the command fails.
  */
 int rocx_ib_qp_query_cc(struct rocx_ib_qp *qp, struct rocx_ib_qp_cc *cc)
 {
@@ -841,8 +842,12 @@ int rocx_ib_qp_query_cc(struct rocx_ib_qp *qp, struct rocx_ib_qp_cc *cc)
 	if (!qa)
 		return -ENOMEM;
 	mutex_lock(&qp->lock);
-	err = rocx_ib_qp_attr_cmd(dev, ROCX_AQ_OP_QUERY_QP, qp->ibqp.qp_num,
-				  dma);
+	/* Its number may be another QP's by now. */
+	if (qp->destroyed)
+		err = -ENOENT;
+	else
+		err = rocx_ib_qp_attr_cmd(dev, ROCX_AQ_OP_QUERY_QP,
+					  qp->ibqp.qp_num, dma);
 	mutex_unlock(&qp->lock);
 	if (!err) {
 		cc->cur_rate = le32_to_cpu(qa->cc_cur_rate);
@@ -852,17 +857,29 @@ int rocx_ib_qp_query_cc(struct rocx_ib_qp *qp, struct rocx_ib_qp_cc *cc)
 	rocx_ib_qp_attr_free(dev, qa, dma);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_query_cc);
 
 int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct rocx_ib_dev *dev = to_rocx_ib_dev(ibqp->device);
 	struct rocx_ib_qp *qp = to_rocx_ib_qp(ibqp);
+	enum rocx_ib_destroy_outcome res;
 	int err;
 
-	switch (rocx_ib_obj_destroy(dev, &rocx_ib_qp_kind, &dev->qp_xa,
-				    ibqp->qp_num, qp, &err)) {
+	/*
+	 * ib_core removes a QP from its resource tracking, and waits for
+	 * the queries running there, only after destroy_qp: such a query
+	 * may still take @qp->lock afterwards, so the lock is never torn
+	 * down (ib_core frees the memory), and it sees @destroyed.
+	 */
+	mutex_lock(&qp->lock);
+	res = rocx_ib_obj_destroy(dev, &rocx_ib_qp_kind, &dev->qp_xa,
+				  ibqp->qp_num, qp, &err);
+	if (res != ROCX_IB_DESTROY_REFUSED)
+		qp->destroyed = true;
+	mutex_unlock(&qp->lock);
+	switch (res) {
 	case ROCX_IB_DESTROYED:
-		mutex_destroy(&qp->lock);
 		ib_umem_release(qp->umem);
 		rocx_ib_kqp_free(dev, qp);
 		return 0;
@@ -871,7 +888,6 @@ int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	case ROCX_IB_DESTROY_UNKNOWN:
 		break;
 	}
-	mutex_destroy(&qp->lock);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_destroy_qp);

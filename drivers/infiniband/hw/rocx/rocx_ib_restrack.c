@@ -30,16 +30,20 @@ int rocx_ib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	struct rocx_ib_qp_cc cc;
 	struct nlattr *table;
 	bool has_cc;
+	int err;
 
 	/*
 	 * A failed query leaves the attributes out rather than the QP: the
 	 * listing still shows every other field, and the failure is logged.
 	 */
 	has_cc = rocx_ib_qp_has_cc(ibqp);
-	if (has_cc && rocx_ib_qp_query_cc(qp, &cc)) {
-		ibdev_warn_ratelimited(ibqp->device,
-				       "QP %u: no congestion state\n",
-				       ibqp->qp_num);
+	err = has_cc ? rocx_ib_qp_query_cc(qp, &cc) : 0;
+	if (err) {
+		/* A QP being destroyed has none: no news. */
+		if (err != -ENOENT)
+			ibdev_warn_ratelimited(ibqp->device,
+					       "QP %u: no congestion state\n",
+					       ibqp->qp_num);
 		has_cc = false;
 	}
 

@@ -14,6 +14,7 @@
  */
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/dma-mapping.h>
 #include <linux/mman.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
@@ -125,6 +126,18 @@ static struct rocx_ib_fake *rocx_ib_fake_init(struct kunit *test)
 	return f;
 }
 
+/* A PCI function behind which coherent buffers are plain memory. */
+static void rocx_ib_fake_pdev(struct kunit *test, struct rocx_ib_fake *f)
+{
+	struct pci_dev *pdev = kunit_kzalloc(test, sizeof(*pdev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, pdev);
+	pdev->dev.init_name = "rocx-ib-kunit";
+	pdev->dev.coherent_dma_mask = DMA_BIT_MASK(64);
+	pdev->dev.dma_mask = &pdev->dev.coherent_dma_mask;
+	f->dev->pdev = pdev;
+}
+
 /* A live QP as create_qp leaves it, without queue memory. */
 static struct rocx_ib_qp *rocx_ib_fake_qp(struct kunit *test,
 					  struct rocx_ib_fake *f, u32 qpn)
@@ -222,6 +235,28 @@ static void rocx_ib_destroy_qp_reuse_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, xa_load(&f->dev->qp_xa, 7), (void *)racer);
 }
 
+/*
+ * ib_core takes a QP out of its resource tracking, and waits for the
+ * queries there (rdma_restrack_del()), only after destroy_qp has
+ * returned: a `rdma resource show` running meanwhile reads the QP's
+ * congestion state after destroy.  It must neither ask the device about
+ * a number that may be another QP's by now nor take a lock destroy
+ * tore down.
+ */
+static void rocx_ib_destroy_qp_query_test(struct kunit *test)
+{
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct rocx_ib_qp *qp = rocx_ib_fake_qp(test, f, 6);
+	struct rocx_ib_qp_cc cc;
+
+	rocx_ib_fake_pdev(test, f);
+	KUNIT_EXPECT_EQ(test, rocx_ib_destroy_qp(&qp->ibqp, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_query_cc(qp, &cc), -ENOENT);
+	KUNIT_EXPECT_EQ(test, f->destroys, 1);
+	/* The lock still works: ib_core frees the QP after the query. */
+	KUNIT_EXPECT_TRUE(test, mutex_trylock(&qp->lock));
+	mutex_unlock(&qp->lock);
+}
 static void rocx_ib_destroy_cq_reuse_test(struct kunit *test)
 {
 	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
@@ -336,6 +371,7 @@ static void rocx_ib_dealloc_xrcd_result_test(struct kunit *test)
 
 static struct kunit_case rocx_ib_destroy_test_cases[] = {
 	KUNIT_CASE(rocx_ib_destroy_qp_reuse_test),
+	KUNIT_CASE(rocx_ib_destroy_qp_query_test),
 	KUNIT_CASE(rocx_ib_destroy_cq_reuse_test),
 	KUNIT_CASE_PARAM(rocx_ib_destroy_qp_result_test,
 			 rocx_ib_destroy_gen_params),
