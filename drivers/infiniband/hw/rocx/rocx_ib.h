@@ -256,6 +256,8 @@ struct rocx_ib_kbuf {
  * @sw_send: kernel CQ: QPs sending here that the driver flushes
  *	(rocx_ib_flush.c); under @lock
  * @sw_recv: kernel CQ: the same for QPs receiving here
+ * @dying: kernel CQ: QPs on an SRQ receiving here that are being
+ *	destroyed (rocx_ib_qp.@dying); under @lock
  * @armed: kernel CQ: req_notify_cq armed it and no completion event has
  *	come since; under @lock
  */
@@ -274,6 +276,7 @@ struct rocx_ib_cq {
 	u32 db_batch;
 	struct list_head sw_send;
 	struct list_head sw_recv;
+	struct list_head dying;
 	bool armed;
 };
 
@@ -326,6 +329,9 @@ struct rocx_ib_kwq {
  *	under @lock
  * @sw_send: kernel QP with @sw_err: on its send CQ's @sw_send list
  * @sw_recv: kernel QP with @sw_err: on its receive CQ's @sw_recv list
+ * @dying: kernel QP on an SRQ that destroy_qp has taken out of
+ *	dev->qp_xa and not yet cleaned out of its CQs: on its receive CQ's
+ *	@dying list, under that CQ's lock
  */
 struct rocx_ib_qp {
 	struct ib_qp ibqp;
@@ -342,6 +348,7 @@ struct rocx_ib_qp {
 	bool sw_last_wqe;
 	struct list_head sw_send;
 	struct list_head sw_recv;
+	struct list_head dying;
 };
 
 /**
@@ -664,6 +671,7 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 		       struct ib_qp_init_attr *init);
 void rocx_ib_kqp_reset(struct rocx_ib_qp *qp);
 void rocx_ib_kqp_free(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp);
+void rocx_ib_kqp_dying(struct rocx_ib_qp *qp, bool dying);
 
 /* rocx_ib_flush.c: a kernel QP's flush once the device is gone. */
 void rocx_ib_qp_sw_err(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp);

@@ -117,6 +117,7 @@ int rocx_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return -EOPNOTSUPP;
 	INIT_LIST_HEAD(&cq->sw_send);
 	INIT_LIST_HEAD(&cq->sw_recv);
+	INIT_LIST_HEAD(&cq->dying);
 	if (!uc) {
 		err = rocx_ib_kcq_create(dev, cq, attr);
 		if (err)

@@ -281,8 +281,28 @@ VISIBLE_IF_KUNIT void rocx_ib_cqe_to_wc(const struct rocx_cqe *cqe,
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_cqe_to_wc);
 
+/*
+ * A receive CQE of a QP destroy_qp has taken out of the table: if the QP
+ * is on an SRQ, the entry it consumed goes back to the SRQ, as
+ * rocx_ib_kcq_clean() would have returned it; nothing is reported.  CQ
+ * locked.
+ */
+static void rocx_ib_kcq_dying_recv(struct rocx_ib_cq *cq, u32 qpn, u16 tag)
+{
+	struct rocx_ib_qp *qp;
+	u64 wr_id;
+
+	list_for_each_entry(qp, &cq->dying, dying) {
+		if (qp->ibqp.qp_num == qpn) {
+			rocx_ib_ksrq_complete(to_rocx_ib_srq(qp->ibqp.srq), tag,
+					      &wr_id);
+			return;
+		}
+	}
+}
+
 /* Translate one CQE; false for one of a QP that is gone.  CQ locked. */
-static bool rocx_ib_kcqe_poll(struct rocx_ib_dev *dev,
+static bool rocx_ib_kcqe_poll(struct rocx_ib_dev *dev, struct rocx_ib_cq *cq,
 			      const struct rocx_cqe *cqe, struct ib_wc *wc)
 {
 	u32 qpn = ROCX_FIELD_GET(ROCX_CQE_QPN_MASK, le32_to_cpu(cqe->qpn_op));
@@ -292,6 +312,8 @@ static bool rocx_ib_kcqe_poll(struct rocx_ib_dev *dev,
 
 	/* rocx_ib_kqp_clean() marks a gone QP's entries with qpn 0. */
 	qp = qpn ? xa_load(&dev->qp_xa, qpn) : NULL;
+	if (!qp && qpn && (cqe->flags & ROCX_CQE_RECV))
+		rocx_ib_kcq_dying_recv(cq, qpn, idx);
 	if (!qp || !qp->kbuf.va)
 		return false;
 	/* An SRQ's entry is named by its tag (rocx_ib_ksrq.c). */
@@ -331,7 +353,7 @@ int rocx_ib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		if (!cqe)
 			break;
 		cq->ci++;
-		if (rocx_ib_kcqe_poll(dev, cqe, &wc[n]))
+		if (rocx_ib_kcqe_poll(dev, cq, cqe, &wc[n]))
 			n++;
 	}
 	n += rocx_ib_kcq_sw_flush(cq, num_entries - n, wc + n);
@@ -491,6 +513,7 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 	int type, err;
 	u8 mc_flags;
 
+	INIT_LIST_HEAD(&qp->dying);
 	type = rocx_ib_qp_type(init->qp_type, caps2);
 	mc_flags = rocx_ib_mcast_qp_flags(caps2, init->qp_type, &create_flags);
 	if (type < 0 || create_flags || init->rwq_ind_tbl)
@@ -627,6 +650,8 @@ static void rocx_ib_kqp_clean(struct rocx_ib_qp *qp)
 	rocx_ib_kcq_clean(scq, qp->ibqp.qp_num, srq);
 	if (rcq != scq)
 		rocx_ib_kcq_clean(rcq, qp->ibqp.qp_num, srq);
+	/* Cleaned: poll_cq has no entry of it left to hand back. */
+	list_del_init(&qp->dying);
 	spin_lock(&qp->sq.lock);
 	qp->sq.pi = 0;
 	qp->sq.ci = 0;
@@ -649,6 +674,33 @@ void rocx_ib_kqp_reset(struct rocx_ib_qp *qp)
 {
 	if (qp->kbuf.va)
 		rocx_ib_kqp_clean(qp);
+}
+
+/**
+ * rocx_ib_kqp_dying() - a kernel QP on an SRQ leaves dev->qp_xa, or not
+ * @qp: the QP; a user QP, or one without an SRQ, is left alone
+ * @dying: true before destroy_qp takes it out of the table; false when
+ *	it goes back in (a refused destroy) or is freed without a clean
+ *
+ * Between the QP's leaving the table and rocx_ib_kqp_clean(), poll_cq
+ * of a CQ the QP shares with others finds no QP for its CQEs and drops
+ * them; a receive's SRQ entry would then never be free again.  On the
+ * list, poll_cq finds the SRQ and hands the entry back.
+ */
+void rocx_ib_kqp_dying(struct rocx_ib_qp *qp, bool dying)
+{
+	struct rocx_ib_cq *rcq;
+	unsigned long flags;
+
+	if (!qp->kbuf.va || !qp->ibqp.srq)
+		return;
+	rcq = to_rocx_ib_cq(qp->ibqp.recv_cq);
+	spin_lock_irqsave(&rcq->lock, flags);
+	if (dying)
+		list_add_tail(&qp->dying, &rcq->dying);
+	else
+		list_del_init(&qp->dying);
+	spin_unlock_irqrestore(&rcq->lock, flags);
 }
 
 /**

@@ -873,6 +873,7 @@ int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 * down (ib_core frees the memory), and it sees @destroyed.
 	 */
 	mutex_lock(&qp->lock);
+	rocx_ib_kqp_dying(qp, true);
 	res = rocx_ib_obj_destroy(dev, &rocx_ib_qp_kind, &dev->qp_xa,
 				  ibqp->qp_num, qp, &err);
 	if (res != ROCX_IB_DESTROY_REFUSED)
@@ -881,11 +882,15 @@ int rocx_ib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	switch (res) {
 	case ROCX_IB_DESTROYED:
 		ib_umem_release(qp->umem);
+		/* Cleans it out of its CQs, and off the dying list. */
 		rocx_ib_kqp_free(dev, qp);
 		return 0;
 	case ROCX_IB_DESTROY_REFUSED:
+		rocx_ib_kqp_dying(qp, false);
 		return err;
 	case ROCX_IB_DESTROY_UNKNOWN:
+		/* ib_core frees it: off the list, its memory stays. */
+		rocx_ib_kqp_dying(qp, false);
 		break;
 	}
 	return 0;

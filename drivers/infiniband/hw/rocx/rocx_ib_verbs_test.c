@@ -34,6 +34,10 @@
  * @uctx: what ALLOC_UCTX answers
  * @uctx_live: user contexts allocated and not deallocated
  * @pds_live: PDs created and not destroyed
+ * @during_destroy: runs inside DESTROY_QP and DESTROY_CQ, as another
+ *	thread would meanwhile; NULL: nothing
+ * @poll_cq: the CQ @during_destroy polls
+ * @polled: what that poll returned
  */
 struct rocx_ib_fake {
 	struct rocx_ib_dev *dev;
@@ -45,6 +49,9 @@ struct rocx_ib_fake {
 	u32 uctx;
 	int uctx_live;
 	int pds_live;
+	void (*during_destroy)(struct rocx_ib_fake *f);
+	struct ib_cq *poll_cq;
+	int polled;
 };
 
 /* DESTROY_QP and DESTROY_CQ: the number is free again once they succeed. */
@@ -53,6 +60,8 @@ static int rocx_ib_fake_destroy(struct rocx_ib_fake *f, struct xarray *xa,
 {
 	f->destroys++;
 	f->in_table = xa_load(xa, n);
+	if (f->during_destroy)
+		f->during_destroy(f);
 	if (f->destroy_err)
 		return f->destroy_err;
 	/* A concurrent create gets the number now and inserts it. */
@@ -202,6 +211,7 @@ static struct rocx_ib_lost_cq *rocx_ib_lost_kcq(struct kunit *test,
 	spin_lock_init(&lc->cq.lock);
 	INIT_LIST_HEAD(&lc->cq.sw_send);
 	INIT_LIST_HEAD(&lc->cq.sw_recv);
+	INIT_LIST_HEAD(&lc->cq.dying);
 	/* The device's first entry: phase 1 on the ring's first pass. */
 	if (pending)
 		ring[0].flags = ROCX_CQE_PHASE;
@@ -256,6 +266,76 @@ static void rocx_ib_destroy_qp_query_test(struct kunit *test)
 	/* The lock still works: ib_core frees the QP after the query. */
 	KUNIT_EXPECT_TRUE(test, mutex_trylock(&qp->lock));
 	mutex_unlock(&qp->lock);
+}
+
+/* Another consumer of the CQ polls it while DESTROY_QP runs. */
+static void rocx_ib_poll_during_destroy(struct rocx_ib_fake *f)
+{
+	struct ib_wc wc[4];
+
+	f->polled = rocx_ib_poll_cq(f->poll_cq, ARRAY_SIZE(wc), wc);
+}
+
+/*
+ * A kernel QP on an SRQ shares its CQ with others (nvmet-rdma with
+ * use_srq).  destroy_qp takes it out of the driver's table before the
+ * device destroys it and before it is cleaned out of its CQs: a poll_cq
+ * in between meets its receive CQE with no QP to find the SRQ by.  The
+ * SRQ entry that receive consumed must become free again all the same,
+ * or each such destroy costs the SRQ an entry for good.
+ */
+static void rocx_ib_destroy_qp_srq_test(struct kunit *test)
+{
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	struct rocx_ib_lost_cq *lc = rocx_ib_lost_kcq(test, f, 2, false, true);
+	struct rocx_ib_qp *qp = rocx_ib_fake_qp(test, f, 8);
+	struct rocx_ib_srq *srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
+	struct rocx_cqe *cqe = lc->cq.kbuf.va;
+	struct rocx_ib_pbl pbl;
+
+	KUNIT_ASSERT_NOT_NULL(test, srq);
+	rocx_ib_fake_pdev(test, f);
+	/* A kernel SRQ of 4 entries; the one tagged 2 went to the QP. */
+	srq->attr.max_wr = 4;
+	srq->kbuf.va = srq;
+	spin_lock_init(&srq->klock);
+	srq->held = kunit_kzalloc(test, sizeof(*srq->held), GFP_KERNEL);
+	srq->free_tags = kunit_kcalloc(test, 4, sizeof(u16), GFP_KERNEL);
+	srq->wrid = kunit_kcalloc(test, 4, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, srq->held);
+	KUNIT_ASSERT_NOT_NULL(test, srq->free_tags);
+	KUNIT_ASSERT_NOT_NULL(test, srq->wrid);
+	srq->free_tags[0] = 3;
+	srq->free_tags[1] = 1;
+	srq->free_tags[2] = 0;
+	srq->nfree = 3;
+	__set_bit(2, srq->held);
+	/* A kernel RC QP on it, sending and receiving on the CQ. */
+	qp->ibqp.qp_type = IB_QPT_RC;
+	qp->ibqp.srq = &srq->ibsrq;
+	qp->ibqp.send_cq = &lc->cq.ibcq;
+	qp->ibqp.recv_cq = &lc->cq.ibcq;
+	KUNIT_ASSERT_EQ(test, rocx_ib_kbuf_alloc(f->dev, &qp->kbuf,
+						 ROCX_IB_KPAGE_SIZE, &pbl), 0);
+	rocx_ib_pbl_destroy(&pbl);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	INIT_LIST_HEAD(&qp->dying);
+	/* Its receive's CQE, the CQ's first entry. */
+	cqe[0].qpn_op = cpu_to_le32(ROCX_FIELD_PREP(ROCX_CQE_QPN_MASK, 8));
+	cqe[0].wqe_idx = cpu_to_le16(2);
+	cqe[0].flags |= ROCX_CQE_RECV;
+
+	f->during_destroy = rocx_ib_poll_during_destroy;
+	f->poll_cq = &lc->cq.ibcq;
+	KUNIT_EXPECT_EQ(test, rocx_ib_destroy_qp(&qp->ibqp, NULL), 0);
+	KUNIT_EXPECT_EQ(test, f->destroys, 1);
+	/* Consumed there, and not reported: its QP is being destroyed. */
+	KUNIT_EXPECT_EQ(test, lc->cq.ci, 1U);
+	KUNIT_EXPECT_EQ(test, f->polled, 0);
+	KUNIT_EXPECT_EQ_MSG(test, srq->nfree, 4U,
+			    "the SRQ entry of the destroyed QP's receive is lost");
+	KUNIT_EXPECT_FALSE(test, test_bit(2, srq->held));
 }
 static void rocx_ib_destroy_cq_reuse_test(struct kunit *test)
 {
@@ -372,6 +452,7 @@ static void rocx_ib_dealloc_xrcd_result_test(struct kunit *test)
 static struct kunit_case rocx_ib_destroy_test_cases[] = {
 	KUNIT_CASE(rocx_ib_destroy_qp_reuse_test),
 	KUNIT_CASE(rocx_ib_destroy_qp_query_test),
+	KUNIT_CASE(rocx_ib_destroy_qp_srq_test),
 	KUNIT_CASE(rocx_ib_destroy_cq_reuse_test),
 	KUNIT_CASE_PARAM(rocx_ib_destroy_qp_result_test,
 			 rocx_ib_destroy_gen_params),
