@@ -227,17 +227,38 @@ struct rocx_ib_mw {
 	struct ib_mw ibmw;
 };
 
+/* Kernel rings are made of, and described to the device in, 4 KiB pages. */
+#define ROCX_IB_KPAGE_SHIFT	12
+#define ROCX_IB_KPAGE_SIZE	BIT(ROCX_IB_KPAGE_SHIFT)
+
 /**
- * struct rocx_ib_kbuf - a kernel object's ring in coherent memory
- * @va: kernel address, NULL for a user object
- * @dma: bus address
- * @size: bytes, a multiple of 4 KiB (the page list's pages)
+ * struct rocx_ib_kbuf - a kernel object's ring in pages of coherent memory
+ * @va: kernel address of the first page, NULL for a user object
+ * @pages: kernel address of each page
+ * @dma: bus address of each page
+ * @npages: pages
+ * @size: bytes, @npages * 4 KiB
+ *
+ * The device finds the pages through the ring's page list, so they need
+ * not be contiguous, and a ring of any size the device takes can be
+ * allocated when memory is fragmented (a contiguous one of more than
+ * 4 MiB cannot be at all).  No entry crosses a page: entries are powers
+ * of two of at most 4 KiB, at offsets that are multiples of their size.
  */
 struct rocx_ib_kbuf {
 	void *va;
-	dma_addr_t dma;
+	void **pages;
+	dma_addr_t *dma;
+	u32 npages;
 	size_t size;
 };
+
+/* The byte at @off of a kernel ring. */
+static inline void *rocx_ib_kbuf_at(const struct rocx_ib_kbuf *kb, size_t off)
+{
+	return (u8 *)kb->pages[off >> ROCX_IB_KPAGE_SHIFT] +
+	       (off & (ROCX_IB_KPAGE_SIZE - 1));
+}
 
 /**
  * struct rocx_ib_cq - a completion queue, user-space or kernel ring
@@ -284,7 +305,8 @@ struct rocx_ib_cq {
  * struct rocx_ib_kwq - a kernel QP's send or receive queue
  * @lock: protects posting: @pi, the entries from @pi on, their @wrid
  *	slots and the queue's doorbell (rung in @pi order); irqsave
- * @buf: entry 0, in the QP's coherent buffer
+ * @kb: the QP's ring, which holds the queue
+ * @base: the byte offset of entry 0 in @kb
  * @wrid: the wr_id of each entry, by index
  * @depth: entries, a power of two; 0: no queue
  * @wqe_shift: log2 of an entry's size
@@ -297,7 +319,8 @@ struct rocx_ib_cq {
  */
 struct rocx_ib_kwq {
 	spinlock_t lock;	/* posting; see above */
-	void *buf;
+	const struct rocx_ib_kbuf *kb;
+	size_t base;
 	u64 *wrid;
 	u32 depth;
 	u8 wqe_shift;

@@ -3,8 +3,9 @@
  * rocx_ib kernel verbs: CQs and QPs for kernel consumers (ib_mad, ib_cm,
  * rdma_cm, NVMe over RDMA, ...), and their data path.
  *
- * A kernel object's ring is one coherent buffer, described to the device
- * by a page list of its 4 KiB pages, and rung through the kernel's
+ * A kernel object's ring is 4 KiB pages of coherent memory, not
+ * contiguous (struct rocx_ib_kbuf), described to the device by their page
+ * list, and rung through the kernel's
  * doorbell page (page 0, rocx_kernel_db()).  The data path
  * (post_send, post_recv, poll_cq, req_notify_cq) may be called in any
  * context, hard interrupts included: it takes only the per-queue
@@ -30,41 +31,74 @@
 
 #include "rocx_ib.h"
 
-/* Kernel rings are described in pages of this size. */
-#define ROCX_IB_KPAGE_SHIFT	12
-#define ROCX_IB_KPAGE_SIZE	BIT(ROCX_IB_KPAGE_SHIFT)
+static void rocx_ib_kbuf_release(struct rocx_ib_dev *dev,
+				 struct rocx_ib_kbuf *kb)
+{
+	u32 i;
 
-/* A zeroed coherent ring of @size bytes and its page list. */
+	for (i = 0; kb->pages && i < kb->npages; i++)
+		if (kb->pages[i])
+			dma_free_coherent(&dev->pdev->dev, ROCX_IB_KPAGE_SIZE,
+					  kb->pages[i], kb->dma[i]);
+	kvfree(kb->pages);
+	kvfree(kb->dma);
+	kb->pages = NULL;
+	kb->dma = NULL;
+	kb->npages = 0;
+	kb->va = NULL;
+}
+
+/**
+ * rocx_ib_kbuf_alloc() - a zeroed kernel ring and its page list
+ * @dev: device
+ * @kb: set to the ring
+ * @size: bytes it must hold
+ * @pbl: set to its page list, for the create command
+ *
+ * One coherent allocation per 4 KiB page: a ring of any size the device
+ * takes is made of order-0 pages, as mlx5 makes its fragmented buffers.
+ *
+ * Return: 0, or -ENOMEM with nothing left allocated.
+ */
 int rocx_ib_kbuf_alloc(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb,
 		       size_t size, struct rocx_ib_pbl *pbl)
 {
-	u32 i, npages;
-	int err;
+	u32 i, npages = DIV_ROUND_UP(size, ROCX_IB_KPAGE_SIZE);
+	int err = -ENOMEM;
 
-	kb->size = ALIGN(size, ROCX_IB_KPAGE_SIZE);
-	npages = kb->size >> ROCX_IB_KPAGE_SHIFT;
-	kb->va = dma_alloc_coherent(&dev->pdev->dev, kb->size, &kb->dma,
-				    GFP_KERNEL);
-	if (!kb->va)
-		return -ENOMEM;
+	kb->npages = npages;
+	kb->size = (size_t)npages << ROCX_IB_KPAGE_SHIFT;
+	kb->pages = kvcalloc(npages, sizeof(*kb->pages), GFP_KERNEL);
+	kb->dma = kvcalloc(npages, sizeof(*kb->dma), GFP_KERNEL);
+	if (!kb->pages || !kb->dma)
+		goto err;
+	for (i = 0; i < npages; i++) {
+		kb->pages[i] = dma_alloc_coherent(&dev->pdev->dev,
+						  ROCX_IB_KPAGE_SIZE,
+						  &kb->dma[i], GFP_KERNEL);
+		if (!kb->pages[i])
+			goto err;
+	}
 	err = rocx_ib_pbl_init(pbl, &dev->pdev->dev, npages,
 			       ROCX_IB_KPAGE_SHIFT);
 	if (err) {
 		rocx_ib_pbl_destroy(pbl);
-		dma_free_coherent(&dev->pdev->dev, kb->size, kb->va, kb->dma);
-		kb->va = NULL;
-		return err;
+		goto err;
 	}
 	for (i = 0; i < npages; i++)
-		rocx_ib_pbl_set(pbl, i, kb->dma + ((u64)i << ROCX_IB_KPAGE_SHIFT));
+		rocx_ib_pbl_set(pbl, i, kb->dma[i]);
+	kb->va = kb->pages[0];
 	return 0;
+
+err:
+	rocx_ib_kbuf_release(dev, kb);
+	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_kbuf_alloc);
 
 void rocx_ib_kbuf_free(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb)
 {
-	if (kb->va)
-		dma_free_coherent(&dev->pdev->dev, kb->size, kb->va, kb->dma);
-	kb->va = NULL;
+	rocx_ib_kbuf_release(dev, kb);
 }
 
 /* ---- Completion queues ---- */
@@ -72,8 +106,9 @@ void rocx_ib_kbuf_free(struct rocx_ib_dev *dev, struct rocx_ib_kbuf *kb)
 /* The entry at @ci if the device has written it, else NULL; CQ locked. */
 static struct rocx_cqe *rocx_ib_kcq_ready(struct rocx_ib_cq *cq, u32 ci)
 {
-	struct rocx_cqe *cqe = (struct rocx_cqe *)cq->kbuf.va +
-			       (ci & (BIT(cq->log_depth) - 1));
+	struct rocx_cqe *cqe = rocx_ib_kbuf_at(&cq->kbuf,
+					       (ci & (BIT(cq->log_depth) - 1)) *
+					       sizeof(struct rocx_cqe));
 
 	if ((READ_ONCE(cqe->flags) & ROCX_CQE_PHASE) !=
 	    rocx_ring_phase(ci, cq->log_depth))
@@ -443,28 +478,31 @@ VISIBLE_IF_KUNIT void rocx_ib_kqp_geometry(const struct ib_qp_cap *cap,
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_kqp_geometry);
 
-static int rocx_ib_kwq_init(struct rocx_ib_kwq *wq, void *buf, u8 log_depth,
-			    u8 wqe_shift, u32 max_sge, u32 max_inline)
+static int rocx_ib_kwq_init(struct rocx_ib_kwq *wq,
+			    const struct rocx_ib_kbuf *kb, size_t base,
+			    u8 log_depth, u8 wqe_shift, u32 max_sge,
+			    u32 max_inline)
 {
 	spin_lock_init(&wq->lock);
 	wq->pi = 0;
 	wq->ci = 0;
 	if (!log_depth)
 		return 0;
-	wq->buf = buf;
+	wq->kb = kb;
+	wq->base = base;
 	wq->depth = BIT(log_depth);
 	wq->wqe_shift = wqe_shift;
 	wq->max_sge = max_sge;
 	wq->max_inline = max_inline;
-	wq->wrid = kcalloc(wq->depth, sizeof(*wq->wrid), GFP_KERNEL);
+	wq->wrid = kvcalloc(wq->depth, sizeof(*wq->wrid), GFP_KERNEL);
 	return wq->wrid ? 0 : -ENOMEM;
 }
 
 /* Buffers of a kernel QP the device no longer uses (or never had). */
 static void rocx_ib_kqp_release(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp)
 {
-	kfree(qp->sq.wrid);
-	kfree(qp->rq.wrid);
+	kvfree(qp->sq.wrid);
+	kvfree(qp->rq.wrid);
 	qp->sq.wrid = NULL;
 	qp->rq.wrid = NULL;
 	rocx_ib_kbuf_free(dev, &qp->kbuf);
@@ -528,6 +566,13 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 		cap.max_recv_sge = 0;
 	}
 	rocx_ib_kqp_geometry(&cap, &req);
+	/*
+	 * The RQ follows the SQ in the ring: an SQ smaller than one RQ entry
+	 * (a few hundred bytes) would put RQ entries across pages.
+	 */
+	while (req.rq_log_depth &&
+	       req.sq_log_depth + req.sq_wqe_shift < req.rq_wqe_shift)
+		req.sq_log_depth++;
 	/* The check's user-buffer rule: any page-aligned address will do. */
 	req.buf_addr = PAGE_SIZE;
 	err = rocx_ib_qp_check(dev->id, &cap, &req);
@@ -546,11 +591,11 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 	if (err)
 		return err;
 	sq_size = (size_t)1 << (req.sq_log_depth + req.sq_wqe_shift);
-	err = rocx_ib_kwq_init(&qp->sq, qp->kbuf.va, req.sq_log_depth,
+	err = rocx_ib_kwq_init(&qp->sq, &qp->kbuf, 0, req.sq_log_depth,
 			       req.sq_wqe_shift, qp->cap.max_send_sge,
 			       qp->cap.max_inline_data);
 	if (!err)
-		err = rocx_ib_kwq_init(&qp->rq, (u8 *)qp->kbuf.va + sq_size,
+		err = rocx_ib_kwq_init(&qp->rq, &qp->kbuf, sq_size,
 				       req.rq_log_depth, req.rq_wqe_shift,
 				       qp->cap.max_recv_sge, 0);
 	if (err)
@@ -720,7 +765,8 @@ void rocx_ib_kqp_free(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp)
 
 static void *rocx_ib_kwq_entry(const struct rocx_ib_kwq *wq, u16 idx)
 {
-	return (u8 *)wq->buf + ((size_t)(idx & (wq->depth - 1)) << wq->wqe_shift);
+	return rocx_ib_kbuf_at(wq->kb, wq->base +
+			       ((size_t)(idx & (wq->depth - 1)) << wq->wqe_shift));
 }
 
 int rocx_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

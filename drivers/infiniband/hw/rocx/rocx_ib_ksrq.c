@@ -4,7 +4,8 @@
  * with use_srq, ...), and their data path.
  *
  * The ring is what a provider would make (rocx_ib_srq_check() holds it
- * against the device), in one coherent buffer described by a page list,
+ * against the device), in pages of coherent memory described by their
+ * page list,
  * and rung through the kernel's doorbell page.  The device takes entries
  * in ring order, but several QPs hold them, so they complete in any
  * order: each carries a tag, which its CQE names in wqe_idx, and the tag
@@ -72,8 +73,8 @@ static void rocx_ib_ksrq_release(struct rocx_ib_dev *dev,
 				 struct rocx_ib_srq *srq)
 {
 	bitmap_free(srq->held);
-	kfree(srq->free_tags);
-	kfree(srq->wrid);
+	kvfree(srq->free_tags);
+	kvfree(srq->wrid);
 	srq->held = NULL;
 	srq->free_tags = NULL;
 	srq->wrid = NULL;
@@ -113,8 +114,8 @@ int rocx_ib_ksrq_create(struct rocx_ib_dev *dev, struct rocx_ib_srq *srq,
 
 	spin_lock_init(&srq->klock);
 	srq->pi = 0;
-	srq->wrid = kcalloc(depth, sizeof(*srq->wrid), GFP_KERNEL);
-	srq->free_tags = kcalloc(depth, sizeof(*srq->free_tags), GFP_KERNEL);
+	srq->wrid = kvcalloc(depth, sizeof(*srq->wrid), GFP_KERNEL);
+	srq->free_tags = kvcalloc(depth, sizeof(*srq->free_tags), GFP_KERNEL);
 	srq->held = bitmap_zalloc(depth, GFP_KERNEL);
 	if (!srq->wrid || !srq->free_tags || !srq->held) {
 		rocx_ib_ksrq_release(dev, srq);
@@ -208,8 +209,9 @@ int rocx_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			break;
 		}
 		tag = srq->free_tags[srq->nfree - 1];
-		wqe = (u8 *)srq->kbuf.va +
-		      ((size_t)(pi & (srq->attr.max_wr - 1)) << srq->wqe_shift);
+		wqe = rocx_ib_kbuf_at(&srq->kbuf,
+				      (size_t)(pi & (srq->attr.max_wr - 1)) <<
+				      srq->wqe_shift);
 		err = rocx_ib_srq_wqe_build(wqe, pi, tag, wr, srq->attr.max_sge);
 		if (err)
 			break;

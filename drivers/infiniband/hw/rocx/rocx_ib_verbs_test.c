@@ -199,6 +199,10 @@ static struct rocx_ib_lost_cq *rocx_ib_lost_kcq(struct kunit *test,
 	/* One page of ring, in test memory. */
 	ring = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ring);
+	lc->cq.kbuf.pages = kunit_kzalloc(test, sizeof(void *), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lc->cq.kbuf.pages);
+	lc->cq.kbuf.pages[0] = ring;
+	lc->cq.kbuf.npages = 1;
 	lc->cq.ibcq.device = &f->dev->ibdev;
 	lc->cq.ibcq.comp_handler = rocx_ib_lost_handler;
 	lc->cq.ibcq.poll_ctx = IB_POLL_WORKQUEUE;
@@ -337,6 +341,39 @@ static void rocx_ib_destroy_qp_srq_test(struct kunit *test)
 			    "the SRQ entry of the destroyed QP's receive is lost");
 	KUNIT_EXPECT_FALSE(test, test_bit(2, srq->held));
 }
+
+/*
+ * A kernel ring the device takes, however large, is allocated whatever
+ * the state of memory: a 32 MiB send queue (32768 WQEs of 1 KiB) cannot
+ * be one contiguous buffer (the page allocator's largest is 4 MiB).  The
+ * device reads it through its page list, page by page, and the driver
+ * finds each entry in its page.
+ */
+static void rocx_ib_kbuf_large_test(struct kunit *test)
+{
+	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
+	const size_t size = 32 << 20;
+	struct rocx_ib_kbuf kb = {};
+	struct rocx_ib_pbl pbl;
+	u8 *last;
+	int err;
+
+	rocx_ib_fake_pdev(test, f);
+	err = rocx_ib_kbuf_alloc(f->dev, &kb, size, &pbl);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "a %zu MiB kernel ring", size >> 20);
+	KUNIT_EXPECT_EQ(test, kb.size, size);
+	KUNIT_EXPECT_EQ(test, pbl.npages, (u32)(size >> ROCX_IB_KPAGE_SHIFT));
+	KUNIT_EXPECT_PTR_EQ(test, rocx_ib_kbuf_at(&kb, 0), kb.va);
+	/* The last byte is the last page's, and the ring starts zeroed. */
+	last = rocx_ib_kbuf_at(&kb, size - 1);
+	KUNIT_EXPECT_PTR_EQ(test, last,
+			    (u8 *)kb.pages[kb.npages - 1] + ROCX_IB_KPAGE_SIZE - 1);
+	KUNIT_EXPECT_EQ(test, *last, 0);
+	rocx_ib_pbl_destroy(&pbl);
+	rocx_ib_kbuf_free(f->dev, &kb);
+	KUNIT_EXPECT_NULL(test, kb.va);
+}
+
 static void rocx_ib_destroy_cq_reuse_test(struct kunit *test)
 {
 	struct rocx_ib_fake *f = rocx_ib_fake_init(test);
@@ -453,6 +490,7 @@ static struct kunit_case rocx_ib_destroy_test_cases[] = {
 	KUNIT_CASE(rocx_ib_destroy_qp_reuse_test),
 	KUNIT_CASE(rocx_ib_destroy_qp_query_test),
 	KUNIT_CASE(rocx_ib_destroy_qp_srq_test),
+	KUNIT_CASE(rocx_ib_kbuf_large_test),
 	KUNIT_CASE(rocx_ib_destroy_cq_reuse_test),
 	KUNIT_CASE_PARAM(rocx_ib_destroy_qp_result_test,
 			 rocx_ib_destroy_gen_params),
