@@ -115,7 +115,9 @@ struct rocx_eq {
  * @fw_version: FW_VERSION register
  * @num_vectors: MSI-X vectors allocated
  * @db_pages: doorbell pages the device has
- * @ident: copy of the IDENTIFY block, read once at probe
+ * @ident: copy of the IDENTIFY block, read at probe and again after each
+ *	reset; replaced under rtnl, which its readers after probe hold
+ *	(dcbnl, ethtool, the netdev's ops)
  * @aq: admin queue
  * @eq: EQ 0
  * @test_irq: self-test interrupt arrived
@@ -396,7 +398,7 @@ void rocx_aq_free(struct rocx_core *core);
 void rocx_aq_irq(struct rocx_core *core);
 
 /* rocx_aq_cmd.c: the commands rocx_core sends */
-int rocx_aq_identify(struct rocx_core *core);
+int rocx_aq_identify(struct rocx_core *core, struct rocx_identify **out);
 int rocx_aq_set_port(struct rocx_core *core, u32 valid, u16 mtu,
 		     const u8 *mac, bool admin_up, u8 rx_mode);
 int rocx_aq_set_mcast_macs(struct rocx_core *core, dma_addr_t addr, u32 count);
@@ -417,6 +419,7 @@ void rocx_eq_forget(struct rocx_core *core);
 irqreturn_t rocx_admin_irq_handler(int irq, void *data);
 #if IS_ENABLED(CONFIG_KUNIT)
 u8 rocx_eq0_log_depth(const struct rocx_identify *id);
+int rocx_reset_identify(struct rocx_core *core);
 #endif
 
 /* rocx_netdev.c */

@@ -124,15 +124,16 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_aq_build_dcb);
 /* ---- Commands rocx_core itself issues ---- */
 
 /**
- * rocx_aq_identify() - read the identify block into core->ident
+ * rocx_aq_identify() - read the identify block
  * @core: device
+ * @out: set to a copy of the block, for the caller to publish and free
  *
- * Return: 0 or an errno.
+ * Return: 0 or an errno; @out is untouched on error.
  */
-int rocx_aq_identify(struct rocx_core *core)
+int rocx_aq_identify(struct rocx_core *core, struct rocx_identify **out)
 {
 	struct device *dev = rocx_dev(core);
-	struct rocx_identify *id;
+	struct rocx_identify *id, *copy;
 	union rocx_aq_cmd cmd;
 	dma_addr_t dma;
 	int err;
@@ -146,13 +147,16 @@ int rocx_aq_identify(struct rocx_core *core)
 		dev_err(dev, "IDENTIFY failed: %d\n", err);
 		goto out;
 	}
-	core->ident = kmemdup(id, sizeof(*id), GFP_KERNEL);
-	if (!core->ident)
+	copy = kmemdup(id, sizeof(*id), GFP_KERNEL);
+	if (copy)
+		*out = copy;
+	else
 		err = -ENOMEM;
 out:
 	dma_free_coherent(dev, sizeof(*id), id, dma);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_aq_identify);
 
 /**
  * rocx_aq_set_port() - SET_PORT

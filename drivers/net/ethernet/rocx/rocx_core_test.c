@@ -1130,8 +1130,69 @@ static void rocx_reset_timeout_test(struct kunit *test)
 	rocx_register_events(core, NULL, NULL);
 }
 
+
+struct rocx_reset_identify_ctx {
+	struct rocx_core *core;
+	struct completion done;
+	int err;
+};
+
+static int rocx_reset_identify_thread(void *data)
+{
+	struct rocx_reset_identify_ctx *ctx = data;
+
+	ctx->err = rocx_reset_identify(ctx->core);
+	complete(&ctx->done);
+	return 0;
+}
+
+/*
+ * The netdev stays registered across a reset, and dcbnl and ethtool read
+ * the identify block under rtnl (rocx_caps2()): the restore's IDENTIFY
+ * must not replace (or free) it while rtnl is held.
+ */
+static void rocx_reset_identify_rtnl_test(struct kunit *test)
+{
+	struct rocx_fake_dev *fd = rocx_fake_dev_start(test);
+	struct rocx_core *core = &fd->f->core;
+	struct rocx_reset_identify_ctx ctx = { .core = core };
+	struct rocx_identify *old, *seen;
+	struct task_struct *task;
+
+	/* The reset frees the old block: one of its own. */
+	old = kzalloc(sizeof(*old), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	old->caps2 = cpu_to_le64(ROCX_CAP2_ETS);
+	core->ident = old;
+	init_completion(&ctx.done);
+
+	rtnl_lock();
+	task = kthread_run(rocx_reset_identify_thread, &ctx,
+			   "rocx-kunit-ident");
+	if (IS_ERR(task)) {
+		rtnl_unlock();
+		KUNIT_FAIL(test, "no thread: %ld", PTR_ERR(task));
+		return;
+	}
+	/* Time enough for the fake device to answer IDENTIFY many times. */
+	msleep(100);
+	seen = READ_ONCE(core->ident);
+	rtnl_unlock();
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&ctx.done, 5 * HZ));
+	KUNIT_EXPECT_PTR_EQ_MSG(test, seen, old,
+				"the identify block was replaced under rtnl");
+	KUNIT_EXPECT_EQ(test, ctx.err, 0);
+	KUNIT_EXPECT_PTR_NE(test, core->ident, old);
+	/* The fake device's block is all zeroes. */
+	KUNIT_EXPECT_EQ(test, rocx_caps2(core), 0ULL);
+	kfree(core->ident);
+	core->ident = NULL;
+	rocx_register_events(core, NULL, NULL);
+}
+
 static struct kunit_case rocx_reset_test_cases[] = {
 	KUNIT_CASE_SLOW(rocx_reset_timeout_test),
+	KUNIT_CASE_SLOW(rocx_reset_identify_rtnl_test),
 	{}
 };
 

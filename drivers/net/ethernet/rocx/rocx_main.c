@@ -169,7 +169,7 @@ static int rocx_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	err = rocx_aq_enable_irq(core);
 	if (err)
 		goto err_free_admin_irq;
-	err = rocx_aq_identify(core);
+	err = rocx_aq_identify(core, &core->ident);
 	if (err)
 		goto err_free_admin_irq;
 	rocx_log_identity(core);

@@ -45,7 +45,9 @@
  * point: a second reason while quiesced, a restore that failed (it
  * quiesces again and leaves the function down), remove after that.
  */
+#include <kunit/visibility.h>
 #include <linux/pci.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -140,24 +142,29 @@ static void rocx_reset_quiesce(struct rocx_core *core,
 	rocx_eq_forget(core);
 }
 
-/* IDENTIFY again: the copy rocx_ib will see comes from this device. */
-static int rocx_reset_identify(struct rocx_core *core)
+/*
+ * IDENTIFY again: the copy rocx_ib will see comes from this device.  The
+ * netdev stays registered across the reset, and dcbnl, ethtool and its
+ * ops read the block under rtnl (rocx_caps2()): it is replaced under
+ * rtnl too, and the old one freed after.
+ */
+VISIBLE_IF_KUNIT int rocx_reset_identify(struct rocx_core *core)
 {
-	struct rocx_identify *old = core->ident;
+	struct rocx_identify *old = core->ident, *id;
 	int err;
 
-	core->ident = NULL;
-	err = rocx_aq_identify(core);
-	if (err) {
-		kfree(core->ident);
-		core->ident = old;
+	err = rocx_aq_identify(core, &id);
+	if (err)
 		return err;
-	}
-	if (memcmp(old, core->ident, sizeof(*old)))
+	if (memcmp(old, id, sizeof(*old)))
 		dev_info(rocx_dev(core), "IDENTIFY changed across the reset\n");
+	rtnl_lock();
+	core->ident = id;
+	rtnl_unlock();
 	kfree(old);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rocx_reset_identify);
 
 /* Bring a quiesced function up again; on failure it stays quiesced. */
 static int rocx_reset_restore(struct rocx_core *core)
