@@ -1130,6 +1130,44 @@ static void rocx_reset_timeout_test(struct kunit *test)
 	rocx_register_events(core, NULL, NULL);
 }
 
+static void rocx_reset_test_work(struct work_struct *work)
+{
+}
+
+/*
+ * An AER error with the link frozen: the quiesce must not touch the
+ * device's registers, yet it frees memory the device was given (EQ 0's
+ * ring here; rocx_ib's queues and the Ethernet rings on a live device),
+ * so bus mastering must be off by then, through config space.
+ */
+static void rocx_reset_frozen_test(struct kunit *test)
+{
+	struct rocx_fake *f = rocx_fake_new(test, 0);
+	struct rocx_core *core = &f->core;
+	struct rocx_eq *eq = &core->eq;
+	pci_ers_result_t res;
+	bool master;
+
+	pci_set_drvdata(&f->pdev, core);
+	mutex_init(&core->reset_lock);
+	INIT_WORK(&core->reset_work, rocx_reset_test_work);
+	eq->log_depth = ROCX_EQ_MIN_LOG_DEPTH;
+	eq->ring = dma_alloc_coherent(&f->pdev.dev,
+				      (1U << eq->log_depth) * sizeof(*eq->ring),
+				      &eq->dma, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, eq->ring);
+	/* A register write would show here. */
+	*rocx_fake_reg(f, ROCX_REG_DEV_CTRL) = 0;
+
+	res = rocx_err_handlers.error_detected(&f->pdev, pci_channel_io_frozen);
+	master = READ_ONCE(f->command) & PCI_COMMAND_MASTER;
+	KUNIT_EXPECT_EQ(test, res, PCI_ERS_RESULT_NEED_RESET);
+	KUNIT_EXPECT_NULL_MSG(test, eq->ring, "EQ 0's ring was not freed");
+	KUNIT_EXPECT_FALSE_MSG(test, master,
+			       "bus mastering on after the frozen quiesce freed the rings");
+	KUNIT_EXPECT_EQ(test, *rocx_fake_reg(f, ROCX_REG_DEV_CTRL), 0U);
+	KUNIT_EXPECT_TRUE(test, test_bit(ROCX_ST_RESET, &core->state));
+}
 
 struct rocx_reset_identify_ctx {
 	struct rocx_core *core;
@@ -1192,6 +1230,7 @@ static void rocx_reset_identify_rtnl_test(struct kunit *test)
 
 static struct kunit_case rocx_reset_test_cases[] = {
 	KUNIT_CASE_SLOW(rocx_reset_timeout_test),
+	KUNIT_CASE(rocx_reset_frozen_test),
 	KUNIT_CASE_SLOW(rocx_reset_identify_rtnl_test),
 	{}
 };

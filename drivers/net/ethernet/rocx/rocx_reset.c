@@ -32,7 +32,8 @@
  *             mastering off, DEV_CTRL.RESET.  From here the device does no
  *             DMA, no doorbell reaches it and every command fails with
  *             -ENODEV.  (A device not trusted any more gets this first,
- *             before step 1; a frozen one not at all: the platform stops
+ *             before step 1; a frozen one only has its bus mastering
+ *             turned off then, through config space: the platform stops
  *             it and resets the slot.)
  *          5. What the device was writing is freed: the Ethernet rings,
  *             EQ 0.
@@ -124,6 +125,15 @@ static void rocx_reset_quiesce(struct rocx_core *core,
 		if (mode == ROCX_RESET_FATAL) {
 			rocx_reset_hw_locked(core);
 		} else {
+			/*
+			 * No register access, but bus mastering goes off
+			 * through config space: what follows frees memory
+			 * the device was given, and a function the error
+			 * did not stop (or a platform that does not block
+			 * its DMA) would write it.  A frozen link drops the
+			 * write, and then the platform stops the DMA.
+			 */
+			pci_clear_master(core->pdev);
 			set_bit(ROCX_ST_RESET, &core->state);
 			clear_bit(ROCX_ST_AQ_UP, &core->state);
 		}
@@ -325,3 +335,4 @@ const struct pci_error_handlers rocx_err_handlers = {
 	.reset_prepare	= rocx_pci_reset_prepare,
 	.reset_done	= rocx_pci_reset_done,
 };
+EXPORT_SYMBOL_IF_KUNIT(rocx_err_handlers);
