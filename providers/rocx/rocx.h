@@ -388,7 +388,7 @@ int rocx_close_xrcd(struct ibv_xrcd *xrcd);
 struct ibv_srq *rocx_create_srq_ex(struct ibv_context *context,
 				   struct ibv_srq_init_attr_ex *attr);
 int rocx_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
-void rocx_xrc_srq_gone(struct rocx_context *ctx, struct rocx_srq *srq);
+int rocx_xrc_destroy_srq(struct rocx_context *ctx, struct rocx_srq *srq);
 struct rocx_qp *rocx_xrc_cqe_qp(struct rocx_context *ctx,
 				const struct rocx_cqe *cqe);
 struct ibv_qp *rocx_xrc_create_recv_qp(struct ibv_context *context,

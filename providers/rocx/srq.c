@@ -183,13 +183,14 @@ int rocx_destroy_srq(struct ibv_srq *ibsrq)
 	struct rocx_srq *srq = to_rocx_srq(ibsrq);
 	int err;
 
-	/* The kernel refuses while a QP uses it: nothing freed then. */
-	err = ibv_cmd_destroy_srq(ibsrq);
-	if (err)
-		return err;
 	/* An XRC SRQ leaves the table poll_cq finds it in (xrc.c). */
 	if (srq->xrc_recv)
-		rocx_xrc_srq_gone(to_rocx_context(ibsrq->context), srq);
+		err = rocx_xrc_destroy_srq(to_rocx_context(ibsrq->context), srq);
+	else
+		err = ibv_cmd_destroy_srq(ibsrq);
+	/* The kernel refuses while a QP uses it: nothing freed then. */
+	if (err)
+		return err;
 	rocx_srq_ring_free(srq);
 	return 0;
 }

@@ -190,10 +190,26 @@ static void rocx_xrc_cq_clean(struct rocx_cq *cq, uint32_t srqn)
 	pthread_spin_unlock(&cq->lock);
 }
 
-/* The kernel has destroyed it: poll_cq no longer finds its CQEs' SRQ. */
-void rocx_xrc_srq_gone(struct rocx_context *ctx, struct rocx_srq *srq)
+/*
+ * Destroy an XRC SRQ in the kernel and take it out of the table poll_cq
+ * finds its CQEs' SRQ in.  The device may hand the srqn out again as soon
+ * as the kernel has destroyed the SRQ; holding the table mutex from before
+ * that until the entry and its CQEs are gone keeps a create in another
+ * thread, which may get this srqn, from storing its SRQ before we clear
+ * ours (and from having CQEs that rocx_xrc_cq_clean() would take for
+ * ours), as rocx_destroy_qp() does for QPs.  The ring is the caller's.
+ */
+int rocx_xrc_destroy_srq(struct rocx_context *ctx, struct rocx_srq *srq)
 {
+	int err;
+
 	pthread_mutex_lock(&ctx->qp_table_mutex);
+	/* The kernel refuses while a QP uses it: nothing changes then. */
+	err = ibv_cmd_destroy_srq(&srq->ibvsrq);
+	if (err) {
+		pthread_mutex_unlock(&ctx->qp_table_mutex);
+		return err;
+	}
 	if (rocx_xsrq_find(ctx, srq->srqn) == srq)
 		rocx_xsrq_set(ctx, srq->srqn, NULL);
 	if (srq->vsrq.cq)
@@ -201,6 +217,7 @@ void rocx_xrc_srq_gone(struct rocx_context *ctx, struct rocx_srq *srq)
 	pthread_mutex_unlock(&ctx->qp_table_mutex);
 	free(srq->xrc_recv);
 	srq->xrc_recv = NULL;
+	return 0;
 }
 
 /*
