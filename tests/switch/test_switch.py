@@ -1418,10 +1418,120 @@ def qos_backlog(exe, sockdir, log):
     impair_stop(sw, (a, b, c), ctl)
 
 
+def run_delay(pid):
+    """Nanoseconds the threads of process pid have waited for a CPU, summed
+    (the second field of each thread's schedstat)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def lost_split(ctl, port):
+    q = ctl.qshow(f"port={port}")[(port, None)]
+    return (int(q["lost_line_ns"]), int(q["lost_host_ns"]),
+            int(q["lost_recv_ns"]))
+
+
+# A guest in a process of its own, which keeps its CPU busy without
+# reading for HOLD seconds (it cannot read: the host gives it no CPU),
+# then reads everything and prints how many frames came.
+STARVED_GUEST = r"""
+import os, socket, sys, time
+path, sw, mac, hold = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3]), float(sys.argv[4])
+if os.path.exists(path):
+    os.unlink(path)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.sendto(b"\xff" * 6 + mac + b"\x88\xb5hello".ljust(64, b"\0"), sw)
+print("ready", flush=True)
+end = time.monotonic() + hold
+while time.monotonic() < end:
+    pass
+s.settimeout(0.5)
+n = 0
+try:
+    while True:
+        s.recv(65536)
+        n += 1
+except socket.timeout:
+    pass
+print(n, flush=True)
+s.close()
+os.unlink(path)
+"""
+
+
+def qos_lost_split(exe, sockdir, log):
+    """Line time a port lost while its guest held the frames is the
+    receiver's unless the guest waited for a CPU then (lost.c): a guest
+    that sleeps instead of reading is the receiver's doing, one the host
+    gives no CPU the host's.  lost_host_ns and lost_recv_ns add up to
+    lost_line_ns."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    ctl("qos port=1 rate=1000 backlog=8000")
+    w0 = run_delay(sw.pid) + run_delay(os.getpid())
+    sends(a, [a.frame(b.mac, f"r{i}", 1000) for i in range(60)])
+    time.sleep(0.3)
+    got = b.recv(0.3)
+    lost, host, recv = lost_split(ctl, 1)
+    waited = run_delay(sw.pid) + run_delay(os.getpid()) - w0
+    check(f"lost split: a guest that did not read lost the line time "
+          f"({lost / 1e6:.1f} ms, every frame came: {len(got)})",
+          lost >= 150e6 and len(got) == 60)
+    check(f"lost split: host's and receiver's add up "
+          f"({host} + {recv} of {lost} ns)", abs(host + recv - lost) <= 2)
+    # The switch also excuses how late it came back once the guest read,
+    # and a wait the kernel has not reported yet: 20 ms of slack.
+    check(f"lost split: ... the receiver's, less what the switch and the "
+          f"guest waited for a CPU ({recv / 1e6:.1f} ms, the host's "
+          f"{host / 1e6:.1f} ms; they waited {waited / 1e6:.1f} ms)",
+          recv >= lost - waited - 20e6 and recv > 0)
+
+    # The same guest, in a process the host starves: pinned to one CPU
+    # beside two busy processes of higher priority.
+    b.close()
+    cpu = min(os.sched_getaffinity(0))
+    hog = "import os; os.sched_setaffinity(0, {%d})\nwhile True: pass" % cpu
+    hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(2)]
+    child = subprocess.Popen(
+        [sys.executable, "-c", STARVED_GUEST, b.path, b.sw, b.mac.hex(),
+         "0.5"], stdout=subprocess.PIPE, text=True,
+        preexec_fn=lambda: (os.sched_setaffinity(0, {cpu}), os.nice(19)))
+    ready = child.stdout.readline().strip()
+    time.sleep(0.05)
+    l0, h0, r0 = lost_split(ctl, 1)
+    w0 = run_delay(sw.pid) + run_delay(child.pid)
+    sends(a, [a.frame(b.mac, f"h{i}", 1000) for i in range(60)])
+    time.sleep(0.3)
+    lost, host, recv = lost_split(ctl, 1)
+    waited = run_delay(sw.pid) + run_delay(child.pid) - w0
+    for h in hogs:
+        h.kill()
+        h.wait()
+    n = child.stdout.readline().strip()
+    child.wait()
+    lost, host, recv = lost - l0, host - h0, recv - r0
+    check(f"lost split: a starved guest ({ready}) lost the line time "
+          f"({lost / 1e6:.1f} ms, frames that came: {n})",
+          lost >= 100e6 and n == "60")
+    check(f"lost split: ... which is the host's ({host / 1e6:.1f} ms, "
+          f"{recv / 1e6:.1f} ms the receiver's; it waited "
+          f"{waited / 1e6:.1f} ms)",
+          host >= 0.8 * lost)
+    b.open()
+    impair_stop(sw, (a, b, c), ctl)
+
+
 def lossless(exe, sockdir, log, work):
     qos_defaults(exe, sockdir, log)
     qos_rate(exe, sockdir, log)
     qos_backlog(exe, sockdir, log)
+    qos_lost_split(exe, sockdir, log)
     qos_pfc_rx(exe, sockdir, log)
     qos_pfc_tx(exe, sockdir, log)
     qos_buffer(exe, sockdir, log)

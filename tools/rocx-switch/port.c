@@ -76,6 +76,8 @@ int port_open(struct sw *sw, struct sw_port *p, const char *dir,
 		goto err;
 	sock_bufsize(p->fd, SO_SNDBUF, SO_SNDBUFFORCE, 4 << 20);
 	sock_bufsize(p->fd, SO_RCVBUF, SO_RCVBUFFORCE, 4 << 20);
+	/* Who sends: lost line time asks how long the guest waited (lost.c). */
+	setsockopt(p->fd, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int));
 	/* A stale socket file from a killed run would make bind() fail. */
 	if (unlink(sa.sun_path) && errno != ENOENT)
 		goto err;
@@ -317,8 +319,21 @@ static void port_rx_batch(struct sw *sw, struct sw_port *p,
 {
 	unsigned int i;
 
+	struct cmsghdr *cm;
+
 	/* The guest is sending, so its socket exists: link up now. */
 	port_try_connect(sw, p, true);
+	for (cm = CMSG_FIRSTHDR(&msgs[0].msg_hdr); cm;
+	     cm = CMSG_NXTHDR((struct msghdr *)&msgs[0].msg_hdr, cm)) {
+		struct ucred uc;
+
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_CREDENTIALS ||
+		    cm->cmsg_len < CMSG_LEN(sizeof(uc)))
+			continue;
+		memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+		lost_set_pid(p, uc.pid);
+	}
 	for (i = 0; i < got; i++) {
 		uint32_t len = msgs[i].msg_len;
 
@@ -352,6 +367,10 @@ void port_rx(struct sw *sw, struct sw_port *p)
 	static uint8_t stage[SW_RX_BATCH][ROCX_FAB_BUNDLE_MAX];
 	static struct mmsghdr msgs[SW_RX_BATCH];
 	static struct iovec iov[SW_RX_BATCH];
+	static union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} cbuf[SW_RX_BATCH];
 	bool one = pfc_port_lossless(&p->qos);
 	unsigned int i, k, calls = one ? SW_RX_BATCH : 1;
 	int got = 0;
@@ -363,6 +382,8 @@ void port_rx(struct sw *sw, struct sw_port *p)
 			memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
 			msgs[i].msg_hdr.msg_iov = &iov[i];
 			msgs[i].msg_hdr.msg_iovlen = 1;
+			msgs[i].msg_hdr.msg_control = cbuf[i].buf;
+			msgs[i].msg_hdr.msg_controllen = sizeof(cbuf[i].buf);
 		}
 		got = recvmmsg(p->fd, msgs, one ? 1 : SW_RX_BATCH,
 			       MSG_DONTWAIT, NULL);

@@ -306,6 +306,13 @@ void qos_service(struct sw *sw, struct sw_port *p)
 	uint8_t tcs[QOS_BURST];
 	uint8_t tsa[SW_NUM_PRIO], bw[SW_NUM_PRIO];
 	unsigned int i, n;
+	/*
+	 * How late the switch came back to a port held by its guest's
+	 * backlog: the host's if the guest has read since (the hold ended),
+	 * the guest's if it still holds (it would have been lost anyway).
+	 */
+	uint64_t due = q->held ? q->wake_ns : 0;
+	double late = 0;
 	int done;
 
 	for (i = 0; i < SW_NUM_PRIO; i++) {
@@ -323,9 +330,17 @@ void qos_service(struct sw *sw, struct sw_port *p)
 		uint64_t unread = q->backlog ? port_unread(p) : 0;
 		double over = tbf_refill(&q->tbf, sw->now_ns);
 
-		if (q->waiting && over > 0)
-			q->lost_line_ns += over * 8e9 / q->tbf.rate_bps;
+		if (q->waiting && over > 0) {
+			double ns = over * 8e9 / q->tbf.rate_bps;
+
+			if (due && sw->now_ns > due) {
+				late = fmin(ns, (double)(sw->now_ns - due));
+				ns -= late;
+			}
+			lost_add(sw, p, q->held, ns);
+		}
 		q->waiting = false;
+		q->held = false;
 		tokens = q->tbf.tokens;
 		for (n = 0; n < QOS_BURST; n++) {
 			struct sw_buf *b;
@@ -351,6 +366,10 @@ void qos_service(struct sw *sw, struct sw_port *p)
 				p->st.tx_held++;
 				q->wake_ns = sw->now_ns + QOS_BACKLOG_POLL_NS;
 				q->waiting = true;
+				q->held = true;
+				lost_held(sw, p);
+				lost_add(sw, p, true, late);
+				late = 0;
 				break;
 			}
 			b = eg->q[c].slot[(eg->q[c].head + off[c]) %
@@ -368,13 +387,20 @@ void qos_service(struct sw *sw, struct sw_port *p)
 			snap[n] = d;
 			off[c]++;
 		}
-		if (!n)
+		if (!n) {
+			/* Ran dry: a hold's time is split while it is fresh. */
+			if (!q->waiting)
+				lost_end(sw, p);
 			break;
+		}
 		q->tbf.tokens = tokens;
 		done = port_xmit(sw, p, bufs, n);
 		if (done < 0) {
 			eg->blocked = true;
 			q->waiting = true;
+			q->held = true;
+			lost_held(sw, p);
+			lost_add(sw, p, true, late);
 			p->st.tx_blocked++;
 			q->wake_ns = 0;
 			port_set_pollout(sw, p, true);
@@ -390,12 +416,15 @@ void qos_service(struct sw *sw, struct sw_port *p)
 			r->count--;
 			eg->queued--;
 		}
-		if (done)
+		if (done) {
 			q->drr = snap[done - 1];
+			lost_end(sw, p);
+		}
 		/* Short of tokens: the timer comes back for the rest. */
 		if (q->wake_ns)
 			break;
 	}
+	lost_add(sw, p, false, late);
 	port_set_pollout(sw, p, false);
 }
 
@@ -653,6 +682,9 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 			memcpy(q->q_bytes, keep.q_bytes, sizeof(q->q_bytes));
 			memcpy(q->st, keep.st, sizeof(q->st));
 			q->lost_line_ns = keep.lost_line_ns;
+			q->lost_host_ns = keep.lost_host_ns;
+			q->lost_recv_ns = keep.lost_recv_ns;
+			q->lost = keep.lost;
 			for (k = 0; k < SW_NUM_PRIO; k++)
 				if (keep.xoff[k])
 					pfc_send(sw, p, k, false);
@@ -742,11 +774,14 @@ int qos_show(struct sw *sw, struct ctl_args *a, FILE *out)
 
 		if (!(ports >> i & 1))
 			continue;
+		lost_flush(sw, &sw->port[i]);
 		fprintf(out, "port%u rate=%g burst=%u speed=%" PRIu64
-			" trust=%s pause=%s quanta=%u backlog=%u plain=%d lost_line_ns=%.0f\n",
+			" trust=%s pause=%s quanta=%u backlog=%u plain=%d lost_line_ns=%.0f"
+			" lost_host_ns=%.0f lost_recv_ns=%.0f\n",
 			i, q->rate_mbps, q->tbf.burst, q->speed_mbps,
 			trust_name(q->trust), q->pause ? "on" : "off",
-			q->quanta, q->backlog, q->plain, q->lost_line_ns);
+			q->quanta, q->backlog, q->plain, q->lost_line_ns,
+			q->lost_host_ns, q->lost_recv_ns);
 		for (k = 0; k < SW_NUM_PRIO; k++) {
 			const struct sw_prio_cfg *c = &q->prio[k];
 			const struct sw_prio_stats *st = &q->st[k];

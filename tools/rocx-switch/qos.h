@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define SW_NUM_PRIO		8
 /* DRR: an ETS class of weight w (1..100) earns w times this per round. */
@@ -114,6 +115,29 @@ struct sw_prio_stats {
 	uint64_t rx_bytes;
 };
 
+/* A thread of the port's guest and its run delay at the last sample. */
+struct sw_lost_thread {
+	pid_t tid;
+	uint64_t run_ns;	/* its CPU time */
+	uint64_t delay_ns;	/* its run delay, as the kernel reported it */
+	uint64_t credit_ns;	/* waited, counted, not yet reported */
+};
+
+#define SW_LOST_THREADS	32
+
+/* The attribution of a port's lost line time (lost.c). */
+struct sw_lost {
+	pid_t pid;		/* the guest's process; 0 not known */
+	uint64_t sampled_ns;	/* the last sample; 0 none */
+	bool peer_ok;		/* the last sample read the guest's */
+	unsigned int nthr;
+	struct sw_lost_thread thr[SW_LOST_THREADS];
+	bool in_hold;		/* the guest holds frames, or did since */
+	/* Time the hold lost, not yet split; the guest's waits in it. */
+	double pending_ns;
+	uint64_t excuse_ns;
+};
+
 struct sw_qos_port {
 	/* Configuration. */
 	struct sw_tbf tbf;
@@ -154,7 +178,17 @@ struct sw_qos_port {
 	 * nothing by idling.
 	 */
 	bool waiting;
+	/* What held the frames was the guest (backlog or its socket). */
+	bool held;
 	double lost_line_ns;
+	/*
+	 * lost_line_ns split by whose doing it was (lost.c): the host's,
+	 * which did not run the switch or the port's guest, and the
+	 * receiver's, a guest that ran and did not read.
+	 */
+	double lost_host_ns;
+	double lost_recv_ns;
+	struct sw_lost lost;
 	struct sw_prio_stats st[SW_NUM_PRIO];
 	uint64_t rx_frames_mac_ctl;	/* MAC control frames consumed */
 };

@@ -99,6 +99,7 @@ void series_tick(struct sw *sw)
 		uint64_t dtx[SW_NUM_PRIO], drx[SW_NUM_PRIO], v[SW_NUM_PRIO];
 		uint64_t depth = 0, ttx = 0, trx = 0;
 
+		lost_flush(sw, &sw->port[i]);
 		for (k = 0; k < SW_NUM_PRIO; k++) {
 			dtx[k] = q->st[k].tx_bytes - sw->series_prev->tx[i][k];
 			drx[k] = q->st[k].rx_bytes - sw->series_prev->rx[i][k];
@@ -110,11 +111,12 @@ void series_tick(struct sw *sw)
 		}
 		fprintf(f, "%s{\"port\":%u,\"depth\":%" PRIu64
 			",\"unread\":%" PRIu64
-			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f,\"lost_line_ns\":%.0f",
+			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f,\"lost_line_ns\":%.0f"
+			",\"lost_host_ns\":%.0f,\"lost_recv_ns\":%.0f",
 			i ? "," : "", i,
 			depth, port_unread(&sw->port[i]),
 			ttx * 8 / secs / 1e6, trx * 8 / secs / 1e6,
-			q->lost_line_ns);
+			q->lost_line_ns, q->lost_host_ns, q->lost_recv_ns);
 		put_array(f, "depth_prio", q->q_bytes);
 		put_rates(f, "tx_mbps_prio", dtx, secs);
 		put_rates(f, "rx_mbps_prio", drx, secs);

@@ -501,6 +501,20 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
 int qos_show(struct sw *sw, struct ctl_args *a, FILE *out);
 int qos_buffer_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
 void qos_stats_print(const struct sw_port *p, FILE *out);
+/*
+ * Lost line time by whose doing (lost.c): lost_add() counts ns lost, held
+ * by the guest or not; lost_held() when the guest starts holding frames;
+ * lost_flush() splits what is pending now, lost_end() too at the hold's
+ * end; lost_set_pid() names the
+ * guest's process, learnt from what it sends.
+ */
+void lost_add(struct sw *sw, struct sw_port *p, bool held, double ns);
+void lost_held(struct sw *sw, struct sw_port *p);
+void lost_sample(struct sw *sw, struct sw_port *p);
+void lost_flush(struct sw *sw, struct sw_port *p);
+/* The port sent or ran dry: its guest holds nothing. */
+void lost_end(struct sw *sw, struct sw_port *p);
+void lost_set_pid(struct sw_port *p, pid_t pid);
 
 bool pfc_is_mac_ctl(const struct sw_frame_info *fi);
 /* A MAC control frame from port in: consumed (true) or forwarded. */
