@@ -329,7 +329,9 @@ def host_note(d, names, prefix='# '):
 def line_share(d, name):
     """The share of the bottleneck's line time the host gave it while S1
     sent in scenario name: 1 less the time R's port lost with frames
-    waiting (lost_line_ns, rocx-switch.rst "Line rate") over that time.
+    waiting by the host's doing (lost_host_ns, rocx-switch.rst "Line
+    rate") over that time.  What R lost by not reading while it ran
+    (lost_recv_ns: its NIC had no buffer) is its own, and excuses nothing.
     """
     rows = load_series(d, name)
     span = active_span(rows, S1)
@@ -339,8 +341,8 @@ def line_share(d, name):
          if span[0] - interval(rows) - 1e-9 <= r['t'] <= span[1] + 1e-9]
     if len(w) < 2:
         return 1.0
-    lost = (port(w[-1], R).get('lost_line_ns', 0) -
-            port(w[0], R).get('lost_line_ns', 0)) / 1e9
+    lost = (port(w[-1], R).get('lost_host_ns', 0) -
+            port(w[0], R).get('lost_host_ns', 0)) / 1e9
     secs = w[-1]['t'] - w[0]['t']
     return max(0.0, secs - lost) / secs
 
