@@ -12,12 +12,9 @@ uc_gid() { case $1 in v2) echo "$gid_v2" ;; v6) echo "$gid_v6" ;; v1) echo "$gid
 port=19200
 for kind in v2 v6 v1; do
 	port=$((port + 1))
-	# ibverbs-utils 44's --chk reports a bad page on stdout, exit 0.
+	# tool_report fails a side that says "invalid data" (--chk).
 	tool_pair "ibv_uc_pingpong --chk, $kind GID" "$port" 'bytes in .* seconds' \
 		ibv_uc_pingpong -d "$ibdev" -g "$(uc_gid "$kind")" -s 4096 -n 100 -c
-	if [ -n "$peer" ] && grep -q 'invalid data' "/tmp/$port".* 2>/dev/null; then
-		t_not_ok "ibv_uc_pingpong --chk, $kind GID: invalid data reported"
-	fi
 done
 # ib_write_bw's buffers are files (--mmap), compared afterwards as
 # guest/rxe.sh explains: the client's [0, S) lands at the server's
