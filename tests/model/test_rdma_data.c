@@ -603,14 +603,14 @@ static bool see_reads(TDev *from, uint8_t *buf, size_t *len)
 
 /*
  * IB's largest message, 2^31 bytes, at path MTU 256 is 2^23 packets: half
- * the PSN space (issue 7, item 12).  The requester's arithmetic from a
- * message's first PSN to its end overflowed the signed 24-bit distance,
- * so the WQE never ended; a READ moved the next PSN by all of it at once,
- * beyond what PSN comparisons can tell apart.  A READ that long is asked
- * for as two READ requests of 2^22 responses each, the second once the
- * first is answered; at MTU 512 (2^22 responses) it stays one.  The whole
- * transfers run in loopback (no wire, no ICRC: the same transport, and
- * faster), the first requests on the wire.
+ * the PSN space.  Measured from a message's first PSN, its end overflows
+ * the signed 24-bit distance, and a requester that relied on it would
+ * never end the WQE; a READ that moved the next PSN by all of it at once
+ * would go beyond what PSN comparisons can tell apart.  A READ that long is
+ * asked for as two READ requests of 2^22 responses each, the second once
+ * the first is answered; at MTU 512 (2^22 responses) it stays one.  The
+ * whole transfers run in loopback (no wire, no ICRC: the same transport,
+ * and faster), the first requests on the wire.
  */
 static void t_data_largest_messages(void)
 {

@@ -918,7 +918,9 @@ static void t_reset_frees_objects(void)
 }
 
 /*
- * Path MTU against the port's MTU (issue 7, item 13): a path MTU p fits a
+ * Path MTU against the port's MTU (rocx-device.rst, MODIFY_QP): frames
+ * larger than the port's MTU would be dropped by every real network, so
+ * the device must not let a QP send them.  A path MTU p fits a
  * port of MTU m (L3 bytes) if p + ROCX_ROCE_MTU_OVERHEAD <= m, the RoCE
  * headers around p bytes of payload at most: ib_core's active MTU for m.
  * MODIFY_QP refuses one that does not fit (INVALID); a SET_PORT that
@@ -1047,7 +1049,9 @@ static void t_qp_path_mtu(void)
 }
 
 /*
- * Object numbers (rocx-device.rst, "Object numbers"; issue 7, item 1): a
+ * Object numbers (rocx-device.rst, "Object numbers"): a packet still on
+ * its way for a destroyed object must not reach the next one in its slot,
+ * so numbers do not repeat soon.  A
  * number is slot | generation << 10, slots come next-fit, and a slot's
  * generation moves on each time it is handed out.  So after qpn 2 is
  * destroyed the next QP is 3, not 2; once the cursor has gone round the

@@ -773,10 +773,10 @@ static void nest_resume(FakeDev *f)
 
 /*
  * A NAK that arrives while the requester's engine is reading the payload
- * of a later packet (issue 7, item 17).  Received there, it moved the send
- * position back under rocx_req_run(), which then stepped past the PSN
- * the NAK asked for: the responder never saw it again and, with no ACK
- * timeout, the WRITE never completed.  The receive path must refuse a
+ * of a later packet.  Taken there, it would move the send position back
+ * under rocx_req_run(), which would then step past the PSN the NAK asked
+ * for: the responder would never see it again and, with no ACK timeout,
+ * the WRITE would never complete.  The receive path must refuse a
  * frame while the engine runs and take it once the engine is done.
  */
 static void t_rel_nested_receive(void)
@@ -832,12 +832,12 @@ static bool drop_first_of(TDev *from, uint8_t *buf, size_t *len)
 }
 
 /*
- * A NAK for a request behind a READ whose response was lost (issue 7,
- * item 11).  The NAK acknowledges the READ's PSN, so the response is
- * missing: an implied NAK, which goes back to the READ at once.  The
- * completer ignored that and then the NAK too (its PSN is not the oldest
- * unacknowledged one), so only the ACK timeout recovered, and with
- * timeout 0 nothing did.  A fatal NAK there ends the QP at once, its
+ * A NAK for a request behind a READ whose response was lost.  The NAK
+ * acknowledges the READ's PSN, so the response is missing: an implied
+ * NAK, which goes back to the READ at once.  A completer that ignored
+ * that, and then the NAK too (its PSN is not the oldest unacknowledged
+ * one), would leave recovery to the ACK timeout, and with timeout 0 to
+ * nothing.  A fatal NAK there ends the QP at once, its
  * status on the READ, the oldest WQE: the responder is in ERR, and a
  * retry can only run out.
  */
@@ -985,7 +985,8 @@ static void post_read(TRel *r, uint64_t off, uint32_t len)
 }
 
 /*
- * Duplicate READ requests (issue 7, item 14).  One is answered again only
+ * Duplicate READ requests, which a requester sends when responses were
+ * lost.  One is answered again only
  * if it asks for the rest of one of the responder's last
  * max_dest_rd_atomic READs from its PSN (its "responder resources"), and
  * its R_Key is checked again like a new one's; others are dropped.  The

@@ -328,7 +328,7 @@ static void t_uc_gap_drops_until_first(void)
 /*
  * A WRITE to a QP without REMOTE_WRITE: dropped and counted, nothing
  * written, no completion on B, the sender's WQE completes; B's QP then
- * takes a SEND as before (issue 7 item 15, UC part).
+ * takes a SEND: a refused WRITE must not break the QP for what follows.
  */
 static void t_uc_write_not_enabled_dropped(void)
 {

@@ -718,7 +718,8 @@ static void t_wire_link_down(void)
 }
 
 /*
- * A packet still on its way for a destroyed QP (issue 7, item 1): B's QP
+ * A packet still on its way for a destroyed QP, which must not reach the
+ * QP that takes its slot next (rocx-device.rst, "Object numbers"): B's QP
  * is destroyed and B's next-fit cursor walked round the table, so that
  * its next QP takes the same slot, at the next generation, connected to
  * the same peer with the same PSNs.  The old packet names the old number:
