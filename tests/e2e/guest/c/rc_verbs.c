@@ -21,6 +21,8 @@
  * Options: -d DEV (default: the first rocx device), -g GID_INDEX (default:
  * the first RoCE v2 IPv4 GID), -p PORT (TCP port, default 18600), -m MTU
  * (256..4096, default 1024), -t SECONDS (completion timeout, default 30).
+ * Each QP's initial PSN is random from a seed printed at the start, which
+ * ROCX_RC_SEED=N in the environment sets instead.
  *
  * Prints one TAP-style line per check, "ok - verbs: ..." or "not ok -
  * verbs: ...", and exits 1 if any failed.  On a device without the RDMA
@@ -281,6 +283,8 @@ static int ep_create(struct dev *d, struct ep *e, int cq_depth)
 		return errno;
 	d->max_inline = init.cap.max_inline_data;
 	e->psn = (uint32_t)random() & 0xffffff;
+	/* With the seed (main) the PSN a failure started from is known. */
+	diag("QP 0x%x: initial PSN 0x%06x", e->qp->qp_num, e->psn);
 	return 0;
 }
 
@@ -1697,6 +1701,7 @@ int main(int argc, char **argv)
 	struct peer p = { .fd = -1 };
 	struct peer_req quit = { .op = PEER_QUIT };
 	struct dev d = {};
+	unsigned int seed;
 
 	while ((opt = getopt(argc, argv, "cLSHMXC:d:g:p:m:t:")) != -1) {
 		switch (opt) {
@@ -1739,7 +1744,15 @@ int main(int argc, char **argv)
 			argv[0]);
 		return 2;
 	}
-	srandom(getpid() ^ time(NULL));
+	/*
+	 * Initial PSNs are random, as a real peer's are, so that wrap and
+	 * window arithmetic meets more than one start.  The seed is printed
+	 * and ROCX_RC_SEED replays it: a failure near a wrap reproduces.
+	 */
+	seed = getenv("ROCX_RC_SEED") ?
+	       (unsigned int)strtoul(getenv("ROCX_RC_SEED"), NULL, 0) :
+	       (unsigned int)(getpid() ^ time(NULL));
+	srandom(seed);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dev_open(&d, dev_name, gid_index, mtu_of(mtu));
 	p.d = &d;
@@ -1754,8 +1767,8 @@ int main(int argc, char **argv)
 		}
 	} else {
 		dev_gid(&d);
-		diag("%s, GID index %d, MTU %d", ibv_get_device_name(d.ctx->device),
-		     d.gid_index, mtu);
+		diag("%s, GID index %d, MTU %d, seed %u (ROCX_RC_SEED)",
+		     ibv_get_device_name(d.ctx->device), d.gid_index, mtu, seed);
 		if (mode == 'S') {
 			serve(&d, tcp_listen(port));
 		} else if (mode == 'H') {
