@@ -204,6 +204,20 @@ reset_done() {
 	dmesg | grep -q 'function reset done'
 }
 
+# ib_index - the ib device's index (`rdma dev`): ib_core hands indexes
+# out cyclically, so a device registered again has another.
+ib_index() {
+	rdma dev show "$ibdev" 2>/dev/null | sed -n 's/^\([0-9][0-9]*\): .*/\1/p'
+}
+
+# new_ib OLD - $ibdev exists and is not the device of index OLD.
+new_ib() {
+	local i
+
+	i=$(ib_index)
+	[ -n "$i" ] && [ "$i" != "$1" ]
+}
+
 # fatal_reset - when the host has I/O in flight, hang the admin queue at
 # its next command (x-aq-stall) and issue one (a hw_counters read): after
 # the admin timeout rocx_core resets the function before rocx_ib goes,
@@ -211,9 +225,10 @@ reset_done() {
 # them.  Their removal ends (the driver flushes the kernel QPs), the
 # function comes back and the ports are enabled on the new device.
 fatal_reset() {
-	local a
+	local a idx
 
 	rocx_get connected.f >/dev/null
+	idx=$(ib_index)
 	mon "qom-set /machine/peripheral/nic0 x-aq-stall 65536" | sed 's/^/# /'
 	a=$(mon "qom-get /machine/peripheral/nic0 x-aq-stall" | tr -d '\r\n ')
 	t "fatal: x-aq-stall armed for the next command (qom-get: '$a')" \
@@ -227,7 +242,11 @@ fatal_reset() {
 		test "$SECONDS" -lt 60
 	a=$(mon "qom-get /machine/peripheral/nic0 x-aq-stall" | tr -d '\r\n ')
 	t "fatal: x-aq-stall off after the reset (qom-get: '$a')" test "$a" = -1
-	t "fatal: $ibdev is back" wait_for 30 test -e "/sys/class/infiniband/$ibdev"
+	# The name alone would be the old device's too, had the reset never
+	# taken it down: the one back must be a new registration.
+	t "fatal: $ibdev is back, registered again (index $idx before)" \
+		wait_for 30 new_ib "$idx"
+	rocx_log "fatal: $ibdev index $idx before the reset, $(ib_index) after"
 	ports_back fatal
 	rocx_put reloaded.f 1
 }
