@@ -97,6 +97,55 @@ class Guest:
         return out
 
 
+_sentinels = 0
+
+
+def until_sentinel(src, guests, timeout=5.0):
+    """What each guest of guests received before src's sentinel, a
+    broadcast src sends now: {idx: frames}, None for a guest the sentinel
+    did not reach in timeout seconds.  The switch forwards one ingress
+    port's frames in order, so a frame src sent before that did not come
+    before the sentinel never will: a negative proven by what did arrive,
+    not by a quiet window a slow switch could outlast.  A guest that
+    cannot get src's broadcast (src itself) is read without waiting once
+    the others have their sentinels: the switch has handled src's earlier
+    frames by then, and what it sent src is in src's socket."""
+    global _sentinels
+    _sentinels += 1
+    tag = f"sentinel-{_sentinels}"
+    src.send(BCAST, tag)
+    out = {}
+    for g in guests:
+        if g is src:
+            continue
+        got = []
+        g.s.settimeout(timeout)
+        try:
+            while True:
+                f = g.s.recv(fabric.BUNDLE_MAX)
+                if f[14:].rstrip(b"\0") == tag.encode():
+                    break
+                got.append(f)
+        except socket.timeout:
+            got = None
+        out[g.idx] = got
+    if src in guests:
+        got = []
+        src.s.setblocking(False)
+        try:
+            while True:
+                got.append(src.s.recv(fabric.BUNDLE_MAX))
+        except BlockingIOError:
+            pass
+        out[src.idx] = got
+    return out
+
+
+def qtags(q):
+    """until_sentinel's answer with each frame's tag, for a failure."""
+    return {k: None if v is None else tags(v) for k, v in q.items()}
+
+
 def tags(frames):
     return [f[14:].rstrip(b"\0").decode(errors="replace") for f in frames]
 
@@ -1564,28 +1613,43 @@ def main():
     want = ["unknown-ab", "bcast-a", "mcast-a"]
     check("flood unknown/bcast/mcast to B", tags(b.recv()) == want)
     check("flood unknown/bcast/mcast to C", tags(c.recv()) == want)
-    check("no reflection to ingress A", a.recv() == [])
+    q = until_sentinel(a, (a, b, c))
+    forwarded += 1
+    check("no reflection to ingress A (before A's sentinel reached B, C)",
+          q == {0: [], 1: [], 2: []}, qtags(q))
 
     # Learning: A was learned above; B -> A is now known unicast.
     b.send(a.mac, "ba")
     forwarded += 1
-    check("learned: B->A reaches A", tags(a.recv()) == ["ba"])
-    check("learned: B->A not flooded to C", c.recv() == [])
+    q = until_sentinel(b, (a, b, c))
+    forwarded += 1
+    check("learned: B->A reaches A", q[0] is not None and
+          tags(q[0]) == ["ba"])
+    check("learned: B->A not flooded to C (before B's sentinel)",
+          q[2] == [] and q[1] == [], qtags(q))
     a.send(b.mac, "ab")
     forwarded += 1
-    check("learned: A->B reaches B only",
-          tags(b.recv()) == ["ab"] and c.recv() == [] and a.recv() == [])
+    q = until_sentinel(a, (a, b, c))
+    forwarded += 1
+    check("learned: A->B reaches B only (before A's sentinel)",
+          q[1] is not None and tags(q[1]) == ["ab"] and q[2] == [] and
+          q[0] == [], qtags(q))
 
     # A frame for a MAC behind its own ingress port is filtered, not sent back.
     a.send(a.mac, "self", src=mac(7))
-    check("frame to a MAC on the ingress port goes nowhere",
-          a.recv() == [] and b.recv() == [] and c.recv() == [])
+    q = until_sentinel(a, (a, b, c))
+    forwarded += 1
+    check("frame to a MAC on the ingress port goes nowhere (before A's "
+          "sentinel)", q == {0: [], 1: [], 2: []}, qtags(q))
     # The spoofed source 02:..:17 now lives on port 0; B's frame to it goes
     # to A alone.
     b.send(mac(7), "to-moved")
     forwarded += 1
-    check("station learned from any source", tags(a.recv()) == ["to-moved"]
-          and c.recv() == [])
+    q = until_sentinel(b, (a, b, c))
+    forwarded += 1
+    check("station learned from any source (C has nothing before B's "
+          "sentinel)", q[0] is not None and tags(q[0]) == ["to-moved"]
+          and q[2] == [], qtags(q))
 
     # Malformed and oversize frames are dropped and counted.
     a.send_raw(b"\x01" * 13)
@@ -1594,10 +1658,13 @@ def main():
     a.send_raw(big)
     forwarded += 1
     a.send_raw(a.frame(b.mac, "toobig", MAX_FRAME + 1))
-    got = b.recv()
+    q = until_sentinel(a, (b, c))
+    forwarded += 1
+    got = q[1] or []
     check("jumbo 9216-byte frame forwarded intact",
           len(got) == 1 and got[0] == big, f"got {[len(x) for x in got]}")
-    check("runt and oversize frames dropped", c.recv() == [])
+    check("runt and oversize frames dropped (before A's sentinel)",
+          q[2] == [], qtags(q))
 
     # A burst larger than a unix socket's datagram queue (10) waits in the
     # switch's egress queue instead of being lost.
@@ -1658,7 +1725,9 @@ def main():
     tc = [int(x) for x in p1.get("tx_tc", "0").split(",")]
     check("counters: classes 5 and 3 used", tc[5] == 1 and tc[3] == 1,
           p1.get("tx_tc"))
-    check("counters: B rx bytes", p1.get("rx_bytes") == str(64 * 2))
+    # B's two frames and its two sentinels.
+    check("counters: B rx bytes", p1.get("rx_bytes") == str(64 * 4),
+          p1.get("rx_bytes"))
 
     hdr, recs, whole = read_pcap(pcap)
     check("pcap header", hdr == (0xA1B2C3D4, 2, 4, MAX_FRAME, 1), hdr)
