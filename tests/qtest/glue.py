@@ -289,9 +289,14 @@ def t_msix_test_irq(q):
                'MSI-X message of vector %d' % v)
     # Masked in the MSI-X table: pending in the PBA, delivered on unmask.
     q.memwrite(MSI + 8, bytes(4))
+    q.memwrite(MSI + 4 * 5, bytes(4))
     q.wr('l', BAR4 + 16 * 2 + 12, 1)
     q.setreg(R_TEST_IRQ, 2)
-    time.sleep(0.05)
+    # Vector 5, raised after it, as a sentinel: the device raises them in
+    # order, so once 5's message is there 2's would be too, however slow
+    # the host.
+    q.setreg(R_TEST_IRQ, 5)
+    q.wait(lambda: msi_count(q, 5) == 0x1005, 'sentinel vector 5')
     check(msi_count(q, 2) == 0, 'masked vector not delivered')
     check(q.rd('q', BAR4 + 0x800) & 4, 'PBA bit 2 pending')
     q.wr('l', BAR4 + 16 * 2 + 12, 0)
