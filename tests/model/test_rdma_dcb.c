@@ -186,6 +186,9 @@ static void t_dcb_rules(void)
     BAD("xon = xoff, lossless", (c.pfc_en = 0x10, c.xon[4] = c.xoff[4]));
     BAD("xoff - xon below a frame", (c.pfc_en = 0x10,
                                      c.xon[4] = htole32(40000 - 9017)));
+    /* Sending link pause puts every priority under the same rule. */
+    BAD("pause sent, xon = xoff", (c.pause = ROCX_PAUSE_TX,
+                                   c.xon[4] = c.xoff[4]));
     BAD("valid bit 7", c.valid = htole32(ROCX_DCB_ALL | ROCX_BIT(7)));
     BAD("reserved byte 7", c.rsvd0 = 1);
     BAD("reserved tail", c.rsvd1[29] = 1);
@@ -655,6 +658,86 @@ static void t_pfc_refresh_bound(void)
 }
 
 /*
+ * Link pause sent (SET_DCB pause bit 1, PFC off): B's receive buffer
+ * crossing xoff on a priority sends one 802.3x PAUSE (opcode 0x0001,
+ * pause time pfc_quanta) from B's MAC, repeated at half its time while
+ * the buffer stays above xon, and a PAUSE of time 0 once every priority
+ * is at or below xon.  A, honouring pause, stops its QP of priority 5
+ * meanwhile.  TX_PAUSE counts the PAUSEs that ask for time,
+ * TX_PAUSE_DURATION how long B asked: at 1000 Mb/s 0xffff quanta last
+ * 33553.92 us, repeated after 16776.96 us.
+ */
+static void t_link_pause_sent(void)
+{
+    static const uint8_t dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+    struct rocx_dcb_cfg c;
+    const uint8_t *fr;
+    uint8_t f[1000];
+    unsigned i, n, sent;
+    Pair p;
+
+    CHECK(rocx_core_set_speed(&B->f->core, 1000));
+    memset(&c, 0, sizeof(c));
+    c.valid = htole32(ROCX_DCB_PAUSE);
+    c.pause = ROCX_PAUSE_RX;
+    CHECK_EQ(set_dcb(A, &c), ROCX_AQ_STS_OK);
+    c.pause = ROCX_PAUSE_RX | ROCX_PAUSE_TX;
+    CHECK_EQ(set_dcb(B, &c), ROCX_AQ_STS_OK);
+    pair(&p, 5);
+    t_rx_ring(B, 0, NULL);
+    for (i = 0; i < 43; i++) {
+        t_wire_push(B, f, bcast(f));
+    }
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_TX_PAUSE), 0);
+    n = B->f->nframes;
+    t_wire_push(B, f, bcast(f));
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_TX_PAUSE), 1);
+    CHECK_EQ(B->f->xoffs_sent, 1);
+    CHECK_EQ(B->f->last_pause_prio, -1);
+    CHECK(B->f->nframes > n);
+    fr = B->f->frames[n];
+    CHECK_EQ(B->f->frame_len[n], 60);
+    CHECK(!memcmp(fr, dst, 6));
+    CHECK(!memcmp(fr + 6, fake_mac, 6));    /* the port's own MAC */
+    CHECK_EQ(lduw_be_p(fr + 12), 0x8808);
+    CHECK_EQ(lduw_be_p(fr + 14), 0x0001);
+    CHECK_EQ(lduw_be_p(fr + 16), 0xffff);
+    CHECK_EQ(t_stat(A, ROCX_STAT_RX_PAUSE), 1);
+    sent = A->f->nframes;
+    write16k(&p, 17);
+    t_pump();
+    CHECK_EQ(A->f->nframes, sent);
+
+    fake_advance(B->f, 16776 * USEC);
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_TX_PAUSE), 1);
+    fake_advance(B->f, USEC);
+    t_pump();
+    CHECK_EQ(t_stat(B, ROCX_STAT_TX_PAUSE), 2);
+    CHECK_EQ(t_stat(A, ROCX_STAT_RX_PAUSE), 2);
+
+    /* 18 frames taken leave 26000 bytes: above xon, still paused. */
+    t_db(B, 0, ROCX_DB_ETH_RX, 0, 18, 0);
+    t_pump();
+    CHECK(!write_done(&p));
+    /* One more: 25000 bytes, at or below xon: PAUSE 0 resumes A. */
+    n = B->f->nframes;
+    t_db(B, 0, ROCX_DB_ETH_RX, 0, 19, 0);
+    t_pump();
+    CHECK_EQ(B->f->xons_sent, 1);
+    CHECK_EQ(lduw_be_p(B->f->frames[n] + 14), 0x0001);
+    CHECK_EQ(lduw_be_p(B->f->frames[n] + 16), 0);
+    CHECK(write_done(&p));
+    CHECK_EQ(t_stat(B, ROCX_STAT_TX_PAUSE), 2);
+    CHECK_EQ(t_stat(B, ROCX_STAT_TX_PAUSE_DURATION), 16777);
+    CHECK_EQ(t_stat(B, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE)), 0);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_DISCARDS), 0);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
+/*
  * Under PCP trust an untagged path of a lossless priority goes out
  * priority-tagged (VLAN 0, PCP 3), so the partner can pause it; B, also
  * trusting PCP, counts it in priority 3.  Under DSCP trust it goes
@@ -715,6 +798,7 @@ const TCase t_cases_dcb[] = {
     T_CASE(pfc_xoff_xon),
     T_CASE(pfc_xoff_refresh),
     T_CASE(pfc_refresh_bound),
+    T_CASE(link_pause_sent),
     T_CASE(prio_tagging),
 };
 const unsigned t_ncases_dcb = ARRAY_SIZE(t_cases_dcb);
