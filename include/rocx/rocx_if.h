@@ -193,9 +193,9 @@ struct rocx_dcb_cfg {
 	__le32 tc_maxrate[ROCX_NUM_TC];	/* Mb/s, 0 = line rate */
 	__u8 dscp2prio[ROCX_NUM_DSCP];	/* under DSCP trust */
 	__le32 buf_size[ROCX_NUM_PRIO];	/* receive buffer bytes */
-	__le32 xoff[ROCX_NUM_PRIO];	/* PFC: pause above this many bytes */
-	__le32 xon[ROCX_NUM_PRIO];	/* PFC: resume below this many */
-	__le16 pfc_quanta;	/* quanta of an XOFF, 0x4000..0xffff */
+	__le32 xoff[ROCX_NUM_PRIO];	/* PFC, pause sent: pause above this */
+	__le32 xon[ROCX_NUM_PRIO];	/* PFC, pause sent: resume below */
+	__le16 pfc_quanta;	/* XOFF, PAUSE quanta: 0x4000..0xffff */
 	__u8 rsvd1[30];
 };
 
@@ -577,7 +577,7 @@ enum rocx_stat {
 	/* Contract 1.2. */
 	ROCX_STAT_RX_DISCARDS,		/* device's RX holding queue full */
 	ROCX_STAT_RX_PAUSE,		/* 802.3x pause frames acted on */
-	ROCX_STAT_TX_PAUSE,		/* 802.3x pause frames sent */
+	ROCX_STAT_TX_PAUSE,		/* 802.3x PAUSEs sent asking for time */
 	ROCX_STAT_RX_PAUSE_DURATION,	/* us the port was paused by a peer */
 	ROCX_STAT_TX_PAUSE_DURATION,	/* us the device asked the peer to wait */
 	/* Requests taken in sequence by responders (not duplicates). */

@@ -122,7 +122,7 @@
 typedef enum RocxTimerKind {
     ROCX_TIMER_QP,              /* RocxQp.timer: ACK timeout, RNR wait */
     ROCX_TIMER_FABRIC,          /* RocxFabric.hello_timer: HELLO retry */
-    ROCX_TIMER_DCB,             /* RocxDcb.pause_timer[p]: pause expiry */
+    ROCX_TIMER_DCB,             /* RocxDcb: pause expiry, XOFF refresh */
     ROCX_TIMER_CC,              /* RocxQp.cc.timer: DCQCN alpha, increase */
     ROCX_TIMER_SCHED,           /* RocxSched.timer: line or class free */
     ROCX_TIMER_PACE,            /* RocxQp.sched.timer: QP may send again */
@@ -136,10 +136,11 @@ typedef struct RocxTimer {
 
 /*
  * Every QP (transport, DCQCN and pacing), the fabric, each priority
- * (pause, XOFF) and the transmit scheduler may wait at once.
+ * (pause, XOFF), the port's 802.3x XOFF and the transmit scheduler may
+ * wait at once.
  */
 #define ROCX_CORE_MAX_TIMERS        (3 * ROCX_CORE_MAX_QP + 1 + \
-                                     2 * ROCX_NUM_PRIO + 1)
+                                     2 * ROCX_NUM_PRIO + 1 + 1)
 /* Deadlines handled per rocx_core_process() call; more: another call. */
 #define ROCX_CORE_TIMER_BUDGET      256
 
@@ -370,6 +371,10 @@ typedef struct RocxDcb {
     uint8_t xoff_sent;
     int64_t xoff_since[ROCX_NUM_PRIO];
     RocxTimer xoff_timer[ROCX_NUM_PRIO];
+    /* The same for 802.3x pause sent, which stops the whole port. */
+    bool link_xoff_sent;
+    int64_t link_xoff_since;
+    RocxTimer link_xoff_timer;
 } RocxDcb;
 
 /*

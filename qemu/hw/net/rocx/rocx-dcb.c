@@ -12,6 +12,11 @@
  * or a quanta-0 frame resumes it.  Traffic looped back inside the device
  * never crosses the link and is never paused.
  *
+ * Pause sent: the receive buffer's occupancy per priority decides.  A
+ * lossless priority above its xoff sends PFC for itself; with link pause
+ * sent (pause bit 1, which excludes PFC) any priority above its xoff
+ * sends an 802.3x PAUSE for the port, until every one is back at xon.
+ *
  * Copyright (c) 2025 The rocx authors
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -43,6 +48,7 @@ void rocx_dcb_reset(RocxCore *c)
         rocx_timer_del(c, &d->pause_timer[p]);
         rocx_timer_del(c, &d->xoff_timer[p]);
     }
+    rocx_timer_del(c, &d->link_xoff_timer);
     memset(d, 0, sizeof(*d));
     for (p = 0; p < ROCX_NUM_PRIO; p++) {
         d->prio_tc[p] = p;
@@ -158,8 +164,9 @@ static bool rocx_dcb_merge(const RocxDcb *cur, const struct rocx_dcb_cfg *cfg,
         /*
          * A lossless priority's XOFF and XON are a frame apart at least:
          * with xon = xoff each frame held and taken would send a pair.
+         * Link pause sent makes every priority's thresholds count.
          */
-        if ((n->pfc_en & ROCX_BIT(i)) &&
+        if (((n->pfc_en & ROCX_BIT(i)) || (n->pause & ROCX_PAUSE_TX)) &&
             n->xoff[i] - n->xon[i] < ROCX_MAX_FRAME) {
             return false;
         }
@@ -181,6 +188,7 @@ static bool rocx_dcb_merge(const RocxDcb *cur, const struct rocx_dcb_cfg *cfg,
 
 static void rocx_dcb_retag(RocxCore *c);
 static void rocx_dcb_xon(RocxCore *c, unsigned p, int64_t now);
+static void rocx_dcb_link_xon(RocxCore *c, int64_t now);
 
 void rocx_cmd_set_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
                       RocxAqResult *res)
@@ -230,6 +238,9 @@ void rocx_cmd_set_dcb(RocxCore *c, const union rocx_aq_cmd *cmd,
         if (!(c->dcb.pfc_en & ROCX_BIT(p))) {
             rocx_dcb_xon(c, p, rocx_now(c));
         }
+    }
+    if (!(c->dcb.pause & ROCX_PAUSE_TX)) {
+        rocx_dcb_link_xon(c, rocx_now(c));
     }
 }
 
@@ -452,10 +463,28 @@ bool rocx_dcb_rx_control(RocxCore *c, const uint8_t *buf, size_t len)
 
 /* ---- Pause sent ---- */
 
+/*
+ * A MAC control frame of opcode op whose first field is w, in f (zeroed,
+ * the minimum length).  It is sent at once, unscheduled: ahead of every
+ * frame the scheduler has not started and, inside an engine run, ahead
+ * of the run's frames, which rocx_sched_run() starts after the receive
+ * path and the timers; rocx_send_frame() charges its line time.
+ */
+static void rocx_dcb_ctl_frame(RocxCore *c, uint8_t *f, uint16_t op,
+                               uint16_t w)
+{
+    static const uint8_t dst[ETH_ALEN] = { 0x01, 0x80, 0xc2, 0, 0, 0x01 };
+
+    memcpy(f, dst, ETH_ALEN);
+    memcpy(f + ETH_ALEN, c->port.mac, ETH_ALEN);
+    stw_be_p(f + 12, ROCX_ETH_P_MAC_CONTROL);
+    stw_be_p(f + ETH_HLEN, op);
+    stw_be_p(f + ETH_HLEN + 2, w);
+}
+
 /* A PFC frame for the priorities in cev, each with quanta. */
 static void rocx_dcb_send_pfc(RocxCore *c, uint8_t cev, uint16_t quanta)
 {
-    static const uint8_t dst[ETH_ALEN] = { 0x01, 0x80, 0xc2, 0, 0, 0x01 };
     uint8_t f[ETH_ZLEN];
     unsigned p;
 
@@ -463,11 +492,7 @@ static void rocx_dcb_send_pfc(RocxCore *c, uint8_t cev, uint16_t quanta)
         return;
     }
     memset(f, 0, sizeof(f));
-    memcpy(f, dst, ETH_ALEN);
-    memcpy(f + ETH_ALEN, c->port.mac, ETH_ALEN);
-    stw_be_p(f + 12, ROCX_ETH_P_MAC_CONTROL);
-    stw_be_p(f + ETH_HLEN, ROCX_PFC_OPCODE);
-    stw_be_p(f + ETH_HLEN + 2, cev);
+    rocx_dcb_ctl_frame(c, f, ROCX_PFC_OPCODE, cev);
     for (p = 0; p < ROCX_NUM_PRIO; p++) {
         if (cev & ROCX_BIT(p)) {
             rocx_trace_pause(c, p, quanta, true);
@@ -478,6 +503,13 @@ static void rocx_dcb_send_pfc(RocxCore *c, uint8_t cev, uint16_t quanta)
         }
     }
     rocx_send_frame(c, f, sizeof(f));
+}
+
+/* The refresh of an XOFF of pfc_quanta sent at now. */
+static int64_t rocx_dcb_refresh_at(RocxCore *c, int64_t now)
+{
+    return now + MAX(rocx_dcb_quanta_ns(c, c->dcb.pfc_quanta) / 2,
+                     ROCX_DCB_REFRESH_MIN_NS);
 }
 
 /* XOFF for p, and again at half its time while the buffer stays full. */
@@ -493,8 +525,7 @@ static void rocx_dcb_xoff(RocxCore *c, unsigned p, int64_t now)
     }
     rocx_dcb_send_pfc(c, ROCX_BIT(p), d->pfc_quanta);
     rocx_timer_mod(c, &d->xoff_timer[p], ROCX_TIMER_DCB,
-                   now + MAX(rocx_dcb_quanta_ns(c, d->pfc_quanta) / 2,
-                             ROCX_DCB_REFRESH_MIN_NS));
+                   rocx_dcb_refresh_at(c, now));
 }
 
 static void rocx_dcb_xon(RocxCore *c, unsigned p, int64_t now)
@@ -511,6 +542,64 @@ static void rocx_dcb_xon(RocxCore *c, unsigned p, int64_t now)
     rocx_dcb_send_pfc(c, ROCX_BIT(p), 0);
 }
 
+/* An 802.3x PAUSE asking for quanta (0: resume). */
+static void rocx_dcb_send_pause(RocxCore *c, uint16_t quanta)
+{
+    uint8_t f[ETH_ZLEN];
+
+    if (!c->port.link_up) {
+        return;
+    }
+    memset(f, 0, sizeof(f));
+    rocx_dcb_ctl_frame(c, f, ROCX_PAUSE_OPCODE, quanta);
+    rocx_trace_pause(c, -1, quanta, true);
+    if (quanta) {
+        rocx_count(c, ROCX_STAT_TX_PAUSE, 1);
+    }
+    rocx_send_frame(c, f, sizeof(f));
+}
+
+/* Link XOFF, and again at half its time while a priority stays full. */
+static void rocx_dcb_link_xoff(RocxCore *c, int64_t now)
+{
+    RocxDcb *d = &c->dcb;
+
+    if (!d->link_xoff_sent) {
+        d->link_xoff_sent = true;
+        d->link_xoff_since = now;
+    }
+    rocx_dcb_send_pause(c, d->pfc_quanta);
+    rocx_timer_mod(c, &d->link_xoff_timer, ROCX_TIMER_DCB,
+                   rocx_dcb_refresh_at(c, now));
+}
+
+static void rocx_dcb_link_xon(RocxCore *c, int64_t now)
+{
+    RocxDcb *d = &c->dcb;
+
+    if (!d->link_xoff_sent) {
+        return;
+    }
+    d->link_xoff_sent = false;
+    rocx_timer_del(c, &d->link_xoff_timer);
+    rocx_count(c, ROCX_STAT_TX_PAUSE_DURATION,
+               (now - d->link_xoff_since) / 1000);
+    rocx_dcb_send_pause(c, 0);
+}
+
+/* Some priority holds more than its xon: the port is still congested. */
+static bool rocx_dcb_above_xon(RocxCore *c)
+{
+    unsigned p;
+
+    for (p = 0; p < ROCX_NUM_PRIO; p++) {
+        if (c->dcb.rx_occ[p] > c->dcb.xon[p]) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool rocx_dcb_rx_room(RocxCore *c, uint8_t prio, uint32_t len)
 {
     return c->dcb.rx_occ[prio] + len <= c->dcb.buf_size[prio];
@@ -524,6 +613,15 @@ void rocx_dcb_rx_held(RocxCore *c, uint8_t prio, int32_t delta)
     d->rx_occ[prio] += delta;
     if (d->rx_occ[prio] > c->stats[max_stat]) {
         c->stats[max_stat] = d->rx_occ[prio];
+    }
+    if (d->pause & ROCX_PAUSE_TX) {
+        if (delta > 0 && d->rx_occ[prio] >= d->xoff[prio] &&
+            !d->link_xoff_sent) {
+            rocx_dcb_link_xoff(c, rocx_now(c));
+        } else if (delta < 0 && d->link_xoff_sent && !rocx_dcb_above_xon(c)) {
+            rocx_dcb_link_xon(c, rocx_now(c));
+        }
+        return;
     }
     if (!(d->pfc_en & ROCX_BIT(prio))) {
         return;
@@ -545,12 +643,21 @@ void rocx_dcb_rx_clear(RocxCore *c)
         c->dcb.rx_occ[p] = 0;
         rocx_dcb_xon(c, p, now);
     }
+    rocx_dcb_link_xon(c, now);
 }
 
 void rocx_dcb_timer(RocxCore *c, RocxTimer *t, int64_t now)
 {
     RocxDcb *d = &c->dcb;
 
+    if (t == &d->link_xoff_timer) {
+        if ((d->pause & ROCX_PAUSE_TX) && rocx_dcb_above_xon(c)) {
+            rocx_dcb_link_xoff(c, now);
+        } else {
+            rocx_dcb_link_xon(c, now);
+        }
+        return;
+    }
     if (t >= d->xoff_timer && t < d->xoff_timer + ROCX_NUM_PRIO) {
         unsigned p = t - d->xoff_timer;
 
