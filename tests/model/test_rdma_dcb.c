@@ -657,6 +657,68 @@ static void t_pfc_refresh_bound(void)
     CHECK_EQ(B->f->gerrs, 0);
 }
 
+/* Frame i of d is a PFC frame (opcode 0x0101) for priority 0 with q. */
+static bool is_pfc0(TDev *d, unsigned i, uint16_t q)
+{
+    const uint8_t *fr = d->f->frames[i];
+
+    return i < d->f->nframes && lduw_be_p(fr + 12) == 0x8808 &&
+           lduw_be_p(fr + 14) == 0x0101 && lduw_be_p(fr + 16) == 0x01 &&
+           lduw_be_p(fr + 18) == q;
+}
+
+/*
+ * A pause frame the device sends is not scheduled: it takes the line
+ * right after the frames already handed to the network, ahead of every
+ * frame the scheduler has not started, and its line time counts.  A at
+ * 1000 Mb/s has 64 KiB of WRITEs queued at priority 1; the scheduler
+ * hands over 200 us of line time ahead of the clock and stops.  The
+ * broadcast that fills priority 0 past xoff sends the XOFF as A's very
+ * next frame, and the line is busy 480 ns longer (60 bytes at 1 Gb/s).
+ * Later, in one engine run, RX buffers bring priority 0 to xon and the
+ * line clock lets the scheduler start more WRITE frames: the XON leads
+ * them.
+ */
+static void t_pause_frame_leads(void)
+{
+    uint8_t f[1000];
+    int64_t line;
+    unsigned i, n;
+    Pair p;
+
+    CHECK(rocx_core_set_speed(&A->f->core, 1000));
+    pfc_on(A, 0x01);
+    pair(&p, 1);
+    t_rx_ring(A, 0, NULL);
+    for (i = 0; i < 4; i++) {
+        write16k(&p, 18);
+    }
+    t_pump_still();
+    line = A->f->core.sched.line_free;
+    CHECK(line > A->f->now + 150 * USEC);
+    for (i = 0; i < 43; i++) {
+        t_inject(A, f, bcast(f));
+    }
+    A->f->nframes = n = 0;      /* the fake keeps the first 16 */
+    t_inject(A, f, bcast(f));
+    CHECK_EQ(A->f->nframes, n + 1);
+    CHECK(is_pfc0(A, n, 0xffff));
+    CHECK_EQ(A->f->core.sched.line_free - line, 480);
+
+    /* The scheduler's wake-up is due: it runs after the RX drain. */
+    fake_advance(A->f, 150 * USEC);
+    A->f->nframes = n = 0;
+    t_db(A, 0, ROCX_DB_ETH_RX, 0, 19, 0);
+    t_pump_still();
+    CHECK(A->f->nframes > n + 1);
+    CHECK(is_pfc0(A, n, 0));
+    CHECK_EQ(lduw_be_p(A->f->frames[n + 1] + 12), 0x0800);
+    t_settle(SEC);
+    CHECK_EQ(t_stat(A, ROCX_STAT_PRIO(0, ROCX_STAT_PRIO_TX_PAUSE)), 1);
+    CHECK_EQ(t_stat(A, ROCX_STAT_RX_DISCARDS), 0);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 /*
  * Link pause sent (SET_DCB pause bit 1, PFC off): B's receive buffer
  * crossing xoff on a priority sends one 802.3x PAUSE (opcode 0x0001,
@@ -799,6 +861,7 @@ const TCase t_cases_dcb[] = {
     T_CASE(pfc_xoff_refresh),
     T_CASE(pfc_refresh_bound),
     T_CASE(link_pause_sent),
+    T_CASE(pause_frame_leads),
     T_CASE(prio_tagging),
 };
 const unsigned t_ncases_dcb = ARRAY_SIZE(t_cases_dcb);
