@@ -21,6 +21,14 @@
 #             (priority 3 by default) makes the switch send XOFFs, which
 #             guest 0's device counts in rx_prio3_pause and pfc's
 #             indications
+#   pfcgen    guest 1 takes no frames for 4 s (NAPI in a thread, a
+#             real-time busy loop on its CPU) while guest 0 sends a
+#             burst of priority 3: guest 1's device sends PFC XOFF and,
+#             once it drains, XON (tx_prio3_pause); the switch, with no
+#             PFC on its ports, forwards them and guest 0's device
+#             honours them (rx_prio3_pause).  The capture is decoded on
+#             the host (host/pause_check.sh): PFC frames from guest 1's
+#             rocx MAC
 #   tc        Ethernet by traffic class: 8 TX queues; guest 0's UDP of
 #             socket priority 5 leaves on TX queue 5 (sw_tx5_packets),
 #             untagged with PFC off, priority-tagged (VLAN 0, PCP 5;
@@ -38,7 +46,11 @@
 #             the device's defaults again, the DSCP app entry the kernel
 #             kept is back in the device (traffic classified by it)
 #   pause     ethtool -A rx on tx on with PFC off, shown by -a, pause
-#             statistics by -I -a
+#             statistics by -I -a; guest 1 stops taking frames as in
+#             pfcgen under guest 0's burst: its device sends 802.3x
+#             PAUSEs (hw_tx_pause, hw_tx_pause_duration; in the capture)
+#             and guest 0's stops sending for them (hw_rx_pause,
+#             hw_rx_pause_duration)
 . "$ROCX_REPO/scripts/guest/guest_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/switch_lib.sh"
@@ -199,6 +211,31 @@ moved tx_prio1_packets "$tx1"
 moved rx_prio1_packets "$rx1"
 shows "ethtool -S: per-priority pause counters" 'rx_prio3_pause: [0-9]+' ethtool -S "$dev"
 
+# grew NAME BEFORE - counter NAME is above BEFORE.
+# shellcheck disable=SC2317 # called through wait_for
+grew() {
+	[ "$(hw "$1")" -gt "$2" ]
+}
+
+# stall SEC - this guest takes no frames for SEC seconds: its NAPI runs in
+# a thread (set first) which a real-time busy loop keeps off the only CPU,
+# RT throttling off meanwhile; the device holds what arrives.
+stall() {
+	local rt
+
+	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	chrt -f 50 python3 -c '
+import sys
+import time
+
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end:
+    pass
+' "$1"
+	echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us
+}
+
 # ---- PFC from the switch ----
 # 3000 datagrams of 1400 bytes with DSCP 26 (TOS 104): 4 MB against the
 # bottleneck's 5 Mb/s.
@@ -245,6 +282,32 @@ if [ "$me" -eq 0 ]; then
 	t "switch: no shared buffer" switch_ctl buffer size=0
 fi
 rocx_barrier switch
+
+# ---- PFC sent by rocx ----
+# Both guests have priority 3 lossless and trust DSCP; guest 0's burst of
+# DSCP 26 is priority 3 at guest 1, whose device holds it while guest 1
+# stalls.  The switch's ports take no pause frames now: it forwards them.
+if [ "$me" -eq 1 ]; then
+	t "pfcgen: the rocx netdev has the launcher's MAC 52:54:00:00:00:01" \
+		test "$(cat "/sys/class/net/$dev/address")" = 52:54:00:00:00:01
+	t "pfcgen: NAPI in a thread" sh -c "echo 1 >/sys/class/net/$dev/threaded"
+	txp=$(hw tx_prio3_pause)
+	rocx_put pfcgen.stall 1
+	stall 4
+	t "pfcgen: the device sent PFC XOFFs (tx_prio3_pause)" \
+		wait_for 10 grew tx_prio3_pause "$txp"
+	rocx_put pfcgen.done 1
+else
+	rxp=$(hw rx_prio3_pause) rxd=$(hw rx_prio3_pause_duration)
+	rocx_get pfcgen.stall >/dev/null
+	blast
+	t "pfcgen: guest 1's PFC honoured here (rx_prio3_pause)" \
+		wait_for 10 grew rx_prio3_pause "$rxp"
+	rocx_get pfcgen.done >/dev/null
+	t "pfcgen: ... for a while (rx_prio3_pause_duration)" \
+		wait_for 10 grew rx_prio3_pause_duration "$rxd"
+fi
+rocx_barrier pfcgen
 
 # ---- Ethernet by traffic class, priority tagging ----
 # txq NAME Q - the driver's counter NAME of TX queue Q.
@@ -401,6 +464,31 @@ shows "pause: statistics from the device" 'rx_pause_frames: [0-9]+' \
 	ethtool -I -a "$dev"
 refused "pfc: refused while link pause is on" \
 	'Attribute write: Device or resource busy' dcb pfc set dev "$dev" prio-pfc 3:on
+# 802.3x sent and honoured: as pfcgen, with link pause on both.
+rocx_barrier pause.on
+if [ "$me" -eq 1 ]; then
+	txl=$(hw hw_tx_pause) txd=$(hw hw_tx_pause_duration)
+	rocx_put pause.stall 1
+	stall 4
+	t "pause: the device sent 802.3x PAUSEs (hw_tx_pause)" \
+		wait_for 10 grew hw_tx_pause "$txl"
+	t "pause: ... and counted the time it asked for (hw_tx_pause_duration)" \
+		wait_for 10 grew hw_tx_pause_duration "$txd"
+	shows "pause: ethtool -I -a counts them" 'tx_pause_frames: [1-9]' \
+		ethtool -I -a "$dev"
+	t "pause: NAPI back in softirq" sh -c "echo 0 >/sys/class/net/$dev/threaded"
+	rocx_put pause.done 1
+else
+	rxl=$(hw hw_rx_pause) rxd=$(hw hw_rx_pause_duration)
+	rocx_get pause.stall >/dev/null
+	blast
+	t "pause: guest 1's PAUSE honoured here (hw_rx_pause)" \
+		wait_for 10 grew hw_rx_pause "$rxl"
+	rocx_get pause.done >/dev/null
+	t "pause: transmit stopped for it (hw_rx_pause_duration)" \
+		wait_for 10 grew hw_rx_pause_duration "$rxd"
+fi
+rocx_barrier pause.sent
 t "pause: ethtool -A rx off tx off" ethtool -A "$dev" rx off tx off
 shows "pause: off again" 'RX:[[:space:]]+off' ethtool -a "$dev"
 
