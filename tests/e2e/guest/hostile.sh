@@ -5,6 +5,8 @@
 # register and doorbell (tests/e2e/guest/c/hostile.c).  The model must
 # stay up and count guest errors; after the driver binds again (its probe
 # resets the device) the port must work: guest 1 is the peer it pings.
+# Neither guest's kernel may log a warning, a BUG or an oops meanwhile:
+# garbage in the device must not become a fault in the driver.
 . "$ROCX_REPO/scripts/guest/guest_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
 
@@ -42,4 +44,6 @@ else
 	rocx_get hostile_done >/dev/null
 fi
 rocx_barrier done
+t "dmesg clean: no warning, BUG or oops" dmesg_clean ||
+	dmesg | grep -E "WARNING:|BUG:|Oops|Call Trace" | head -n 20 | sed "s/^/# /"
 t_done
