@@ -13,6 +13,12 @@
  * then holds count entries, each a struct rocx_fab_entry and its frame.
  * The header starts at byte 14 of the frame, so its 32-bit fields are not
  * aligned there: access them byte-wise at the ROCX_FAB_OFF_* offsets.
+ *
+ * The same format runs over the fabric channel ("Fabric channel"), a
+ * SOCK_SEQPACKET connection the NIC opens to the switch: there every
+ * record is one fabric frame, SYNC and BYE are added, and a record with
+ * ROCX_FAB_F_TIMED carries struct rocx_fab_timed after its header, with
+ * struct rocx_fab_tentry entries ("Timed mode").
  * Tests written in Python parse this file for their constants.
  */
 #ifndef _ROCX_FABRIC_H_
@@ -39,7 +45,13 @@ enum rocx_fab_type {
 	ROCX_FAB_HELLO		= 1,	/* NIC: I take bundles up to max_len */
 	ROCX_FAB_HELLO_ACK	= 2,	/* switch: so do I; bundles from now */
 	ROCX_FAB_BUNDLE		= 3,	/* count entries follow the header */
+	ROCX_FAB_SYNC		= 4,	/* channel, timed: a promise of time */
+	ROCX_FAB_BYE		= 5,	/* channel: the sender leaves */
 };
+
+/* flags: 0 on a dgram link; bits 2-7 sent as 0 and ignored everywhere. */
+#define ROCX_FAB_F_TIMED	ROCX_BIT(0)	/* struct rocx_fab_timed follows */
+#define ROCX_FAB_F_REFUSED	ROCX_BIT(1)	/* HELLO_ACK: the port is refused */
 
 /* Frame offsets of the fields below; the asserts at the bottom bind them. */
 #define ROCX_FAB_ETH_HLEN	14
@@ -72,6 +84,19 @@ enum rocx_fab_type {
 #define ROCX_FAB_HELLO_TRIES	3
 #define ROCX_FAB_HELLO_INTERVAL_MS	1000
 
+/*
+ * Channel only.  A NIC that is neither answered nor refused within
+ * ROCX_FAB_JOIN_MS of wall time fails to start; a timed wait that receives
+ * nothing for ROCX_FAB_STALL_MS of wall time fails the run.
+ */
+#define ROCX_FAB_JOIN_MS	10000
+#define ROCX_FAB_STALL_MS	60000
+/* A timed record's headers: where its first struct rocx_fab_tentry starts. */
+#define ROCX_FAB_TIMED_HLEN	42
+#define ROCX_FAB_TENTRY_HLEN	6
+#define ROCX_FAB_OFF_TIME	26
+#define ROCX_FAB_OFF_LATENCY	34
+
 struct rocx_fab_eth {
 	__u8 dst[6];		/* ROCX_FAB_DST_MAC */
 	__u8 src[6];		/* the sender's MAC; switch: ROCX_FAB_SWITCH_MAC */
@@ -92,7 +117,31 @@ struct rocx_fab_entry {
 	__u8 frame[];
 };
 
+/*
+ * After the header of a record with ROCX_FAB_F_TIMED.  A stamp is the
+ * virtual instant a frame's last bit leaves its sender; the receiver
+ * delivers it latency ns later.  Every record promises that nothing later
+ * on its link is stamped before its last stamp (SYNC: before time).
+ */
+struct rocx_fab_timed {
+	__be64 time;		/* [63:0] virtual ns: first stamp, or promise */
+	__be32 latency;		/* [31:0] HELLO_ACK: the link's latency, ns */
+	__be32 rsvd;
+};
+
+/*
+ * One frame of a timed BUNDLE.  offset is a big-endian 32-bit value kept
+ * as bytes so that the entry stays 6 bytes without packing.
+ */
+struct rocx_fab_tentry {
+	__u8 offset[4];		/* [31:0] stamp less rocx_fab_timed.time, ns */
+	__be16 len;		/* [15:0] bytes of frame[] */
+	__u8 frame[];
+};
+
 ROCX_ASSERT_SIZE(struct rocx_fab_eth, ROCX_FAB_ETH_HLEN);
+ROCX_ASSERT_SIZE(struct rocx_fab_timed, ROCX_FAB_TIMED_HLEN - ROCX_FAB_HLEN);
+ROCX_ASSERT_SIZE(struct rocx_fab_tentry, ROCX_FAB_TENTRY_HLEN);
 ROCX_ASSERT_SIZE(struct rocx_fab_hdr, ROCX_FAB_HLEN - ROCX_FAB_ETH_HLEN);
 ROCX_ASSERT_SIZE(struct rocx_fab_entry, ROCX_FAB_ENTRY_HLEN);
 
@@ -112,6 +161,10 @@ ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_COUNT, struct rocx_fab_hdr, count,
 		    ROCX_FAB_ETH_HLEN);
 ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_MAX_LEN, struct rocx_fab_hdr, max_len,
 		    ROCX_FAB_ETH_HLEN);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_TIME, struct rocx_fab_timed, time,
+		    ROCX_FAB_HLEN);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_LATENCY, struct rocx_fab_timed, latency,
+		    ROCX_FAB_HLEN);
 #undef ROCX_FAB_ASSERT_OFF
 
 #endif /* _ROCX_FABRIC_H_ */
