@@ -32,7 +32,7 @@ FLOORS = [
     ]),
     ('blocks', [
         # Ethernet, GID, lossless
-        'rocx-eth.c', 'rocx-fabric.c', 'rocx-gid.c',
+        'rocx-eth.c', 'rocx-fabric.c', 'rocx-chan.c', 'rocx-gid.c',
         'rocx-dcb.c', 'rocx-cc.c', 'rocx-sched.c',
         # objects
         'rocx-qp.c', 'rocx-cq.c', 'rocx-srq.c', 'rocx-xrc.c', 'rocx-mr.c',
@@ -45,7 +45,7 @@ FLOORS = [
         'rocx-eq.c',
     ]),
     ('top', ['rocx-engine.c', 'rocx-rdma.c', 'rocx-aq.c', 'rocx-regs.c']),
-    ('glue', ['rocx-pci.c', 'trace.h']),
+    ('glue', ['rocx-pci.c', 'rocx-pci.h', 'rocx-pci-chan.c', 'trace.h']),
 ]
 
 # (caller, callee): why this call runs up a floor.

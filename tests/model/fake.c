@@ -80,8 +80,8 @@ static void fake_send_frame(void *opaque, const uint8_t *buf, size_t len)
     FakeDev *f = opaque;
 
     /* A bundle of frames is longer, once the core may send them. */
-    if (len < 14 || len > (f->core.bundles ? ROCX_FAB_BUNDLE_MAX :
-                           ROCX_MAX_FRAME)) {
+    if (len < 14 || len > (f->core.bundles || f->core.chan.on ?
+                           ROCX_FAB_BUNDLE_MAX : ROCX_MAX_FRAME)) {
         fprintf(stderr, "send_frame: length %zu out of range\n", len);
         abort();
     }
@@ -116,6 +116,10 @@ static void fake_rx_resume(void *opaque)
 static bool fake_carrier(void *opaque)
 {
     FakeDev *f = opaque;
+
+    if (f->core.chan.on) {
+        return rocx_core_chan_carrier(&f->core);
+    }
 
     return f->carrier;
 }

@@ -1083,6 +1083,7 @@ int main(int argc, char **argv)
         { t_cases_rel, t_ncases_rel },
         { t_cases_wire, t_ncases_wire },
         { t_cases_fabric, t_ncases_fabric },
+        { t_cases_chan, t_ncases_chan },
         { t_cases_time, t_ncases_time },
         { t_cases_rx, t_ncases_rx },
         { t_cases_uc, t_ncases_uc },

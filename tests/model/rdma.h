@@ -287,6 +287,8 @@ extern const TCase t_cases_wire[];
 extern const unsigned t_ncases_wire;
 extern const TCase t_cases_fabric[];
 extern const unsigned t_ncases_fabric;
+extern const TCase t_cases_chan[];
+extern const unsigned t_ncases_chan;
 extern const TCase t_cases_time[];
 extern const unsigned t_ncases_time;
 extern const TCase t_cases_rx[];

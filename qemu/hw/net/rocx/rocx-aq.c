@@ -207,6 +207,9 @@ static void rocx_cmd_set_port(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
     if (valid & ROCX_PORT_SET_ADMIN) {
         c->port.admin_up = sp->admin_up;
+        if (sp->admin_up && c->ops->admin_up) {
+            c->ops->admin_up(c->opaque);
+        }
         rocx_link_update(c);
     }
 }

@@ -126,6 +126,7 @@ typedef enum RocxTimerKind {
     ROCX_TIMER_CC,              /* RocxQp.cc.timer: DCQCN alpha, increase */
     ROCX_TIMER_SCHED,           /* RocxSched.timer: line or class free */
     ROCX_TIMER_PACE,            /* RocxQp.sched.timer: QP may send again */
+    ROCX_TIMER_CHAN,            /* RocxChan.rx_timer: a frame's arrival */
 } RocxTimerKind;
 
 typedef struct RocxTimer {
@@ -136,11 +137,11 @@ typedef struct RocxTimer {
 
 /*
  * Every QP (transport, DCQCN and pacing), the fabric, each priority
- * (pause, XOFF), the port's 802.3x XOFF and the transmit scheduler may
- * wait at once.
+ * (pause, XOFF), the port's 802.3x XOFF, the transmit scheduler and the
+ * fabric channel's receive queue may wait at once.
  */
 #define ROCX_CORE_MAX_TIMERS        (3 * ROCX_CORE_MAX_QP + 1 + \
-                                     2 * ROCX_NUM_PRIO + 1 + 1)
+                                     2 * ROCX_NUM_PRIO + 1 + 1 + 1)
 /* Deadlines handled per rocx_core_process() call; more: another call. */
 #define ROCX_CORE_TIMER_BUDGET      256
 
@@ -203,9 +204,64 @@ typedef struct RocxFabric {
     uint32_t tx_max;            /* bytes of a bundle the peer takes */
     uint32_t tx_len;            /* bytes in tx, header included; 0: none */
     uint16_t tx_count;          /* frames in tx */
+    int64_t tx_first;           /* timed channel: the first frame's stamp */
     RocxFabricStats stats;
     uint8_t tx[ROCX_FAB_BUNDLE_MAX];
 } RocxFabric;
+
+/*
+ * The fabric channel (rocx-chan.c; Documentation/rocx-device.rst, "Fabric
+ * channel" and "Timed mode"): a connection to rocx-switch that the glue
+ * owns and the core speaks.  Every frame travels in a record, a BUNDLE of
+ * one or more; on a timed channel each carries its stamp, the virtual
+ * instant its last bit left, and frames received wait in rxq until their
+ * arrival instant (stamp + latency).  Arrivals on one link never go back
+ * in time, so rxq is a FIFO.
+ */
+#define ROCX_CHAN_RXQ_BYTES         (1024 * 1024)
+/* An rxq entry: the arrival instant and the frame's length, then the frame. */
+#define ROCX_CHAN_RXQ_HLEN          10
+
+typedef enum RocxChanResult {
+    ROCX_CHAN_OK,
+    ROCX_CHAN_BYE,              /* the switch left (BYE) */
+    ROCX_CHAN_REFUSED,          /* HELLO_ACK with REFUSED */
+    ROCX_CHAN_ERROR,            /* a protocol error: close the channel */
+} RocxChanResult;
+
+typedef struct RocxChanStats {
+    uint64_t tx_records;        /* records sent, of every type */
+    uint64_t tx_frames;         /* frames sent inside BUNDLEs */
+    uint64_t tx_syncs;
+    uint64_t rx_records;
+    uint64_t rx_frames;         /* frames taken from BUNDLEs */
+    uint64_t rx_syncs;
+    uint64_t rx_errors;         /* records that closed the channel */
+    uint64_t rxq_peak;          /* most bytes rxq held */
+} RocxChanStats;
+
+/* Survives a reset: the device stays joined to the fabric through one. */
+typedef struct RocxChan {
+    bool on;                    /* rocx_core_chan_start(): records only */
+    bool timed;
+    bool hello_sent;
+    bool joined;                /* HELLO_ACK taken */
+    bool closed;                /* BYE, end of file or an error */
+    uint32_t latency_ns;        /* timed: L, from HELLO_ACK */
+    int64_t epoch;              /* timed: the link's carrier from here */
+    int64_t rx_promise;         /* timed: INT64_MAX once the switch left */
+    int64_t tx_promise;         /* timed: the last stamp or promise sent */
+    /* Timed: received frames in arrival order, a ring of entries. */
+    uint8_t *rxq;
+    uint32_t rxq_head;          /* the oldest entry */
+    uint32_t rxq_tail;          /* where the next one goes */
+    uint32_t rxq_wrap;          /* entries from head end here when wrapped */
+    uint32_t rxq_bytes;         /* bytes held, headers included */
+    bool rxq_wrapped;
+    RocxTimer rx_timer;         /* the oldest entry's arrival */
+    const char *error;          /* why the channel closed, for the glue */
+    RocxChanStats stats;
+} RocxChan;
 
 typedef struct RocxCoreOps {
     /* Device DMA; 0 on success, -1 if any byte is not accessible. */
@@ -229,6 +285,12 @@ typedef struct RocxCoreOps {
     void (*rx_resume)(void *opaque);
     /* Whether the backend has carrier (QEMU: set_link). */
     bool (*carrier)(void *opaque);
+    /*
+     * Optional: the driver set the port administratively up (SET_PORT).
+     * A timed fabric channel joins the fabric then (rocx-device.rst,
+     * "Joining and leaving"); carrier() is asked right after.
+     */
+    void (*admin_up)(void *opaque);
     /* Report a guest error; the core has already counted it. */
     void (*guest_error)(void *opaque, unsigned code, unsigned info,
                         const char *fmt, va_list ap) G_GNUC_PRINTF(4, 0);
@@ -471,6 +533,8 @@ typedef struct RocxCore {
      * backend's queue does.
      */
     bool tx_busy;
+    /* The fabric channel, when the glue chose one (rocx_core_chan_start()). */
+    RocxChan chan;
 
     /*
      * Engine: Ethernet frames waiting for RX buffers.  Emptied (indices
@@ -609,6 +673,37 @@ uint32_t rocx_core_speed(RocxCore *c);
  * default (every frame its own datagram, as on any Ethernet).
  */
 void rocx_core_set_bundles(RocxCore *c, bool on);
+/*
+ * The fabric channel (rocx-chan.c).  The glue connects, calls
+ * rocx_core_chan_start() before the guest runs, sends the records the
+ * core hands it through ops->send_frame() (one record per call) and the
+ * ones built below, and passes every record it receives, whole, to
+ * rocx_core_chan_receive().  On a timed channel the glue must not let the
+ * guest run past rocx_core_chan_horizon(), and must promise its clock
+ * (rocx_core_chan_sync()) before it waits there.
+ */
+void rocx_core_chan_start(RocxCore *c, bool timed);
+/* HELLO (at least ROCX_FAB_CTRL_LEN bytes at buf); returns its length. */
+size_t rocx_core_chan_hello(RocxCore *c, uint8_t *buf);
+/*
+ * A SYNC promising t (ROCX_FAB_TIMED_HLEN bytes at buf), or 0 when the
+ * channel has promised that much already or cannot promise.
+ */
+size_t rocx_core_chan_sync(RocxCore *c, int64_t t, uint8_t *buf);
+/* BYE (ROCX_FAB_TIMED_HLEN bytes at buf), or 0 if there is no one to tell. */
+size_t rocx_core_chan_bye(RocxCore *c, uint8_t *buf);
+/* One record from the switch; not ROCX_CHAN_OK: the channel is closed. */
+RocxChanResult rocx_core_chan_receive(RocxCore *c, const uint8_t *buf,
+                                      size_t len);
+/* The connection ended (end of file, an error of the glue's). */
+void rocx_core_chan_closed(RocxCore *c, const char *why);
+/* Why the channel closed, or NULL. */
+const char *rocx_core_chan_error(RocxCore *c);
+/* The carrier on a channel: joined, open, and (timed) past the epoch. */
+bool rocx_core_chan_carrier(RocxCore *c);
+/* Timed: how far the guest may run; INT64_MAX: no bound. */
+int64_t rocx_core_chan_horizon(RocxCore *c);
+const RocxChanStats *rocx_core_chan_stats(RocxCore *c);
 /*
  * The backend took the last frame into a queue of its own (busy), or has
  * now sent what it queued (not busy).  While busy the transmit scheduler

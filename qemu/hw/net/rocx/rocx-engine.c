@@ -49,6 +49,29 @@ void rocx_core_link_changed(RocxCore *c)
     rocx_link_update(c);
 }
 
+/* ---- Fabric channel: the entry points that may change the carrier ---- */
+
+RocxChanResult rocx_core_chan_receive(RocxCore *c, const uint8_t *buf,
+                                      size_t len)
+{
+    RocxChanResult r = rocx_chan_receive(c, buf, len);
+
+    /* A HELLO_ACK, a BYE or an error may have moved the carrier. */
+    rocx_link_update(c);
+    return r;
+}
+
+void rocx_core_chan_closed(RocxCore *c, const char *why)
+{
+    rocx_chan_closed(c, why);
+    rocx_link_update(c);
+}
+
+bool rocx_core_chan_carrier(RocxCore *c)
+{
+    return rocx_chan_up(c);
+}
+
 /* ---- Timer run ---- */
 
 bool rocx_timers_run(RocxCore *c)
@@ -90,6 +113,9 @@ bool rocx_timers_run(RocxCore *c)
         case ROCX_TIMER_PACE:
             rocx_sched_timer(c, t);
             break;
+        case ROCX_TIMER_CHAN:
+            rocx_chan_timer(c, now);
+            break;
         }
     }
     rocx_timer_host(c);
@@ -118,6 +144,8 @@ void rocx_reset_state(RocxCore *c)
     memcpy(c->port.mac, c->perm_mac, sizeof(c->port.mac));
     rocx_dcb_reset(c);
     rocx_cc_reset(c);
+    /* Frames on their way over the channel still arrive, link down or not. */
+    rocx_chan_reset(c);
     /* Admin state is down, so the link is down; EQ 0 is gone. */
     if (was_up) {
         rocx_count(c, ROCX_STAT_LINK_CHANGES, 1);
@@ -134,6 +162,7 @@ void rocx_core_fini(RocxCore *c)
 {
     rocx_rdma_reset(c);
     rocx_timers_clear(c);
+    rocx_chan_fini(c);
 }
 
 void rocx_core_set_direct_doorbells(RocxCore *c, bool on)

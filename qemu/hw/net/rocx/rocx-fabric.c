@@ -89,6 +89,32 @@ void rocx_fabric_hello(RocxCore *c)
     c->ops->send_frame(c->opaque, b, sizeof(b));
 }
 
+/*
+ * Frames may go into a bundle: the switch agreed on this dgram link, or
+ * the device is on a fabric channel that is up, where every frame does.
+ */
+static bool rocx_fabric_bundling(RocxCore *c)
+{
+    return c->chan.on ? c->chan.joined && !c->chan.closed : c->fabric.tx_ok;
+}
+
+/* Bytes before a bundle's first entry, and before each entry's frame. */
+static size_t rocx_fabric_hlen(RocxCore *c)
+{
+    return c->chan.timed ? ROCX_FAB_TIMED_HLEN : ROCX_FAB_HLEN;
+}
+
+static size_t rocx_fabric_ehlen(RocxCore *c)
+{
+    return c->chan.timed ? ROCX_FAB_TENTRY_HLEN : ROCX_FAB_ENTRY_HLEN;
+}
+
+/* The largest bundle the peer takes; the switch takes ours on a channel. */
+static uint32_t rocx_fabric_max(RocxCore *c)
+{
+    return c->chan.on ? ROCX_FAB_BUNDLE_MAX : c->fabric.tx_max;
+}
+
 void rocx_fabric_flush(RocxCore *c)
 {
     RocxFabric *f = &c->fabric;
@@ -100,6 +126,14 @@ void rocx_fabric_flush(RocxCore *c)
     }
     f->tx_len = 0;
     f->tx_count = 0;
+    if (c->chan.on) {
+        /* On the channel every frame travels in a record, alone or not. */
+        rocx_chan_header(c, f->tx, ROCX_FAB_BUNDLE, n, f->tx_first);
+        c->chan.stats.tx_records++;
+        c->chan.stats.tx_frames += n;
+        c->ops->send_frame(c->opaque, f->tx, len);
+        return;
+    }
     if (n == 1) {
         /* A bundle of one would only add its header. */
         c->ops->send_frame(c->opaque,
@@ -113,54 +147,73 @@ void rocx_fabric_flush(RocxCore *c)
     c->ops->send_frame(c->opaque, f->tx, len);
 }
 
-/* Where the next frame goes in the bundle (after its length). */
-static uint8_t *rocx_fabric_tail(RocxFabric *f)
+/* Where the next frame goes in the bundle (after its entry header). */
+static uint8_t *rocx_fabric_tail(RocxCore *c)
 {
-    return f->tx + (f->tx_len ? f->tx_len : ROCX_FAB_HLEN) +
-           ROCX_FAB_ENTRY_HLEN;
+    RocxFabric *f = &c->fabric;
+
+    return f->tx + (f->tx_len ? f->tx_len : rocx_fabric_hlen(c)) +
+           rocx_fabric_ehlen(c);
 }
 
 uint8_t *rocx_frame_buf(RocxCore *c, size_t max_len)
 {
     RocxFabric *f = &c->fabric;
 
-    if (!f->tx_ok || !c->in_engine) {
+    if (!rocx_fabric_bundling(c) || (!c->in_engine && !c->chan.on)) {
         return c->roce_buf;
     }
     if (f->tx_len &&
-        f->tx_len + ROCX_FAB_ENTRY_HLEN + max_len > f->tx_max) {
+        f->tx_len + rocx_fabric_ehlen(c) + max_len > rocx_fabric_max(c)) {
         rocx_fabric_flush(c);
     }
-    return rocx_fabric_tail(f);
+    return rocx_fabric_tail(c);
 }
 
 void rocx_send_frame(RocxCore *c, const uint8_t *buf, size_t len)
 {
     RocxFabric *f = &c->fabric;
+    size_t ehlen = rocx_fabric_ehlen(c);
     uint8_t *tail;
+    int64_t stamp = 0;
 
+    if (c->chan.on && !rocx_fabric_bundling(c)) {
+        /* Not joined yet, or the switch is gone: nowhere to go. */
+        rocx_count(c, ROCX_STAT_TX_DROPPED_LINK_DOWN, 1);
+        return;
+    }
     rocx_sched_wire(c, len);
-    /* Outside the engine nothing would flush a bundle: send at once. */
-    if (!f->tx_ok || !c->in_engine) {
+    /* Outside the engine nothing would flush a dgram bundle: send at once. */
+    if (!rocx_fabric_bundling(c) || (!c->in_engine && !c->chan.on)) {
         c->ops->send_frame(c->opaque, buf, len);
         return;
     }
-    tail = rocx_fabric_tail(f);
+    if (c->chan.timed) {
+        stamp = rocx_chan_stamp(c);
+    }
+    tail = rocx_fabric_tail(c);
     /* Built in place (rocx_frame_buf()) or copied in. */
     if (buf != tail) {
-        if (f->tx_len &&
-            f->tx_len + ROCX_FAB_ENTRY_HLEN + len > f->tx_max) {
+        if (f->tx_len && f->tx_len + ehlen + len > rocx_fabric_max(c)) {
             rocx_fabric_flush(c);
-            tail = rocx_fabric_tail(f);
+            tail = rocx_fabric_tail(c);
         }
-        memcpy(tail, buf, len);
+        memmove(tail, buf, len);
     }
     if (!f->tx_len) {
-        f->tx_len = ROCX_FAB_HLEN;
+        f->tx_len = rocx_fabric_hlen(c);
+        f->tx_first = stamp;
     }
-    stw_be_p(tail - ROCX_FAB_ENTRY_HLEN, len);
-    f->tx_len += ROCX_FAB_ENTRY_HLEN + len;
+    if (c->chan.timed) {
+        stl_be_p(tail - ehlen, stamp - f->tx_first);
+    }
+    stw_be_p(tail - 2, len);
+    f->tx_len += ehlen + len;
     f->tx_count++;
+    /* Outside the engine (a pause frame, say) nothing else will flush. */
+    if (!c->in_engine) {
+        rocx_fabric_flush(c);
+    }
 }
 
 /*

@@ -28,6 +28,8 @@
  * rocx-eth.c: Ethernet TX and RX rings, receive classification (RoCE or
  *             Ethernet), MAC filter, the LINK_STATUS value;
  * rocx-fabric.c: fabric bundles between the device and rocx-switch;
+ * rocx-chan.c: the fabric channel to rocx-switch: its records, timed
+ *              stamps, promises and the queue of frames not yet arrived;
  * GID:
  * rocx-gid.c: the GID table and its lookup;
  * Lossless:
@@ -82,7 +84,10 @@
  *
  * Glue:
  * rocx-pci.c: the QEMU glue, which sees rocx-core.h only; trace.h and
- *             trace-events: its trace events.
+ *             trace-events: its trace events;
+ * rocx-pci-chan.c: the fabric channel's socket, its waits at the horizon
+ *                  and the epoch in a timed run;
+ * rocx-pci.h: the device state both glue files share.
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -410,6 +415,28 @@ void rocx_fabric_hello(RocxCore *c);
 void rocx_fabric_hello_stop(RocxCore *c);
 /* A fabric frame (HELLO_ACK, BUNDLE) from the peer, or not one: -1. */
 ssize_t rocx_fabric_receive(RocxCore *c, const uint8_t *buf, size_t len);
+
+/* ---- Fabric channel (rocx-chan.c) ---- */
+
+/*
+ * Write a record's fabric header (and timed extension, on a timed
+ * channel, with time) at b; returns its length.
+ */
+size_t rocx_chan_header(RocxCore *c, uint8_t *b, uint8_t type, uint16_t count,
+                        int64_t time);
+/* The stamp of the frame that just took the line (rocx_sched_wire()). */
+int64_t rocx_chan_stamp(RocxCore *c);
+/* The channel is joined, open and (timed) past its epoch: carrier. */
+bool rocx_chan_up(RocxCore *c);
+/* ROCX_TIMER_CHAN: deliver the frames whose arrival has come. */
+void rocx_chan_timer(RocxCore *c, int64_t now);
+/* After a reset cleared the deadlines: the next arrival's again. */
+void rocx_chan_reset(RocxCore *c);
+/* A record from the switch (rocx_core_chan_receive() is the entry). */
+RocxChanResult rocx_chan_receive(RocxCore *c, const uint8_t *buf, size_t len);
+/* The channel is closed: nothing more comes, nothing more goes. */
+void rocx_chan_closed(RocxCore *c, const char *why);
+void rocx_chan_fini(RocxCore *c);
 
 /* ---- GID table (rocx-gid.c) ---- */
 

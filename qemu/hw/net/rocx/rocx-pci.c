@@ -7,6 +7,7 @@
  *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Mb/s>]
  *                [,bundle=on|off][,x-direct-doorbell=on|off]
  *                [,x-sink=on|off][,x-req-window=<n>][,x-sq-inflight=<n>]
+ *   -device rocx,fabric=<path>[,timed=on|off][,mac=...][,speed=...]
  *
  * Properties:
  *
@@ -33,6 +34,18 @@
  *   and bundles from the switch are split on receive (rocx-fabric.c).
  *   A capture with filter-dump on the netdev then holds bundles; capture
  *   at the switch (--pcap) or turn bundles off.  Default: on.
+ *
+ * - fabric=<path>
+ *   Instead of a netdev: connect to rocx-switch's fabric channel socket
+ *   for this port (a SOCK_SEQPACKET socket, the switch's DIR/chK.sock),
+ *   which the device owns (rocx-pci-chan.c).  Frames travel in records
+ *   of the fabric format; the switch must be listening when QEMU starts.
+ *
+ * - timed=on|off
+ *   With fabric=: run the link in virtual time (Documentation/
+ *   rocx-device.rst, "Timed mode"): needs -icount shift=N,sleep=off and
+ *   a switch started with --timed.  The device joins the fabric when the
+ *   driver first sets the link up.  Default: off.
  *
  * - x-direct-doorbell=on|off
  *   Run the engine inside the SQ doorbell write of a QP with nothing in
@@ -99,44 +112,8 @@
 #include "migration/vmstate.h"
 #include "net/net.h"
 #include "qom/object.h"
-#include "rocx-core.h"
+#include "rocx-pci.h"
 #include "trace.h"
-
-#define TYPE_ROCX "rocx"
-OBJECT_DECLARE_SIMPLE_TYPE(RocxState, ROCX)
-
-/* BAR4: MSI-X table at 0, PBA in the upper half; 64-bit like the others. */
-#define ROCX_MSIX_BAR_SIZE      0x1000
-#define ROCX_MSIX_PBA_OFFSET    0x800
-
-struct RocxState {
-    PCIDevice parent_obj;
-
-    MemoryRegion regs;
-    MemoryRegion db;
-    MemoryRegion msix;
-    NICState *nic;
-    NICConf conf;
-    uint32_t speed;             /* Mb/s */
-    bool bundle;
-    bool direct_db;
-    bool sink;
-    uint32_t req_window;        /* unacknowledged PSNs per QP */
-    uint32_t sq_inflight;       /* send WQEs in flight per QP */
-    /* Runs rocx_core_process() outside MMIO handlers (BQL held). */
-    QEMUBH *bh;
-    /*
-     * The transport's timer (local ACK timeout, RNR waits), on
-     * QEMU_CLOCK_VIRTUAL: it stands still while the VM is stopped, as the
-     * guest's own clocks do, so a paused or migrated-out guest does not
-     * come back to find every QP timed out; under -icount it follows the
-     * guest's progress.  The core adds a floor of a few milliseconds for
-     * TCG's slow peers.
-     */
-    QEMUTimer *timer;
-
-    RocxCore core;
-};
 
 /* ---- RocxCoreOps ---- */
 
@@ -187,6 +164,11 @@ static void rocx_op_send_frame(void *opaque, const uint8_t *buf, size_t len)
 {
     RocxState *s = opaque;
 
+    if (s->chan.fd >= 0) {
+        rocx_pci_chan_send(s, buf, len);
+        return;
+    }
+
     trace_rocx_tx(len);
     /* 0: queued in the net layer, to be sent when the peer takes it. */
     if (!qemu_send_packet_async(qemu_get_queue(s->nic), buf, len,
@@ -199,6 +181,11 @@ static void rocx_op_schedule_work(void *opaque)
 {
     RocxState *s = opaque;
 
+    if (s->work_timer) {
+        /* Timed: at this virtual instant, in the vCPU thread. */
+        timer_mod(s->work_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+        return;
+    }
     qemu_bh_schedule(s->bh);
 }
 
@@ -214,7 +201,16 @@ static bool rocx_op_carrier(void *opaque)
 {
     RocxState *s = opaque;
 
+    if (s->chan.fd >= 0) {
+        return rocx_core_chan_carrier(&s->core);
+    }
+
     return !qemu_get_queue(s->nic)->link_down;
+}
+
+static void rocx_op_admin_up(void *opaque)
+{
+    rocx_pci_chan_admin_up(opaque);
 }
 
 static void G_GNUC_PRINTF(4, 0)
@@ -303,6 +299,7 @@ static const RocxCoreOps rocx_core_ops = {
     .schedule_work = rocx_op_schedule_work,
     .rx_resume = rocx_op_rx_resume,
     .carrier = rocx_op_carrier,
+    .admin_up = rocx_op_admin_up,
     .guest_error = rocx_op_guest_error,
     .aq_done = rocx_op_aq_done,
     .aq_stalled = rocx_op_aq_stalled,
@@ -453,6 +450,7 @@ static NetClientInfo rocx_net_info = {
 /* ---- QOM / PCI ---- */
 
 static void rocx_bus_master_sync(RocxState *s);
+static void rocx_exit(PCIDevice *pdev);
 
 static void rocx_realize(PCIDevice *pdev, Error **errp)
 {
@@ -507,6 +505,13 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, rocx_timer_cb, s);
     rocx_core_init(&s->core, &rocx_core_ops, s, s->conf.macaddr.a,
                    s->speed);
+    if (!rocx_pci_chan_realize(s, errp)) {
+        rocx_exit(pdev);
+        return;
+    }
+    if (s->chan.timed) {
+        s->work_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, rocx_bh, s);
+    }
     /* rocx-switch, the only peer that understands bundles, is on dgram. */
     nc = qemu_get_queue(s->nic);
     rocx_core_set_bundles(&s->core, s->bundle && nc->peer &&
@@ -522,6 +527,12 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
 static void rocx_exit(PCIDevice *pdev)
 {
     RocxState *s = ROCX(pdev);
+
+    rocx_pci_chan_exit(s);
+    if (s->work_timer) {
+        timer_free(s->work_timer);
+        s->work_timer = NULL;
+    }
 
     /* Frees QPs, page lists; cancels the timer, which must still exist. */
     rocx_core_fini(&s->core);
@@ -610,6 +621,8 @@ static const Property rocx_properties[] = {
     DEFINE_PROP_BOOL("x-sink", RocxState, sink, false),
     DEFINE_PROP_UINT32("x-req-window", RocxState, req_window, ROCX_REQ_WINDOW),
     DEFINE_PROP_UINT32("x-sq-inflight", RocxState, sq_inflight, ROCX_REQ_WQES),
+    DEFINE_PROP_STRING("fabric", RocxState, chan.path),
+    DEFINE_PROP_BOOL("timed", RocxState, chan.timed, false),
 };
 
 static void rocx_get_aq_stall(Object *obj, Visitor *v, const char *name,

@@ -1,0 +1,407 @@
+/*
+ * rocx: the fabric channel's QEMU glue (Documentation/rocx-device.rst,
+ * "Fabric channel" and "Timed mode"; the records are rocx-chan.c's).
+ *
+ * The device opens a SOCK_SEQPACKET connection to rocx-switch itself
+ * (fabric=PATH) instead of going through a netdev.  In an untimed run the
+ * channel is just another link: the main loop reads it, frames are
+ * delivered as they come, and a record the socket cannot take waits in
+ * the device while the line counts as busy.
+ *
+ * In a timed run (timed=on, under -icount shift=N,sleep=off) the guest,
+ * the device and the switch keep one virtual clock.  Instruction counting
+ * makes QEMU_CLOCK_VIRTUAL a function of what the guest executed and runs
+ * its timers in the vCPU thread; the icount budget stops the guest
+ * exactly at the next deadline.  So a virtual timer at the horizon, whose
+ * callback waits for the switch's next promise, holds the guest there.
+ * The wait keeps the BQL: dropping it would let the main loop stop or
+ * quit the VM while a timer callback is still running.  It blocks in
+ * poll() on the socket, bounded in wall time, and never spins.  The
+ * engine runs from a virtual timer due at once rather than a bottom half,
+ * so everything the device does happens at a virtual instant in the vCPU
+ * thread, and frames received are delivered by the core's timer heap at
+ * their arrival instant, whenever the socket was read.
+ *
+ * Copyright (c) 2026 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/error-report.h"
+#include "qemu/main-loop.h"
+#include "qemu/sockets.h"
+#include "qapi/error.h"
+#include "system/cpu-timers.h"
+#include <poll.h>
+#include <sys/un.h>
+#include "rocx-pci.h"
+#include "trace.h"
+
+#define ROCX_CHAN_JOIN_NS   ((int64_t)ROCX_FAB_JOIN_MS * SCALE_MS)
+#define ROCX_CHAN_STALL_NS  ((int64_t)ROCX_FAB_STALL_MS * SCALE_MS)
+/* Records taken per call of the main loop's handler, so it cannot starve. */
+#define ROCX_CHAN_RX_BUDGET 64
+
+static const char *rocx_chan_mode(bool timed)
+{
+    return timed ? "timed" : "untimed";
+}
+
+/*
+ * A run that cannot go on: the switch refused us, stalled or broke the
+ * protocol.  Stopping with a message beats a guest that hangs in virtual
+ * time or a measurement that silently lost its fabric.
+ */
+static G_NORETURN void rocx_chan_die(RocxState *s, const char *what)
+{
+    RocxPciChan *ch = &s->chan;
+    const char *why = rocx_core_chan_error(&s->core);
+
+    error_report("rocx: fabric channel %s (%s): %s%s%s; virtual time %"
+                 PRId64 " ns, horizon %" PRId64 " ns", ch->path,
+                 rocx_chan_mode(ch->timed), what, why ? ": " : "",
+                 why ? why : "", qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL),
+                 rocx_core_chan_horizon(&s->core));
+    exit(1);
+}
+
+/* Wait until fd is ready for events or the wall-clock deadline passes. */
+static bool rocx_chan_poll(int fd, short events, int64_t deadline)
+{
+    for (;;) {
+        int64_t left = deadline - get_clock();
+        struct pollfd p = { .fd = fd, .events = events };
+        int r;
+
+        if (left <= 0) {
+            return false;
+        }
+        r = poll(&p, 1, MIN(left / SCALE_MS + 1, INT_MAX));
+        if (r > 0) {
+            return true;
+        }
+        if (r < 0 && errno != EINTR) {
+            return false;
+        }
+    }
+}
+
+static void rocx_chan_arm_horizon(RocxState *s)
+{
+    int64_t h = rocx_core_chan_horizon(&s->core);
+
+    if (!s->chan.horizon_timer) {
+        return;
+    }
+    if (h == INT64_MAX) {
+        timer_del(s->chan.horizon_timer);
+    } else {
+        timer_mod(s->chan.horizon_timer, h);
+    }
+}
+
+static void rocx_chan_arm_epoch(RocxState *s)
+{
+    int64_t epoch = s->core.chan.epoch;
+
+    if (s->chan.timed && s->core.chan.joined &&
+        epoch > qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL)) {
+        timer_mod(s->chan.epoch_timer, epoch);
+    }
+}
+
+/*
+ * Read every record waiting, up to budget (0: no limit).  Returns false
+ * when the channel is closed; a protocol error or a refusal ends the run.
+ */
+static bool rocx_chan_read(RocxState *s, unsigned budget)
+{
+    RocxPciChan *ch = &s->chan;
+    unsigned n = 0;
+
+    while (!budget || n++ < budget) {
+        ssize_t len = recv(ch->fd, ch->rx, sizeof(ch->rx),
+                           MSG_DONTWAIT | MSG_TRUNC);
+        RocxChanResult r;
+
+        if (len < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                break;
+            }
+            rocx_core_chan_closed(&s->core, "receive failed");
+            rocx_chan_die(s, strerror(errno));
+        }
+        if (len == 0) {
+            /* End of file: the switch promises forever, as with BYE. */
+            rocx_core_chan_closed(&s->core, "the switch closed the channel");
+            warn_report("rocx: fabric channel %s: the switch went away",
+                        ch->path);
+            return false;
+        }
+        if (len > (ssize_t)sizeof(ch->rx) - 1) {
+            rocx_core_chan_closed(&s->core, "a record longer than 64 KiB");
+            rocx_chan_die(s, "protocol error");
+        }
+        r = rocx_core_chan_receive(&s->core, ch->rx, len);
+        if (r == ROCX_CHAN_BYE) {
+            return false;
+        }
+        if (r == ROCX_CHAN_REFUSED) {
+            rocx_chan_die(s, "refused by the switch");
+        }
+        if (r != ROCX_CHAN_OK) {
+            rocx_chan_die(s, "protocol error");
+        }
+    }
+    return true;
+}
+
+/* The switch's records, in the main loop. */
+static void rocx_chan_readable(void *opaque)
+{
+    RocxState *s = opaque;
+
+    if (!rocx_chan_read(s, ROCX_CHAN_RX_BUDGET)) {
+        qemu_set_fd_handler(s->chan.fd, NULL, NULL, NULL);
+    }
+    rocx_chan_arm_horizon(s);
+}
+
+/* Send a whole record, waiting for room at most until deadline. */
+static bool rocx_chan_send_wait(RocxState *s, const uint8_t *buf, size_t len,
+                                int64_t deadline)
+{
+    for (;;) {
+        ssize_t n = send(s->chan.fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+        if (n == (ssize_t)len) {
+            return true;
+        }
+        if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK &&
+                       errno != EINTR)) {
+            return false;
+        }
+        if (!rocx_chan_poll(s->chan.fd, POLLOUT, deadline)) {
+            return false;
+        }
+    }
+}
+
+static void rocx_chan_writable(void *opaque)
+{
+    RocxState *s = opaque;
+    RocxPciChan *ch = &s->chan;
+    ssize_t n = send(ch->fd, ch->pending, ch->pending_len,
+                     MSG_DONTWAIT | MSG_NOSIGNAL);
+
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        return;
+    }
+    ch->pending_len = 0;
+    qemu_set_fd_handler(ch->fd, rocx_chan_readable, NULL, s);
+    rocx_core_tx_busy(&s->core, false);
+    if (n < 0) {
+        rocx_core_chan_closed(&s->core, "send failed");
+    }
+}
+
+void rocx_pci_chan_send(RocxState *s, const uint8_t *buf, size_t len)
+{
+    RocxPciChan *ch = &s->chan;
+    ssize_t n;
+
+    if (ch->fd < 0 || s->core.chan.closed) {
+        return;
+    }
+    trace_rocx_tx(len);
+    if (ch->timed) {
+        /*
+         * A timed record may not be late or lost: the switch reads at
+         * once unless it is stuck, which the deadline reports.
+         */
+        if (!rocx_chan_send_wait(s, buf, len,
+                                 get_clock() + ROCX_CHAN_STALL_NS)) {
+            rocx_chan_die(s, "the switch takes no records");
+        }
+        return;
+    }
+    /* An earlier record still waits: it goes first, whatever it takes. */
+    if (ch->pending_len) {
+        if (!rocx_chan_send_wait(s, ch->pending, ch->pending_len,
+                                 get_clock() + ROCX_CHAN_STALL_NS)) {
+            rocx_chan_die(s, "the switch takes no records");
+        }
+        ch->pending_len = 0;
+        qemu_set_fd_handler(ch->fd, rocx_chan_readable, NULL, s);
+        rocx_core_tx_busy(&s->core, false);
+    }
+    n = send(ch->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n == (ssize_t)len) {
+        return;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        memcpy(ch->pending, buf, len);
+        ch->pending_len = len;
+        qemu_set_fd_handler(ch->fd, rocx_chan_readable, rocx_chan_writable,
+                            s);
+        rocx_core_tx_busy(&s->core, true);
+        return;
+    }
+    rocx_core_chan_closed(&s->core, "send failed");
+}
+
+/*
+ * The guest reached the horizon: nothing may happen here until the
+ * switch has promised past it.  Promise our own clock first, or the
+ * switch could be waiting for us in turn.
+ */
+static void rocx_chan_horizon_cb(void *opaque)
+{
+    RocxState *s = opaque;
+    RocxPciChan *ch = &s->chan;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t start = get_clock();
+    uint8_t sync[ROCX_FAB_TIMED_HLEN];
+    size_t len;
+
+    if (rocx_core_chan_horizon(&s->core) > now) {
+        rocx_chan_arm_horizon(s);
+        return;
+    }
+    len = rocx_core_chan_sync(&s->core, now, sync);
+    if (len) {
+        rocx_pci_chan_send(s, sync, len);
+    }
+    ch->waits++;
+    while (rocx_core_chan_horizon(&s->core) <= now) {
+        if (!rocx_chan_poll(ch->fd, POLLIN, start + ROCX_CHAN_STALL_NS)) {
+            rocx_chan_die(s, "no promise from the switch");
+        }
+        if (!rocx_chan_read(s, 0)) {
+            qemu_set_fd_handler(ch->fd, NULL, NULL, NULL);
+            break;
+        }
+    }
+    ch->wait_ns += get_clock() - start;
+    rocx_chan_arm_horizon(s);
+}
+
+static void rocx_chan_epoch_cb(void *opaque)
+{
+    RocxState *s = opaque;
+
+    rocx_core_link_changed(&s->core);
+}
+
+/* Send HELLO and wait for the switch's answer; dies if there is none. */
+static void rocx_chan_join(RocxState *s)
+{
+    RocxPciChan *ch = &s->chan;
+    uint8_t hello[ROCX_FAB_CTRL_LEN];
+    int64_t deadline = get_clock() + ROCX_CHAN_JOIN_NS;
+    size_t len = rocx_core_chan_hello(&s->core, hello);
+
+    if (!rocx_chan_send_wait(s, hello, len, deadline)) {
+        rocx_chan_die(s, "HELLO not sent");
+    }
+    while (!s->core.chan.joined) {
+        if (!rocx_chan_poll(ch->fd, POLLIN, deadline)) {
+            rocx_chan_die(s, "no answer to HELLO");
+        }
+        if (!rocx_chan_read(s, 1)) {
+            rocx_chan_die(s, "the switch left before answering");
+        }
+    }
+    rocx_chan_arm_epoch(s);
+    rocx_chan_arm_horizon(s);
+}
+
+void rocx_pci_chan_admin_up(RocxState *s)
+{
+    if (s->chan.fd >= 0 && s->chan.timed && !s->core.chan.hello_sent) {
+        rocx_chan_join(s);
+    }
+}
+
+bool rocx_pci_chan_realize(RocxState *s, Error **errp)
+{
+    RocxPciChan *ch = &s->chan;
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int fd;
+
+    ch->fd = -1;
+    if (!ch->path) {
+        if (ch->timed) {
+            error_setg(errp, "rocx: timed=on needs fabric=PATH");
+            return false;
+        }
+        return true;
+    }
+    if (s->conf.peers.ncs[0]) {
+        error_setg(errp, "rocx: fabric= and netdev= exclude each other");
+        return false;
+    }
+    if (ch->timed && !icount_enabled()) {
+        error_setg(errp, "rocx: timed=on needs -icount shift=N,sleep=off");
+        return false;
+    }
+    if (strlen(ch->path) >= sizeof(sa.sun_path)) {
+        error_setg(errp, "rocx: fabric=%s: path too long", ch->path);
+        return false;
+    }
+    strcpy(sa.sun_path, ch->path);
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        error_setg_errno(errp, errno, "rocx: fabric channel socket");
+        return false;
+    }
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+        error_setg_errno(errp, errno, "rocx: fabric=%s", ch->path);
+        close(fd);
+        return false;
+    }
+    qemu_socket_set_nonblock(fd);
+    ch->fd = fd;
+    rocx_core_chan_start(&s->core, ch->timed);
+    if (ch->timed) {
+        ch->horizon_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                         rocx_chan_horizon_cb, s);
+        ch->epoch_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                       rocx_chan_epoch_cb, s);
+    } else {
+        /* Untimed: joined before the guest runs, so its link can come up. */
+        rocx_chan_join(s);
+    }
+    qemu_set_fd_handler(fd, rocx_chan_readable, NULL, s);
+    return true;
+}
+
+void rocx_pci_chan_exit(RocxState *s)
+{
+    RocxPciChan *ch = &s->chan;
+    uint8_t bye[ROCX_FAB_TIMED_HLEN];
+    size_t len;
+
+    if (ch->fd < 0) {
+        return;
+    }
+    len = rocx_core_chan_bye(&s->core, bye);
+    /* Best effort: the switch also takes end of file as BYE. */
+    if (len && send(ch->fd, bye, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+        warn_report("rocx: fabric channel %s: BYE not sent", ch->path);
+    }
+    qemu_set_fd_handler(ch->fd, NULL, NULL, NULL);
+    close(ch->fd);
+    ch->fd = -1;
+    if (ch->horizon_timer) {
+        timer_free(ch->horizon_timer);
+        timer_free(ch->epoch_timer);
+        ch->horizon_timer = ch->epoch_timer = NULL;
+    }
+    if (ch->waits) {
+        info_report("rocx: fabric channel %s: %" PRIu64 " waits at the "
+                    "horizon, %" PRIu64 " ms of wall time", ch->path,
+                    ch->waits, ch->wait_ns / SCALE_MS);
+    }
+}

@@ -1,0 +1,95 @@
+/*
+ * rocx: RoCE network adapter, QEMU glue shared by rocx-pci.c and
+ * rocx-pci-chan.c (the fabric channel's socket and timed-mode waits).
+ *
+ * Copyright (c) 2025 The rocx authors
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_NET_ROCX_PCI_H
+#define HW_NET_ROCX_PCI_H
+
+#include "hw/pci/pci_device.h"
+#include "net/net.h"
+#include "qemu/timer.h"
+#include "qom/object.h"
+#include "rocx-core.h"
+
+#define TYPE_ROCX "rocx"
+OBJECT_DECLARE_SIMPLE_TYPE(RocxState, ROCX)
+
+/* BAR4: MSI-X table at 0, PBA in the upper half; 64-bit like the others. */
+#define ROCX_MSIX_BAR_SIZE      0x1000
+#define ROCX_MSIX_PBA_OFFSET    0x800
+
+/*
+ * The fabric channel's glue (rocx-pci-chan.c).  Everything in it runs
+ * with the BQL held: the socket's handler in the main loop, the timers
+ * and the engine in the vCPU thread (timed) or the main loop.
+ */
+typedef struct RocxPciChan {
+    char *path;                 /* fabric=: rocx-switch's socket */
+    bool timed;                 /* timed=on */
+    int fd;                     /* -1: no channel */
+    /*
+     * Timed: the guest stops at the horizon (rocx_core_chan_horizon())
+     * until the switch's promises move it; the link's carrier comes up
+     * at the epoch.
+     */
+    QEMUTimer *horizon_timer;
+    QEMUTimer *epoch_timer;
+    /* Untimed: a record the socket could not take yet (tx_busy). */
+    uint32_t pending_len;
+    uint8_t pending[ROCX_FAB_BUNDLE_MAX];
+    /* Wall time spent waiting at the horizon, and how many waits. */
+    uint64_t waits;
+    uint64_t wait_ns;
+    uint8_t rx[ROCX_FAB_BUNDLE_MAX + 1];
+} RocxPciChan;
+
+struct RocxState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    MemoryRegion db;
+    MemoryRegion msix;
+    NICState *nic;
+    NICConf conf;
+    uint32_t speed;             /* Mb/s */
+    bool bundle;
+    bool direct_db;
+    bool sink;
+    uint32_t req_window;        /* unacknowledged PSNs per QP */
+    uint32_t sq_inflight;       /* send WQEs in flight per QP */
+    /*
+     * Runs rocx_core_process() outside MMIO handlers (BQL held): a bottom
+     * half, or in a timed run a virtual timer due at once, so that the
+     * engine runs at a virtual instant in the vCPU thread.
+     */
+    QEMUBH *bh;
+    QEMUTimer *work_timer;
+    /*
+     * The transport's timer (local ACK timeout, RNR waits), on
+     * QEMU_CLOCK_VIRTUAL: it stands still while the VM is stopped, as the
+     * guest's own clocks do, so a paused or migrated-out guest does not
+     * come back to find every QP timed out; under -icount it follows the
+     * guest's progress.  The core adds a floor of a few milliseconds for
+     * TCG's slow peers.
+     */
+    QEMUTimer *timer;
+
+    RocxPciChan chan;
+    RocxCore core;
+};
+
+/* Connect to the switch and start the channel; false with errp set. */
+bool rocx_pci_chan_realize(RocxState *s, Error **errp);
+/* Say BYE and close. */
+void rocx_pci_chan_exit(RocxState *s);
+/* One record the core built. */
+void rocx_pci_chan_send(RocxState *s, const uint8_t *buf, size_t len);
+/* The driver set the link up: a timed NIC joins the fabric now. */
+void rocx_pci_chan_admin_up(RocxState *s);
+
+#endif
