@@ -136,8 +136,12 @@ typedef struct CRec {
 } CRec;
 
 static CRec *cq;
-static unsigned cq_head, cq_count, c_records, c_frames;
+static unsigned cq_head, cq_count, c_records, c_frames, c_drop_nth;
 static int64_t c_first_stamp[2], c_last_stamp[2];
+/* Every record's side (0: A) and first stamp, in the order sent. */
+#define C_LOG       64
+static int64_t c_log_stamp[C_LOG];
+static unsigned c_log_side[C_LOG];
 
 /*
  * What a device sends: a record, always.  Stamps never go back along the
@@ -156,13 +160,32 @@ static void c_on_send(FakeDev *f, const uint8_t *buf, size_t len)
     c_frames += lduw_be_p(buf + ROCX_FAB_OFF_COUNT);
     if (buf[ROCX_FAB_OFF_FLAGS] & ROCX_FAB_F_TIMED) {
         int64_t t = ldq_be_p(buf + ROCX_FAB_OFF_TIME);
+        size_t off = ROCX_FAB_TIMED_HLEN;
+        int64_t last = t;
 
         CHECK(t >= c_last_stamp[side]);
         CHECK(t > f->now);
+        while (off + ROCX_FAB_TENTRY_HLEN <= len) {
+            last = t + ldl_be_p(buf + off);
+            off += ROCX_FAB_TENTRY_HLEN + lduw_be_p(buf + off + 4);
+        }
+        /*
+         * Nothing is sent ahead of the line clock in a timed run: the
+         * last frame's last bit is at most one largest frame away.
+         */
+        CHECK(last - f->now <= ROCX_MAX_FRAME * 8 * 1000 /
+              (int64_t)f->core.speed_mbps + 1);
         if (!c_first_stamp[side]) {
             c_first_stamp[side] = t;
         }
-        c_last_stamp[side] = t;
+        c_last_stamp[side] = last;
+        if (c_records <= C_LOG) {
+            c_log_stamp[c_records - 1] = t;
+            c_log_side[c_records - 1] = side;
+        }
+    }
+    if (c_drop_nth && c_records == c_drop_nth) {
+        return;
     }
     if (cq_count == C_SLOTS) {
         fprintf(stderr, "c_on_send: record queue overflow\n");
@@ -181,7 +204,7 @@ static void c_wire_init(void)
     if (!cq) {
         cq = calloc(C_SLOTS, sizeof(*cq));
     }
-    cq_head = cq_count = c_records = c_frames = 0;
+    cq_head = cq_count = c_records = c_frames = c_drop_nth = 0;
     memset(c_first_stamp, 0, sizeof(c_first_stamp));
     memset(c_last_stamp, 0, sizeof(c_last_stamp));
     A->f->on_send = c_on_send;
@@ -548,6 +571,51 @@ static void t_chan_timed_rc(void)
     CHECK(c_frames >= 5);       /* four packets and an ACK at least */
 }
 
+/*
+ * In a timed run the local ACK timeout is the QP's own, 4.096 us <<
+ * timeout, not the 10 ms floor kept for TCG's stalls: a lost packet is
+ * sent again one timeout after it left, to the nanosecond.
+ */
+static void t_chan_timed_rto(void)
+{
+    TRcPair p;
+    TConn conn;
+    struct rocx_sge as;
+    struct rocx_cqe e;
+    int64_t t0;
+
+    c_join(A, true, 0);
+    c_join(B, true, 0);
+    t_conn_default(&conn);
+    /* 16.384 us: longer than the round trip of two latencies. */
+    conn.timeout = 2;
+    t_rc_pair(&p, 8192, all_access, all_access, &conn);
+    c_wire_init();
+    c_drop_nth = 1;
+    t_fill(t_ptr(A, p.amr.off, 1024), 1024, 3);
+    as = t_sge(&p.amr, 0, 1024);
+    t0 = A->f->now;
+    t_post_send(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &as, 1,
+                p.bmr.iova, p.bmr.key, 0);
+    t_ring_sq(&p.qa);
+    c_settle(1000LL * 1000 * 1000);
+    CHECK(t_poll(&p.acq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK(!memcmp(t_ptr(B, p.bmr.off, 1024), t_ptr(A, p.amr.off, 1024),
+                  1024));
+    /* The lost one, the same again, the ACK. */
+    CHECK_EQ(c_records, 3);
+    CHECK_EQ(c_log_side[0], 0);
+    CHECK_EQ(c_log_side[1], 0);
+    CHECK_EQ(c_log_side[2], 1);
+    CHECK(c_log_stamp[0] > t0);
+    /* Sent again exactly one timeout after it first left. */
+    CHECK_EQ(c_log_stamp[1], c_log_stamp[0] + 16384);
+    /* Answered one latency after it arrived, plus the ACK's line time. */
+    CHECK(c_log_stamp[2] > c_log_stamp[1] + C_LAT);
+    CHECK(c_log_stamp[2] < c_log_stamp[1] + C_LAT + 100);
+}
+
 const TCase t_cases_chan[] = {
     T_CASE(chan_untimed),
     T_CASE(chan_timed_arrival),
@@ -555,5 +623,6 @@ const TCase t_cases_chan[] = {
     T_CASE(chan_errors),
     T_CASE(chan_refused),
     T_CASE(chan_timed_rc),
+    T_CASE(chan_timed_rto),
 };
 const unsigned t_ncases_chan = ARRAY_SIZE(t_cases_chan);

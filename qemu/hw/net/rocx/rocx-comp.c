@@ -25,9 +25,12 @@ static const uint16_t rocx_rnr_10us[32] = {
     16384, 24576, 32768, 49152,
 };
 
-static int64_t rocx_rnr_ns(uint8_t field)
+/* Exact in a timed run, where no busy retry loop burns host time. */
+static int64_t rocx_rnr_ns(RocxCore *c, uint8_t field)
 {
-    return MAX(rocx_rnr_10us[field & 31] * 10000LL, ROCX_CORE_MIN_RNR_NS);
+    int64_t ns = rocx_rnr_10us[field & 31] * 10000LL;
+
+    return rocx_timed(c) ? ns : MAX(ns, ROCX_CORE_MIN_RNR_NS);
 }
 
 uint8_t rocx_cqe_op(uint8_t wqe_op)
@@ -395,7 +398,7 @@ static void rocx_comp_rnr(RocxCore *c, RocxQp *qp, const RocxPkt *p)
     /* Stop sending; resend from psn_una after the responder's time. */
     qp->req.rnr_wait = true;
     qp->req.deadline = 0;
-    qp->req.rnr_deadline = rocx_now(c) + rocx_rnr_ns(p->syndrome);
+    qp->req.rnr_deadline = rocx_now(c) + rocx_rnr_ns(c, p->syndrome);
     rocx_timer_note(c, qp);
 }
 

@@ -209,6 +209,16 @@ static inline void rocx_schedule(RocxCore *c)
 
 /* ---- Time (rocx-core.c) ---- */
 
+/*
+ * A timed run (rocx-device.rst, "Timed mode"): the clock is the run's
+ * virtual time, wake-ups come exactly when asked for, and the allowances
+ * the device makes for TCG's late and stalled peers would falsify it.
+ */
+static inline bool rocx_timed(const RocxCore *c)
+{
+    return c->chan.timed;
+}
+
 /* The device clock: ops->now_ns(), the only time the core reads. */
 int64_t rocx_now(RocxCore *c);
 /* Queue t for deadline (or move it there); the host's wake-up follows. */

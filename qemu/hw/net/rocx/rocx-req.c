@@ -28,11 +28,17 @@ static RocxSqSlot *rocx_req_slot(RocxQp *qp, uint16_t idx)
     return &qp->req.slot[idx % ROCX_REQ_MAX_WQES];
 }
 
-/* Local ACK timeout in ns; 0 means none (IB: timeout 0 is infinite). */
-static int64_t rocx_req_rto(RocxQp *qp)
+/*
+ * Local ACK timeout in ns; 0 means none (IB: timeout 0 is infinite).  In
+ * a timed run a peer cannot stall, so the encoding is taken as it is.
+ */
+static int64_t rocx_req_rto(RocxCore *c, RocxQp *qp)
 {
     if (!qp->timeout) {
         return 0;
+    }
+    if (rocx_timed(c)) {
+        return 4096LL << qp->timeout;
     }
     return MAX(4096LL << qp->timeout, ROCX_CORE_MIN_ACK_TIMEOUT_NS);
 }
@@ -40,7 +46,7 @@ static int64_t rocx_req_rto(RocxQp *qp)
 /* Start (restart) the local ACK timer, if the QP has one. */
 void rocx_req_timer_start(RocxCore *c, RocxQp *qp)
 {
-    int64_t rto = rocx_req_rto(qp);
+    int64_t rto = rocx_req_rto(c, qp);
 
     if (rto) {
         qp->req.deadline = rocx_now(c) + rto;

@@ -37,7 +37,11 @@
 #include "qemu/host-utils.h"
 #include "rocx-int.h"
 
-/* Line time the device may have sent ahead of the clock. */
+/*
+ * Line time the device may have sent ahead of the clock.  None in a timed
+ * run: a frame stamped ahead of the clock could already be out when a
+ * pause that should have held it arrives (rocx_sched_ahead()).
+ */
 #define ROCX_SCHED_AHEAD_NS     200000
 /*
  * Credit a paced QP keeps when it sent later than it could have: 1 ms,
@@ -84,6 +88,11 @@ void rocx_sched_wire(RocxCore *c, size_t len)
     s->wire_bytes += len;
     rocx_sched_clock(&s->line_free, &s->line_rem, rocx_now(c), len,
                      (uint64_t)c->speed_mbps * 1000);
+}
+
+static int64_t rocx_sched_ahead(RocxCore *c)
+{
+    return rocx_timed(c) ? 0 : ROCX_SCHED_AHEAD_NS;
 }
 
 bool rocx_sched_rate_ok(uint32_t kbps)
@@ -177,10 +186,11 @@ static bool rocx_sched_tc_ok(RocxCore *c, unsigned tc, int64_t now,
 {
     RocxSched *s = &c->sched;
 
-    if (!c->dcb.tc_maxrate[tc] || s->tc_free[tc] <= now + ROCX_SCHED_AHEAD_NS) {
+    if (!c->dcb.tc_maxrate[tc] ||
+        s->tc_free[tc] <= now + rocx_sched_ahead(c)) {
         return true;
     }
-    *wake = MIN(*wake, s->tc_free[tc] - ROCX_SCHED_AHEAD_NS / 2);
+    *wake = MIN(*wake, s->tc_free[tc] - rocx_sched_ahead(c) / 2);
     return false;
 }
 
@@ -273,6 +283,11 @@ static bool rocx_sched_qp_turn(RocxCore *c, unsigned slot, int64_t now,
             int64_t credit = MAX((int64_t)ROCX_SCHED_CREDIT_NS,
                                  (int64_t)(ROCX_SCHED_CREDIT_BYTES * 8 *
                                            1000000ULL / kbps));
+
+            /* Wake-ups are never late in a timed run: no credit. */
+            if (rocx_timed(c)) {
+                credit = 0;
+            }
 
             rocx_sched_clock(&qp->sched.pace_next, &qp->sched.pace_rem,
                              now - credit, *bytes, kbps);
@@ -369,8 +384,8 @@ bool rocx_sched_run(RocxCore *c)
             more = false;
             break;
         }
-        if (s->line_free > now + ROCX_SCHED_AHEAD_NS) {
-            rocx_sched_wake(c, s->line_free - ROCX_SCHED_AHEAD_NS / 2);
+        if (s->line_free > now + rocx_sched_ahead(c)) {
+            rocx_sched_wake(c, s->line_free - rocx_sched_ahead(c) / 2);
             more = false;
             break;
         }
