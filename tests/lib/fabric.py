@@ -99,3 +99,69 @@ def unbundle(d):
         out.append(bytes(d[off + n:off + n + flen]))
         off += n + flen
     return out if off == len(d) else None
+
+
+# The fabric channel and its timed extension ("Fabric channel", "Timed
+# mode"): records of a SOCK_SEQPACKET connection.
+SYNC, BYE = F.ROCX_FAB_SYNC, F.ROCX_FAB_BYE
+F_TIMED, F_REFUSED = F.ROCX_FAB_F_TIMED, F.ROCX_FAB_F_REFUSED
+TIMED_HLEN, TENTRY_HLEN = F.ROCX_FAB_TIMED_HLEN, F.ROCX_FAB_TENTRY_HLEN
+JOIN_MS, STALL_MS = F.ROCX_FAB_JOIN_MS, F.ROCX_FAB_STALL_MS
+_TIMED = {name: (HLEN + off, size)
+          for name, (off, size) in F.layout("rocx_fab_timed").items() if name}
+assert _TIMED["time"][0] == F.ROCX_FAB_OFF_TIME
+assert _TIMED["latency"][0] == F.ROCX_FAB_OFF_LATENCY
+assert HLEN + F.sizeof("rocx_fab_timed") == TIMED_HLEN
+_TENTRY = F.layout("rocx_fab_tentry")
+assert (_TENTRY["offset"], _TENTRY["len"]) == ((0, 4), (4, 2))
+
+
+def record(ftype, flags=0, count=0, time=None, latency=0, src=SWITCH_MAC,
+           max_len=BUNDLE_MAX):
+    """A channel record's headers; with a time, the timed extension too."""
+    b = bytearray(header(ftype, count, max_len, src))
+    b[FIELDS["flags"][0]] = flags | (F_TIMED if time is not None else 0)
+    if time is not None:
+        b += struct.pack(">QII", time, latency, 0)
+    return bytes(b)
+
+
+def tbundle(stamped, src=SWITCH_MAC):
+    """A timed BUNDLE of (stamp, frame) pairs, stamps not decreasing."""
+    t0 = stamped[0][0]
+    body = b"".join(struct.pack(">IH", s - t0, len(f)) + f
+                    for s, f in stamped)
+    return record(BUNDLE, count=len(stamped), time=t0, src=src) + body
+
+
+def parse_record(d):
+    """(type, flags, time or None, latency, [(stamp or None, frame)]) of a
+    channel record; raises ValueError when it is damaged."""
+    if not is_fabric(d):
+        raise ValueError("not a fabric frame")
+    ftype, flags = get(d, "type"), get(d, "flags")
+    t = lat = None
+    off = HLEN
+    if flags & F_TIMED:
+        if len(d) < TIMED_HLEN:
+            raise ValueError("short timed record")
+        t, lat, _ = struct.unpack_from(">QII", d, HLEN)
+        off = TIMED_HLEN
+    frames = []
+    if ftype == BUNDLE:
+        for _ in range(get(d, "count")):
+            if t is not None:
+                o, n = struct.unpack_from(">IH", d, off)
+                off += TENTRY_HLEN
+                stamp = t + o
+            else:
+                (n,) = struct.unpack_from(">H", d, off)
+                off += F.ROCX_FAB_ENTRY_HLEN
+                stamp = None
+            if off + n > len(d):
+                raise ValueError("entry past the end")
+            frames.append((stamp, bytes(d[off:off + n])))
+            off += n
+        if off != len(d):
+            raise ValueError("bytes after the last entry")
+    return ftype, flags, t, lat, frames

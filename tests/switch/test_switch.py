@@ -26,7 +26,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabric  # noqa: E402  (include/rocx/rocx_fabric.h)
+import chanpeer  # noqa: E402  (a fabric channel's other end)
 import swctl  # noqa: E402  (tools/rocx-switch/ctl_server.c)
 
 ETH_TEST = 0x88B5           # IEEE local experimental ethertype
@@ -178,6 +180,9 @@ def parse_stats(text):
         if not line.startswith("rocx-switch: port"):
             continue
         words = line.split()
+        # Counter lines only, not the log's "port 1: ..." messages.
+        if not words[1][4:].isdigit():
+            continue
         port = int(words[1][4:])
         kv = dict(w.split("=", 1) for w in words[2:])
         ports[port] = kv
@@ -1810,9 +1815,337 @@ def main():
     multicast_groups(exe, sockdir, log)
     impairments(exe, sockdir, log)
     lossless(exe, sockdir, log, work)
+    channel(exe, sockdir, log, work)
 
     print(f"switch: {passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+
+# ---------------------------------------------------------------------
+# The fabric channel and timed mode (Documentation/rocx-device.rst,
+# "Fabric channel", "Timed mode"; Documentation/rocx-switch.rst, "Timed
+# mode").  Peers are chanpeer.Chan: SOCK_SEQPACKET ends of DIR/chK.sock.
+
+def ser_ns(nbytes, mbps):
+    """Serialisation of a frame at mbps, rounded up to a whole ns."""
+    bits = (nbytes + 20) * 8
+    rate = int(mbps * 1e6)
+    return (bits * 10**9 + rate - 1) // rate
+
+
+def chframe(src_mac, tag, size=1000, dst=BCAST):
+    return (dst + src_mac + struct.pack("!H", ETH_TEST) +
+            tag.encode()).ljust(size, b"\0")
+
+
+def chtags(frames):
+    return [f[14:].rstrip(b"\0").decode(errors="replace") for _, f in frames]
+
+
+def switch_stats(sw, log):
+    stop_switch(sw)
+    log.seek(0)
+    return parse_stats(log.read())
+
+
+def fresh_log(log):
+    log.seek(0)
+    log.truncate()
+
+
+def timed_delivery(exe, sockdir, log):
+    """Join, promises on an idle link, delivery at stamp + L + serialisation,
+    the hold of a peer that stops promising, and BYE."""
+    L, E = 1000, 5000
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, [
+        "--ports", "2", "--timed", "--latency", str(L), "--rate", "10000",
+        "--epoch", str(E), "--qos", "port=1 rate=1000"], log)
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    ack_a, ack_b = a.hello(1000), b.hello(7000)
+    check("timed: HELLO_ACK timed, epoch max(NIC, --epoch), latency",
+          ack_a == (fabric.F_TIMED, E, L) and ack_b == (fabric.F_TIMED,
+                                                        7000, L),
+          f"{ack_a} {ack_b}")
+    # A promised 5000 by joining, B 7000: the switch's horizon is 6000,
+    # which it promises on the link that is behind it (A's, at 5000).
+    a.until(lambda c: c.syncs)
+    b.drain(0.2)
+    check("timed: idle link: the switch promises its horizon",
+          a.syncs == [E + L] and b.syncs == [], f"{a.syncs} {b.syncs}")
+    # Two 1000-byte frames from A, clocked out at 10 Gb/s, to port 1 at
+    # 1 Gb/s: they arrive at stamp + L and leave one serialisation apart.
+    s1, s2 = 8000, 8000 + ser_ns(1000, 10000)
+    a.bundle([(s1, chframe(a.mac, "t1")), (s2, chframe(a.mac, "t2"))])
+    a.sync(100000)
+    b.sync(100000)
+    d1 = s1 + L + ser_ns(1000, 1000)
+    d2 = max(d1, s2 + L) + ser_ns(1000, 1000)
+    b.until(lambda c: len(c.frames) >= 2 and c.syncs and
+            c.syncs[-1] >= 100000 + L)
+    got = [(s, t) for (s, _), t in zip(b.frames, chtags(b.frames))]
+    check("timed: delivery at stamp + L + serialisation, to the ns",
+          got == [(d1, "t1"), (d2, "t2")], f"{got} want {d1} {d2}")
+    check("timed: then the horizon promised",
+          b.syncs[-1] == 100000 + L and sorted(b.syncs) == b.syncs,
+          f"{b.syncs}")
+    # A stops promising after a burst of 20: the switch may run up to
+    # A's last stamp + L and no further, however far B promises.
+    b.sync(10**9)
+    base = 100000
+    gap = ser_ns(1000, 10000)
+    burst = [(base + k * gap, chframe(a.mac, f"h{k}")) for k in range(20)]
+    a.bundle(burst)
+    hold = burst[-1][0] + L
+    n0 = len(b.frames)
+    b.until(lambda c: c.syncs and c.syncs[-1] >= hold, 1.0)
+    b.drain(0.5)
+    held = b.frames[n0:]
+    # Arrivals from base + L, one every gap; port 1 sends one every
+    # ser_ns(1000, 1000), starting when the first arrives.
+    deps = [base + L + (k + 1) * ser_ns(1000, 1000) for k in range(20)]
+    check("timed: held at a silent peer's promise + L",
+          [s for s, _ in held] == [d for d in deps if d < hold] and
+          b.syncs[-1] == hold and max(b.syncs) == hold,
+          f"frames {[s for s, _ in held]} syncs {b.syncs[-3:]} hold {hold}")
+    a.sync(10**9)
+    b.until(lambda c: len(c.frames) >= n0 + 20)
+    check("timed: released by the next promise, every departure exact",
+          [s for s, _ in b.frames[n0:]] == deps and
+          chtags(b.frames[n0:]) == [f"h{k}" for k in range(20)],
+          f"{[s for s, _ in b.frames[n0:]][:4]}")
+    # BYE: A promises forever, so B alone holds the switch.
+    a.bye()
+    b.sync(2 * 10**9)
+    b.until(lambda c: c.syncs[-1] >= 2 * 10**9 + L)
+    check("timed: BYE releases the switch", b.syncs[-1] == 2 * 10**9 + L,
+          f"{b.syncs[-2:]}")
+    check("timed: no stamp below a promise, no promise going back",
+          not a.below and not b.below, f"{a.below} {b.below}")
+    b.close()
+    a.close()
+    st = switch_stats(sw, log)
+    p0, p1 = st.get(0, {}), st.get(1, {})
+    check("timed: counters", p0.get("rx_frames") == "22" and
+          p1.get("tx_frames") == "22" and p0.get("ch") == "left" and
+          p0.get("rx_fab_err") == "0", f"{p0.get('rx_frames')} "
+          f"{p1.get('tx_frames')} {p0.get('ch')}")
+
+
+def timed_leave_eof(exe, sockdir, log):
+    """End of file releases the switch as BYE does; unjoined ports hold it
+    at --epoch + L."""
+    L = 2000
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, ["--ports", "3", "--timed",
+                                     "--latency", str(L)], log)
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    a.hello(0)
+    b.hello(0)
+    a.sync(50000)
+    b.sync(50000)
+    b.drain(0.3)
+    check("timed: a port not joined holds the switch at --epoch + L",
+          max(b.syncs, default=0) == L, f"{b.syncs}")
+    c = chanpeer.Chan(sockdir, 2)
+    c.hello(0)
+    b.until(lambda x: x.syncs and x.syncs[-1] == L + L)
+    a.close()
+    c.close()
+    b.sync(80000)
+    b.until(lambda x: x.syncs and x.syncs[-1] == 80000 + L)
+    check("timed: end of file releases the switch",
+          b.syncs[-1] == 80000 + L, f"{b.syncs[-3:]}")
+    b.close()
+    stop_switch(sw)
+
+
+def timed_refusals(exe, sockdir, log):
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, ["--ports", "2", "--timed"], log)
+    a = chanpeer.Chan(sockdir, 0)
+    ack = a.hello(None)
+    a.recv_raw(1.0)
+    check("timed switch refuses an untimed HELLO, then closes",
+          ack is not None and ack[0] & fabric.F_REFUSED and a.eof, f"{ack}")
+    a.close()
+    # A second connection on a port: closed at once.
+    a = chanpeer.Chan(sockdir, 0)
+    a.hello(0)
+    a2 = chanpeer.Chan(sockdir, 0)
+    a2.recv_raw(1.0)
+    check("a second connection on a port is closed", a2.eof)
+    a2.close()
+    # Datagrams to a timed switch carry no time: dropped and counted.
+    g = Guest(sockdir, 1)
+    g.send(BCAST, "untimed")
+    time.sleep(0.2)
+    # A stamp going back in time is a protocol error: the link closes.
+    a.sync(10000)
+    a.sync(9999)
+    a.recv_raw(1.0)
+    a.drain(0.2)
+    check("timed: a promise going back closes the link", a.eof)
+    a.close()
+    g.close()
+    st = switch_stats(sw, log)
+    log.seek(0)
+    text = log.read()
+    check("timed: refusals, dgram drops and the error counted",
+          st[0].get("ch_refused") == "2" and st[0].get("rx_fab_err") == "1"
+          and st[1].get("rx_dgram_timed") == "1" and
+          "dropping datagrams" in text, f"{st[0]} {st[1]}")
+
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, ["--ports", "1"], log)
+    a = chanpeer.Chan(sockdir, 0)
+    ack = a.hello(0)
+    a.recv_raw(1.0)
+    check("untimed switch refuses a timed HELLO, then closes",
+          ack is not None and ack[0] & fabric.F_REFUSED and a.eof, f"{ack}")
+    a.close()
+    stop_switch(sw)
+
+
+def channel_untimed(exe, sockdir, log):
+    """An untimed channel port forwards like a dgram port, both ways."""
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, ["--ports", "2"], log)
+    a = chanpeer.Chan(sockdir, 0)
+    ack = a.hello(None)
+    check("untimed channel: HELLO_ACK without TIMED",
+          ack is not None and ack[0] == 0, f"{ack}")
+    g = Guest(sockdir, 1)
+    a.frames_untimed([chframe(a.mac, "c1", 64)])
+    a.frames_untimed([chframe(a.mac, "c2", 64), chframe(a.mac, "c3", 64)])
+    got = tags(g.recv())
+    check("untimed channel: bundles of one and two reach a dgram port",
+          got == ["c1", "c2", "c3"], f"{got}")
+    for i in range(5):
+        g.send(a.mac, f"back{i}")
+    a.until(lambda c: len(c.frames) >= 5)
+    check("untimed channel: a dgram port's frames come back in BUNDLEs",
+          chtags(a.frames) == [f"back{i}" for i in range(5)] and
+          all(s is None for s, _ in a.frames), f"{chtags(a.frames)}")
+    # Damage closes the link and counts.
+    bad = bytearray(fabric.header(fabric.BUNDLE, 1) + fabric.entries(
+        [chframe(a.mac, "x", 64)]))
+    bad[fabric.FIELDS["magic"][0]] ^= 1
+    a.send(bytes(bad))
+    a.recv_raw(1.0)
+    eof_magic = a.eof
+    a.close()
+    a = chanpeer.Chan(sockdir, 0)
+    a.hello(None)
+    a.send(fabric.header(fabric.BUNDLE, 2) +
+           fabric.entries([chframe(a.mac, "short", 64)]))
+    a.recv_raw(1.0)
+    check("untimed channel: a bad magic and a short BUNDLE close the link",
+          eof_magic and a.eof)
+    a.close()
+    g.send(BCAST, "after")
+    g.close()
+    st = switch_stats(sw, log)
+    check("untimed channel: errors counted, nothing of the damage forwarded",
+          st[0].get("rx_fab_err") == "2" and st[0].get("rx_frames") == "3",
+          f"{st[0].get('rx_fab_err')} {st[0].get('rx_frames')}")
+
+
+def timed_scenario(exe, sockdir, log, work, run, chunk):
+    """Two senders into a slower port with RED dropping at random: the
+    series, the capture and the delivered stamps of one run.  chunk: how
+    many frames a record carries, which must change nothing."""
+    fresh_log(log)
+    series, pcap = f"{work}/ts{run}.json", f"{work}/ts{run}.pcap"
+    sw = start_switch(exe, sockdir, [
+        "--ports", "3", "--timed", "--latency", "1500", "--rate", "10000",
+        "--seed", "7", "--series", series, "--series-interval", "1ms",
+        "--pcap", pcap, "--qos", "port=1 rate=2000 prio=0 kmin=4000 "
+        "kmax=40000 pmax=0.2"], log)
+    a, b, c = (chanpeer.Chan(sockdir, i) for i in range(3))
+    for p in (a, b, c):
+        p.hello(0)
+    b.sync(10**8)
+    gap = ser_ns(1000, 10000)
+    sends = {a: [(10000 + k * gap, chframe(a.mac, f"a{k}", dst=b.mac))
+                 for k in range(300)],
+             c: [(10300 + k * gap, chframe(c.mac, f"c{k}", dst=b.mac))
+                 for k in range(300)]}
+    for p, frames in sends.items():
+        for i in range(0, len(frames), chunk):
+            p.bundle(frames[i:i + chunk])
+            if chunk == 1:
+                p.sync(frames[i][0] + 1)
+    for p in (a, c):
+        p.sync(5 * 10**6)
+    b.until(lambda x: x.syncs and x.syncs[-1] >= 5 * 10**6, 10)
+    for p in (a, b, c):
+        p.close()
+    stop_switch(sw)
+    with open(series, "rb") as f:
+        s = f.read()
+    with open(pcap, "rb") as f:
+        cap = f.read()
+    return s, cap, [s for s, _ in b.frames], b.below
+
+
+def timed_determinism(exe, sockdir, log, work):
+    s1, p1, d1, below1 = timed_scenario(exe, sockdir, log, work, 1, 50)
+    s2, p2, d2, below2 = timed_scenario(exe, sockdir, log, work, 2, 1)
+    lines = s1.count(b"\n")
+    dropped = 600 - len(d1)
+    check("timed: a run's series has a line per virtual ms",
+          lines == 5, f"{lines}")
+    check("timed: RED dropped some, not all", 0 < dropped < 600,
+          f"{dropped}")
+    check("timed: same seed and inputs, other record boundaries: the same "
+          "series, capture and stamps",
+          s1 == s2 and p1 == p2 and d1 == d2 and len(d1) > 0,
+          f"{len(d1)} {len(d2)} series {s1 == s2} pcap {p1 == p2}")
+    check("timed: pcap stamps are virtual",
+          struct.unpack_from("<II", p1, 24) == (0, 11500 // 1000),
+          f"{struct.unpack_from('<II', p1, 24)}")
+    check("timed: busy run never below a promise", not below1 and not below2)
+
+
+def timed_stall(exe, sockdir, log):
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, ["--ports", "2", "--timed",
+                                     "--stall-ms", "400"], log)
+    a = chanpeer.Chan(sockdir, 0)
+    a.hello(0)
+    # Port 1 is still booting: the switch waits for it, repeating its
+    # promise to A, and that is not a stall.
+    a.drain(0.2, 0.7)
+    alive = sw.poll() is None
+    check("timed: waiting on an unjoined port repeats the promise, no stall",
+          alive and len(a.syncs) >= 2 and len(set(a.syncs)) == 1,
+          f"alive {alive} syncs {a.syncs}")
+    b = chanpeer.Chan(sockdir, 1)
+    b.hello(0)
+    try:
+        rc = sw.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        rc = None
+        stop_switch(sw)
+    log.seek(0)
+    text = log.read()
+    check("timed: a joined link silent past --stall-ms fails the run",
+          rc == 1 and "timed: stalled" in text and
+          "port1 ch=up latency=1000 epoch=0 promise_rx=0 promise_tx=1000"
+          in text, f"rc {rc}")
+    a.close()
+    b.close()
+
+
+def channel(exe, sockdir, log, work):
+    channel_untimed(exe, sockdir, log)
+    timed_refusals(exe, sockdir, log)
+    timed_delivery(exe, sockdir, log)
+    timed_leave_eof(exe, sockdir, log)
+    timed_determinism(exe, sockdir, log, work)
+    timed_stall(exe, sockdir, log)
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ static const struct ctl_cmd {
 	} },
 	{ "qos", qos_cmd, {
 		"qos port=N[,N]...|all [clear] [rate=MBPS burst=B speed=MBPS trust=auto|pcp|dscp",
-		"    quanta=Q pause=on|off backlog=B] [dscp=D[,D]... to=P]",
+		"    quanta=Q pause=on|off backlog=B latency=T] [dscp=D[,D]... to=P]",
 		"    [prio=P[,P]...|all pfc=on|off xoff=B xon=B headroom=B reserved=B",
 		"    ets=strict|W kmin=B kmax=B pmax=P]",
 		"line rate, trust, PFC, ETS and RED/ECN (B: bytes); KEYs not given keep their values",

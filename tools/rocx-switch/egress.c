@@ -86,6 +86,12 @@ void egress_queue(struct sw *sw, struct sw_port *p, struct sw_buf *buf)
 {
 	struct sw_egress *eg = &p->eg;
 
+	/* Timed: a link that is down or before its epoch takes nothing. */
+	if (sw->timed && !timed_link_up(sw, p)) {
+		p->st.tx_nopeer++;
+		buf_release(&sw->pool, buf);
+		return;
+	}
 	/* A full queue first sends what the guest's socket takes. */
 	if (eg->queued >= eg->limit && !eg->blocked)
 		egress_service(sw, p);
@@ -177,6 +183,10 @@ void egress_service(struct sw *sw, struct sw_port *p)
 	 * two inside the pick, which is still two schedulers, only harder to
 	 * read; this is the one place that chooses.
 	 */
+	if (sw->timed) {
+		timed_service(sw, p);
+		return;
+	}
 	if (!p->qos.plain) {
 		qos_service(sw, p);
 		return;

@@ -38,9 +38,8 @@ static void fab_parse(const uint8_t *data, struct fab_info *fi)
 	fi->max_len = ntohl(h.max_len);
 }
 
-/* Ethernet header and fabric header of one of the switch's own frames. */
-static void fab_header(uint8_t *out, uint8_t type, uint16_t count,
-		       uint32_t max_len)
+void fabric_header(uint8_t *out, uint8_t type, uint8_t flags, uint16_t count,
+		   uint32_t max_len)
 {
 	const struct rocx_fab_eth eth = {
 		.dst = ROCX_FAB_DST_MAC,
@@ -50,6 +49,7 @@ static void fab_header(uint8_t *out, uint8_t type, uint16_t count,
 	const struct rocx_fab_hdr h = {
 		.magic = htonl(ROCX_FAB_MAGIC),
 		.type = type,
+		.flags = flags,
 		.count = htons(count),
 		.max_len = htonl(max_len),
 	};
@@ -100,7 +100,7 @@ static void fabric_hello(struct sw *sw, struct sw_port *p, uint32_t max)
 	p->bundle_max = max < ROCX_FAB_BUNDLE_MAX ? max : ROCX_FAB_BUNDLE_MAX;
 	/* Its socket exists: it just sent from it. */
 	port_try_connect(sw, p, true);
-	fab_header(ack, ROCX_FAB_HELLO_ACK, 0, ROCX_FAB_BUNDLE_MAX);
+	fabric_header(ack, ROCX_FAB_HELLO_ACK, 0, 0, ROCX_FAB_BUNDLE_MAX);
 	/* Lost (socket full)?  The guest says HELLO again. */
 	if (send(p->fd, ack, sizeof(ack), MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		p->st.tx_err++;
@@ -158,7 +158,7 @@ unsigned int fabric_pack(uint8_t *out, uint32_t max, struct sw_buf **bufs,
 		       bufs[i]->len);
 		off += ROCX_FAB_ENTRY_HLEN + bufs[i]->len;
 	}
-	fab_header(out, ROCX_FAB_BUNDLE, i, ROCX_FAB_BUNDLE_MAX);
+	fabric_header(out, ROCX_FAB_BUNDLE, 0, (uint16_t)i, ROCX_FAB_BUNDLE_MAX);
 	*len = off;
 	return i;
 }

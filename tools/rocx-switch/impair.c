@@ -377,9 +377,8 @@ void impair_release(struct sw *sw)
 	}
 }
 
-void impair_arm(struct sw *sw)
+uint64_t impair_next(const struct sw *sw)
 {
-	struct itimerspec its = { 0 };
 	uint64_t next = UINT64_MAX;
 	unsigned int i;
 	int dir;
@@ -393,6 +392,18 @@ void impair_arm(struct sw *sw)
 					next = im->heap[0].t_ns;
 			}
 	}
+	return next;
+}
+
+void impair_arm(struct sw *sw)
+{
+	struct itimerspec its = { 0 };
+	uint64_t next;
+
+	/* Timed: the event loop releases them (timed.c). */
+	if (sw->timed)
+		return;
+	next = impair_next(sw);
 	if (next == UINT64_MAX) {
 		if (!sw->imp_armed_ns)
 			return;

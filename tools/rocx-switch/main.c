@@ -40,7 +40,16 @@ struct sw_opts {
 	const char *buffer;		/* shared buffer bytes */
 	const char *series;		/* time-series file */
 	const char *series_interval;
+	bool timed;
+	uint64_t latency_ns;
+	uint64_t epoch_ns;
+	double rate_mbps;
+	unsigned int stall_ms;
 };
+
+/* Timed mode's defaults: a short datacenter cable, a 25 Gb/s port. */
+#define SW_DEF_LATENCY_NS	1000
+#define SW_DEF_TIMED_MBPS	25000
 
 static void usage(FILE *out)
 {
@@ -72,13 +81,24 @@ static void usage(FILE *out)
 		"  -T, --series FILE      write a JSON line of depths, rates, marks and pauses\n"
 		"                         every --series-interval (default 100ms)\n"
 		"      --series-interval T\n"
+		"\n"
+		"Port K also listens on DIR/chK.sock for a rocx NIC's fabric channel.\n"
+		"      --timed            run on a virtual clock with the NICs' channels\n"
+		"      --latency NS       link latency of every port (default %d);\n"
+		"                         per port: --qos 'port=K latency=NS'\n"
+		"      --epoch NS         what a port that has not joined promises\n"
+		"                         (default 0)\n"
+		"      --rate MBPS        line rate of ports given none (default %d)\n"
+		"      --stall-ms MS      a wait that receives nothing this long fails\n"
+		"                         the run (default %d)\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Counters go to stderr on SIGUSR1 and at exit; SIGTERM or SIGINT\n"
 		"stops the switch and removes its sockets.  'rocx-switch ctl SOCKET help'\n"
 		"lists the control socket's commands.\n",
 		SW_MAX_PORTS, SW_DEF_AGE_SEC, SW_DEF_QUEUE_LIMIT,
-		SW_DEF_IMPAIR_HOLD);
+		SW_DEF_IMPAIR_HOLD, SW_DEF_LATENCY_NS, SW_DEF_TIMED_MBPS,
+		ROCX_FAB_STALL_MS);
 }
 
 static int parse_uint(const char *s, unsigned int min, unsigned int max,
@@ -113,10 +133,15 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 		{ "buffer", required_argument, NULL, 'B' },
 		{ "series", required_argument, NULL, 'T' },
 		{ "series-interval", required_argument, NULL, 'I' },
+		{ "timed", no_argument, NULL, 'X' },
+		{ "latency", required_argument, NULL, 'L' },
+		{ "epoch", required_argument, NULL, 'E' },
+		{ "rate", required_argument, NULL, 'R' },
+		{ "stall-ms", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
-	unsigned long long seed;
+	unsigned long long seed, v;
 	char *end;
 	int c;
 
@@ -186,6 +211,29 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 			break;
 		case 'I':
 			o->series_interval = optarg;
+			break;
+		case 'X':
+			o->timed = true;
+			break;
+		case 'L':
+			if (ctl_parse_ns(optarg, &o->latency_ns) ||
+			    !o->latency_ns || o->latency_ns > UINT32_MAX)
+				goto bad;
+			break;
+		case 'E':
+			if (ctl_parse_ns(optarg, &o->epoch_ns))
+				goto bad;
+			break;
+		case 'R':
+			o->rate_mbps = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->rate_mbps > 0) ||
+			    o->rate_mbps > 1e6)
+				goto bad;
+			break;
+		case 'W':
+			if (ctl_parse_uint(optarg, 86400000, &v) || !v)
+				goto bad;
+			o->stall_ms = (unsigned int)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -376,12 +424,95 @@ static void handle_timer(struct sw *sw, int tfd, const struct sw_opts *o)
 		stats_print(sw, stderr);
 }
 
+/* One epoll event; false when the switch should stop. */
+static bool dispatch(struct sw *sw, const struct sw_opts *o, int sigfd,
+		     int tfd, const struct epoll_event *ev)
+{
+	uint32_t tag = ev->data.u32;
+	struct sw_port *p;
+
+	if (SW_TAG_IS_CH_LISTEN(tag)) {
+		chan_accept(sw, &sw->port[tag - SW_TAG_CH_LISTEN(0)]);
+		return true;
+	}
+	if (SW_TAG_IS_CH(tag)) {
+		p = &sw->port[tag - SW_TAG_CH(0)];
+		if (ev->events & EPOLLOUT)
+			egress_service(sw, p);
+		if (ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+			chan_rx(sw, p);
+		return true;
+	}
+	if (tag == SW_TAG_SIGNAL)
+		return handle_signals(sw, sigfd);
+	if (tag == SW_TAG_TIMER) {
+		handle_timer(sw, tfd, o);
+		return true;
+	}
+	if (tag == SW_TAG_IMPAIR) {
+		impair_timer(sw);
+		return true;
+	}
+	if (tag == SW_TAG_QOS) {
+		qos_timer(sw);
+		return true;
+	}
+	if (tag >= SW_TAG_CTL) {
+		ctl_event(sw, tag, ev->events);
+		return true;
+	}
+	p = &sw->port[tag];
+	if (ev->events & EPOLLOUT)
+		egress_service(sw, p);
+	if (ev->events & (EPOLLIN | EPOLLERR))
+		port_rx(sw, p);
+	return true;
+}
+
+/*
+ * Timed: run every event before the horizon, send what departed and the
+ * promises, then wait for records (timed.c).  A wait that receives
+ * nothing while a joined link holds the horizon fails the run.
+ */
+static int run_timed(struct sw *sw, const struct sw_opts *o, int sigfd,
+		     int tfd)
+{
+	struct epoll_event ev[SW_MAX_EVENTS];
+	bool running = true;
+	uint64_t wall;
+	int n, i;
+
+	sw->wall_progress_ms = wall_ms();
+	sw->wall_keepalive_ms = sw->wall_progress_ms;
+	while (running) {
+		timed_run_events(sw);
+		timed_promise(sw, wall_ms());
+		pcap_flush(&sw->pcap);
+		n = epoll_wait(sw->epfd, ev, SW_MAX_EVENTS,
+			       (int)(sw->stall_ms / 4 ? sw->stall_ms / 4 : 1));
+		if (n < 0 && errno != EINTR) {
+			perror("rocx-switch: epoll_wait");
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			running = dispatch(sw, o, sigfd, tfd, &ev[i]) && running;
+		wall = wall_ms();
+		if (running && timed_stalled(sw, wall)) {
+			timed_report(sw, stderr, "stalled");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
 {
 	struct epoll_event ev[SW_MAX_EVENTS];
 	bool running = true;
 	int n, i;
 
+	if (sw->timed)
+		return run_timed(sw, o, sigfd, tfd);
 	while (running) {
 		/* Flush only before sleeping: one write per burst, not per frame. */
 		pcap_flush(&sw->pcap);
@@ -393,36 +524,8 @@ static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
 			return -1;
 		}
 		sample_clocks(sw);
-		for (i = 0; i < n; i++) {
-			uint32_t tag = ev[i].data.u32;
-			struct sw_port *p;
-
-			if (tag == SW_TAG_SIGNAL) {
-				running = handle_signals(sw, sigfd) && running;
-				continue;
-			}
-			if (tag == SW_TAG_TIMER) {
-				handle_timer(sw, tfd, o);
-				continue;
-			}
-			if (tag == SW_TAG_IMPAIR) {
-				impair_timer(sw);
-				continue;
-			}
-			if (tag == SW_TAG_QOS) {
-				qos_timer(sw);
-				continue;
-			}
-			if (tag >= SW_TAG_CTL) {
-				ctl_event(sw, tag, ev[i].events);
-				continue;
-			}
-			p = &sw->port[tag];
-			if (ev[i].events & EPOLLOUT)
-				egress_service(sw, p);
-			if (ev[i].events & (EPOLLIN | EPOLLERR))
-				port_rx(sw, p);
-		}
+		for (i = 0; i < n; i++)
+			running = dispatch(sw, o, sigfd, tfd, &ev[i]) && running;
 		/* Delayed frames that are due join what this wakeup received. */
 		impair_release(sw);
 		/* What this wakeup received leaves in as few sends as it can. */
@@ -436,6 +539,9 @@ static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
 int main(int argc, char **argv)
 {
 	struct sw_opts o = {
+		.latency_ns = SW_DEF_LATENCY_NS,
+		.rate_mbps = SW_DEF_TIMED_MBPS,
+		.stall_ms = ROCX_FAB_STALL_MS,
 		.age_sec = SW_DEF_AGE_SEC,
 		.queue_limit = SW_DEF_QUEUE_LIMIT,
 		.impair_hold = SW_DEF_IMPAIR_HOLD,
@@ -463,6 +569,11 @@ int main(int argc, char **argv)
 	}
 
 	sw.nports = o.nports;
+	sw.timed = o.timed;
+	sw.epoch_ns = o.epoch_ns;
+	sw.def_latency_ns = o.latency_ns;
+	sw.def_rate_mbps = o.rate_mbps;
+	sw.stall_ms = o.stall_ms;
 	sw.epfd = epoll_create1(EPOLL_CLOEXEC);
 	sw.fdb = malloc(sizeof(*sw.fdb));
 	if (sw.epfd < 0 || !sw.fdb) {
@@ -475,8 +586,14 @@ int main(int argc, char **argv)
 	 * receive never starves.
 	 */
 	/* And one per port for a PFC frame being sent. */
+	/*
+	 * Timed: a port's PFC frames waiting for the wire, and frames
+	 * received ahead of their arrival (about two latencies' worth).
+	 */
 	if (pool_init(&sw.pool, o.nports * o.queue_limit + o.impair_hold +
-			       SW_RX_BATCH + o.nports)) {
+			       SW_RX_BATCH + o.nports +
+			       (o.timed ? o.nports * (SW_NUM_PRIO +
+						      o.queue_limit) : 0))) {
 		perror("rocx-switch: buffer pool");
 		goto out;
 	}
@@ -491,9 +608,14 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
-	sample_clocks(&sw);
+	/* Virtual time starts at 0 with the run. */
+	if (sw.timed)
+		timed_set_now(&sw, 0);
+	else
+		sample_clocks(&sw);
 	for (i = 0; i < o.nports; i++) {
 		if (port_open(&sw, &sw.port[i], o.dir, i) ||
+		    chan_open(&sw, &sw.port[i], o.dir) ||
 		    egress_init(&sw.port[i].eg, o.queue_limit))
 			goto out_ports;
 		opened++;
@@ -512,6 +634,8 @@ int main(int argc, char **argv)
 		ret = 2;
 		goto out_ports;
 	}
+	for (i = 0; sw.timed && i < o.nports; i++)
+		timed_default_rate(&sw, &sw.port[i]);
 	if (ctl_open(&sw, o.ctl)) {
 		fprintf(stderr, "rocx-switch: control socket %s: %s\n", o.ctl,
 			strerror(errno));
@@ -526,6 +650,8 @@ int main(int argc, char **argv)
 	}
 
 	ret = run(&sw, &o, sigfd, tfd) ? 1 : 0;
+	if (!ret)
+		chan_bye_all(&sw);
 	stats_print(&sw, stderr);
 
 	if (o.pidfile)
@@ -536,6 +662,7 @@ out_ports:
 	impair_fini(&sw);
 	/* The port that failed half way still holds its socket. */
 	for (i = 0; i < opened + (opened < o.nports); i++) {
+		chan_close(&sw, &sw.port[i]);
 		port_close(&sw.port[i]);
 		egress_fini(&sw.port[i].eg);
 	}

@@ -155,6 +155,15 @@ void pfc_send(struct sw *sw, struct sw_port *p, unsigned int prio, bool xoff)
 	buf->tc = 7;
 	buf->refs = 1;
 	q->st[prio].pause_tx++;
+	/* Timed: clocked out next, after the frame on the wire. */
+	if (sw->timed) {
+		if (timed_ctl_xmit(sw, p, buf))
+			return;
+		q->st[prio].pause_tx--;
+		pfc_retry(sw, q, prio);
+		buf_release(&sw->pool, buf);
+		return;
+	}
 	/* The guest's socket is full: not lost, sent again soon. */
 	if (port_xmit(sw, p, &buf, 1) < 0) {
 		q->st[prio].pause_tx--;

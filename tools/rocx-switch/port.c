@@ -64,6 +64,9 @@ int port_open(struct sw *sw, struct sw_port *p, const char *dir,
 	memset(p, 0, sizeof(*p));
 	p->idx = idx;
 	p->fd = -1;
+	p->ch.lfd = -1;
+	p->ch.fd = -1;
+	p->ch.dep_ns = UINT64_MAX;
 	p->state = PORT_DOWN;
 	if (set_path(&sa, dir, "sw", idx) ||
 	    set_path(&p->peer, dir, "g", idx))
@@ -163,6 +166,10 @@ void port_set_pollout(struct sw *sw, struct sw_port *p, bool on)
 		.data.u32 = p->idx,
 	};
 
+	if (p->ch.state == CH_UP) {
+		chan_set_pollout(sw, p, on);
+		return;
+	}
 	if (p->pollout == on)
 		return;
 	if (epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->fd, &ev) == 0)
@@ -194,7 +201,7 @@ static void xmit_error(struct sw_port *p, unsigned int n)
 	}
 }
 
-static void xmit_count(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
+void port_count_tx(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
 {
 	unsigned int i;
 
@@ -217,7 +224,7 @@ static int xmit_bundle(struct sw_port *p, struct sw_buf **bufs,
 	k = fabric_pack(out, p->bundle_max, bufs, n, &len);
 	ret = send(p->fd, out, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (ret == (ssize_t)len) {
-		xmit_count(p, bufs, k);
+		port_count_tx(p, bufs, k);
 		p->st.tx_bundles++;
 		return k;
 	}
@@ -251,7 +258,7 @@ static int xmit_plain(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
 	ret = sendmmsg(p->fd, msgs, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (ret > 0) {
 		/* A datagram socket sends each message whole or not at all. */
-		xmit_count(p, bufs, ret);
+		port_count_tx(p, bufs, ret);
 		return ret;
 	}
 	if (ret == 0 || errno == EAGAIN)
@@ -277,6 +284,9 @@ uint64_t port_unread(const struct sw_port *p)
 int port_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
 	      unsigned int n)
 {
+	/* A NIC on the port's channel takes everything there. */
+	if (p->ch.state == CH_UP)
+		return chan_xmit(sw, p, bufs, n);
 	if (!port_try_connect(sw, p, false)) {
 		p->st.tx_nopeer += n;
 		return n;
@@ -317,10 +327,19 @@ static void port_rx_batch(struct sw *sw, struct sw_port *p,
 			  const struct mmsghdr *msgs,
 			  uint8_t (*stage)[ROCX_FAB_BUNDLE_MAX], unsigned int got)
 {
+	struct cmsghdr *cm;
 	unsigned int i;
 
-	struct cmsghdr *cm;
-
+	/* A timed switch takes frames that carry their time only. */
+	if (sw->timed) {
+		p->st.rx_dgram_timed += got;
+		if (!p->ch.warned_dgram)
+			fprintf(stderr,
+				"rocx-switch: port %u: dropping datagrams: the switch is timed (use DIR/ch%u.sock)\n",
+				p->idx, p->idx);
+		p->ch.warned_dgram = true;
+		return;
+	}
 	/* The guest is sending, so its socket exists: link up now. */
 	port_try_connect(sw, p, true);
 	for (cm = CMSG_FIRSTHDR(&msgs[0].msg_hdr); cm;

@@ -431,9 +431,8 @@ void qos_service(struct sw *sw, struct sw_port *p)
 /* ------------------------------------------------------------------ */
 /* The timer: egress wake-ups, PFC refresh and pause ends, the series */
 
-void qos_arm(struct sw *sw)
+uint64_t qos_next(const struct sw *sw)
 {
-	struct itimerspec its = { 0 };
 	uint64_t next = sw->series ? sw->series_next_ns : 0;
 	unsigned int i, k;
 
@@ -453,6 +452,18 @@ void qos_arm(struct sw *sw)
 				next = t;
 		}
 	}
+	return next;
+}
+
+void qos_arm(struct sw *sw)
+{
+	struct itimerspec its = { 0 };
+	uint64_t next;
+
+	/* Timed: the event loop runs the timer (timed.c). */
+	if (sw->timed)
+		return;
+	next = qos_next(sw);
 	if (next == sw->qos_armed_ns)
 		return;
 	sw->qos_armed_ns = next;
@@ -469,12 +480,18 @@ void qos_arm(struct sw *sw)
 void qos_timer(struct sw *sw)
 {
 	uint64_t expirations;
-	unsigned int i;
 
 	if (read(sw->qos_tfd, &expirations, sizeof(expirations)) < 0 &&
 	    errno != EAGAIN)
 		return;
 	sw->qos_armed_ns = 0;
+	qos_timer_run(sw);
+}
+
+void qos_timer_run(struct sw *sw)
+{
+	unsigned int i;
+
 	for (i = 0; i < sw->nports; i++) {
 		struct sw_port *p = &sw->port[i];
 		bool resumed = pfc_timer(sw, p);
@@ -565,6 +582,8 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 	const char *s_trust = ctl_take(a, "trust");
 	const char *s_ets = ctl_take(a, "ets");
 	const char *s_pmax = ctl_take(a, "pmax");
+	const char *s_lat = ctl_take(a, "latency");
+	uint64_t lat = 0;
 	double rate = 0, pmax = 0;
 	uint8_t trust = 0, tsa = 0, bw = 0;
 	bool clear = ctl_flag(a, "clear");
@@ -629,6 +648,11 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 				       s_ets);
 		}
 	}
+	if (s_lat && (ctl_parse_ns(s_lat, &lat) || !lat || lat > UINT32_MAX))
+		return ctl_err(a, "qos: latency=%s: a time, 1ns to 4s", s_lat);
+	if (sw->timed && s_rate && !(rate > 0))
+		return ctl_err(a, "qos: rate=%s: a timed switch gives every port a rate",
+			       s_rate);
 	if (s_pmax && (ctl_parse_prob(s_pmax, &pmax) || pmax > 1))
 		return ctl_err(a, "qos: pmax=%s: a probability", s_pmax);
 	if (g_speed && !speed)
@@ -647,6 +671,10 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 
 		if (!(ports >> i & 1))
 			continue;
+		/* HELLO_ACK told the NIC the latency: it is the link's now. */
+		if (s_lat && sw->port[i].ch.state == CH_UP)
+			return ctl_err(a, "qos: port %u: latency of a link that is up",
+				       i);
 		for (k = 0; k < SW_NUM_PRIO; k++) {
 			const struct sw_prio_cfg *c = &q->prio[k];
 			uint32_t nxoff = g_xoff ? xoff : c->xoff;
@@ -747,6 +775,10 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 					c->bw = bw;
 			}
 		}
+		if (s_lat)
+			p->ch.latency_ns = lat;
+		if (sw->timed)
+			timed_default_rate(sw, p);
 		q->plain = qos_port_plain(q);
 		pfc_timer(sw, p);
 		if (!p->eg.blocked && p->eg.queued)
@@ -777,11 +809,12 @@ int qos_show(struct sw *sw, struct ctl_args *a, FILE *out)
 		lost_flush(sw, &sw->port[i]);
 		fprintf(out, "port%u rate=%g burst=%u speed=%" PRIu64
 			" trust=%s pause=%s quanta=%u backlog=%u plain=%d lost_line_ns=%.0f"
-			" lost_host_ns=%.0f lost_recv_ns=%.0f\n",
+			" lost_host_ns=%.0f lost_recv_ns=%.0f",
 			i, q->rate_mbps, q->tbf.burst, q->speed_mbps,
 			trust_name(q->trust), q->pause ? "on" : "off",
 			q->quanta, q->backlog, q->plain, q->lost_line_ns,
 			q->lost_host_ns, q->lost_recv_ns);
+		fprintf(out, " latency=%" PRIu64 "\n", sw->port[i].ch.latency_ns);
 		for (k = 0; k < SW_NUM_PRIO; k++) {
 			const struct sw_prio_cfg *c = &q->prio[k];
 			const struct sw_prio_stats *st = &q->st[k];

@@ -114,7 +114,7 @@ void series_tick(struct sw *sw)
 			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f,\"lost_line_ns\":%.0f"
 			",\"lost_host_ns\":%.0f,\"lost_recv_ns\":%.0f",
 			i ? "," : "", i,
-			depth, port_unread(&sw->port[i]),
+			depth, sw->timed ? 0 : port_unread(&sw->port[i]),
 			ttx * 8 / secs / 1e6, trx * 8 / secs / 1e6,
 			q->lost_line_ns, q->lost_host_ns, q->lost_recv_ns);
 		put_array(f, "depth_prio", q->q_bytes);

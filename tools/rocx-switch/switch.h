@@ -56,6 +56,9 @@
 
 struct sw_buf {
 	struct sw_buf *next_free;
+	/* Timed mode: a channel port's received frames, in arrival order. */
+	struct sw_buf *q_next;
+	uint64_t t_ns;		/* ... and the instant each arrives */
 	uint32_t len;
 	uint16_t refs;		/* egress queues still holding this buffer */
 	uint8_t in_port;
@@ -215,6 +218,50 @@ struct sw_port_stats {
 	uint64_t rx_bundles;
 	uint64_t tx_bundles;
 	uint64_t rx_fab_err;	/* malformed or unexpected fabric frames */
+	uint64_t ch_refused;	/* channel connections and HELLOs refused */
+	uint64_t rx_dgram_timed;	/* datagrams a timed switch dropped */
+};
+
+/*
+ * The fabric channel of a port (channel.c): DIR/chK.sock, one
+ * SOCK_SEQPACKET connection at a time (Documentation/rocx-device.rst,
+ * "Fabric channel").
+ */
+enum ch_state {
+	CH_NONE,		/* no connection */
+	CH_HELLO,		/* connected, HELLO not received yet */
+	CH_UP,			/* HELLO answered: the port's link */
+};
+
+struct sw_chan {
+	int lfd;		/* listening */
+	int fd;			/* the connection, or -1 */
+	enum ch_state state;
+	bool pollout;		/* EPOLLOUT armed on fd */
+	/* Timed: the port joined once and left; it promises forever. */
+	bool left;
+	bool warned_dgram;	/* a timed switch said once that it drops them */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	uint32_t max;		/* the peer's max_len */
+	/* Timed mode. */
+	uint64_t latency_ns;	/* L of the link */
+	uint64_t epoch_ns;	/* when its carrier came up */
+	uint64_t prom_rx;	/* last promise received */
+	uint64_t prom_tx;	/* last promise sent */
+	/* Frames received, not arrived yet (t_ns order: a link's stamps grow). */
+	struct sw_buf *arr_head, *arr_tail;
+	/* The frame being clocked out, its last bit out at dep_ns. */
+	struct sw_buf *tx_buf;
+	uint64_t dep_ns;	/* UINT64_MAX: the port is idle */
+	/* PFC frames to go next, ahead of the class queues. */
+	struct sw_buf *ctlq[SW_NUM_PRIO];
+	unsigned int nctl;
+	/* The record being built: frames departed, not sent yet. */
+	uint8_t *ob;
+	uint32_t ob_len;
+	uint16_t ob_count;
+	uint64_t ob_time;
+	uint64_t ob_last;
 };
 
 struct sw_port {
@@ -240,6 +287,7 @@ struct sw_port {
 	struct sw_port_stats st;
 	struct sw_impair imp[SW_DIR_NUM];
 	struct sw_qos_port qos;
+	struct sw_chan ch;
 };
 
 const char *port_state_name(enum port_state state);
@@ -331,6 +379,18 @@ struct sw {
 	uint64_t series_next_ns;
 	uint64_t series_t0_ns;
 	struct sw_series_prev *series_prev;
+	/*
+	 * Timed mode (timed.c): now_ns, now_ms and now_rt are the virtual
+	 * clock, which only the event loop moves.
+	 */
+	bool timed;
+	uint64_t epoch_ns;	/* --epoch: what an unjoined port promises */
+	uint64_t def_latency_ns;	/* --latency */
+	double def_rate_mbps;	/* --rate: for ports given none */
+	uint64_t stall_ms;	/* wall time a wait may receive nothing */
+	uint64_t wall_progress_ms;	/* last record, or last wait not a stall */
+	uint64_t wall_keepalive_ms;	/* last repeated promise */
+	uint64_t events;	/* events executed */
 };
 
 /* Frame header fields the pipeline decides on. */
@@ -371,6 +431,8 @@ int port_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
 	      unsigned int n);
 /* Forget what the guest negotiated (it went away). */
 void port_reset_fabric(struct sw_port *p);
+/* Count frames as sent on the port. */
+void port_count_tx(struct sw_port *p, struct sw_buf **bufs, unsigned int n);
 
 /* Fabric frames (fabric.c). */
 bool fabric_is_ctrl(const uint8_t *data, uint32_t len);
@@ -386,6 +448,50 @@ void port_input(struct sw *sw, struct sw_port *p, const uint8_t *data,
  */
 unsigned int fabric_pack(uint8_t *out, uint32_t max, struct sw_buf **bufs,
 			 unsigned int n, uint32_t *len);
+/* Ethernet and fabric headers of one of the switch's own records. */
+void fabric_header(uint8_t *out, uint8_t type, uint8_t flags, uint16_t count,
+		   uint32_t max_len);
+
+/* The fabric channel (channel.c). */
+int chan_open(struct sw *sw, struct sw_port *p, const char *dir);
+void chan_close(struct sw *sw, struct sw_port *p);
+void chan_accept(struct sw *sw, struct sw_port *p);
+/* Records the peer sent; EOF, BYE or an error ends the link. */
+void chan_rx(struct sw *sw, struct sw_port *p);
+/* Untimed: frames as one BUNDLE record; as port_xmit(). */
+int chan_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
+	      unsigned int n);
+void chan_set_pollout(struct sw *sw, struct sw_port *p, bool on);
+/* Timed: a frame departed at stamp, into the record being built. */
+void chan_out_frame(struct sw *sw, struct sw_port *p, struct sw_buf *buf,
+		    uint64_t stamp);
+void chan_out_flush(struct sw *sw, struct sw_port *p);
+/* Timed: promise t (a SYNC) on the port's link. */
+void chan_sync(struct sw *sw, struct sw_port *p, uint64_t t);
+/* BYE on every link, at exit. */
+void chan_bye_all(struct sw *sw);
+const char *chan_state_name(const struct sw_port *p);
+
+/* Timed mode (timed.c). */
+uint64_t timed_ser_ns(const struct sw_port *p, uint32_t len);
+/* The least over the ports of (promise received + L). */
+uint64_t timed_horizon(struct sw *sw);
+/* Every event before the horizon, in (instant, kind, port, sequence) order. */
+void timed_run_events(struct sw *sw);
+/* Records out, then a SYNC where the switch can promise more. */
+void timed_promise(struct sw *sw, uint64_t wall_ms);
+/* A joined link has held the horizon with nothing received too long. */
+bool timed_stalled(struct sw *sw, uint64_t wall_ms);
+void timed_report(struct sw *sw, FILE *out, const char *why);
+void timed_service(struct sw *sw, struct sw_port *p);
+/* A PFC frame for port p; false: it could not be queued (retry). */
+bool timed_ctl_xmit(struct sw *sw, struct sw_port *p, struct sw_buf *buf);
+/* The port's link is up and past its epoch: frames may go there. */
+bool timed_link_up(const struct sw *sw, const struct sw_port *p);
+/* Give a port without a line rate the default one. */
+void timed_default_rate(struct sw *sw, struct sw_port *p);
+void timed_set_now(struct sw *sw, uint64_t t);
+uint64_t wall_ms(void);
 
 int egress_init(struct sw_egress *eg, unsigned int limit);
 void egress_fini(struct sw_egress *eg);
@@ -415,6 +521,8 @@ void impair_release(struct sw *sw);
 void impair_arm(struct sw *sw);
 /* The delay-line timer fired (SW_TAG_IMPAIR). */
 void impair_timer(struct sw *sw);
+/* When the next held frame is due; UINT64_MAX: none. */
+uint64_t impair_next(const struct sw *sw);
 /* The impairment counters of one port for its stats line. */
 void impair_stats_print(const struct sw_port *p, FILE *out);
 
@@ -458,6 +566,8 @@ int ctl_dirs(struct ctl_args *a, bool required, unsigned int *mask);
 /* Values: "1%" or "0.01"; "2ms", "500us", "1s", "100ns"; decimal. */
 int ctl_parse_prob(const char *s, double *p);
 int ctl_parse_time(const char *s, uint64_t *ns);
+/* A time as ctl_parse_time(), or digits alone as ns. */
+int ctl_parse_ns(const char *s, uint64_t *ns);
 int ctl_parse_uint(const char *s, unsigned long long max,
 		   unsigned long long *v);
 
@@ -497,6 +607,9 @@ void qos_service(struct sw *sw, struct sw_port *p);
 /* Set the QoS timer for the earliest thing due; its handler. */
 void qos_arm(struct sw *sw);
 void qos_timer(struct sw *sw);
+/* When the QoS timer is due next (0: nothing); what it does then. */
+uint64_t qos_next(const struct sw *sw);
+void qos_timer_run(struct sw *sw);
 int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
 int qos_show(struct sw *sw, struct ctl_args *a, FILE *out);
 int qos_buffer_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
@@ -548,5 +661,10 @@ void series_tick(struct sw *sw);
 #define SW_TAG_CTL_CLIENT(k)	(SW_MAX_PORTS + 5 + (k))
 #define SW_TAG_QOS		(SW_MAX_PORTS + 5 + SW_CTL_MAX_CLIENTS)
 #define SW_MAX_EVENTS		(SW_MAX_PORTS + 6 + SW_CTL_MAX_CLIENTS)
+/* Port k's channel: its listening socket and its connection. */
+#define SW_TAG_CH_LISTEN(k)	(0x100 + (k))
+#define SW_TAG_CH(k)		(0x200 + (k))
+#define SW_TAG_IS_CH_LISTEN(t)	((uint32_t)(t) - 0x100 < SW_MAX_PORTS)
+#define SW_TAG_IS_CH(t)		((uint32_t)(t) - 0x200 < SW_MAX_PORTS)
 
 #endif /* ROCX_SWITCH_H */

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Timed mode (--timed): the switch as a discrete-event process on a
+ * virtual clock shared with its NICs by conservative synchronisation
+ * (Documentation/rocx-device.rst, "Timed mode").
+ *
+ * sw->now_ns is virtual time and moves only here.  The events are: a
+ * frame arriving on a port (its stamp plus the link's latency L), a frame
+ * departing a port (its last bit out, serialised at the port's rate), a
+ * delay line releasing frames, and the QoS timer (PFC refresh, retry and
+ * pause ends, the time series).  The switch executes every event strictly
+ * before its horizon H, the least over its ports of (last promise received
+ * + L), in (instant, kind, port, sequence) order; a port that has not
+ * joined promises --epoch, one that left promises forever.  Since the
+ * order depends on the records' contents only, never on when they came,
+ * the same inputs and seed give the same events, series and capture.
+ *
+ * A port's egress holds one frame at a time on the wire: it is picked
+ * (PFC frames first, then strict priority and ETS over the priorities not
+ * paused) when the port falls idle, leaves rate-time later and is stamped
+ * then.  No token bucket, backlog or socket state enters a timed
+ * decision.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "switch.h"
+
+uint64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void timed_set_now(struct sw *sw, uint64_t t)
+{
+	sw->now_ns = t;
+	sw->now_ms = t / 1000000;
+	sw->now_rt.tv_sec = (time_t)(t / 1000000000);
+	sw->now_rt.tv_nsec = (long)(t % 1000000000);
+}
+
+uint64_t timed_ser_ns(const struct sw_port *p, uint32_t len)
+{
+	uint64_t rate = p->qos.tbf.rate_bps;
+	/* Preamble, start of frame delimiter and inter-frame gap. */
+	uint64_t bits = ((uint64_t)len + 20) * 8;
+
+	if (!rate)
+		return 1;
+	return (bits * 1000000000ULL + rate - 1) / rate;
+}
+
+void timed_default_rate(struct sw *sw, struct sw_port *p)
+{
+	struct sw_qos_port *q = &p->qos;
+	double r = sw->def_rate_mbps;
+	uint32_t burst = (uint32_t)fmax(SW_MAX_FRAME, r * 125);
+
+	if (q->tbf.rate_bps)
+		return;
+	q->rate_mbps = r;
+	tbf_set(&q->tbf, (uint64_t)(r * 1e6), burst, sw->now_ns);
+	q->speed_mbps = r >= 1 ? (uint64_t)r : 1;
+	q->plain = false;
+}
+
+bool timed_link_up(const struct sw *sw, const struct sw_port *p)
+{
+	return p->ch.state == CH_UP && sw->now_ns >= p->ch.epoch_ns;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The horizon over joined ports and over the ports not joined yet. */
+static void horizons(const struct sw *sw, uint64_t *joined,
+		     uint64_t *unjoined)
+{
+	unsigned int i;
+
+	*joined = UINT64_MAX;
+	*unjoined = UINT64_MAX;
+	for (i = 0; i < sw->nports; i++) {
+		const struct sw_chan *c = &sw->port[i].ch;
+		uint64_t h;
+
+		if (c->state == CH_UP) {
+			h = add_sat(c->prom_rx, c->latency_ns);
+			if (h < *joined)
+				*joined = h;
+		} else if (!c->left) {
+			h = add_sat(sw->epoch_ns, c->latency_ns);
+			if (h < *unjoined)
+				*unjoined = h;
+		}
+	}
+}
+
+uint64_t timed_horizon(struct sw *sw)
+{
+	uint64_t j, u, h;
+
+	horizons(sw, &j, &u);
+	h = j < u ? j : u;
+	/* Every port left: the run is over, and nothing more happens. */
+	return h == UINT64_MAX ? sw->now_ns : h;
+}
+
+void timed_service(struct sw *sw, struct sw_port *p)
+{
+	struct sw_chan *c = &p->ch;
+	struct sw_egress *eg = &p->eg;
+	struct sw_qos_port *q = &p->qos;
+	uint8_t tsa[SW_NUM_PRIO], bw[SW_NUM_PRIO];
+	uint32_t len[SW_NUM_PRIO];
+	bool can[SW_NUM_PRIO];
+	struct sw_buf *b;
+	struct sw_ring *r;
+	unsigned int i;
+	int k;
+
+	eg->blocked = false;
+	if (c->tx_buf)
+		return;
+	if (c->nctl) {
+		b = c->ctlq[0];
+		c->nctl--;
+		memmove(c->ctlq, c->ctlq + 1, c->nctl * sizeof(c->ctlq[0]));
+	} else {
+		for (i = 0; i < SW_NUM_PRIO; i++) {
+			r = &eg->q[i];
+			tsa[i] = q->prio[i].tsa;
+			bw[i] = q->prio[i].bw;
+			can[i] = r->count && !pfc_paused(sw, p, i);
+			len[i] = can[i] ? r->slot[r->head]->len : 0;
+		}
+		k = drr_pick(&q->drr, tsa, bw, can, len);
+		if (k < 0)
+			return;
+		r = &eg->q[k];
+		b = r->slot[r->head];
+		r->head = (r->head + 1) % r->size;
+		r->count--;
+		eg->queued--;
+		qos_dequeued(p, b);
+	}
+	c->tx_buf = b;
+	c->dep_ns = sw->now_ns + timed_ser_ns(p, b->len);
+}
+
+static void timed_depart(struct sw *sw, struct sw_port *p)
+{
+	struct sw_chan *c = &p->ch;
+	struct sw_buf *b = c->tx_buf;
+
+	c->tx_buf = NULL;
+	c->dep_ns = UINT64_MAX;
+	if (timed_link_up(sw, p))
+		chan_out_frame(sw, p, b, sw->now_ns);
+	else
+		p->st.tx_nopeer++;
+	/* Its buffer charge ends now: that may send an XON, first. */
+	buf_release(&sw->pool, b);
+	timed_service(sw, p);
+}
+
+bool timed_ctl_xmit(struct sw *sw, struct sw_port *p, struct sw_buf *buf)
+{
+	struct sw_chan *c = &p->ch;
+
+	if (!timed_link_up(sw, p)) {
+		p->st.tx_nopeer++;
+		buf_release(&sw->pool, buf);
+		return true;
+	}
+	if (c->nctl == ARRAY_SIZE(c->ctlq))
+		return false;
+	c->ctlq[c->nctl++] = buf;
+	timed_service(sw, p);
+	return true;
+}
+
+enum timed_kind {
+	EV_ARRIVE,
+	EV_DEPART,
+	EV_IMPAIR,
+	EV_QOS,
+};
+
+void timed_run_events(struct sw *sw)
+{
+	uint64_t h = timed_horizon(sw);
+
+	for (;;) {
+		uint64_t t = UINT64_MAX, x;
+		unsigned int i, port = 0;
+		int kind = -1;
+		struct sw_port *p;
+		struct sw_buf *b;
+
+		/* Strict comparisons: the lowest port wins a tie. */
+		for (i = 0; i < sw->nports; i++) {
+			b = sw->port[i].ch.arr_head;
+			if (b && b->t_ns < t) {
+				t = b->t_ns;
+				kind = EV_ARRIVE;
+				port = i;
+			}
+		}
+		for (i = 0; i < sw->nports; i++) {
+			if (sw->port[i].ch.dep_ns < t) {
+				t = sw->port[i].ch.dep_ns;
+				kind = EV_DEPART;
+				port = i;
+			}
+		}
+		x = impair_next(sw);
+		if (x < t) {
+			t = x;
+			kind = EV_IMPAIR;
+		}
+		x = qos_next(sw);
+		if (x && x < t) {
+			t = x;
+			kind = EV_QOS;
+		}
+		if (kind < 0 || t >= h)
+			break;
+		if (t > sw->now_ns)
+			timed_set_now(sw, t);
+		sw->events++;
+		p = &sw->port[port];
+		switch (kind) {
+		case EV_ARRIVE:
+			b = p->ch.arr_head;
+			p->ch.arr_head = b->q_next;
+			if (!p->ch.arr_head)
+				p->ch.arr_tail = NULL;
+			b->q_next = NULL;
+			pipeline_input(sw, p, b);
+			break;
+		case EV_DEPART:
+			timed_depart(sw, p);
+			break;
+		case EV_IMPAIR:
+			impair_release(sw);
+			break;
+		default:
+			qos_timer_run(sw);
+			break;
+		}
+		egress_service_pending(sw);
+	}
+}
+
+void timed_promise(struct sw *sw, uint64_t wall)
+{
+	uint64_t j, u, h = timed_horizon(sw);
+	bool keep;
+	unsigned int i;
+
+	horizons(sw, &j, &u);
+	/*
+	 * Held by a guest still booting: repeat the promise now and then,
+	 * so that a NIC waiting on the switch does not call it a stall.
+	 */
+	keep = u != UINT64_MAX && u <= j &&
+	       wall - sw->wall_keepalive_ms >= sw->stall_ms / 4;
+	for (i = 0; i < sw->nports; i++) {
+		struct sw_port *p = &sw->port[i];
+		uint64_t t;
+
+		if (p->ch.state != CH_UP)
+			continue;
+		chan_out_flush(sw, p);
+		if (p->ch.state != CH_UP)
+			continue;
+		/* Nothing new departs before H; what is on the wire, then. */
+		t = p->ch.dep_ns < h ? p->ch.dep_ns : h;
+		if (t > p->ch.prom_tx)
+			chan_sync(sw, p, t);
+		else if (keep)
+			chan_sync(sw, p, p->ch.prom_tx);
+	}
+	if (keep)
+		sw->wall_keepalive_ms = wall;
+}
+
+bool timed_stalled(struct sw *sw, uint64_t wall)
+{
+	uint64_t j, u;
+
+	horizons(sw, &j, &u);
+	/* No joined link, or one booting holds the switch: not a stall. */
+	if (j == UINT64_MAX || u <= j) {
+		sw->wall_progress_ms = wall;
+		return false;
+	}
+	return wall - sw->wall_progress_ms >= sw->stall_ms;
+}
+
+void timed_report(struct sw *sw, FILE *out, const char *why)
+{
+	unsigned int i;
+
+	fprintf(out, "rocx-switch: timed: %s: clock %" PRIu64
+		" ns, horizon %" PRIu64 " ns, %" PRIu64 " events\n", why,
+		sw->now_ns, timed_horizon(sw), sw->events);
+	for (i = 0; i < sw->nports; i++) {
+		const struct sw_chan *c = &sw->port[i].ch;
+
+		fprintf(out, "rocx-switch: timed: port%u ch=%s latency=%" PRIu64
+			" epoch=%" PRIu64 " promise_rx=%" PRIu64
+			" promise_tx=%" PRIu64 " departure=%" PRId64 "\n", i,
+			chan_state_name(&sw->port[i]), c->latency_ns,
+			c->epoch_ns, c->prom_rx, c->prom_tx,
+			c->dep_ns == UINT64_MAX ? (int64_t)-1 :
+			(int64_t)c->dep_ns);
+	}
+	fflush(out);
+}
