@@ -237,9 +237,63 @@ static void t_ets(void)
 		   total * 0.2, 50 * 256 + 9000);
 }
 
+/*
+ * Timed mode (timed.c).  Serialisation is 8 * (bytes + 20) / rate,
+ * rounded up to a whole ns:
+ *   1000 bytes at 1 Gb/s:    8160 bits -> 8160 ns
+ *   1000 bytes at 25 Gb/s:   326.4 ns -> 327
+ *   64 bytes at 100 Gb/s:    6.72 ns -> 7
+ *   9216 bytes at 12.5 Mb/s: 73888 bits -> 5911040 ns
+ * The horizon is the least of (promise received + L) over joined ports,
+ * of (--epoch + L) over ports not joined, ignoring ports that left; with
+ * every port gone it stays at the clock.
+ */
+static void t_timed(void)
+{
+	static struct sw sw;
+	struct sw_port *p = &sw.port[0];
+
+	p->qos.tbf.rate_bps = 1000000000;
+	CHECK_EQ("timed: 1000 bytes at 1 Gb/s", timed_ser_ns(p, 1000), 8160);
+	p->qos.tbf.rate_bps = 25000000000ULL;
+	CHECK_EQ("timed: 1000 bytes at 25 Gb/s, rounded up",
+		 timed_ser_ns(p, 1000), 327);
+	p->qos.tbf.rate_bps = 100000000000ULL;
+	CHECK_EQ("timed: 64 bytes at 100 Gb/s, rounded up",
+		 timed_ser_ns(p, 64), 7);
+	p->qos.tbf.rate_bps = 12500000;
+	CHECK_EQ("timed: 9216 bytes at 12.5 Mb/s", timed_ser_ns(p, 9216),
+		 5911040);
+
+	sw.nports = 3;
+	sw.epoch_ns = 5000;
+	sw.now_ns = 4000;
+	sw.port[0].ch.latency_ns = 1000;
+	sw.port[1].ch.latency_ns = 300;
+	sw.port[2].ch.latency_ns = 2000;
+	CHECK_EQ("timed: nobody joined: --epoch + the least L",
+		 timed_horizon(&sw), 5300);
+	sw.port[1].ch.state = CH_UP;
+	sw.port[1].ch.prom_rx = 9000;
+	CHECK_EQ("timed: an unjoined port still holds at --epoch + L",
+		 timed_horizon(&sw), 6000);
+	sw.port[0].ch.state = CH_UP;
+	sw.port[0].ch.prom_rx = 7000;
+	sw.port[2].ch.left = true;
+	CHECK_EQ("timed: joined ports' promise + L; a left port not at all",
+		 timed_horizon(&sw), 8000);
+	sw.port[0].ch.state = CH_NONE;
+	sw.port[0].ch.left = true;
+	sw.port[1].ch.state = CH_NONE;
+	sw.port[1].ch.left = true;
+	CHECK_EQ("timed: every port left: the clock stays",
+		 timed_horizon(&sw), 4000);
+}
+
 int main(void)
 {
 	t_pause_time();
+	t_timed();
 	t_red();
 	t_tbf();
 	t_ets();

@@ -2139,11 +2139,62 @@ def timed_stall(exe, sockdir, log):
     b.close()
 
 
+def pause_ns(quanta, mbps):
+    """A PFC pause of quanta at mbps, rounded up to a whole ns."""
+    return (quanta * 512 * 1000 + mbps - 1) // mbps
+
+
+def timed_pfc(exe, sockdir, log):
+    """PFC on the virtual clock: a pause takes effect at its arrival and
+    lasts its quanta at the port's speed; XOFF and XON leave when the
+    ingress bytes cross xoff and xon, serialised like any frame."""
+    L = 1000
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, [
+        "--ports", "2", "--timed", "--latency", str(L), "--rate", "10000",
+        "--qos", "port=0 rate=1000 prio=0 pfc=on",
+        "--qos", "port=1 prio=0 pfc=on xoff=2500 xon=500"], log)
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    a.hello(0)
+    b.hello(0)
+    a.bundle([(10000, pfc_frame(a, {0: 100}))])
+    b.bundle([(11500, chframe(b.mac, "p1"))])
+    end = 11000 + pause_ns(100, 1000)
+    want = end + ser_ns(1000, 1000)
+    a.sync(10**6)
+    b.sync(10**6)
+    a.until(lambda c: c.frames)
+    check("timed PFC: a pause holds the port its quanta from its arrival",
+          [s for s, _ in a.frames] == [want], f"{a.frames[:1]} want {want}")
+    gap = ser_ns(1000, 10000)
+    base = 2 * 10**6
+    b.bundle([(base + k * gap, chframe(b.mac, f"x{k}")) for k in range(3)])
+    b.sync(3 * 10**6)
+    a.sync(3 * 10**6)
+    b.until(lambda c: len(c.frames) >= 2)
+    pfc = [(s, pfc_parse(f)) for s, f in b.frames]
+    xoff_t = base + 2 * gap + L + ser_ns(60, 10000)
+    deps = [base + L + (k + 1) * ser_ns(1000, 1000) for k in range(3)]
+    xon_t = deps[2] + ser_ns(60, 10000)
+    check("timed PFC: XOFF at the frame crossing xoff, XON when the last "
+          "leaves, each serialised",
+          pfc == [(xoff_t, (1, [0xFFFF] + [0] * 7)),
+                  (xon_t, (1, [0] * 8))],
+          f"{pfc} want {xoff_t} {xon_t}")
+    a.until(lambda c: len(c.frames) >= 4)
+    check("timed PFC: the frames behind it leave at the egress rate",
+          [s for s, _ in a.frames[1:]] == deps, f"{a.frames[1:]}")
+    a.close()
+    b.close()
+    stop_switch(sw)
+
+
 def channel(exe, sockdir, log, work):
     channel_untimed(exe, sockdir, log)
     timed_refusals(exe, sockdir, log)
     timed_delivery(exe, sockdir, log)
     timed_leave_eof(exe, sockdir, log)
+    timed_pfc(exe, sockdir, log)
     timed_determinism(exe, sockdir, log, work)
     timed_stall(exe, sockdir, log)
 
