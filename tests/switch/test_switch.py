@@ -2189,12 +2189,50 @@ def timed_pfc(exe, sockdir, log):
     stop_switch(sw)
 
 
+def timed_bounds(exe, sockdir, log):
+    """What a timed switch takes from its control socket and a peer that
+    runs too far ahead."""
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, [
+        "--ports", "2", "--timed", "--queue-limit", "16",
+        "--qos", "port=1 latency=3us"], log)
+    ctl = swctl.SwitchCtl(f"{sockdir}/ctl.sock")
+    q = ctl.qshow("port=1")
+    ok_lat, _, err_lat = ctl.request("qos port=0 latency=500")
+    ok_rate, _, err_rate = ctl.request("qos port=0 rate=0")
+    check("timed: per-port latency at start; not while running; no rate 0",
+          q[(1, None)].get("latency") == "3000" and not ok_lat and
+          not ok_rate, f"{q[(1, None)].get('latency')} {err_lat} {err_rate}")
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    a.hello(0)
+    ack = b.hello(0)
+    # 100 frames far ahead of a switch held at B's promise: 4 queue
+    # limits (64) wait, the rest are dropped and counted; the switch
+    # keeps serving.
+    a.bundle([(10**6 + k, chframe(a.mac, f"f{k}", 64)) for k in range(100)])
+    time.sleep(0.2)
+    a.sync(2 * 10**6)
+    b.sync(2 * 10**6)
+    b.until(lambda c: c.syncs and c.syncs[-1] >= 2 * 10**6)
+    ctl.close()
+    st = switch_stats(sw, log)
+    check("timed: HELLO_ACK carries the port's latency", ack[2] == 3000,
+          f"{ack}")
+    check("timed: a peer's frames ahead of the switch are bounded",
+          st[0].get("rx_err") == "36" and
+          len(b.frames) + int(st[1].get("tx_qfull", -1)) == 64,
+          f"{st[0].get('rx_err')} {len(b.frames)} {st[1].get('tx_qfull')}")
+    a.close()
+    b.close()
+
+
 def channel(exe, sockdir, log, work):
     channel_untimed(exe, sockdir, log)
     timed_refusals(exe, sockdir, log)
     timed_delivery(exe, sockdir, log)
     timed_leave_eof(exe, sockdir, log)
     timed_pfc(exe, sockdir, log)
+    timed_bounds(exe, sockdir, log)
     timed_determinism(exe, sockdir, log, work)
     timed_stall(exe, sockdir, log)
 

@@ -164,6 +164,7 @@ void chan_close(struct sw *sw, struct sw_port *p)
 		pool_put(&sw->pool, b);
 	}
 	c->arr_tail = NULL;
+	c->narr = 0;
 	if (c->tx_buf)
 		buf_release(&sw->pool, c->tx_buf);
 	c->tx_buf = NULL;
@@ -382,7 +383,8 @@ static void chan_queue(struct sw *sw, struct sw_port *p, const uint8_t *data,
 		p->st.rx_oversize++;
 		return;
 	}
-	buf = pool_get(&sw->pool);
+	buf = c->narr < SW_ARRIVE_LIMITS * p->eg.limit ?
+	      pool_get(&sw->pool) : NULL;
 	if (!buf) {
 		p->st.rx_frames++;
 		p->st.rx_err++;
@@ -397,6 +399,7 @@ static void chan_queue(struct sw *sw, struct sw_port *p, const uint8_t *data,
 	else
 		c->arr_head = buf;
 	c->arr_tail = buf;
+	c->narr++;
 }
 
 /*

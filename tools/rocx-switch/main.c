@@ -484,6 +484,7 @@ static int run_timed(struct sw *sw, const struct sw_opts *o, int sigfd,
 
 	sw->wall_progress_ms = wall_ms();
 	sw->wall_keepalive_ms = sw->wall_progress_ms;
+	sw->started = true;
 	while (running) {
 		timed_run_events(sw);
 		timed_promise(sw, wall_ms());
@@ -588,11 +589,12 @@ int main(int argc, char **argv)
 	/* And one per port for a PFC frame being sent. */
 	/*
 	 * Timed: a port's PFC frames waiting for the wire, and frames
-	 * received ahead of their arrival (about two latencies' worth).
+	 * received ahead of their arrival.
 	 */
 	if (pool_init(&sw.pool, o.nports * o.queue_limit + o.impair_hold +
 			       SW_RX_BATCH + o.nports +
 			       (o.timed ? o.nports * (SW_NUM_PRIO +
+						      SW_ARRIVE_LIMITS *
 						      o.queue_limit) : 0))) {
 		perror("rocx-switch: buffer pool");
 		goto out;

@@ -675,6 +675,12 @@ int qos_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 		if (s_lat && sw->port[i].ch.state == CH_UP)
 			return ctl_err(a, "qos: port %u: latency of a link that is up",
 				       i);
+		/*
+		 * A timed switch has run up to --epoch + L of the ports not
+		 * joined: a shorter L would let a frame arrive in its past.
+		 */
+		if (s_lat && sw->started)
+			return ctl_err(a, "qos: latency: a timed switch takes it at start only");
 		for (k = 0; k < SW_NUM_PRIO; k++) {
 			const struct sw_prio_cfg *c = &q->prio[k];
 			uint32_t nxoff = g_xoff ? xoff : c->xoff;

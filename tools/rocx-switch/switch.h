@@ -50,6 +50,12 @@
 #define SW_CONNECT_RETRY_MS	50
 /* Frames one sendmmsg() may carry to a port without bundles. */
 #define SW_TX_BATCH		32
+/*
+ * Timed: frames a port may hold received but not arrived yet, in egress
+ * queue limits.  A NIC keeps about two latencies of its line rate there;
+ * a peer that runs further ahead must not take the pool from the others.
+ */
+#define SW_ARRIVE_LIMITS	4
 
 /* ------------------------------------------------------------------ */
 /* Frame buffers */
@@ -250,6 +256,7 @@ struct sw_chan {
 	uint64_t prom_tx;	/* last promise sent */
 	/* Frames received, not arrived yet (t_ns order: a link's stamps grow). */
 	struct sw_buf *arr_head, *arr_tail;
+	unsigned int narr;
 	/* The frame being clocked out, its last bit out at dep_ns. */
 	struct sw_buf *tx_buf;
 	uint64_t dep_ns;	/* UINT64_MAX: the port is idle */
@@ -391,6 +398,7 @@ struct sw {
 	uint64_t wall_progress_ms;	/* last record, or last wait not a stall */
 	uint64_t wall_keepalive_ms;	/* last repeated promise */
 	uint64_t events;	/* events executed */
+	bool started;		/* the event loop runs: latencies are fixed */
 };
 
 /* Frame header fields the pipeline decides on. */

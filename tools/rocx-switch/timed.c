@@ -241,6 +241,7 @@ void timed_run_events(struct sw *sw)
 		case EV_ARRIVE:
 			b = p->ch.arr_head;
 			p->ch.arr_head = b->q_next;
+			p->ch.narr--;
 			if (!p->ch.arr_head)
 				p->ch.arr_tail = NULL;
 			b->q_next = NULL;
