@@ -11,7 +11,8 @@ moves the switch 2 L.  Prints, for an idle link (SYNC only) and for a
 busy one (both peers sending 1024-byte frames to each other at the
 ports' 25 Gb/s), the rounds, the wall time per round, the switch's own
 CPU time per round (from /proc) and the virtual ns reached per wall
-second.  The peers are Python: their share of a round is most of it.
+second.  The Python peers' share of a round is most of it, so the idle
+link is measured again with two peers in C (timed_peer.c).
 """
 import os
 import selectors
@@ -103,9 +104,39 @@ def chanpeer_frame(src, dst):
     return (dst.mac + src.mac + b"\x88\xb5").ljust(FRAME, b"\0")
 
 
+def c_peers(exe, seconds):
+    here = os.path.dirname(os.path.abspath(__file__))
+    d = tempfile.mkdtemp(prefix="rocx-tb.")
+    peer = f"{d}/timed_peer"
+    subprocess.run(["cc", "-O2", "-Wall", "-Werror", "-I",
+                    os.path.join(here, "..", "..", "include"), "-o", peer,
+                    os.path.join(here, "timed_peer.c")], check=True)
+    log = open(f"{d}/log", "w")
+    sw = subprocess.Popen([exe, "--dir", d, "--ports", "2", "--timed",
+                           "--latency", str(L), "--pidfile", f"{d}/pid"],
+                          stdout=log, stderr=log)
+    while not os.path.exists(f"{d}/pid"):
+        time.sleep(0.01)
+    cpu0 = cpu_ns(sw.pid)
+    out = subprocess.run([peer, d, str(L), str(seconds)], check=True,
+                         capture_output=True, text=True).stdout.split()
+    cpu = cpu_ns(sw.pid) - cpu0
+    sw.send_signal(signal.SIGTERM)
+    sw.wait()
+    log.close()
+    shutil.rmtree(d)
+    rounds, wall, virt = int(out[1]), float(out[3]), int(out[5])
+    return rounds, wall, cpu, virt, 0
+
+
 def main():
     exe = sys.argv[1]
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 5
+    rounds, wall, cpu, virt, _ = c_peers(exe, seconds)
+    print(f"idle, C peers: L={L} ns, {rounds} rounds in {wall:.2f} s wall: "
+          f"{wall / rounds * 1e6:.1f} us wall and "
+          f"{cpu / rounds / 1e3:.1f} us switch CPU per round; "
+          f"{virt / wall:.0f} virtual ns per wall s ({virt} ns virtual)")
     for name, busy in (("idle", False), ("busy", True)):
         rounds, wall, cpu, virt, frames = one(exe, busy, seconds)
         print(f"{name}: L={L} ns, {rounds} rounds in {wall:.2f} s wall: "
