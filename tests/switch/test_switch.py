@@ -2058,7 +2058,8 @@ def timed_scenario(exe, sockdir, log, work, run, chunk):
     many frames a record carries, which must change nothing."""
     fresh_log(log)
     series, pcap = f"{work}/ts{run}.json", f"{work}/ts{run}.pcap"
-    sw = start_switch(exe, sockdir, [
+    evlog = f"{work}/ts{run}.events"
+    sw = start_switch(exe, sockdir, ["--event-log", evlog,
         "--ports", "3", "--timed", "--latency", "1500", "--rate", "10000",
         "--seed", "7", "--series", series, "--series-interval", "1ms",
         "--pcap", pcap, "--qos", "port=1 rate=2000 prio=0 kmin=4000 "
@@ -2087,12 +2088,14 @@ def timed_scenario(exe, sockdir, log, work, run, chunk):
         s = f.read()
     with open(pcap, "rb") as f:
         cap = f.read()
-    return s, cap, [s for s, _ in b.frames], b.below
+    with open(evlog, "rb") as f:
+        ev = f.read()
+    return s, cap, [s for s, _ in b.frames], b.below, ev
 
 
 def timed_determinism(exe, sockdir, log, work):
-    s1, p1, d1, below1 = timed_scenario(exe, sockdir, log, work, 1, 50)
-    s2, p2, d2, below2 = timed_scenario(exe, sockdir, log, work, 2, 1)
+    s1, p1, d1, below1, e1 = timed_scenario(exe, sockdir, log, work, 1, 50)
+    s2, p2, d2, below2, e2 = timed_scenario(exe, sockdir, log, work, 2, 1)
     lines = s1.count(b"\n")
     dropped = 600 - len(d1)
     check("timed: a run's series has a line per virtual ms",
@@ -2103,6 +2106,10 @@ def timed_determinism(exe, sockdir, log, work):
           "series, capture and stamps",
           s1 == s2 and p1 == p2 and d1 == d2 and len(d1) > 0,
           f"{len(d1)} {len(d2)} series {s1 == s2} pcap {p1 == p2}")
+    arrivals = e1.count(b" arrive ")
+    check("timed: the same events in the same order, each frame's arrival "
+          "logged", e1 == e2 and arrivals == 600,
+          f"{len(e1)} {len(e2)} arrivals {arrivals}")
     check("timed: pcap stamps are virtual",
           struct.unpack_from("<II", p1, 24) == (0, 11500 // 1000),
           f"{struct.unpack_from('<II', p1, 24)}")

@@ -45,6 +45,7 @@ struct sw_opts {
 	uint64_t epoch_ns;
 	double rate_mbps;
 	unsigned int stall_ms;
+	const char *evlog;
 };
 
 /* Timed mode's defaults: a short datacenter cable, a 25 Gb/s port. */
@@ -91,6 +92,7 @@ static void usage(FILE *out)
 		"      --rate MBPS        line rate of ports given none (default %d)\n"
 		"      --stall-ms MS      a wait that receives nothing this long fails\n"
 		"                         the run (default %d)\n"
+		"      --event-log FILE   timed: a line per event executed\n"
 		"  -h, --help             this text\n"
 		"\n"
 		"Counters go to stderr on SIGUSR1 and at exit; SIGTERM or SIGINT\n"
@@ -138,6 +140,7 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 		{ "epoch", required_argument, NULL, 'E' },
 		{ "rate", required_argument, NULL, 'R' },
 		{ "stall-ms", required_argument, NULL, 'W' },
+		{ "event-log", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -229,6 +232,9 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 			if (end == optarg || *end || !(o->rate_mbps > 0) ||
 			    o->rate_mbps > 1e6)
 				goto bad;
+			break;
+		case 'V':
+			o->evlog = optarg;
 			break;
 		case 'W':
 			if (ctl_parse_uint(optarg, 86400000, &v) || !v)
@@ -489,6 +495,8 @@ static int run_timed(struct sw *sw, const struct sw_opts *o, int sigfd,
 		timed_run_events(sw);
 		timed_promise(sw, wall_ms());
 		pcap_flush(&sw->pcap);
+		if (sw->evlog)
+			fflush(sw->evlog);
 		n = epoll_wait(sw->epfd, ev, SW_MAX_EVENTS,
 			       (int)(sw->stall_ms / 4 ? sw->stall_ms / 4 : 1));
 		if (n < 0 && errno != EINTR) {
@@ -605,6 +613,14 @@ int main(int argc, char **argv)
 		perror("rocx-switch: signals/timer");
 		goto out;
 	}
+	if (o.evlog) {
+		sw.evlog = fopen(o.evlog, "w");
+		if (!sw.evlog) {
+			fprintf(stderr, "rocx-switch: event log %s: %s\n",
+				o.evlog, strerror(errno));
+			goto out;
+		}
+	}
 	if (o.pcap && pcap_open(&sw.pcap, o.pcap)) {
 		fprintf(stderr, "rocx-switch: pcap %s: %s\n", o.pcap,
 			strerror(errno));
@@ -670,6 +686,8 @@ out_ports:
 	}
 out:
 	pcap_close(&sw.pcap);
+	if (sw.evlog)
+		fclose(sw.evlog);
 	pool_fini(&sw.pool);
 	free(sw.fdb);
 	if (tfd >= 0)

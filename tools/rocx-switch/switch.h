@@ -399,6 +399,7 @@ struct sw {
 	uint64_t wall_keepalive_ms;	/* last repeated promise */
 	uint64_t events;	/* events executed */
 	bool started;		/* the event loop runs: latencies are fixed */
+	FILE *evlog;		/* --event-log: a line per event */
 };
 
 /* Frame header fields the pipeline decides on. */

@@ -194,6 +194,26 @@ enum timed_kind {
 	EV_QOS,
 };
 
+/*
+ * "NS KIND [PORT LEN TC]": the instant, what, and for a frame its port,
+ * bytes and class.  Two runs with the same inputs and seed write the
+ * same file.
+ */
+static void log_event(struct sw *sw, int kind, const struct sw_port *p)
+{
+	static const char * const names[] = {
+		[EV_ARRIVE] = "arrive", [EV_DEPART] = "depart",
+		[EV_IMPAIR] = "impair", [EV_QOS] = "qos",
+	};
+	const struct sw_buf *b = kind == EV_ARRIVE ? p->ch.arr_head :
+				 kind == EV_DEPART ? p->ch.tx_buf : NULL;
+
+	fprintf(sw->evlog, "%" PRIu64 " %s", sw->now_ns, names[kind]);
+	if (b)
+		fprintf(sw->evlog, " %u %u %u", p->idx, b->len, b->tc);
+	fputc('\n', sw->evlog);
+}
+
 void timed_run_events(struct sw *sw)
 {
 	uint64_t h = timed_horizon(sw);
@@ -237,6 +257,8 @@ void timed_run_events(struct sw *sw)
 			timed_set_now(sw, t);
 		sw->events++;
 		p = &sw->port[port];
+		if (sw->evlog)
+			log_event(sw, kind, p);
 		switch (kind) {
 		case EV_ARRIVE:
 			b = p->ch.arr_head;
