@@ -194,13 +194,19 @@ static void qos_release(void *owner, struct sw_buf *buf)
 int qos_init(struct sw *sw)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = SW_TAG_QOS };
-	unsigned int i;
+	unsigned int i, k;
 
 	for (i = 0; i < sw->nports; i++)
 		qos_init_port(sw, &sw->port[i]);
 	sw->pool.on_put = qos_release;
 	sw->pool.owner = sw;
 	sw->qos_rng = sw->seed ^ 0x5245443a45434eULL;
+	/* Each stream starts 2^32 draws after the last: none meet in a run. */
+	for (i = 0; i < sw->nports; i++)
+		for (k = 0; k < SW_NUM_PRIO; k++)
+			sw->port[i].red_rng[k] = sw->qos_rng +
+				((uint64_t)(i * SW_NUM_PRIO + k + 1) << 32) *
+				0x9e3779b97f4a7c15ULL;
 	sw->qos_tfd = timerfd_create(CLOCK_MONOTONIC,
 				     TFD_NONBLOCK | TFD_CLOEXEC);
 	if (sw->qos_tfd < 0 || epoll_ctl(sw->epfd, EPOLL_CTL_ADD, sw->qos_tfd,

@@ -33,10 +33,15 @@ double red_prob(uint64_t q, uint32_t kmin, uint32_t kmax, double pmax)
 	return pmax * (double)(q - kmin) / (double)(kmax - kmin);
 }
 
-/* splitmix64: RED's one stream, from the switch's seed. */
-static double red_uniform(struct sw *sw)
+/*
+ * splitmix64 from the switch's seed: one stream for the whole switch, or
+ * in timed mode one per port and priority, so that a change of one
+ * queue's traffic moves no other queue's draws.
+ */
+static double red_uniform(struct sw *sw, struct sw_port *p, unsigned int prio)
 {
-	uint64_t z = (sw->qos_rng += 0x9e3779b97f4a7c15ULL);
+	uint64_t *st = sw->timed ? &p->red_rng[prio] : &sw->qos_rng;
+	uint64_t z = (*st += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -110,7 +115,7 @@ bool red_enqueue(struct sw *sw, struct sw_port *p, struct sw_buf *buf)
 
 	if (pr <= 0 || buf->refs > 1)
 		return true;
-	if (pr < 1 && red_uniform(sw) >= pr)
+	if (pr < 1 && red_uniform(sw, p, prio) >= pr)
 		return true;
 	off = ip_offset(buf, &ver);
 	ecn = off ? ecn_of(buf->data + off, ver) : 0;

@@ -294,6 +294,8 @@ struct sw_port {
 	struct sw_port_stats st;
 	struct sw_impair imp[SW_DIR_NUM];
 	struct sw_qos_port qos;
+	/* Timed: RED's stream of each priority (red.c). */
+	uint64_t red_rng[SW_NUM_PRIO];
 	struct sw_chan ch;
 };
 
