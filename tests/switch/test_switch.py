@@ -2250,6 +2250,31 @@ def timed_bounds(exe, sockdir, log):
     b.close()
 
 
+def timed_impair(exe, sockdir, log):
+    """A delay line in virtual ns: a frame delayed at egress is clocked out
+    the delay after it arrived."""
+    L = 1000
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, [
+        "--ports", "2", "--timed", "--latency", str(L), "--rate", "10000",
+        "--seed", "3", "--impair", "port=1 dir=egress delay=5us"], log)
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    a.hello(0)
+    b.hello(0)
+    gap = ser_ns(1000, 10000)
+    a.bundle([(4000 + k * gap, chframe(a.mac, f"d{k}")) for k in range(3)])
+    a.sync(10**6)
+    b.sync(10**6)
+    b.until(lambda c: len(c.frames) >= 3)
+    want = [4000 + k * gap + L + 5000 + ser_ns(1000, 10000)
+            for k in range(3)]
+    check("timed: an egress delay of 5 us, in virtual ns",
+          [s for s, _ in b.frames] == want, f"{b.frames[:1]} want {want}")
+    a.close()
+    b.close()
+    stop_switch(sw)
+
+
 def channel(exe, sockdir, log, work):
     channel_untimed(exe, sockdir, log)
     timed_refusals(exe, sockdir, log)
@@ -2257,6 +2282,7 @@ def channel(exe, sockdir, log, work):
     timed_leave_eof(exe, sockdir, log)
     timed_pfc(exe, sockdir, log)
     timed_bounds(exe, sockdir, log)
+    timed_impair(exe, sockdir, log)
     timed_determinism(exe, sockdir, log, work)
     timed_stall(exe, sockdir, log)
 
