@@ -2273,6 +2273,9 @@ def timed_impair(exe, sockdir, log):
     a.close()
     b.close()
     stop_switch(sw)
+    log.seek(0)
+    check("timed: the exit summary states the virtual time reached",
+          f"timed: {want[-1] / 1e9:.9f} s virtual in " in log.read())
 
 
 def channel(exe, sockdir, log, work):

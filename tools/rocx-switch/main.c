@@ -491,12 +491,14 @@ static int run_timed(struct sw *sw, const struct sw_opts *o, int sigfd,
 	sw->wall_progress_ms = wall_ms();
 	sw->wall_keepalive_ms = sw->wall_progress_ms;
 	sw->started = true;
+	sw->wall_start_ms = sw->wall_progress_ms;
 	while (running) {
 		timed_run_events(sw);
 		timed_promise(sw, wall_ms());
 		pcap_flush(&sw->pcap);
 		if (sw->evlog)
 			fflush(sw->evlog);
+		sw->waits++;
 		n = epoll_wait(sw->epfd, ev, SW_MAX_EVENTS,
 			       (int)(sw->stall_ms / 4 ? sw->stall_ms / 4 : 1));
 		if (n < 0 && errno != EINTR) {
@@ -671,6 +673,8 @@ int main(int argc, char **argv)
 	if (!ret)
 		chan_bye_all(&sw);
 	stats_print(&sw, stderr);
+	if (sw.timed)
+		timed_summary(&sw, stderr);
 
 	if (o.pidfile)
 		unlink(o.pidfile);

@@ -400,6 +400,8 @@ struct sw {
 	uint64_t wall_progress_ms;	/* last record, or last wait not a stall */
 	uint64_t wall_keepalive_ms;	/* last repeated promise */
 	uint64_t events;	/* events executed */
+	uint64_t waits;		/* times it waited for records */
+	uint64_t wall_start_ms;	/* when the event loop started */
 	bool started;		/* the event loop runs: latencies are fixed */
 	FILE *evlog;		/* --event-log: a line per event */
 };
@@ -494,6 +496,8 @@ void timed_promise(struct sw *sw, uint64_t wall_ms);
 /* A joined link has held the horizon with nothing received too long. */
 bool timed_stalled(struct sw *sw, uint64_t wall_ms);
 void timed_report(struct sw *sw, FILE *out, const char *why);
+/* Virtual time reached, wall time taken, and their ratios. */
+void timed_summary(const struct sw *sw, FILE *out);
 void timed_service(struct sw *sw, struct sw_port *p);
 /* A PFC frame for port p; false: it could not be queued (retry). */
 bool timed_ctl_xmit(struct sw *sw, struct sw_port *p, struct sw_buf *buf);

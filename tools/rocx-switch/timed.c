@@ -329,6 +329,20 @@ bool timed_stalled(struct sw *sw, uint64_t wall)
 	return wall - sw->wall_progress_ms >= sw->stall_ms;
 }
 
+void timed_summary(const struct sw *sw, FILE *out)
+{
+	double wall = (double)(wall_ms() - sw->wall_start_ms) / 1e3;
+	double virt = (double)sw->now_ns / 1e9;
+
+	fprintf(out, "rocx-switch: timed: %.9f s virtual in %.3f s wall: ",
+		virt, wall);
+	fprintf(out, "%.3g wall s per virtual s, %.3g virtual ns per wall s; ",
+		virt > 0 ? wall / virt : 0, wall > 0 ? virt * 1e9 / wall : 0);
+	fprintf(out, "%" PRIu64 " events, %" PRIu64 " waits\n", sw->events,
+		sw->waits);
+	fflush(out);
+}
+
 void timed_report(struct sw *sw, FILE *out, const char *why)
 {
 	unsigned int i;
