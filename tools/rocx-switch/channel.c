@@ -194,8 +194,15 @@ void chan_accept(struct sw *sw, struct sw_port *p)
 			close(fd);
 			continue;
 		}
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof(bytes));
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+		/*
+		 * A connected seqpacket socket queues what its send buffer
+		 * holds: records a NIC leaves unread until its next wait.
+		 * As root the FORCE variant passes net.core.wmem_max.
+		 */
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes,
+			       sizeof(bytes)))
+			setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes,
+				   sizeof(bytes));
 		if (epoll_ctl(sw->epfd, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
 			continue;
