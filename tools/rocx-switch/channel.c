@@ -365,6 +365,7 @@ static void chan_hello(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 		c->prom_rx = c->epoch_ns;
 		c->prom_tx = c->epoch_ns;
 		sw->wall_progress_ms = wall_ms();
+		c->wall_rx_ms = sw->wall_progress_ms;
 	}
 	c->state = CH_UP;
 	if (chan_ctrl(sw, p, ROCX_FAB_HELLO_ACK, 0, c->epoch_ns,
@@ -554,7 +555,7 @@ void chan_rx(struct sw *sw, struct sw_port *p)
 			return;
 		}
 		if (sw->timed)
-			sw->wall_progress_ms = wall_ms();
+			p->ch.wall_rx_ms = wall_ms();
 		if ((size_t)n > sizeof(rec)) {
 			chan_error(sw, p, "a record above max_len");
 			return;

@@ -485,6 +485,8 @@ static int run_timed(struct sw *sw, const struct sw_opts *o, int sigfd,
 {
 	struct epoll_event ev[SW_MAX_EVENTS];
 	bool running = true;
+	char why[64];
+	unsigned int port;
 	uint64_t wall;
 	int n, i;
 
@@ -508,8 +510,11 @@ static int run_timed(struct sw *sw, const struct sw_opts *o, int sigfd,
 		for (i = 0; i < n; i++)
 			running = dispatch(sw, o, sigfd, tfd, &ev[i]) && running;
 		wall = wall_ms();
-		if (running && timed_stalled(sw, wall)) {
-			timed_report(sw, stderr, "stalled");
+		if (running && timed_stalled(sw, wall, &port)) {
+			snprintf(why, sizeof(why),
+				 "stalled: port %u holds the horizon, silent",
+				 port);
+			timed_report(sw, stderr, why);
 			return -1;
 		}
 	}

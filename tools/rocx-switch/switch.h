@@ -254,6 +254,7 @@ struct sw_chan {
 	uint64_t epoch_ns;	/* when its carrier came up */
 	uint64_t prom_rx;	/* last promise received */
 	uint64_t prom_tx;	/* last promise sent */
+	uint64_t wall_rx_ms;	/* wall time of its last record */
 	/* Frames received, not arrived yet (t_ns order: a link's stamps grow). */
 	struct sw_buf *arr_head, *arr_tail;
 	unsigned int narr;
@@ -397,7 +398,7 @@ struct sw {
 	uint64_t def_latency_ns;	/* --latency */
 	double def_rate_mbps;	/* --rate: for ports given none */
 	uint64_t stall_ms;	/* wall time a wait may receive nothing */
-	uint64_t wall_progress_ms;	/* last record, or last wait not a stall */
+	uint64_t wall_progress_ms;	/* last join, or last wait not a stall */
 	uint64_t wall_keepalive_ms;	/* last repeated promise */
 	uint64_t events;	/* events executed */
 	uint64_t waits;		/* times it waited for records */
@@ -493,8 +494,11 @@ uint64_t timed_horizon(struct sw *sw);
 void timed_run_events(struct sw *sw);
 /* Records out, then a SYNC where the switch can promise more. */
 void timed_promise(struct sw *sw, uint64_t wall_ms);
-/* A joined link has held the horizon with nothing received too long. */
-bool timed_stalled(struct sw *sw, uint64_t wall_ms);
+/*
+ * A joined link has held the horizon with nothing received too long:
+ * true, and *port is that link's.
+ */
+bool timed_stalled(struct sw *sw, uint64_t wall_ms, unsigned int *port);
 void timed_report(struct sw *sw, FILE *out, const char *why);
 /* Virtual time reached, wall time taken, and their ratios. */
 void timed_summary(const struct sw *sw, FILE *out);

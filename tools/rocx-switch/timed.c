@@ -316,9 +316,11 @@ void timed_promise(struct sw *sw, uint64_t wall)
 		sw->wall_keepalive_ms = wall;
 }
 
-bool timed_stalled(struct sw *sw, uint64_t wall)
+bool timed_stalled(struct sw *sw, uint64_t wall, unsigned int *port)
 {
-	uint64_t j, u;
+	const struct sw_chan *c;
+	uint64_t j, u, since;
+	unsigned int i;
 
 	horizons(sw, &j, &u);
 	/* No joined link, or one booting holds the switch: not a stall. */
@@ -326,7 +328,17 @@ bool timed_stalled(struct sw *sw, uint64_t wall)
 		sw->wall_progress_ms = wall;
 		return false;
 	}
-	return wall - sw->wall_progress_ms >= sw->stall_ms;
+	for (i = 0; i < sw->nports; i++) {
+		c = &sw->port[i].ch;
+		if (c->state == CH_UP && add_sat(c->prom_rx, c->latency_ns) == j)
+			break;
+	}
+	if (i == sw->nports)
+		return false;
+	since = c->wall_rx_ms > sw->wall_progress_ms ? c->wall_rx_ms :
+		sw->wall_progress_ms;
+	*port = i;
+	return wall - since >= sw->stall_ms;
 }
 
 void timed_summary(const struct sw *sw, FILE *out)
