@@ -439,14 +439,17 @@ static void t_chan_timed_queue(void)
     CHECK(!B->f->core.chan.closed);
 }
 
-/* Each record that breaks the format closes the channel, with a reason. */
+/*
+ * Each record that breaks the format closes the channel, with a reason,
+ * and delivers nothing: a bundle is checked whole first.
+ */
 static void t_chan_errors(void)
 {
     static uint8_t b[4096];
     uint8_t fr[64];
     unsigned kind;
 
-    for (kind = 0; kind < 9; kind++) {
+    for (kind = 0; kind < 10; kind++) {
         size_t len;
 
         t_teardown();
@@ -490,9 +493,14 @@ static void t_chan_errors(void)
             len = sizeof(fr);
             memcpy(b, fr, len);
             break;
+        case 9:     /* a first entry not at the record's time */
+            stl_be_p(b + ROCX_FAB_TIMED_HLEN, 1);
+            break;
         }
         CHECK_EQ(c_rx(B, b, len), ROCX_CHAN_ERROR);
         CHECK(rocx_core_chan_error(&B->f->core) != NULL);
+        /* A damaged record delivers none of its frames, the good ones too. */
+        CHECK_EQ(rocx_core_chan_stats(&B->f->core)->rx_frames, 0);
         CHECK_EQ(rocx_core_chan_stats(&B->f->core)->rx_errors, 1);
         CHECK_EQ(rocx_core_chan_horizon(&B->f->core), INT64_MAX);
         CHECK(!(rocx_core_link_status(&B->f->core) & ROCX_LINK_UP));

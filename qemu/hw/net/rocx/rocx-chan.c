@@ -323,22 +323,20 @@ static RocxChanResult rocx_chan_hello_ack(RocxCore *c, const uint8_t *buf,
 }
 
 static RocxChanResult rocx_chan_bundle(RocxCore *c, const uint8_t *buf,
-                                       size_t len, size_t off, int64_t time)
+                                       size_t len, size_t hlen, int64_t time)
 {
     RocxChan *ch = &c->chan;
     uint16_t count = lduw_be_p(buf + ROCX_FAB_OFF_COUNT);
     size_t ehlen = ch->timed ? ROCX_FAB_TENTRY_HLEN : ROCX_FAB_ENTRY_HLEN;
     int64_t last = time;
+    size_t off = hlen;
     uint16_t i;
 
-    if (!ch->joined) {
-        return rocx_chan_fail(c, "BUNDLE before HELLO_ACK");
-    }
     if (!count) {
         return rocx_chan_fail(c, "BUNDLE of no frame");
     }
+    /* The whole record first: a damaged one delivers nothing. */
     for (i = 0; i < count; i++) {
-        int64_t stamp;
         uint16_t flen;
 
         if (len - off < ehlen) {
@@ -348,25 +346,32 @@ static RocxChanResult rocx_chan_bundle(RocxCore *c, const uint8_t *buf,
         if (flen > len - off - ehlen || flen > ROCX_MAX_FRAME || !flen) {
             return rocx_chan_fail(c, "BUNDLE entry of a bad length");
         }
-        if (!ch->timed) {
-            rocx_rx_frame(c, buf + off + ehlen, flen);
-        } else {
-            stamp = time + ldl_be_p(buf + off);
-            if (stamp < last) {
+        if (ch->timed) {
+            int64_t stamp = time + ldl_be_p(buf + off);
+
+            if (stamp < last || (!i && stamp != time)) {
                 return rocx_chan_fail(c, "BUNDLE stamps go back in time");
             }
             last = stamp;
-            if (!rocx_chan_rxq_push(c, stamp + ch->latency_ns,
-                                    buf + off + ehlen, flen)) {
-                return rocx_chan_fail(c, "more frames in flight than the "
-                                      "receive queue holds");
-            }
         }
-        ch->stats.rx_frames++;
         off += ehlen + flen;
     }
     if (off != len) {
         return rocx_chan_fail(c, "bytes after a BUNDLE's last entry");
+    }
+    for (i = 0, off = hlen; i < count; i++) {
+        uint16_t flen = lduw_be_p(buf + off + ehlen - 2);
+
+        if (!ch->timed) {
+            rocx_rx_frame(c, buf + off + ehlen, flen);
+        } else if (!rocx_chan_rxq_push(c, time + ldl_be_p(buf + off) +
+                                       ch->latency_ns, buf + off + ehlen,
+                                       flen)) {
+            return rocx_chan_fail(c, "more frames in flight than the "
+                                  "receive queue holds");
+        }
+        ch->stats.rx_frames++;
+        off += ehlen + flen;
     }
     if (ch->timed) {
         ch->rx_promise = last;
@@ -420,8 +425,9 @@ RocxChanResult rocx_chan_receive(RocxCore *c, const uint8_t *buf, size_t len)
     case ROCX_FAB_BUNDLE:
         return rocx_chan_bundle(c, buf, len, hlen, time);
     case ROCX_FAB_SYNC:
-        if (!ch->timed || len != ROCX_FAB_TIMED_HLEN) {
-            return rocx_chan_fail(c, "a SYNC that is not one");
+        /* A promise may repeat the last one: only going back is wrong. */
+        if (!ch->timed) {
+            return rocx_chan_fail(c, "a SYNC on an untimed link");
         }
         ch->stats.rx_syncs++;
         ch->rx_promise = time;

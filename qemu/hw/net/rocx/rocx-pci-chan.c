@@ -275,8 +275,13 @@ static void rocx_chan_horizon_cb(void *opaque)
     }
     ch->waits++;
     while (rocx_core_chan_horizon(&s->core) <= now) {
-        if (!rocx_chan_poll(ch->fd, POLLIN, start + ROCX_CHAN_STALL_NS)) {
-            rocx_chan_die(s, "no promise from the switch");
+        /*
+         * A stall is silence, not a long wait: while another guest boots
+         * the switch repeats its promise, and each record starts over.
+         */
+        if (!rocx_chan_poll(ch->fd, POLLIN,
+                            get_clock() + ROCX_CHAN_STALL_NS)) {
+            rocx_chan_die(s, "no record from the switch");
         }
         if (!rocx_chan_read(s, 0)) {
             qemu_set_fd_handler(ch->fd, NULL, NULL, NULL);
