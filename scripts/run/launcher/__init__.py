@@ -63,7 +63,16 @@ Options:
   --switch 'ARGS'   more rocx-switch options (split on spaces), e.g.
                     '--queue-limit 4096'; repeatable
   --seed N          seed of the switch's impairments (rocx-switch --seed;
-                    default: random, printed in OUT/switch.log)
+                    default: random, printed in OUT/switch.log); in a
+                    timed run also the guests' (QEMU -seed N + guest)
+  --timed           run in virtual time (Documentation/rocx-device.rst,
+                    "Timed mode"): every guest under -icount
+                    shift=N,sleep=off with its RTC on the virtual clock,
+                    every NIC a rocx on the rocx-switch's fabric channel
+                    (timed=on; virtio NICs and @SEG are refused), the
+                    switch --timed; --timeout counts 4 times over
+  --link-latency NS the switch's link latency in a timed run (default 1000)
+  --icount-shift N  instruction time 2^N ns in a timed run (default 0)
   --machine TYPE    QEMU machine (default q35)
   --kernel KERNEL   guest kernel: debian (Debian's $ROCX_KVER, as the PVH
                     vmlinux scripts/build/vmlinux.sh extracts), 6.1

@@ -68,6 +68,7 @@ def wire(guests, run, sizes):
             if not nic.seg:
                 nic.lsock = "%s/g%d.sock" % (run, port)
                 nic.rsock = "%s/sw%d.sock" % (run, port)
+                nic.csock = "%s/ch%d.sock" % (run, port)
                 port += 1
                 continue
             k = seg_next[nic.seg]
@@ -83,14 +84,33 @@ def wire(guests, run, sizes):
     return port, lines
 
 
-def nic_args(g):
-    """Guest G's -netdev and -device arguments, its NICs in order."""
+def check_timed(guests):
+    """A timed run carries time only over rocx NICs' fabric channels to
+    the rocx-switch: refuse anything else."""
+    for g in guests:
+        for nic in g.nics:
+            where = "guest%d nic%d" % (g.index, nic.index)
+            if nic.model != "rocx":
+                raise Die("--timed: %s is %s; only rocx NICs carry virtual "
+                          "time" % (where, nic.model))
+            if nic.seg:
+                raise Die("--timed: %s is on segment %s; a timed run has "
+                          "the rocx-switch only" % (where, nic.seg))
+
+
+def nic_args(g, timed=False):
+    """Guest G's -netdev and -device arguments, its NICs in order; in a
+    timed run a rocx NIC's own fabric channel instead of a netdev."""
     args = []
     for nic in g.nics:
         mac = "52:54:00:00:%02x:%02x" % (nic.index, g.index)
         dev = "virtio-net-pci,romfile=" if nic.model == "virtio" \
             else nic.model
         props = nic.props
+        if timed:
+            args += ["-device", "rocx,id=nic%d,fabric=%s,timed=on,mac=%s%s"
+                     % (nic.index, nic.csock, mac, props)]
+            continue
         args += ["-netdev",
                  "dgram,id=n%d,local.type=unix,local.path=%s,"
                  "remote.type=unix,remote.path=%s"

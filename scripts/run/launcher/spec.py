@@ -21,6 +21,11 @@ class Options:
     append: str = ""
     seed: str = ""
     switch_opts: list = dataclasses.field(default_factory=list)
+    # --timed: guests under instruction counting, rocx NICs on the
+    # switch's fabric channels, every clock virtual.
+    timed: bool = False
+    link_latency: int = 1000
+    icount_shift: int = 0
     # One [SPEC, EXTRA] per --guest: EXTRA gathers its --extra words.
     guests: list = dataclasses.field(default_factory=list)
 
@@ -38,12 +43,17 @@ def parse_args(argv, environ=None):
     takes_value = {"--qemu", "--timeout", "--out", "--pcap", "--machine",
                    "--kernel", "--append", "--host-cmd", "--impair",
                    "--switch", "--seed", "--guest", "--extra"}
+    takes_value |= {"--link-latency", "--icount-shift"}
     timeout = "300"
     i = 0
     while i < len(argv):
         a = argv[i]
         if a in ("-h", "--help"):
             usage(0)
+        if a == "--timed":
+            o.timed = True
+            i += 1
+            continue
         if a not in takes_value:
             raise Die("unknown argument %s (see --help)" % a)
         if i + 1 >= len(argv):
@@ -72,6 +82,15 @@ def parse_args(argv, environ=None):
             o.switch_opts += v.split()
         elif a == "--seed":
             o.seed = v
+        elif a in ("--link-latency", "--icount-shift"):
+            if not re.fullmatch(r"[0-9]+", v) or \
+                    (a == "--link-latency" and int(v) == 0) or \
+                    (a == "--icount-shift" and int(v) > 10):
+                raise Die("bad %s %s" % (a, v))
+            if a == "--link-latency":
+                o.link_latency = int(v)
+            else:
+                o.icount_shift = int(v)
         elif a == "--guest":
             o.guests.append([v, ""])
         elif a == "--extra":
@@ -106,9 +125,11 @@ class Nic:
     model: str              # -device model, or virtio or rocx
     props: str = ""         # ",P=V,..." appended to -device, or ""
     seg: str = ""           # segment name, "" for the rocx-switch
-    # Filled by wire(): this end's socket and the one it sends to.
+    # Filled by wire(): this end's socket and the one it sends to, and
+    # for a NIC on the rocx-switch, its port's fabric channel socket.
     lsock: str = ""
     rsock: str = ""
+    csock: str = ""
 
 
 @dataclasses.dataclass

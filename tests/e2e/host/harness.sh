@@ -8,6 +8,9 @@
 #   host_cmd='CMD'         run CMD on the host beside the guests (its
 #                          status counts like a guest's; run-guests --host-cmd)
 #   capture=1              capture the fabric's traffic to $out/NAME/fabric.pcap
+#   timed='OPTS'           run in virtual time: run-guests.sh --timed and
+#                          OPTS (e.g. '--link-latency 10000'); rocx NICs
+#                          only, on the rocx-switch
 #   seed=N                 seed of the switch's impairments (default: the
 #                          environment's ROCX_SWITCH_SEED, else random); to
 #                          impair the fabric, guests use guest/lib/switch_lib.sh
@@ -190,7 +193,7 @@ capture_checks() {
 # count their results, then run its host checks.
 run_group() {
 	local g=$1 t0 rc opts=()
-	local args=() timeout=300 host_cmd='' capture=0 switch=
+	local args=() timeout=300 host_cmd='' capture=0 switch= timed=
 	local seed=${ROCX_SWITCH_SEED:-}
 
 	t0=$(date +%s)
@@ -203,6 +206,8 @@ run_group() {
 	[ "$capture" = 1 ] && opts+=(--pcap "$out/$g/fabric.pcap")
 	[ -n "$switch" ] && opts+=(--switch "$switch")
 	[ -n "$seed" ] && opts+=(--seed "$seed")
+	# shellcheck disable=SC2206 # OPTS are words for run-guests.sh
+	[ -n "$timed" ] && opts+=(--timed $timed)
 	echo "--- e2e group $g"
 	rm -rf "${out:?}/$g"
 	"$rg" --out "$out/$g" "${opts[@]}" "${args[@]}" >"$out/$g.log" 2>&1

@@ -32,6 +32,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/sockets.h"
 #include "qapi/error.h"
+#include "system/system.h"
 #include "system/cpu-timers.h"
 #include <poll.h>
 #include <sys/un.h>
@@ -329,6 +330,8 @@ void rocx_pci_chan_admin_up(RocxState *s)
     }
 }
 
+static void rocx_chan_at_exit(Notifier *n, void *data);
+
 bool rocx_pci_chan_realize(RocxState *s, Error **errp)
 {
     RocxPciChan *ch = &s->chan;
@@ -379,23 +382,51 @@ bool rocx_pci_chan_realize(RocxState *s, Error **errp)
         rocx_chan_join(s);
     }
     qemu_set_fd_handler(fd, rocx_chan_readable, NULL, s);
+    ch->exit_notifier.notify = rocx_chan_at_exit;
+    qemu_add_exit_notifier(&ch->exit_notifier);
     return true;
+}
+
+/* Say BYE and what the waits cost; the socket stays until unrealize. */
+static void rocx_chan_leave(RocxState *s)
+{
+    RocxPciChan *ch = &s->chan;
+    uint8_t bye[ROCX_FAB_TIMED_HLEN];
+    size_t len = rocx_core_chan_bye(&s->core, bye);
+
+    /* Best effort: the switch also takes end of file as BYE. */
+    if (len && send(ch->fd, bye, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+        warn_report("rocx: fabric channel %s: BYE not sent", ch->path);
+    }
+    if (len) {
+        rocx_core_chan_closed(&s->core, "the device left");
+    }
+    if (ch->timed) {
+        info_report("rocx: fabric channel %s: %" PRIu64 " waits at the "
+                    "horizon, %" PRIu64 " ms of wall time, virtual time %"
+                    PRId64 " ns", ch->path, ch->waits,
+                    ch->wait_ns / SCALE_MS,
+                    qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+    }
+}
+
+/* QEMU exits without unrealizing its devices: leave the fabric anyway. */
+static void rocx_chan_at_exit(Notifier *n, void *data)
+{
+    RocxState *s = container_of(n, RocxState, chan.exit_notifier);
+
+    rocx_chan_leave(s);
 }
 
 void rocx_pci_chan_exit(RocxState *s)
 {
     RocxPciChan *ch = &s->chan;
-    uint8_t bye[ROCX_FAB_TIMED_HLEN];
-    size_t len;
 
     if (ch->fd < 0) {
         return;
     }
-    len = rocx_core_chan_bye(&s->core, bye);
-    /* Best effort: the switch also takes end of file as BYE. */
-    if (len && send(ch->fd, bye, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-        warn_report("rocx: fabric channel %s: BYE not sent", ch->path);
-    }
+    qemu_remove_exit_notifier(&ch->exit_notifier);
+    rocx_chan_leave(s);
     qemu_set_fd_handler(ch->fd, NULL, NULL, NULL);
     close(ch->fd);
     ch->fd = -1;
@@ -403,10 +434,5 @@ void rocx_pci_chan_exit(RocxState *s)
         timer_free(ch->horizon_timer);
         timer_free(ch->epoch_timer);
         ch->horizon_timer = ch->epoch_timer = NULL;
-    }
-    if (ch->waits) {
-        info_report("rocx: fabric channel %s: %" PRIu64 " waits at the "
-                    "horizon, %" PRIu64 " ms of wall time", ch->path,
-                    ch->waits, ch->wait_ns / SCALE_MS);
     }
 }

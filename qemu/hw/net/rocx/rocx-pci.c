@@ -194,7 +194,9 @@ static void rocx_op_rx_resume(void *opaque)
     RocxState *s = opaque;
 
     trace_rocx_rx_resume();
-    qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    if (s->nic) {
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
 }
 
 static bool rocx_op_carrier(void *opaque)
@@ -228,7 +230,8 @@ rocx_op_guest_error(void *opaque, unsigned code, unsigned info,
     vsnprintf(msg, sizeof(msg), fmt, ap);
     trace_rocx_guest_error(code, info, msg);
     qemu_log_mask(LOG_GUEST_ERROR, "%s: guest error %u (info 0x%x): %s\n",
-                  qemu_get_queue(s->nic)->name, code, info, msg);
+                  s->nic ? qemu_get_queue(s->nic)->name :
+                  DEVICE(s)->id ? DEVICE(s)->id : TYPE_ROCX, code, info, msg);
 }
 
 static void rocx_op_aq_done(void *opaque, unsigned opcode, unsigned cmd_id,
@@ -495,10 +498,13 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
     }
 
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
-    s->nic = qemu_new_nic(&rocx_net_info, &s->conf,
-                          object_get_typename(OBJECT(s)), dev->id,
-                          &dev->mem_reentrancy_guard, s);
-    qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    /* On a fabric channel the device has no netdev and needs no NIC. */
+    if (!s->chan.path) {
+        s->nic = qemu_new_nic(&rocx_net_info, &s->conf,
+                              object_get_typename(OBJECT(s)), dev->id,
+                              &dev->mem_reentrancy_guard, s);
+        qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    }
 
     /* Guarded: DMA from the engine into our own BARs must not re-enter. */
     s->bh = qemu_bh_new_guarded(rocx_bh, s, &dev->mem_reentrancy_guard);
@@ -513,8 +519,8 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
         s->work_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, rocx_bh, s);
     }
     /* rocx-switch, the only peer that understands bundles, is on dgram. */
-    nc = qemu_get_queue(s->nic);
-    rocx_core_set_bundles(&s->core, s->bundle && nc->peer &&
+    nc = s->nic ? qemu_get_queue(s->nic) : NULL;
+    rocx_core_set_bundles(&s->core, s->bundle && nc && nc->peer &&
                           nc->peer->info->type == NET_CLIENT_DRIVER_DGRAM);
     /* Doorbell writes come with the BQL held, as the bottom half runs. */
     rocx_core_set_direct_doorbells(&s->core, s->direct_db);
@@ -538,7 +544,10 @@ static void rocx_exit(PCIDevice *pdev)
     rocx_core_fini(&s->core);
     timer_free(s->timer);
     qemu_bh_delete(s->bh);
-    qemu_del_nic(s->nic);
+    if (s->nic) {
+        qemu_del_nic(s->nic);
+        s->nic = NULL;
+    }
     msix_unuse_all_vectors(pdev);
     msix_uninit(pdev, &s->msix, &s->msix);
 }

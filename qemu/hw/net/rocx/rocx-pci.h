@@ -12,6 +12,7 @@
 
 #include "hw/pci/pci_device.h"
 #include "net/net.h"
+#include "qemu/notify.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "rocx-core.h"
@@ -42,6 +43,8 @@ typedef struct RocxPciChan {
     /* Untimed: a record the socket could not take yet (tx_busy). */
     uint32_t pending_len;
     uint8_t pending[ROCX_FAB_BUNDLE_MAX];
+    /* BYE and the report when QEMU exits without unrealizing us. */
+    Notifier exit_notifier;
     /* Wall time spent waiting at the horizon, and how many waits. */
     uint64_t waits;
     uint64_t wait_ns;
