@@ -1834,6 +1834,13 @@ def ser_ns(nbytes, mbps):
     return (bits * 10**9 + rate - 1) // rate
 
 
+# A promise of forever, as the switch sends it: the NICs keep time in an
+# int64.
+FOREVER = 2**63 - 1
+# A timed switch's rate for a port without one (--rate's default), Mb/s.
+DEF_RATE = 25000
+
+
 def chframe(src_mac, tag, size=1000, dst=BCAST):
     return (dst + src_mac + struct.pack("!H", ETH_TEST) +
             tag.encode()).ljust(size, b"\0")
@@ -1868,12 +1875,18 @@ def timed_delivery(exe, sockdir, log):
           ack_a == (fabric.F_TIMED, E, L) and ack_b == (fabric.F_TIMED,
                                                         7000, L),
           f"{ack_a} {ack_b}")
-    # A promised 5000 by joining, B 7000: the switch's horizon is 6000,
-    # which it promises on the link that is behind it (A's, at 5000).
-    a.until(lambda c: c.syncs)
+    # A promised 5000 by joining, B 7000.  What the switch can send A is
+    # what arrives from B, from 7000 + L, and a frame takes at least a
+    # 14-byte serialisation: it promises A 8028 (6028 while B had not
+    # joined yet).  B's bound, 5000 + L + 28, is below B's epoch.
+    m0 = ser_ns(14, 10000)
+    a.until(lambda c: c.syncs and c.syncs[-1] >= 7000 + L + m0)
     b.drain(0.2)
-    check("timed: idle link: the switch promises its horizon",
-          a.syncs == [E + L] and b.syncs == [], f"{a.syncs} {b.syncs}")
+    check("timed: idle link: the switch promises the other ports' horizon "
+          "plus a serialisation",
+          a.syncs[-1] == 7000 + L + m0 and
+          set(a.syncs) <= {E + L + m0, 7000 + L + m0} and b.syncs == [],
+          f"{a.syncs} {b.syncs}")
     # Two 1000-byte frames from A, clocked out at 10 Gb/s, to port 1 at
     # 1 Gb/s: they arrive at stamp + L and leave one serialisation apart.
     s1, s2 = 8000, 8000 + ser_ns(1000, 10000)
@@ -1887,8 +1900,9 @@ def timed_delivery(exe, sockdir, log):
     got = [(s, t) for (s, _), t in zip(b.frames, chtags(b.frames))]
     check("timed: delivery at stamp + L + serialisation, to the ns",
           got == [(d1, "t1"), (d2, "t2")], f"{got} want {d1} {d2}")
-    check("timed: then the horizon promised",
-          b.syncs[-1] == 100000 + L and sorted(b.syncs) == b.syncs,
+    m1 = ser_ns(14, 1000)
+    check("timed: then A's horizon plus a serialisation promised to B",
+          b.syncs[-1] == 100000 + L + m1 and sorted(b.syncs) == b.syncs,
           f"{b.syncs}")
     # A stops promising after a burst of 20: the switch may run up to
     # A's last stamp + L and no further, however far B promises.
@@ -1907,7 +1921,7 @@ def timed_delivery(exe, sockdir, log):
     deps = [base + L + (k + 1) * ser_ns(1000, 1000) for k in range(20)]
     check("timed: held at a silent peer's promise + L",
           [s for s, _ in held] == [d for d in deps if d < hold] and
-          b.syncs[-1] == hold and max(b.syncs) == hold,
+          b.syncs[-1] == hold + m1 and max(b.syncs) == hold + m1,
           f"frames {[s for s, _ in held]} syncs {b.syncs[-3:]} hold {hold}")
     a.sync(10**9)
     b.until(lambda c: len(c.frames) >= n0 + 20)
@@ -1915,11 +1929,12 @@ def timed_delivery(exe, sockdir, log):
           [s for s, _ in b.frames[n0:]] == deps and
           chtags(b.frames[n0:]) == [f"h{k}" for k in range(20)],
           f"{[s for s, _ in b.frames[n0:]][:4]}")
-    # BYE: A promises forever, so B alone holds the switch.
+    # BYE: A promises forever; B has no PFC, so nothing can reach B any
+    # more, and the switch promises it forever (INT64_MAX).
     a.bye()
     b.sync(2 * 10**9)
-    b.until(lambda c: c.syncs[-1] >= 2 * 10**9 + L)
-    check("timed: BYE releases the switch", b.syncs[-1] == 2 * 10**9 + L,
+    b.until(lambda c: c.syncs[-1] >= FOREVER)
+    check("timed: BYE releases the switch", b.syncs[-1] == FOREVER,
           f"{b.syncs[-2:]}")
     check("timed: no stamp below a promise, no promise going back",
           not a.below and not b.below, f"{a.below} {b.below}")
@@ -1946,17 +1961,17 @@ def timed_leave_eof(exe, sockdir, log):
     a.sync(50000)
     b.sync(50000)
     b.drain(0.3)
+    m = ser_ns(14, DEF_RATE)
     check("timed: a port not joined holds the switch at --epoch + L",
-          max(b.syncs, default=0) == L, f"{b.syncs}")
+          max(b.syncs, default=0) == L + m, f"{b.syncs}")
     c = chanpeer.Chan(sockdir, 2)
     c.hello(0)
-    b.until(lambda x: x.syncs and x.syncs[-1] == L + L)
     a.close()
     c.close()
     b.sync(80000)
-    b.until(lambda x: x.syncs and x.syncs[-1] == 80000 + L)
+    b.until(lambda x: x.syncs and x.syncs[-1] == FOREVER)
     check("timed: end of file releases the switch",
-          b.syncs[-1] == 80000 + L, f"{b.syncs[-3:]}")
+          b.syncs[-1] == FOREVER, f"{b.syncs[-3:]}")
     b.close()
     stop_switch(sw)
 
@@ -2166,8 +2181,8 @@ def timed_stall(exe, sockdir, log):
     check("timed: a joined link silent past --stall-ms fails the run, "
           "named, though another talks",
           rc == 1 and "stalled: port 1 holds the horizon" in text and
-          "port1 ch=up latency=1000 epoch=0 promise_rx=0 promise_tx=1000"
-          in text, f"rc {rc}")
+          "port1 ch=up latency=1000 epoch=0 promise_rx=0 promise_tx="
+          f"{10**6 + 1000 + ser_ns(14, DEF_RATE)}" in text, f"rc {rc}")
     a.close()
     b.close()
 

@@ -402,6 +402,8 @@ struct sw {
 	uint64_t wall_keepalive_ms;	/* last repeated promise */
 	uint64_t events;	/* events executed */
 	uint64_t waits;		/* times it waited for records */
+	/* frames held to a promise a control command made them break */
+	uint64_t late;
 	uint64_t wall_start_ms;	/* when the event loop started */
 	bool started;		/* the event loop runs: latencies are fixed */
 	FILE *evlog;		/* --event-log: a line per event */

@@ -153,6 +153,16 @@ void timed_service(struct sw *sw, struct sw_port *p)
 	}
 	c->tx_buf = b;
 	c->dep_ns = sw->now_ns + timed_ser_ns(p, b->len);
+	/*
+	 * The promises keep every frame of the event loop at or above them;
+	 * a control command (a higher rate, PFC turned on, an XON of "qos
+	 * clear") acts at the clock when it comes and can fall below one.
+	 * The link must not break: the frame leaves at the promise, counted.
+	 */
+	if (c->dep_ns < c->prom_tx) {
+		c->dep_ns = c->prom_tx;
+		sw->late++;
+	}
 }
 
 static void timed_depart(struct sw *sw, struct sw_port *p)
@@ -283,13 +293,96 @@ void timed_run_events(struct sw *sw)
 	}
 }
 
+/* A port's own promise + L, or --epoch + L before it joins. */
+static uint64_t port_horizon(const struct sw *sw, const struct sw_port *p)
+{
+	const struct sw_chan *c = &p->ch;
+
+	if (c->state == CH_UP)
+		return add_sat(c->prom_rx, c->latency_ns);
+	return c->left ? UINT64_MAX : add_sat(sw->epoch_ns, c->latency_ns);
+}
+
+/*
+ * The earliest instant at which a frame of port k can still arrive: its
+ * first received frame not arrived yet, else its horizon (a received
+ * frame's stamp is at most the port's promise).
+ */
+static uint64_t port_next_arrival(const struct sw *sw, const struct sw_port *p)
+{
+	return p->ch.arr_head ? p->ch.arr_head->t_ns : port_horizon(sw, p);
+}
+
+/* Whether the switch may send port j a PFC frame: its ingress has PFC. */
+static bool timed_pfc_sender(const struct sw_qos_port *q, bool *on)
+{
+	unsigned int k;
+	bool gen = false;
+
+	*on = false;
+	for (k = 0; k < SW_NUM_PRIO; k++) {
+		if (q->xoff[k] || q->xon_retry_ns[k])
+			*on = true;
+		if (q->prio[k].pfc && q->prio[k].xoff)
+			gen = true;
+	}
+	return gen || *on;
+}
+
+static uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * The least stamp the switch can still send on port j, called when every
+ * event before the horizon has run (rocx-device.rst, "Promising").  A
+ * frame leaves j at least a serialisation after the event that queued it,
+ * and the events that can queue one there are: an arrival on another
+ * port (a frame never goes back out of the port it came in on); a delay
+ * line's release; the end of a pause of j's egress, by the QoS timer or
+ * by a PFC frame arriving on j, when frames wait there; and, when j's
+ * ingress has PFC, a PFC frame to j: an XOFF only when a frame of j's
+ * own is charged (it arrives on j, or leaves j's ingress delay line),
+ * and while j is in XOFF, an XON or refresh at any event.
+ */
+static uint64_t timed_bound(const struct sw *sw, const struct sw_port *pj,
+			    uint64_t next_imp, uint64_t next_qos)
+{
+	const struct sw_chan *cj = &pj->ch;
+	uint64_t e = next_imp, self, ser;
+	unsigned int k;
+	bool xoff;
+
+	for (k = 0; k < sw->nports; k++)
+		if (k != pj->idx)
+			e = min64(e, port_next_arrival(sw, &sw->port[k]));
+	self = min64(port_next_arrival(sw, pj), next_imp);
+	if (!cj->tx_buf && pj->eg.queued)
+		e = min64(e, min64(self, next_qos));
+	if (timed_pfc_sender(&pj->qos, &xoff)) {
+		e = min64(e, self);
+		if (xoff) {
+			e = min64(e, next_qos);
+			for (k = 0; k < sw->nports; k++)
+				e = min64(e, sw->port[k].ch.dep_ns);
+		}
+	}
+	ser = timed_ser_ns(pj, SW_ETH_HLEN);
+	return min64(cj->dep_ns, add_sat(e, ser));
+}
+
 void timed_promise(struct sw *sw, uint64_t wall)
 {
-	uint64_t j, u, h = timed_horizon(sw);
+	uint64_t j, u, next_imp, next_qos;
 	bool keep;
 	unsigned int i;
 
 	horizons(sw, &j, &u);
+	next_imp = impair_next(sw);
+	next_qos = qos_next(sw);
+	if (!next_qos)
+		next_qos = UINT64_MAX;
 	/*
 	 * Held by a guest still booting: repeat the promise now and then,
 	 * so that a NIC waiting on the switch does not call it a stall.
@@ -305,8 +398,8 @@ void timed_promise(struct sw *sw, uint64_t wall)
 		chan_out_flush(sw, p);
 		if (p->ch.state != CH_UP)
 			continue;
-		/* Nothing new departs before H; what is on the wire, then. */
-		t = p->ch.dep_ns < h ? p->ch.dep_ns : h;
+		/* Nothing can ever come: forever, as the NICs' int64 holds it. */
+		t = min64(timed_bound(sw, p, next_imp, next_qos), INT64_MAX);
 		if (t > p->ch.prom_tx)
 			chan_sync(sw, p, t);
 		else if (keep)
@@ -350,8 +443,8 @@ void timed_summary(const struct sw *sw, FILE *out)
 		virt, wall);
 	fprintf(out, "%.3g wall s per virtual s, %.3g virtual ns per wall s; ",
 		virt > 0 ? wall / virt : 0, wall > 0 ? virt * 1e9 / wall : 0);
-	fprintf(out, "%" PRIu64 " events, %" PRIu64 " waits\n", sw->events,
-		sw->waits);
+	fprintf(out, "%" PRIu64 " events, %" PRIu64 " waits, %" PRIu64
+		" late\n", sw->events, sw->waits, sw->late);
 	fflush(out);
 }
 
