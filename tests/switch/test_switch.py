@@ -2274,6 +2274,122 @@ def timed_bounds(exe, sockdir, log):
     b.close()
 
 
+def timed_lookahead(exe, sockdir, log):
+    """The switch promises a port what the other ports can cause: an idle
+    peer's far promise lets a busy one run far per round trip."""
+    L = 1000
+    m0 = ser_ns(14, 10000)
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, [
+        "--ports", "2", "--timed", "--latency", str(L), "--rate", "10000"],
+        log)
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    a.hello(0)
+    b.hello(0)
+    far = 10**9
+    b.sync(far)
+    # A runs exactly to its horizon and promises it, as a NIC does.  By
+    # the rule A's promise back is B's P + L + m, about 1 s: one round
+    # once B's SYNC is in, after at most two on promises from before it
+    # (the epoch, and B's epoch + L + m).  A bound of the least horizon
+    # over all ports (A's P + L) would take 10 ms / 2 L = 5000 rounds.
+    goal, rounds, sent = 10**7, 0, 0
+    while sent < goal and rounds < 100:
+        if not a.until(lambda c: c.promise is not None and
+                       c.promise + L > sent, 2.0):
+            break
+        sent = a.promise + L
+        a.sync(sent)
+        rounds += 1
+    check("timed: an idle port's far promise: 10 ms of A in at most 3 "
+          "rounds (not 5000)", sent >= goal and rounds <= 3,
+          f"{rounds} rounds, A at {sent}")
+    check("timed: A is promised B's horizon plus a serialisation",
+          a.syncs and a.syncs[-1] == far + L + m0, f"{a.syncs[-2:]}")
+    b.until(lambda c: c.syncs and c.syncs[-1] == sent + L + m0, 1.0)
+    check("timed: B is promised A's horizon plus a serialisation",
+          b.syncs and b.syncs[-1] == sent + L + m0,
+          f"{b.syncs[-2:]} want {sent + L + m0}")
+    # A broadcast from A floods to B only, and a frame A sends to its own
+    # address is filtered: nothing comes back out of the port a frame
+    # came in on, which is what lets A's promise ignore A's own.
+    t0 = sent
+    a.bundle([(t0, chframe(a.mac, "bc")),
+              (t0 + 1000, chframe(a.mac, "self", dst=a.mac))])
+    a.sync(t0 + 10**6)
+    b.sync(2 * far)
+    b.until(lambda c: c.frames, 1.0)
+    a.until(lambda c: c.promise >= 2 * far + L, 1.0)
+    a.drain(0.2)
+    check("timed: a broadcast reaches B at its stamp + L + serialisation",
+          [(s_, t) for (s_, _), t in zip(b.frames, chtags(b.frames))] ==
+          [(t0 + L + ser_ns(1000, 10000), "bc")], f"{b.frames[:1]}")
+    check("timed: nothing comes back to the port it came in on",
+          a.frames == [] and a.syncs[-1] == 2 * far + L + m0,
+          f"{len(a.frames)} frames, {a.syncs[-1:]}")
+    check("timed lookahead: no stamp below a promise",
+          not a.below and not b.below, f"{a.below} {b.below}")
+    a.close()
+    b.close()
+    st = switch_stats(sw, log)
+    log.seek(0)
+    text = log.read()
+    check("timed lookahead: A's frame to itself filtered; none late",
+          st[0].get("rx_filtered") == "1" and st[0].get("tx_frames") == "0"
+          and " 0 late" in text, f"{st[0].get('rx_filtered')} "
+          f"{st[0].get('tx_frames')}")
+
+
+def timed_lookahead_pfc(exe, sockdir, log):
+    """A port whose ingress has PFC is still bounded by its own promise,
+    and the XOFF and XON its frames cause leave at their instants."""
+    L = 1000
+    m0 = ser_ns(14, 10000)
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, [
+        "--ports", "2", "--timed", "--latency", str(L), "--rate", "10000",
+        "--qos", "port=0 prio=0 pfc=on xoff=2500 xon=500",
+        "--qos", "port=1 rate=1000"], log)
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    a.hello(0)
+    b.hello(0)
+    b.sync(10**9)
+    a.sync(5000)
+    a.until(lambda c: c.syncs and c.syncs[-1] >= 5000 + L + m0, 1.0)
+    a.drain(0.2)
+    check("timed PFC lookahead: a PFC port is promised its own P + L + m, "
+          "not the idle port's 1 s", a.syncs[-1] == 5000 + L + m0,
+          f"{a.syncs[-3:]}")
+    gap = ser_ns(1000, 10000)
+    base = 10000
+    a.bundle([(base + k * gap, chframe(a.mac, f"x{k}")) for k in range(3)])
+    top = 10**6
+    a.sync(top)
+    a.until(lambda c: len(c.frames) >= 2, 2.0)
+    a.until(lambda c: c.promise is not None and c.promise >= top + L, 1.0)
+    pfc = [(s_, pfc_parse(f)) for s_, f in a.frames]
+    # B's 1 Gb/s egress holds A's frames: the third crosses xoff at its
+    # arrival, the last leaving B brings the ingress to xon.
+    xoff_t = base + 2 * gap + L + ser_ns(60, 10000)
+    deps = [base + L + (k + 1) * ser_ns(1000, 1000) for k in range(3)]
+    xon_t = deps[2] + ser_ns(60, 10000)
+    check("timed PFC lookahead: XOFF and XON from A's own frames at their "
+          "instants", pfc == [(xoff_t, (1, [0xFFFF] + [0] * 7)),
+                              (xon_t, (1, [0] * 8))],
+          f"{pfc} want {xoff_t} {xon_t}")
+    check("timed PFC lookahead: A's promise never past its own + L + m",
+          max(a.syncs) == top + L + m0 and not a.below and not b.below,
+          f"{a.syncs[-2:]} {a.below} {b.below}")
+    b.until(lambda c: len(c.frames) >= 3, 1.0)
+    check("timed PFC lookahead: B gets A's frames at its rate",
+          [s_ for s_, _ in b.frames] == deps, f"{b.frames[:1]}")
+    a.close()
+    b.close()
+    stop_switch(sw)
+    log.seek(0)
+    check("timed PFC lookahead: none late", " 0 late" in log.read())
+
+
 def timed_impair(exe, sockdir, log):
     """A delay line in virtual ns: a frame delayed at egress is clocked out
     the delay after it arrived."""
@@ -2310,6 +2426,8 @@ def channel(exe, sockdir, log, work):
     timed_pfc(exe, sockdir, log)
     timed_bounds(exe, sockdir, log)
     timed_impair(exe, sockdir, log)
+    timed_lookahead(exe, sockdir, log)
+    timed_lookahead_pfc(exe, sockdir, log)
     timed_determinism(exe, sockdir, log, work)
     timed_stall(exe, sockdir, log)
 
