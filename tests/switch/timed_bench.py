@@ -6,8 +6,9 @@ Usage: timed_bench.py SWITCH_BINARY [SECONDS]
 
 Two channel peers on a 2-port timed switch play NICs that run exactly to
 their horizon and promise it: each waits for the switch's promise p,
-sends what it has stamped before p + L, then SYNC p + L.  Each round
-moves the switch 2 L.  Prints, for an idle link (SYNC only) and for a
+sends what it has stamped before p + L, then SYNC p + L.  The switch
+promises each the other's promise + L + a 14-byte serialisation, so on
+an idle link a round moves the clock about 4 L.  Prints, for an idle link (SYNC only) and for a
 busy one (both peers sending 1024-byte frames to each other at the
 ports' 25 Gb/s), the rounds, the wall time per round, the switch's own
 CPU time per round (from /proc) and the virtual ns reached per wall
