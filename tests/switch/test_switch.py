@@ -2390,6 +2390,42 @@ def timed_lookahead_pfc(exe, sockdir, log):
     check("timed PFC lookahead: none late", " 0 late" in log.read())
 
 
+def timed_late(exe, sockdir, log):
+    """A control command outside the promises' reckoning: a rate raised
+    after a promise would bring a frame below it; the switch holds the
+    frame to the promise and counts it late."""
+    L = 1000
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, [
+        "--ports", "2", "--timed", "--latency", str(L), "--rate", "10000",
+        "--qos", "port=1 rate=1000"], log)
+    ctl = swctl.SwitchCtl(f"{sockdir}/ctl.sock")
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    a.hello(0)
+    b.hello(0)
+    a.sync(5000)
+    p = 5000 + L + ser_ns(14, 1000)
+    b.until(lambda c: c.syncs and c.syncs[-1] >= p, 1.0)
+    ok, _, err = ctl.request("qos port=1 rate=100000")
+    # Stamped at A's promise, a 60-byte frame would leave B at 100 Gb/s
+    # at 5000 + L + 7, below the promise of 5000 + L + 272.
+    a.bundle([(5000, chframe(a.mac, "late", 60))])
+    a.sync(10**6)
+    b.sync(10**6)
+    b.until(lambda c: c.frames, 1.0)
+    check("timed: a frame a command brings below a promise leaves at it",
+          ok and b.syncs[-1] == p and
+          [s_ for s_, _ in b.frames] == [p] and not b.below,
+          f"{ok} {err} {b.syncs[-2:]} {b.frames[:1]} want {p}")
+    ctl.close()
+    a.close()
+    b.close()
+    stop_switch(sw)
+    log.seek(0)
+    check("timed: and the exit summary counts it late",
+          " 1 late" in log.read())
+
+
 def timed_impair(exe, sockdir, log):
     """A delay line in virtual ns: a frame delayed at egress is clocked out
     the delay after it arrived."""
@@ -2428,6 +2464,7 @@ def channel(exe, sockdir, log, work):
     timed_impair(exe, sockdir, log)
     timed_lookahead(exe, sockdir, log)
     timed_lookahead_pfc(exe, sockdir, log)
+    timed_late(exe, sockdir, log)
     timed_determinism(exe, sockdir, log, work)
     timed_stall(exe, sockdir, log)
 
