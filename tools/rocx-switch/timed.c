@@ -313,7 +313,10 @@ static uint64_t port_next_arrival(const struct sw *sw, const struct sw_port *p)
 	return p->ch.arr_head ? p->ch.arr_head->t_ns : port_horizon(sw, p);
 }
 
-/* Whether the switch may send port j a PFC frame: its ingress has PFC. */
+/*
+ * Whether the switch may send the port a PFC frame (its ingress has PFC);
+ * *on: it is in XOFF or owes an XON, so any event may send one.
+ */
 static bool timed_pfc_sender(const struct sw_qos_port *q, bool *on)
 {
 	unsigned int k;
@@ -334,39 +337,69 @@ static uint64_t min64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/* What timed_bound() needs of every port, gathered once per promise. */
+struct timed_next {
+	uint64_t imp;		/* the next delay-line release */
+	uint64_t qos;		/* the QoS timer's next event */
+	uint64_t dep;		/* the least departure over the ports */
+	uint64_t arr1, arr2;	/* the least next arrival, the second least */
+	unsigned int arr1_port;	/* the port of arr1 */
+};
+
+static void timed_next_gather(const struct sw *sw, struct timed_next *n)
+{
+	unsigned int k;
+
+	n->imp = impair_next(sw);
+	n->qos = qos_next(sw);
+	if (!n->qos)
+		n->qos = UINT64_MAX;
+	n->dep = UINT64_MAX;
+	n->arr1 = UINT64_MAX;
+	n->arr2 = UINT64_MAX;
+	n->arr1_port = sw->nports;
+	for (k = 0; k < sw->nports; k++) {
+		uint64_t a = port_next_arrival(sw, &sw->port[k]);
+
+		n->dep = min64(n->dep, sw->port[k].ch.dep_ns);
+		if (a < n->arr1) {
+			n->arr2 = n->arr1;
+			n->arr1 = a;
+			n->arr1_port = k;
+		} else if (a < n->arr2) {
+			n->arr2 = a;
+		}
+	}
+}
+
 /*
  * The least stamp the switch can still send on port j, called when every
- * event before the horizon has run (rocx-device.rst, "Promising").  A
- * frame leaves j at least a serialisation after the event that queued it,
- * and the events that can queue one there are: an arrival on another
- * port (a frame never goes back out of the port it came in on); a delay
- * line's release; the end of a pause of j's egress, by the QoS timer or
- * by a PFC frame arriving on j, when frames wait there; and, when j's
- * ingress has PFC, a PFC frame to j: an XOFF only when a frame of j's
- * own is charged (it arrives on j, or leaves j's ingress delay line),
- * and while j is in XOFF, an XON or refresh at any event.
+ * event before the horizon has run (rocx-device.rst, "The switch's
+ * promise").  A frame leaves j at least a serialisation after the event
+ * that queued it, and the events that can queue one there are: an
+ * arrival on another port (a frame never goes back out of the port it
+ * came in on); a delay line's release; the end of a pause of j's egress,
+ * by the QoS timer or by a PFC frame arriving on j, when frames wait
+ * there; and, when j's ingress has PFC, a PFC frame to j: an XOFF only
+ * when a frame of j's own is charged (it arrives on j, or leaves j's
+ * ingress delay line), and while j is in XOFF, an XON or refresh at any
+ * event.
  */
 static uint64_t timed_bound(const struct sw *sw, const struct sw_port *pj,
-			    uint64_t next_imp, uint64_t next_qos)
+			    const struct timed_next *n)
 {
 	const struct sw_chan *cj = &pj->ch;
-	uint64_t e = next_imp, self, ser;
-	unsigned int k;
+	uint64_t others = n->arr1_port == pj->idx ? n->arr2 : n->arr1;
+	uint64_t e = min64(others, n->imp), self, ser;
 	bool xoff;
 
-	for (k = 0; k < sw->nports; k++)
-		if (k != pj->idx)
-			e = min64(e, port_next_arrival(sw, &sw->port[k]));
-	self = min64(port_next_arrival(sw, pj), next_imp);
+	self = min64(port_next_arrival(sw, pj), n->imp);
 	if (!cj->tx_buf && pj->eg.queued)
-		e = min64(e, min64(self, next_qos));
+		e = min64(e, min64(self, n->qos));
 	if (timed_pfc_sender(&pj->qos, &xoff)) {
 		e = min64(e, self);
-		if (xoff) {
-			e = min64(e, next_qos);
-			for (k = 0; k < sw->nports; k++)
-				e = min64(e, sw->port[k].ch.dep_ns);
-		}
+		if (xoff)
+			e = min64(e, min64(n->qos, n->dep));
 	}
 	ser = timed_ser_ns(pj, SW_ETH_HLEN);
 	return min64(cj->dep_ns, add_sat(e, ser));
@@ -374,15 +407,13 @@ static uint64_t timed_bound(const struct sw *sw, const struct sw_port *pj,
 
 void timed_promise(struct sw *sw, uint64_t wall)
 {
-	uint64_t j, u, next_imp, next_qos;
+	struct timed_next n;
+	uint64_t j, u;
 	bool keep;
 	unsigned int i;
 
 	horizons(sw, &j, &u);
-	next_imp = impair_next(sw);
-	next_qos = qos_next(sw);
-	if (!next_qos)
-		next_qos = UINT64_MAX;
+	timed_next_gather(sw, &n);
 	/*
 	 * Held by a guest still booting: repeat the promise now and then,
 	 * so that a NIC waiting on the switch does not call it a stall.
@@ -399,7 +430,7 @@ void timed_promise(struct sw *sw, uint64_t wall)
 		if (p->ch.state != CH_UP)
 			continue;
 		/* Nothing can ever come: forever, as the NICs' int64 holds it. */
-		t = min64(timed_bound(sw, p, next_imp, next_qos), INT64_MAX);
+		t = min64(timed_bound(sw, p, &n), INT64_MAX);
 		if (t > p->ch.prom_tx)
 			chan_sync(sw, p, t);
 		else if (keep)
