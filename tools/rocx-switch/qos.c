@@ -820,11 +820,11 @@ int qos_show(struct sw *sw, struct ctl_args *a, FILE *out)
 			continue;
 		lost_flush(sw, &sw->port[i]);
 		fprintf(out, "port%u rate=%g burst=%u speed=%" PRIu64
-			" trust=%s pause=%s quanta=%u backlog=%u plain=%d lost_line_ns=%.0f"
-			" lost_host_ns=%.0f lost_recv_ns=%.0f",
+			" trust=%s pause=%s quanta=%u backlog=%u plain=%d lost_line_ns=%.0f",
 			i, q->rate_mbps, q->tbf.burst, q->speed_mbps,
 			trust_name(q->trust), q->pause ? "on" : "off",
-			q->quanta, q->backlog, q->plain, q->lost_line_ns,
+			q->quanta, q->backlog, q->plain, q->lost_line_ns);
+		fprintf(out, " lost_host_ns=%.0f lost_recv_ns=%.0f",
 			q->lost_host_ns, q->lost_recv_ns);
 		fprintf(out, " latency=%" PRIu64 "\n", sw->port[i].ch.latency_ns);
 		for (k = 0; k < SW_NUM_PRIO; k++) {

@@ -111,12 +111,13 @@ void series_tick(struct sw *sw)
 		}
 		fprintf(f, "%s{\"port\":%u,\"depth\":%" PRIu64
 			",\"unread\":%" PRIu64
-			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f,\"lost_line_ns\":%.0f"
-			",\"lost_host_ns\":%.0f,\"lost_recv_ns\":%.0f",
+			",\"tx_mbps\":%.3f,\"rx_mbps\":%.3f,\"lost_line_ns\":%.0f",
 			i ? "," : "", i,
 			depth, sw->timed ? 0 : port_unread(&sw->port[i]),
 			ttx * 8 / secs / 1e6, trx * 8 / secs / 1e6,
-			q->lost_line_ns, q->lost_host_ns, q->lost_recv_ns);
+			q->lost_line_ns);
+		fprintf(f, ",\"lost_host_ns\":%.0f,\"lost_recv_ns\":%.0f",
+			q->lost_host_ns, q->lost_recv_ns);
 		put_array(f, "depth_prio", q->q_bytes);
 		put_rates(f, "tx_mbps_prio", dtx, secs);
 		put_rates(f, "rx_mbps_prio", drx, secs);
