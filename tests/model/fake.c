@@ -228,6 +228,7 @@ static void fake_timer_cancel(void *opaque)
     FakeDev *f = opaque;
 
     f->timer_armed = false;
+    f->timer_cancels++;
 }
 
 static const RocxCoreOps fake_ops = {

@@ -60,6 +60,7 @@ struct FakeDev {
     bool timer_armed;
     int64_t timer_deadline;
     unsigned timer_arms;
+    unsigned timer_cancels;
 
     /* Called for every frame sent, after it was recorded. */
     void (*on_send)(FakeDev *f, const uint8_t *buf, size_t len);

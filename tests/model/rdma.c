@@ -1046,7 +1046,12 @@ void t_settle(int64_t max_ns)
         for (i = 0; i < 2; i++) {
             TDev *d = i ? B : A;
 
-            if (d && next > d->f->now) {
+            /*
+             * A wake-up set for an instant already reached fires now, as
+             * QEMU's does at its next turn: the device may leave one set
+             * early (rocx_timer_host()).
+             */
+            if (d && next >= d->f->now) {
                 fake_advance(d->f, next - d->f->now);
             }
         }
