@@ -333,11 +333,67 @@ static void t_time_fabric_hello(void)
     CHECK(!f->timer_armed);
 }
 
+#define T_STREAM        512
+
+/*
+ * A stream of WRITEs, each acknowledged before the next is posted, the
+ * clock moving 20 us a message: every message moves the QP's ACK timeout
+ * later, and the last ACK leaves nothing to wait for.  Neither needs the
+ * host's timer touched: a timer that fires before the earliest deadline
+ * costs one engine run that finds nothing due and sets it again, where a
+ * re-arm per message is a timer-list update, and in QEMU a lock, for
+ * every ACK.  So the host's timer is set only when a deadline comes
+ * before the one it holds.  The data still arrives whole, and a timeout
+ * that is due still fires at its deadline (time_earliest_deadline).
+ */
+static void t_time_stream_lazy_rearm(void)
+{
+    TRcPair p;
+    TConn conn;
+    struct rocx_cqe e;
+    unsigned i, arms, cancels;
+
+    t_conn_default(&conn);
+    t_rc_pair(&p, T_STREAM * 64, ROCX_ACCESS_LOCAL_WRITE,
+              ROCX_ACCESS_LOCAL_WRITE | ROCX_ACCESS_REMOTE_WRITE, &conn);
+    t_fill(t_ptr(A, p.abuf, T_STREAM * 64), T_STREAM * 64, 7);
+    t_pump();
+    arms = A->f->timer_arms;
+    cancels = A->f->timer_cancels;
+    for (i = 0; i < T_STREAM; i++) {
+        struct rocx_sge sge = t_sge(&p.amr, i * 64, 64);
+
+        t_post_send(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &sge, 1,
+                    p.bmr.iova + i * 64, p.bmr.key, 0);
+        t_ring_sq(&p.qa);
+        t_pump();
+        CHECK(t_poll(&p.acq, &e));
+        CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+        fake_advance(A->f, 20 * 1000);
+        fake_advance(B->f, 20 * 1000);
+    }
+    arms = A->f->timer_arms - arms;
+    cancels = A->f->timer_cancels - cancels;
+    CHECK(!memcmp(t_ptr(A, p.abuf, T_STREAM * 64),
+                  t_ptr(B, p.bbuf, T_STREAM * 64), T_STREAM * 64));
+    if (verbose) {
+        printf("  %u WRITEs: host timer set %u times, cancelled %u times\n",
+               T_STREAM, arms, cancels);
+    }
+    /* 10 ms of stream: at most one wake-up per ACK timeout, plus slack. */
+    CHECK(arms + cancels <= 8);
+    t_settle(10 * SEC);
+    CHECK(!A->f->timer_armed);
+    CHECK_EQ(A->f->core.rdma.stats.timeouts, 0);
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 const TCase t_cases_time[] = {
     T_CASE(time_rnr_many_qps),
     T_CASE(time_earliest_deadline),
     T_CASE(time_stale_deadlines),
     T_CASE(time_cq_arm_many),
     T_CASE(time_fabric_hello),
+    T_CASE(time_stream_lazy_rearm),
 };
 const unsigned t_ncases_time = ARRAY_SIZE(t_cases_time);

@@ -128,8 +128,14 @@ void rocx_timer_host(RocxCore *c)
         }
         return;
     }
+    /*
+     * Only an earlier deadline moves the wake-up: one set for an earlier
+     * instant fires, finds nothing due and sets the next (the engine run
+     * ends here), which is cheaper than following a QP's ACK timeout,
+     * moved on by every ACK.
+     */
     d = tm->heap[0]->deadline;
-    if (!tm->host_armed || tm->host_deadline != d) {
+    if (!tm->host_armed || d < tm->host_deadline) {
         tm->host_armed = true;
         tm->host_deadline = d;
         c->ops->timer_mod(c->opaque, d);

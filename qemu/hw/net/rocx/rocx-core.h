@@ -378,7 +378,7 @@ typedef struct RocxTimers {
     RocxTimer *heap[ROCX_CORE_MAX_TIMERS];  /* min-heap by deadline */
     unsigned count;
     bool host_armed;            /* ops->timer_mod() is set... */
-    int64_t host_deadline;      /* ...for this deadline */
+    int64_t host_deadline;      /* ...for this one: at or before heap[0] */
     bool due;                   /* it fired; the engine runs what expired */
 } RocxTimers;
 
