@@ -56,7 +56,7 @@ def check(cond, what):
 
 
 class Qemu:
-    def __init__(self, qemu, tmp, verbose, bundle=False):
+    def __init__(self, qemu, tmp, verbose, bundle=False, chan=False):
         self.tmp = tmp
         self.verbose = verbose
         self.sock_qemu = os.path.join(tmp, 'qemu.sock')
@@ -65,21 +65,36 @@ class Qemu:
         self.log = os.path.join(tmp, 'qemu.log')
         self.net = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.net.bind(self.sock_test)
+        # The device's own fabric channel (fabric=PATH): the case plays
+        # rocx-switch on a listening SOCK_SEQPACKET socket, and the
+        # device connects to it while QEMU starts.
+        self.chan_path = os.path.join(tmp, 'ch0.sock')
+        self.chan_listen = self.chan = None
+        if chan:
+            self.chan_listen = socket.socket(socket.AF_UNIX,
+                                             socket.SOCK_SEQPACKET)
+            self.chan_listen.bind(self.chan_path)
+            self.chan_listen.listen(1)
+            self.chan_listen.settimeout(20)
+            link = ['-device', 'rocx,id=nic,fabric=%s,addr=%02x.0,mac=%s' %
+                    (self.chan_path, SLOT,
+                     ':'.join('%02x' % b for b in MAC))]
+        else:
+            link = ['-netdev', 'dgram,id=n0,local.type=unix,local.path=%s,'
+                    'remote.type=unix,remote.path=%s' % (self.sock_qemu,
+                                                          self.sock_test),
+                    # Bundles only where a case asks: the others talk to
+                    # the device frame by frame, as on any Ethernet.
+                    '-device', 'rocx,id=nic,netdev=n0,addr=%02x.0,mac=%s,'
+                    'bundle=%s' %
+                    (SLOT, ':'.join('%02x' % b for b in MAC),
+                     'on' if bundle else 'off')]
         args = [qemu, '-machine', 'pc', '-accel', 'qtest', '-m', '64',
                 '-nodefaults', '-display', 'none',
                 '-L', '/usr/share/seabios', '-L', '/usr/share/qemu',
                 '-qtest', 'stdio', '-qtest-log', '/dev/null',
                 '-qmp', 'unix:%s,server=on,wait=off' % self.qmp_path,
-                '-d', 'guest_errors', '-D', self.log,
-                '-netdev', 'dgram,id=n0,local.type=unix,local.path=%s,'
-                'remote.type=unix,remote.path=%s' % (self.sock_qemu,
-                                                      self.sock_test),
-                # Bundles only where a case asks: the others talk to the
-                # device frame by frame, as on any Ethernet.
-                '-device', 'rocx,id=nic,netdev=n0,addr=%02x.0,mac=%s,'
-                'bundle=%s' %
-                (SLOT, ':'.join('%02x' % b for b in MAC),
-                 'on' if bundle else 'off')]
+                '-d', 'guest_errors', '-D', self.log] + link
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
                                   stderr=open(os.path.join(tmp, 'stderr'),
@@ -98,8 +113,15 @@ class Qemu:
         self.p.stdin.close()
         self.p.stdout.close()
         self.net.close()
+        for sock in (self.chan, self.chan_listen):
+            if sock:
+                sock.close()
         if self.qmp:
             self.qmp.close()
+
+    def stderr(self):
+        with open(os.path.join(self.tmp, 'stderr')) as f:
+            return f.read()
 
     # ---- qtest protocol ----
 
@@ -658,10 +680,91 @@ def t_system_reset(q):
     check(q.reg(R_LINK) & 7 == 2, 'admin down, carrier kept')
 
 
+# ---- The device's own fabric channel (fabric=PATH), untimed ----
+
+def chan_accept(q):
+    """Take the device's connection and its HELLO, as rocx-switch does."""
+    q.chan, _ = q.chan_listen.accept()
+    q.chan.settimeout(5)
+    h = q.chan.recv(fabric.BUNDLE_MAX)
+    ftype, flags, t, _, _ = fabric.parse_record(h)
+    check(ftype == fabric.HELLO and t is None and
+          not flags & fabric.F_TIMED,
+          'an untimed HELLO first (%s)' % h[:fabric.HLEN].hex())
+    check(fabric.get(h, 'src') == MAC, 'HELLO from the device\'s MAC')
+
+
+def t_chan_untimed(q):
+    """fabric=PATH without timed=on: QEMU's start waits for our
+    HELLO_ACK; then one engine run's frames leave as one BUNDLE record,
+    a bundle we send lands in the RX ring, and end of file from us takes
+    the carrier down with a LINK_CHANGE event and a warning."""
+    q.net.settimeout(5)
+    chan_accept(q)
+    q.chan.send(fabric.record(fabric.HELLO_ACK))
+    bring_up(q)
+    rx_post(q, 0, 4)
+    frames = [bytes([0xff] * 6) + MAC + b'\x08\x00' + bytes([i] * (60 + i))
+              for i in range(3)]
+    for i, f in enumerate(frames):
+        q.memwrite(BUF + 0x4000 * i, f)
+        q.memwrite(TX + 16 * i, struct.pack('<QHHHH', BUF + 0x4000 * i,
+                                            len(f), 0, 0, 0))
+    q.wr('q', BAR2 + DB_TX, 3 << 32)
+    ftype, _, t, _, got = fabric.parse_record(q.chan.recv(fabric.BUNDLE_MAX))
+    check(ftype == fabric.BUNDLE and t is None,
+          'an untimed BUNDLE record (type %d)' % ftype)
+    check([f for _, f in got] == frames,
+          'the three frames in one record, in order (%d)' % len(got))
+    inner = [bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([7] * 50),
+             bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([8] * 70)]
+    q.chan.send(fabric.bundle(inner))
+    q.wait(lambda: struct.unpack('<HH', q.memread(RX + 16 + 10, 4)) ==
+           (len(inner[1]), 1), 'second frame of our bundle received')
+    check(q.memread(BUF, len(inner[0])) == inner[0] and
+          q.memread(BUF + 0x1000, len(inner[1])) == inner[1],
+          'both frames\' bytes in the RX buffers')
+    q.chan.close()
+    q.chan = None
+    q.wait(lambda: q.reg(R_LINK) & 3 == 0, 'carrier and UP clear at end of file')
+    check(q.reg(R_LINK) & 4, 'the port stays administratively up')
+    events = [struct.unpack('<HBBI', q.memread(EQ + 16 * i, 8))
+              for i in range(2)]
+    check([(typ, data & 1) for typ, _, _, data in events] == [(2, 1), (2, 0)],
+          'LINK_CHANGE events up, then down: %s' % events)
+    q.wait(lambda: 'the switch went away' in q.stderr(),
+           'QEMU warns that the switch went away')
+
+
+t_chan_untimed.chan = True
+
+
+def t_chan_refused(q):
+    """A HELLO_ACK that refuses the device (a timed switch refusing an
+    untimed NIC) ends QEMU with a message naming the channel, rather than
+    a guest whose link never comes up."""
+    chan_accept(q)
+    q.chan.send(fabric.record(fabric.HELLO_ACK, flags=fabric.F_REFUSED))
+    try:
+        rc = q.p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        raise Fail('QEMU still runs after the refusal')
+    err = q.stderr()
+    check(rc == 1, 'QEMU exits with status 1 (%s)' % rc)
+    check(q.chan_path in err and 'refused by the switch' in err and
+          'the switch is timed' in err,
+          'the message names the channel and the refusal: %s' %
+          err.strip()[-300:])
+
+
+t_chan_refused.chan = True
+
+
 CASES = [t_pci_identity, t_bars_64bit, t_registers_and_access_sizes,
          t_msix_test_irq, t_test_dma, t_admin_queue, t_tx, t_rx_and_hold,
          t_set_link, t_roce_send_retransmit, t_migration_blocked,
-         t_system_reset, t_fabric_bundle, t_aq_stall]
+         t_system_reset, t_fabric_bundle, t_aq_stall, t_chan_untimed,
+         t_chan_refused]
 
 
 def main():
@@ -678,7 +781,8 @@ def main():
         if a.cases and name not in a.cases:
             continue
         with tempfile.TemporaryDirectory(prefix='rocx-qtest.') as tmp:
-            q = Qemu(a.qemu, tmp, a.v, getattr(case, 'bundle', False))
+            q = Qemu(a.qemu, tmp, a.v, getattr(case, 'bundle', False),
+                     getattr(case, 'chan', False))
             try:
                 case(q)
                 print('ok   qtest_%s' % name)
