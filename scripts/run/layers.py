@@ -33,7 +33,7 @@ FLOORS = [
     ('blocks', [
         # Ethernet, GID, lossless
         'rocx-eth.c', 'rocx-fabric.c', 'rocx-chan.c', 'rocx-gid.c',
-        'rocx-dcb.c', 'rocx-cc.c', 'rocx-sched.c',
+        'rocx-dcb.c', 'rocx-cc.c', 'rocx-delay.c', 'rocx-sched.c',
         # objects
         'rocx-qp.c', 'rocx-cq.c', 'rocx-srq.c', 'rocx-xrc.c', 'rocx-mr.c',
         'rocx-mw.c', 'rocx-fr.c', 'rocx-resize.c',

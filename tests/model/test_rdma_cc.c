@@ -564,6 +564,79 @@ static void t_np_rate_limit(void)
     wire.filter = NULL;
 }
 
+/*
+ * cnp-delay (rocx-device.rst, "NIC delays"): a marked packet's CNP leaves
+ * exactly the delay after the packet came, not a nanosecond before, while
+ * np_min_time_between_cnps still counts from the arrivals; a CNP whose QP
+ * went to ERR while it waited is not sent; a full line drops and counts.
+ * The pipeline delays need a timed channel, and no delay may pass 100 us.
+ */
+static void t_np_cnp_delay(void)
+{
+    const int64_t delay = 50 * USEC;
+    RocxCore *b = &B->f->core;
+    Pair p;
+    int64_t due;
+    unsigned i;
+
+    CHECK(rocx_core_set_delays(b, 0, 0, ROCX_DELAY_MAX_NS + 1));
+    CHECK(rocx_core_set_delays(b, 1, 0, 0));
+    CHECK(rocx_core_set_delays(b, 0, 1, 0));
+    CHECK_EQ(b->delay.cnp_ns, 0);
+    CHECK(!rocx_core_set_delays(b, 0, 0, delay));
+    CHECK_EQ(SET(B, NP_MIN_TIME, np_min_time_between_cnps, 10),
+             ROCX_AQ_STS_OK);
+    rp_quiet(A);
+    pair(&p);
+    wire_on();
+    write_n(&p, 1024, 3);
+    CHECK_EQ(marked, 1);
+    CHECK_EQ(t_stat(B, ROCX_STAT_NP_ECN_MARKED_ROCE_PACKETS), 1);
+    CHECK_EQ(cnps, 0);
+    CHECK_EQ(b->cnp_line.count, 1);
+    due = model_qp(B, &p.qb)->cc.last_cnp + delay;
+    CHECK_EQ(b->cnp_line.slot[b->cnp_line.head].due, due);
+    /* 10 us on, the interval is over though the first CNP still waits. */
+    advance(10 * USEC);
+    t_pump();
+    write_n(&p, 1024, 4);
+    CHECK_EQ(b->cnp_line.count, 2);
+    CHECK_EQ(cnps, 0);
+    advance(due - 1 - B->f->now);
+    t_pump();
+    CHECK_EQ(cnps, 0);
+    advance(1);
+    t_pump();
+    CHECK_EQ(cnps, 1);
+    CHECK_EQ(t_stat(A, ROCX_STAT_RP_CNP_HANDLED), 1);
+    /* The second came 10 us and a line time after the first. */
+    advance(11 * USEC);
+    t_pump();
+    CHECK_EQ(cnps, 2);
+    CHECK_EQ(t_stat(B, ROCX_STAT_NP_CNP_SENT), 2);
+    CHECK_EQ(b->cnp_line.count, 0);
+
+    /* Decided, then the QP failed: nothing leaves for it. */
+    advance(10 * USEC);
+    t_pump();
+    write_n(&p, 1024, 5);
+    CHECK_EQ(b->cnp_line.count, 1);
+    CHECK_EQ(t_to_state(&p.qb, ROCX_QPS_ERR), ROCX_AQ_STS_OK);
+    advance(delay);
+    t_pump();
+    CHECK_EQ(cnps, 2);
+    CHECK_EQ(b->cnp_line.count, 0);
+
+    /* A full line: the CNPs beyond it are dropped and counted. */
+    for (i = 0; i < ROCX_DELAY_CNP_SLOTS + 3; i++) {
+        rocx_delay_cnp(b, model_qp(B, &p.qb), B->f->now);
+    }
+    CHECK_EQ(b->cnp_line.count, ROCX_DELAY_CNP_SLOTS);
+    CHECK_EQ(b->rdma.stats.cnp_delay_full, 3);
+    wire.filter = NULL;
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 /* Mark CE in RoCE v1's GRH traffic class: v1 has no ECN, no CNP. */
 static bool mark_v1(TDev *from, uint8_t *f, size_t *len)
 {
@@ -1063,6 +1136,7 @@ const TCase t_cases_cc[] = {
     T_CASE(np_cnp_format),
     T_CASE(np_cnp_prio_tag),
     T_CASE(np_rate_limit),
+    T_CASE(np_cnp_delay),
     T_CASE(np_v1_ignored),
     T_CASE(rp_first_cnp),
     T_CASE(rp_alpha_after_k),

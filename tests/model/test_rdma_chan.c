@@ -370,6 +370,76 @@ static void t_chan_timed_arrival(void)
     CHECK(!(rocx_core_link_status(&B->f->core) & ROCX_LINK_UP));
 }
 
+/* What B sent last on its channel: a record's first stamp. */
+static int64_t c_sent_stamp;
+static unsigned c_sent;
+
+static void c_on_send_stamp(FakeDev *f, const uint8_t *buf, size_t len)
+{
+    CHECK(len >= ROCX_FAB_TIMED_HLEN);
+    CHECK(buf[ROCX_FAB_OFF_FLAGS] & ROCX_FAB_F_TIMED);
+    c_sent_stamp = ldq_be_p(buf + ROCX_FAB_OFF_TIME);
+    c_sent++;
+}
+
+/*
+ * tx-delay and rx-delay (rocx-device.rst, "NIC delays"): a frame is
+ * stamped the transmit delay after its last bit left the line clock; a
+ * SYNC promises the clock plus that delay; a frame stamped s is taken at
+ * s + latency + the receive delay, not a nanosecond before, and the
+ * horizon is that much further.
+ */
+static void t_chan_timed_delays(void)
+{
+    static uint8_t b[4096];
+    uint8_t fr[64];
+    const int64_t epoch = 1000000;
+    const uint32_t tx = 700, rx = 300;
+    RocxCore *c = &B->f->core;
+    int64_t line;
+    size_t len;
+
+    c_join(B, true, epoch);
+    fake_advance(B->f, epoch - B->f->now);
+    rocx_core_link_changed(c);
+    CHECK(rocx_core_link_status(c) & ROCX_LINK_UP);
+    c_rx_ring(B, 8);
+    B->f->on_send = c_on_send_stamp;
+
+    /* Without delays: the stamp is the line clock's last bit. */
+    c_eth(fr, sizeof(fr), 1);
+    rocx_send_frame(c, fr, sizeof(fr));
+    CHECK_EQ(c_sent, 1);
+    line = c_sent_stamp - B->f->now;
+    CHECK(line > 0);
+    fake_advance(B->f, 10000);
+    CHECK(!rocx_core_set_delays(c, tx, rx, 0));
+    rocx_send_frame(c, fr, sizeof(fr));
+    CHECK_EQ(c_sent, 2);
+    CHECK_EQ(c_sent_stamp, B->f->now + line + tx);
+    /* Nothing can leave before now + tx: that much is promised. */
+    fake_advance(B->f, 10000);
+    len = rocx_core_chan_sync(c, B->f->now, b);
+    CHECK_EQ(len, ROCX_FAB_TIMED_HLEN);
+    CHECK_EQ(ldq_be_p(b + ROCX_FAB_OFF_TIME), B->f->now + tx);
+
+    /* The switch promised the epoch: the horizon is L + rx past it. */
+    CHECK_EQ(rocx_core_chan_horizon(c), epoch + C_LAT + rx);
+    len = c_hdr(b, ROCX_FAB_BUNDLE, ROCX_FAB_F_TIMED, 1, B->f->now, 0);
+    c_eth(fr, sizeof(fr), 2);
+    len = c_tadd(b, len, 0, fr, sizeof(fr));
+    CHECK_EQ(c_rx(B, b, len), ROCX_CHAN_OK);
+    CHECK_EQ(rocx_core_chan_horizon(c), B->f->now + C_LAT + rx);
+    CHECK_EQ(B->f->timer_deadline, B->f->now + C_LAT + rx);
+    fake_advance(B->f, C_LAT + rx - 1);
+    fake_run(B->f);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 0);
+    fake_advance(B->f, 1);
+    fake_run(B->f);
+    CHECK_EQ(t_stat(B, ROCX_STAT_RX_PACKETS), 1);
+    CHECK_EQ(B->f->gerrs, 0);
+}
+
 /*
  * Frames queued for later arrival survive a device reset (the link is
  * down then, so they are counted as dropped on arrival), and the queue
@@ -627,6 +697,7 @@ static void t_chan_timed_rto(void)
 const TCase t_cases_chan[] = {
     T_CASE(chan_untimed),
     T_CASE(chan_timed_arrival),
+    T_CASE(chan_timed_delays),
     T_CASE(chan_timed_queue),
     T_CASE(chan_errors),
     T_CASE(chan_refused),

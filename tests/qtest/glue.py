@@ -57,6 +57,7 @@ def check(cond, what):
 
 class Qemu:
     def __init__(self, qemu, tmp, verbose, bundle=False, chan=False):
+        self.qemu = qemu
         self.tmp = tmp
         self.verbose = verbose
         self.sock_qemu = os.path.join(tmp, 'qemu.sock')
@@ -680,6 +681,29 @@ def t_system_reset(q):
     check(q.reg(R_LINK) & 7 == 2, 'admin down, carrier kept')
 
 
+def t_delay_props(q):
+    """cnp-delay is a property of any device; tx-delay and rx-delay act on
+    the timed channel's stamps, so a device without timed=on refuses to
+    start with them, as with a delay above 100 us."""
+    path = '/machine/peripheral/nic'
+    enable(q)
+    r = q.qmp_cmd('qom-get', path=path, property='cnp-delay')
+    check(r.get('return') == 0, 'cnp-delay 0 by default: %s' % r)
+    for prop, value, want in (('tx-delay', 5, 'need timed=on'),
+                              ('rx-delay', 5, 'need timed=on'),
+                              ('cnp-delay', 100001, 'above 100000 ns')):
+        p = subprocess.run(
+            [q.qemu, '-machine', 'pc', '-accel', 'qtest', '-m', '64',
+             '-nodefaults', '-display', 'none', '-qtest', 'null',
+             '-L', '/usr/share/seabios', '-L', '/usr/share/qemu',
+             '-device', 'rocx,%s=%d' % (prop, value)],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True,
+            timeout=30)
+        check(p.returncode == 1 and want in p.stderr,
+              '%s=%d refused (%d: %s)' % (prop, value, p.returncode,
+                                          p.stderr.strip()[-200:]))
+
+
 # ---- The device's own fabric channel (fabric=PATH), untimed ----
 
 def chan_accept(q):
@@ -764,7 +788,7 @@ CASES = [t_pci_identity, t_bars_64bit, t_registers_and_access_sizes,
          t_msix_test_irq, t_test_dma, t_admin_queue, t_tx, t_rx_and_hold,
          t_set_link, t_roce_send_retransmit, t_migration_blocked,
          t_system_reset, t_fabric_bundle, t_aq_stall, t_chan_untimed,
-         t_chan_refused]
+         t_chan_refused, t_delay_props]
 
 
 def main():

@@ -262,8 +262,7 @@ static uint8_t rocx_cc_rx_ecn(const RocxPkt *p)
     return (ldl_be_p(p->l3) >> 20) & ROCX_ECN_MASK;
 }
 
-/* A CNP to the QP at the other end of qp's path. */
-static void rocx_cc_send_cnp(RocxCore *c, RocxQp *qp)
+void rocx_cc_send_cnp(RocxCore *c, RocxQp *qp)
 {
     RocxPath path = qp->path;
     uint8_t hop_limit = path.hop_limit ? path.hop_limit : ROCX_CC_DEFAULT_TTL;
@@ -336,6 +335,10 @@ void rocx_cc_np_rx(RocxCore *c, RocxQp *qp, const RocxPkt *p,
     }
     cc->cnp_sent = true;
     cc->last_cnp = now;
+    if (c->delay.cnp_ns) {
+        rocx_delay_cnp(c, qp, now);
+        return;
+    }
     rocx_cc_send_cnp(c, qp);
 }
 

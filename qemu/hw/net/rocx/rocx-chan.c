@@ -96,6 +96,9 @@ size_t rocx_core_chan_sync(RocxCore *c, int64_t t, uint8_t *buf)
 {
     RocxChan *ch = &c->chan;
 
+    /* Whatever leaves after t is in the pipeline until t + tx_ns at least. */
+    t += c->delay.tx_ns;
+
     if (!ch->timed || !ch->joined || ch->closed || t <= ch->tx_promise) {
         return 0;
     }
@@ -119,12 +122,13 @@ size_t rocx_core_chan_bye(RocxCore *c, uint8_t *buf)
 
 /*
  * The stamp of a frame that has just taken the line: when its last bit
- * leaves, never before what the channel already promised.
+ * leaves the transmit pipeline, never before what the channel already
+ * promised.
  */
 int64_t rocx_chan_stamp(RocxCore *c)
 {
     RocxChan *ch = &c->chan;
-    int64_t stamp = MAX(c->sched.line_free, rocx_now(c));
+    int64_t stamp = MAX(c->sched.line_free, rocx_now(c)) + c->delay.tx_ns;
 
     stamp = MAX(stamp, ch->tx_promise);
     ch->tx_promise = stamp;
@@ -146,10 +150,11 @@ int64_t rocx_core_chan_horizon(RocxCore *c)
     if (!ch->timed || !ch->joined || ch->rx_promise == INT64_MAX) {
         return INT64_MAX;
     }
-    if (ch->rx_promise > INT64_MAX - ch->latency_ns) {
+    /* Nothing promised reaches the receive path before that. */
+    if (ch->rx_promise > INT64_MAX - ch->latency_ns - c->delay.rx_ns) {
         return INT64_MAX;
     }
-    return ch->rx_promise + ch->latency_ns;
+    return ch->rx_promise + ch->latency_ns + c->delay.rx_ns;
 }
 
 const RocxChanStats *rocx_core_chan_stats(RocxCore *c)
@@ -365,8 +370,8 @@ static RocxChanResult rocx_chan_bundle(RocxCore *c, const uint8_t *buf,
         if (!ch->timed) {
             rocx_rx_frame(c, buf + off + ehlen, flen);
         } else if (!rocx_chan_rxq_push(c, time + ldl_be_p(buf + off) +
-                                       ch->latency_ns, buf + off + ehlen,
-                                       flen)) {
+                                       ch->latency_ns + c->delay.rx_ns,
+                                       buf + off + ehlen, flen)) {
             return rocx_chan_fail(c, "more frames in flight than the "
                                   "receive queue holds");
         }

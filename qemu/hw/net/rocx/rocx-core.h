@@ -127,6 +127,7 @@ typedef enum RocxTimerKind {
     ROCX_TIMER_SCHED,           /* RocxSched.timer: line or class free */
     ROCX_TIMER_PACE,            /* RocxQp.sched.timer: QP may send again */
     ROCX_TIMER_CHAN,            /* RocxChan.rx_timer: a frame's arrival */
+    ROCX_TIMER_CNP,             /* RocxCnpLine.timer: a delayed CNP */
 } RocxTimerKind;
 
 typedef struct RocxTimer {
@@ -137,11 +138,11 @@ typedef struct RocxTimer {
 
 /*
  * Every QP (transport, DCQCN and pacing), the fabric, each priority
- * (pause, XOFF), the port's 802.3x XOFF, the transmit scheduler and the
- * fabric channel's receive queue may wait at once.
+ * (pause, XOFF), the port's 802.3x XOFF, the transmit scheduler, the
+ * fabric channel's receive queue and the CNP delay line may wait at once.
  */
 #define ROCX_CORE_MAX_TIMERS        (3 * ROCX_CORE_MAX_QP + 1 + \
-                                     2 * ROCX_NUM_PRIO + 1 + 1 + 1)
+                                     2 * ROCX_NUM_PRIO + 1 + 1 + 1 + 1)
 /* Deadlines handled per rocx_core_process() call; more: another call. */
 #define ROCX_CORE_TIMER_BUDGET      256
 
@@ -262,6 +263,33 @@ typedef struct RocxChan {
     const char *error;          /* why the channel closed, for the glue */
     RocxChanStats stats;
 } RocxChan;
+
+/*
+ * The NIC's delays (rocx-delay.c; Documentation/rocx-device.rst, "NIC
+ * delays"), in ns of the device clock, 0..ROCX_DELAY_MAX_NS.  Set by the
+ * glue before the guest runs; they survive a reset.
+ */
+#define ROCX_DELAY_MAX_NS           100000
+typedef struct RocxDelays {
+    uint32_t tx_ns;             /* transmit pipeline: added to stamps */
+    uint32_t rx_ns;             /* receive pipeline: added to arrivals */
+    uint32_t cnp_ns;            /* notification point: marked packet to CNP */
+} RocxDelays;
+
+/*
+ * CNPs waiting out cnp_ns, in the order they were decided (so in due
+ * order: the delay is one for all).  Engine-owned; a reset empties it.
+ */
+#define ROCX_DELAY_CNP_SLOTS        1024
+typedef struct RocxCnpLine {
+    struct {
+        uint32_t qpn;           /* the QP whose peer gets the CNP */
+        int64_t due;
+    } slot[ROCX_DELAY_CNP_SLOTS];
+    uint32_t head;
+    uint32_t count;
+    RocxTimer timer;            /* the oldest slot's due time */
+} RocxCnpLine;
 
 typedef struct RocxCoreOps {
     /* Device DMA; 0 on success, -1 if any byte is not accessible. */
@@ -535,6 +563,8 @@ typedef struct RocxCore {
     bool tx_busy;
     /* The fabric channel, when the glue chose one (rocx_core_chan_start()). */
     RocxChan chan;
+    /* The NIC's delays (rocx_core_set_delays()). */
+    RocxDelays delay;
 
     /*
      * Engine: Ethernet frames waiting for RX buffers.  Emptied (indices
@@ -619,6 +649,8 @@ typedef struct RocxCore {
     RocxCc cc;
     /* Engine: the transmit scheduler (rocx-sched.c). */
     RocxSched sched;
+    /* Engine: CNPs waiting out delay.cnp_ns (rocx-delay.c). */
+    RocxCnpLine cnp_line;
 
     RocxEq eq[ROCX_CORE_MAX_EQ];
     RocxEthRing tx[ROCX_CORE_MAX_ETH_RINGS];
@@ -686,8 +718,10 @@ void rocx_core_chan_start(RocxCore *c, bool timed);
 /* HELLO (at least ROCX_FAB_CTRL_LEN bytes at buf); returns its length. */
 size_t rocx_core_chan_hello(RocxCore *c, uint8_t *buf);
 /*
- * A SYNC promising t (ROCX_FAB_TIMED_HLEN bytes at buf), or 0 when the
- * channel has promised that much already or cannot promise.
+ * A SYNC for the device's clock at t (ROCX_FAB_TIMED_HLEN bytes at buf):
+ * it promises t plus the transmit pipeline's delay, since nothing sent
+ * after t leaves the pipeline sooner.  0 when the channel has promised
+ * that much already or cannot promise.
  */
 size_t rocx_core_chan_sync(RocxCore *c, int64_t t, uint8_t *buf);
 /* BYE (ROCX_FAB_TIMED_HLEN bytes at buf), or 0 if there is no one to tell. */
@@ -738,6 +772,15 @@ void rocx_core_set_sink(RocxCore *c, bool on);
  * Set by the glue before the guest runs.
  */
 bool rocx_core_set_req_limits(RocxCore *c, uint32_t window, uint32_t wqes);
+/*
+ * The NIC's transmit pipeline, receive pipeline and CNP delays, in ns
+ * (Documentation/rocx-device.rst, "NIC delays").  Returns NULL, or why
+ * the values were refused (out of range; a pipeline delay without a
+ * timed channel), and then nothing changes.  Set by the glue after
+ * rocx_core_chan_start() and before the guest runs.
+ */
+const char *rocx_core_set_delays(RocxCore *c, uint32_t tx_ns, uint32_t rx_ns,
+                                 uint32_t cnp_ns);
 /*
  * The PCI command register's bus master bit changed.  While it is off
  * every DMA fails, as the bus would make it, and those failures are not

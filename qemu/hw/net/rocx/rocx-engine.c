@@ -116,6 +116,9 @@ bool rocx_timers_run(RocxCore *c)
         case ROCX_TIMER_CHAN:
             rocx_chan_timer(c, now);
             break;
+        case ROCX_TIMER_CNP:
+            rocx_delay_cnp_timer(c, now);
+            break;
         }
     }
     rocx_timer_host(c);

@@ -37,6 +37,8 @@
  *             received, the port's line rate;
  * rocx-cc.c: ECN and congestion control: SET_CC/QUERY_CC, ECT marking,
  *            the notification point (CNPs) and the reaction point (DCQCN);
+ * rocx-delay.c: the NIC's delays: its pipelines' (settings) and the line
+ *               of CNPs waiting out the notification point's;
  * rocx-sched.c: the transmit scheduler: line clock, strict and ETS
  *               classes, class ceilings, per-QP pacing;
  * Objects:
@@ -558,6 +560,18 @@ void rocx_cc_qp_stop(RocxCore *c, RocxQp *qp);
 /* QUERY_QP: the reaction point's rates and alpha into a. */
 void rocx_cc_query_qp(RocxCore *c, const RocxQp *qp,
                       struct rocx_qp_attr *a);
+/* Send a CNP to the QP at the other end of qp's path, now. */
+void rocx_cc_send_cnp(RocxCore *c, RocxQp *qp);
+
+/* ---- NIC delays (rocx-delay.c) ---- */
+
+/*
+ * A CNP for qp was decided at now: into the delay line, to leave at now
+ * + delay.cnp_ns; dropped and counted when the line is full.
+ */
+void rocx_delay_cnp(RocxCore *c, RocxQp *qp, int64_t now);
+/* ROCX_TIMER_CNP: send the CNPs that are due. */
+void rocx_delay_cnp_timer(RocxCore *c, int64_t now);
 
 /* ---- Transmit scheduler (rocx-sched.c) ---- */
 

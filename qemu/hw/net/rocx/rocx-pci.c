@@ -460,6 +460,7 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
     RocxState *s = ROCX(pdev);
     DeviceState *dev = DEVICE(pdev);
     NetClientState *nc;
+    const char *why;
     unsigned v;
 
     if (s->req_window < ROCX_REQ_MIN_WINDOW ||
@@ -512,6 +513,13 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
     rocx_core_init(&s->core, &rocx_core_ops, s, s->conf.macaddr.a,
                    s->speed);
     if (!rocx_pci_chan_realize(s, errp)) {
+        rocx_exit(pdev);
+        return;
+    }
+    why = rocx_core_set_delays(&s->core, s->delay.tx_ns, s->delay.rx_ns,
+                               s->delay.cnp_ns);
+    if (why) {
+        error_setg(errp, "rocx: %s", why);
         rocx_exit(pdev);
         return;
     }
@@ -630,6 +638,9 @@ static const Property rocx_properties[] = {
     DEFINE_PROP_BOOL("x-sink", RocxState, sink, false),
     DEFINE_PROP_UINT32("x-req-window", RocxState, req_window, ROCX_REQ_WINDOW),
     DEFINE_PROP_UINT32("x-sq-inflight", RocxState, sq_inflight, ROCX_REQ_WQES),
+    DEFINE_PROP_UINT32("tx-delay", RocxState, delay.tx_ns, 0),
+    DEFINE_PROP_UINT32("rx-delay", RocxState, delay.rx_ns, 0),
+    DEFINE_PROP_UINT32("cnp-delay", RocxState, delay.cnp_ns, 0),
     DEFINE_PROP_STRING("fabric", RocxState, chan.path),
     DEFINE_PROP_BOOL("timed", RocxState, chan.timed, false),
 };

@@ -535,6 +535,8 @@ typedef struct RocxRdmaStats {
     uint64_t timer_runs;
     uint64_t timer_visits;
     uint64_t cq_arm_visits;
+    /* CNPs the delay line had no room for, and so never sent. */
+    uint64_t cnp_delay_full;
 } RocxRdmaStats;
 
 /*
