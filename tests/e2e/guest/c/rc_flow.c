@@ -5,6 +5,7 @@
  *
  *   rc_flow -S [-p PORT]                 receiver: serve one flow, then exit
  *   rc_flow -C HOST [-p PORT] -t SECS    sender: run the flow for SECS
+ *                                        (a fraction of a second too)
  *
  * Options: -d DEV (default: the first rocx device), -g GID_INDEX (default:
  * the first RoCE v2 IPv4 GID), -l SL (the service level, which is the
@@ -18,7 +19,12 @@
  * -W MS (the sender starts MS ms after that), -K N (the sender damages one byte of
  * message N: the receiver must fail, which proves the check), -Q PATH
  * (once connected, write "QPN PSN" to PATH: this side's QP number and
- * the first PSN it expects).
+ * the first PSN it expects), -a MS (both sides, once connected, wait
+ * until CLOCK_MONOTONIC reads MS ms and start then, or fail if it already
+ * has: in a timed run that clock is virtual, so the flow starts at a
+ * stated virtual instant whatever the set-up before it cost), -N MSGS
+ * (the sender stops after MSGS messages, or at -t's end if that comes
+ * first: a fixed amount of traffic).
  *
  * The sender writes message n into slot n % N of the receiver's buffer
  * with RDMA WRITE with immediate n; the receiver checks every byte of the
@@ -39,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,6 +69,8 @@ static int ack_timeout = 14;
 static const char *go_path;
 static const char *qp_path;
 static unsigned int start_delay_ms;
+static long long start_at_ms = -1;
+static unsigned long max_msgs;
 
 /* What each side tells the other over TCP before the flow starts. */
 struct peer_info {
@@ -482,6 +491,37 @@ static void credit_sent(struct flow *f, struct credits *c)
 	}
 }
 
+/*
+ * -a: sleep until CLOCK_MONOTONIC reads the start instant.  An absolute
+ * deadline with a timer slack of 1 ns wakes at that instant itself, not
+ * at a relative delay from a set-up whose length varies, nor anywhere in
+ * the default 50 us of slack the kernel may coalesce other timers into.
+ */
+static void start_at(void)
+{
+	uint64_t at = (uint64_t)start_at_ms * 1000000ull, now = now_ns();
+	struct timespec ts = { .tv_sec = at / 1000000000ull,
+			       .tv_nsec = at % 1000000000ull };
+	int err;
+
+	if (start_at_ms < 0)
+		return;
+	if (now >= at) {
+		fprintf(stderr, "rc_flow: %s: start at %lld ms missed: the clock reads %.3f ms\n",
+			flow_name, start_at_ms, now / 1e6);
+		exit(1);
+	}
+	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0))
+		die("PR_SET_TIMERSLACK");
+	do {
+		err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	} while (err == EINTR);
+	if (err) {
+		errno = err;
+		die("clock_nanosleep");
+	}
+}
+
 static int run_receiver(struct flow *f)
 {
 	struct ibv_wc wc[16];
@@ -493,8 +533,9 @@ static int run_receiver(struct flow *f)
 
 	for (i = 0; i < window + 1; i++)
 		post_recv(f, i);
+	start_at();
 	/* The sender's first WRITE can come before our first report. */
-	f->start_ns = f->last_ns = now_ns();
+	f->start_ns = f->last_ns = moved = now_ns();
 	while (!done) {
 		n = wait_wc(f, wc, 16, &moved);
 		for (k = 0; k < n; k++) {
@@ -568,9 +609,10 @@ static void wait_go(void)
 	}
 	if (start_delay_ms)
 		usleep(start_delay_ms * 1000);
+	start_at();
 }
 
-static int run_sender(struct flow *f, int seconds)
+static int run_sender(struct flow *f, double seconds)
 {
 	uint64_t end, moved = now_ns();
 	struct ibv_wc wc[16];
@@ -582,12 +624,16 @@ static int run_sender(struct flow *f, int seconds)
 	for (i = 0; i < window + 1; i++)
 		post_recv(f, i);
 	wait_go();
-	f->start_ns = f->last_ns = now_ns();
-	end = f->start_ns + (uint64_t)seconds * 1000000000ull;
+	f->start_ns = f->last_ns = moved = now_ns();
+	end = f->start_ns + (uint64_t)(seconds * 1e9);
 	while (!last_done) {
 		if (!stopping && now_ns() >= end)
 			stopping = true;
 		while (!stopping && credits) {
+			if (max_msgs && next >= max_msgs) {
+				stopping = true;
+				break;
+			}
 			post_write(f, next++, false);
 			credits--;
 		}
@@ -634,14 +680,15 @@ int main(int argc, char **argv)
 	const char *host = NULL, *port = "18700";
 	struct flow f = { 0 };
 	bool server = false;
-	int seconds = 10, c;
+	double seconds = 10;
+	int c;
 
-	while ((c = getopt(argc, argv, "SC:p:t:d:g:l:T:s:w:i:m:x:n:K:A:G:W:Q:")) != -1) {
+	while ((c = getopt(argc, argv, "SC:p:t:d:g:l:T:s:w:i:m:x:n:K:A:G:W:Q:a:N:")) != -1) {
 		switch (c) {
 		case 'S': server = true; break;
 		case 'C': host = optarg; break;
 		case 'p': port = optarg; break;
-		case 't': seconds = atoi(optarg); break;
+		case 't': seconds = strtod(optarg, NULL); break;
 		case 'd': dev_name = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
 		case 'l': sl = atoi(optarg); break;
@@ -657,6 +704,8 @@ int main(int argc, char **argv)
 		case 'G': go_path = optarg; break;
 		case 'W': start_delay_ms = atoi(optarg); break;
 		case 'Q': qp_path = optarg; break;
+		case 'a': start_at_ms = atoll(optarg); break;
+		case 'N': max_msgs = strtoul(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: rc_flow -S | -C HOST [options]\n");
 			return 2;
@@ -664,7 +713,7 @@ int main(int argc, char **argv)
 	}
 	if (server == !!host || !msg_size || msg_size % 8 ||
 	    msg_size > (1u << 24) || !window || window > MAX_WINDOW ||
-	    seconds <= 0 || !interval_ms || sl < 0 || sl > 7 ||
+	    !(seconds > 0) || !interval_ms || sl < 0 || sl > 7 ||
 	    tclass < 0 || tclass > 255 || ack_timeout < 0 || ack_timeout > 31) {
 		fprintf(stderr, "rc_flow: give -S or -C HOST; -s a multiple of 8 up to 16 MiB, -w 1..%d, -l 0..7\n",
 			MAX_WINDOW);
