@@ -11,6 +11,8 @@
 #   timed='OPTS'           run in virtual time: run-guests.sh --timed and
 #                          OPTS (e.g. '--link-latency 10000'); rocx NICs
 #                          only, on the rocx-switch
+#   switch='OPTS'          more rocx-switch options (run-guests --switch);
+#                          @OUT@ in them is the run's output directory
 #   seed=N                 seed of the switch's impairments (default: the
 #                          environment's ROCX_SWITCH_SEED, else random); to
 #                          impair the fabric, guests use guest/lib/switch_lib.sh
@@ -25,7 +27,8 @@
 #   checks() { ...; }      host checks once the guests are done, each
 #                          `host_check NAME CMD...` or `host_tap CMD...`;
 #                          $out/NAME holds the run's output (guest<N>/log,
-#                          qemu.log, ...)
+#                          qemu.log, ...); `again SUB CMD` in checks()
+#                          boots the group once more (below)
 # With ROCX_GUEST_KERNEL=debug (run.sh --kernel debug) the guests boot the
 # debug kernel (but see debug_peers), and every debug guest adds two checks
 # of its own: no kernel report on its console or in its dmesg, and an empty
@@ -189,6 +192,29 @@ capture_checks() {
 		"$pc" opcodes "$out/$g/fabric.pcap" 198.18.0.1 198.18.0.2
 }
 
+# again SUB HOST_CMD - in a group's checks(): boot its guests once more,
+# as declared and with the same seed, into $out/NAME/SUB, with HOST_CMD
+# beside them instead of the group's host_cmd; counts their results as
+# the first run's are counted (as NAME/SUB).  For a check that compares
+# two runs of one scenario (the timed group's determinism test).
+again() {
+	local sub=$1 hcmd=$2 d=$out/$g/$1 rc o=()
+
+	o=(--timeout "$timeout" --host-cmd "$hcmd")
+	[ "$capture" = 1 ] && o+=(--pcap "$d/fabric.pcap")
+	[ -n "$switch" ] && o+=(--switch "${switch//@OUT@/$d}")
+	[ -n "$seed" ] && o+=(--seed "$seed")
+	# shellcheck disable=SC2206 # OPTS are words for run-guests.sh
+	[ -n "$timed" ] && o+=(--timed $timed)
+	echo "--- e2e group $g: again as $g/$sub"
+	rm -rf "${d:?}"
+	mkdir -p "$d"
+	"$rg" --out "$d" "${o[@]}" "${args[@]}" >"$d.log" 2>&1
+	rc=$?
+	count "$g/$sub" "$rc"
+	return "$rc"
+}
+
 # run_group NAME - declare group NAME from groups/NAME.sh, boot its guests,
 # count their results, then run its host checks.
 run_group() {
@@ -204,7 +230,7 @@ run_group() {
 	opts=(--timeout "$timeout")
 	[ -n "$host_cmd" ] && opts+=(--host-cmd "$host_cmd")
 	[ "$capture" = 1 ] && opts+=(--pcap "$out/$g/fabric.pcap")
-	[ -n "$switch" ] && opts+=(--switch "$switch")
+	[ -n "$switch" ] && opts+=(--switch "${switch//@OUT@/$out/$g}")
 	[ -n "$seed" ] && opts+=(--seed "$seed")
 	# shellcheck disable=SC2206 # OPTS are words for run-guests.sh
 	[ -n "$timed" ] && opts+=(--timed $timed)
