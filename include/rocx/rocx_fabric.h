@@ -96,6 +96,7 @@ enum rocx_fab_type {
 #define ROCX_FAB_TENTRY_HLEN	6
 #define ROCX_FAB_OFF_TIME	26
 #define ROCX_FAB_OFF_LATENCY	34
+#define ROCX_FAB_OFF_IDLE	34
 
 struct rocx_fab_eth {
 	__u8 dst[6];		/* ROCX_FAB_DST_MAC */
@@ -125,7 +126,13 @@ struct rocx_fab_entry {
  */
 struct rocx_fab_timed {
 	__be64 time;		/* [63:0] virtual ns: first stamp, or promise */
-	__be32 latency;		/* [31:0] HELLO_ACK: the link's latency, ns */
+	/*
+	 * [31:0] HELLO_ACK: the link's latency, ns.  In a SYNC, latency and
+	 * rsvd together are one big-endian 64-bit value at ROCX_FAB_OFF_IDLE:
+	 * 0, or the sender's idle bound, before which it stamps nothing
+	 * unless a frame reaches it first.
+	 */
+	__be32 latency;
 	__be32 rsvd;
 };
 
@@ -164,6 +171,8 @@ ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_MAX_LEN, struct rocx_fab_hdr, max_len,
 ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_TIME, struct rocx_fab_timed, time,
 		    ROCX_FAB_HLEN);
 ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_LATENCY, struct rocx_fab_timed, latency,
+		    ROCX_FAB_HLEN);
+ROCX_FAB_ASSERT_OFF(ROCX_FAB_OFF_IDLE, struct rocx_fab_timed, latency,
 		    ROCX_FAB_HLEN);
 #undef ROCX_FAB_ASSERT_OFF
 
