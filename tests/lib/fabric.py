@@ -117,11 +117,14 @@ assert (_TENTRY["offset"], _TENTRY["len"]) == ((0, 4), (4, 2))
 
 
 def record(ftype, flags=0, count=0, time=None, latency=0, src=SWITCH_MAC,
-           max_len=BUNDLE_MAX):
-    """A channel record's headers; with a time, the timed extension too."""
+           max_len=BUNDLE_MAX, idle=0):
+    """A channel record's headers; with a time, the timed extension too
+    (a SYNC's idle bound in place of latency and reserved)."""
     b = bytearray(header(ftype, count, max_len, src))
     b[FIELDS["flags"][0]] = flags | (F_TIMED if time is not None else 0)
-    if time is not None:
+    if time is not None and idle:
+        b += struct.pack(">QQ", time, idle)
+    elif time is not None:
         b += struct.pack(">QII", time, latency, 0)
     return bytes(b)
 

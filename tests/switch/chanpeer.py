@@ -52,8 +52,10 @@ class Chan:
             self.promise = rt
         return flags, rt, lat
 
-    def sync(self, t):
-        self.send(fabric.record(fabric.SYNC, time=t, src=self.mac))
+    def sync(self, t, idle=0):
+        """A promise of t; with idle, the idle bound too."""
+        self.send(fabric.record(fabric.SYNC, time=t, src=self.mac,
+                                idle=idle))
 
     def bundle(self, stamped):
         """A timed BUNDLE of (stamp, frame) pairs."""

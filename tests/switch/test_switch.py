@@ -2340,6 +2340,69 @@ def timed_lookahead(exe, sockdir, log):
           f"{st[0].get('tx_frames')}")
 
 
+def timed_idle(exe, sockdir, log):
+    """Idle bounds: a quiet switch promises every port the least idle
+    bound + L + m; a bound lapses with a frame sent to its port; a frame
+    stamped below a bound the switch relied on ends the link."""
+    L = 1000
+    m0 = ser_ns(14, 10000)
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, [
+        "--ports", "2", "--timed", "--latency", str(L), "--rate", "10000"],
+        log)
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    a.hello(0)
+    b.hello(0)
+    # Only A idle: not quiet, B's promise + L + m as without bounds.
+    a.sync(5000, idle=10**6)
+    b.sync(5000)
+    a.until(lambda c: c.syncs and c.syncs[-1] == 5000 + L + m0, 1.0)
+    check("timed idle: one idle port alone changes no promise",
+          a.syncs and a.syncs[-1] == 5000 + L + m0, f"{a.syncs[-2:]}")
+    # Both idle: nothing moves before 1 ms, so both are promised that.
+    b.sync(6000, idle=2 * 10**6)
+    a.until(lambda c: c.syncs and c.syncs[-1] == 10**6 + L + m0, 1.0)
+    b.until(lambda c: c.syncs and c.syncs[-1] == 10**6 + L + m0, 1.0)
+    check("timed idle: both idle: each promised the least bound + L + m",
+          a.syncs[-1:] == [10**6 + L + m0] and
+          b.syncs[-1:] == [10**6 + L + m0],
+          f"{a.syncs[-2:]} {b.syncs[-2:]}")
+    # B sends at its bound; A promises below the frame's arrival there,
+    # so A's bound, made before the frame reached it, does not count.
+    t0 = 2 * 10**6
+    dep = t0 + L + ser_ns(1000, 10000)
+    b.bundle([(t0, chframe(b.mac, "wake"))])
+    b.sync(t0 + 5000, idle=5 * 10**6)
+    a.sync(t0 + L + 10, idle=3 * 10**6)
+    a.until(lambda c: c.frames, 1.0)
+    check("timed idle: B's frame at its bound reaches A at stamp + L + "
+          "serialisation", [s_ for s_, _ in a.frames] == [dep],
+          f"{[s_ for s_, _ in a.frames]} want {dep}")
+    b.until(lambda c: c.promise is not None and
+            c.promise >= t0 + 2 * L + 10 + m0, 1.0)
+    b.drain(0.2)
+    check("timed idle: a bound made before a frame reached it is not used",
+          b.promise == t0 + 2 * L + 10 + m0, f"{b.syncs[-3:]}")
+    a.sync(dep + L + 1, idle=3 * 10**6)
+    b.until(lambda c: c.promise == 3 * 10**6 + L + m0, 1.0)
+    check("timed idle: made after the frame arrived, it is",
+          b.promise == 3 * 10**6 + L + m0, f"{b.syncs[-3:]}")
+    # The switch relied on A's bound of 3 ms: a frame below it is an error.
+    a.bundle([(dep + L + 2, chframe(a.mac, "early"))])
+    a.until(lambda c: c.eof, 1.0)
+    check("timed idle: a frame below a bound relied on ends the link",
+          a.eof and not b.frames, f"eof={a.eof} {len(b.frames)}")
+    check("timed idle: no stamp below a promise",
+          not a.below and not b.below, f"{a.below} {b.below}")
+    a.close()
+    b.close()
+    switch_stats(sw, log)
+    log.seek(0)
+    text = log.read()
+    check("timed idle: the switch names the broken idle bound",
+          "below the sender's idle bound" in text, text[-300:])
+
+
 def timed_lookahead_pfc(exe, sockdir, log):
     """A port whose ingress has PFC is still bounded by its own promise,
     and the XOFF and XON its frames cause leave at their instants."""
@@ -2463,6 +2526,7 @@ def channel(exe, sockdir, log, work):
     timed_bounds(exe, sockdir, log)
     timed_impair(exe, sockdir, log)
     timed_lookahead(exe, sockdir, log)
+    timed_idle(exe, sockdir, log)
     timed_lookahead_pfc(exe, sockdir, log)
     timed_late(exe, sockdir, log)
     timed_determinism(exe, sockdir, log, work)

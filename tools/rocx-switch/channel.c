@@ -430,6 +430,8 @@ static const char *chan_bundle(struct sw *sw, struct sw_port *p,
 		return "a BUNDLE of no frame";
 	if (sw->timed && t < c->prom_rx)
 		return "a stamp below the last promise";
+	if (sw->timed && t < c->idle_floor)
+		return "a stamp below the sender's idle bound";
 	for (i = 0; i < count; i++) {
 		uint32_t o = 0;
 		uint16_t flen;
@@ -456,8 +458,10 @@ static const char *chan_bundle(struct sw *sw, struct sw_port *p,
 		return "bytes after a BUNDLE's last entry";
 	if (deliver) {
 		p->st.rx_bundles++;
-		if (sw->timed)
+		if (sw->timed) {
 			c->prom_rx = stamp;
+			c->idle_rx = 0;
+		}
 	}
 	return NULL;
 }
@@ -470,7 +474,7 @@ static int chan_record(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 	const char *why;
 	uint8_t type, flags;
 	uint16_t count;
-	uint64_t t;
+	uint64_t t, idle;
 
 	if (!fabric_is_ctrl(rec, len)) {
 		chan_error(sw, p, "a record that is not a fabric frame");
@@ -521,7 +525,13 @@ static int chan_record(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 			chan_error(sw, p, "a promise below the last one");
 			return -1;
 		}
+		idle = get_be64(rec + ROCX_FAB_OFF_IDLE);
+		if (idle && idle <= t) {
+			chan_error(sw, p, "an idle bound not above its promise");
+			return -1;
+		}
 		c->prom_rx = t;
+		c->idle_rx = idle;
 		return 0;
 	case ROCX_FAB_HELLO:
 		chan_error(sw, p, "a second HELLO");

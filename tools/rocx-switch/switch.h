@@ -254,6 +254,11 @@ struct sw_chan {
 	uint64_t epoch_ns;	/* when its carrier came up */
 	uint64_t prom_rx;	/* last promise received */
 	uint64_t prom_tx;	/* last promise sent */
+	/* The idle bound of its last record, if a SYNC with one, else 0. */
+	uint64_t idle_rx;
+	/* A bound a promise relied on and no frame sent since lapsed, or 0. */
+	uint64_t idle_floor;
+	uint64_t tx_arrive;	/* when the last frame sent arrives (0: none) */
 	uint64_t wall_rx_ms;	/* wall time of its last record */
 	/* Frames received, not arrived yet (t_ns order: a link's stamps grow). */
 	struct sw_buf *arr_head, *arr_tail;

@@ -172,10 +172,14 @@ static void timed_depart(struct sw *sw, struct sw_port *p)
 
 	c->tx_buf = NULL;
 	c->dep_ns = UINT64_MAX;
-	if (timed_link_up(sw, p))
+	if (timed_link_up(sw, p)) {
 		chan_out_frame(sw, p, b, sw->now_ns);
-	else
+		/* The NIC's idle bound lapses when this reaches it. */
+		c->tx_arrive = add_sat(sw->now_ns, c->latency_ns);
+		c->idle_floor = 0;
+	} else {
 		p->st.tx_nopeer++;
+	}
 	/* Its buffer charge ends now: that may send an XON, first. */
 	buf_release(&sw->pool, b);
 	timed_service(sw, p);
@@ -306,11 +310,20 @@ static uint64_t port_horizon(const struct sw *sw, const struct sw_port *p)
 /*
  * The earliest instant at which a frame of port k can still arrive: its
  * first received frame not arrived yet, else its horizon (a received
- * frame's stamp is at most the port's promise).
+ * frame's stamp is at most the port's promise); when the switch is quiet
+ * (timed_quiet()), not before the least idle bound + L.
  */
-static uint64_t port_next_arrival(const struct sw *sw, const struct sw_port *p)
+static uint64_t port_next_arrival(const struct sw *sw, const struct sw_port *p,
+				  uint64_t quiet)
 {
-	return p->ch.arr_head ? p->ch.arr_head->t_ns : port_horizon(sw, p);
+	uint64_t a;
+
+	if (p->ch.arr_head)
+		return p->ch.arr_head->t_ns;
+	a = port_horizon(sw, p);
+	if (quiet && p->ch.state == CH_UP && add_sat(quiet, p->ch.latency_ns) > a)
+		a = add_sat(quiet, p->ch.latency_ns);
+	return a;
 }
 
 /*
@@ -337,6 +350,39 @@ static uint64_t min64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/*
+ * The least idle bound over the joined ports when the switch is quiet
+ * (rocx-device.rst, "The switch's promise"), else 0: it holds no frame,
+ * no port is in XOFF or owes an XON, and every joined port's last record
+ * is a SYNC with an idle bound made after every frame sent to it arrived.
+ * No frame then moves before some NIC sends one of its own.
+ */
+static uint64_t timed_quiet(const struct sw *sw, uint64_t imp)
+{
+	uint64_t least = UINT64_MAX;
+	unsigned int k;
+	bool xoff;
+
+	if (imp != UINT64_MAX)
+		return 0;
+	for (k = 0; k < sw->nports; k++) {
+		const struct sw_port *p = &sw->port[k];
+		const struct sw_chan *c = &p->ch;
+
+		if (c->arr_head || c->tx_buf || c->nctl || p->eg.queued)
+			return 0;
+		timed_pfc_sender(&p->qos, &xoff);
+		if (xoff)
+			return 0;
+		if (c->state != CH_UP)
+			continue;
+		if (!c->idle_rx || c->tx_arrive >= c->prom_rx)
+			return 0;
+		least = min64(least, c->idle_rx);
+	}
+	return least == UINT64_MAX ? 0 : least;
+}
+
 /* What timed_bound() needs of every port, gathered once per promise. */
 struct timed_next {
 	uint64_t imp;		/* the next delay-line release */
@@ -344,13 +390,15 @@ struct timed_next {
 	uint64_t dep;		/* the least departure over the ports */
 	uint64_t arr1, arr2;	/* the least next arrival, the second least */
 	unsigned int arr1_port;	/* the port of arr1 */
+	uint64_t quiet;		/* timed_quiet() */
 };
 
-static void timed_next_gather(const struct sw *sw, struct timed_next *n)
+static void timed_next_gather(struct sw *sw, struct timed_next *n)
 {
 	unsigned int k;
 
 	n->imp = impair_next(sw);
+	n->quiet = timed_quiet(sw, n->imp);
 	n->qos = qos_next(sw);
 	if (!n->qos)
 		n->qos = UINT64_MAX;
@@ -359,7 +407,12 @@ static void timed_next_gather(const struct sw *sw, struct timed_next *n)
 	n->arr2 = UINT64_MAX;
 	n->arr1_port = sw->nports;
 	for (k = 0; k < sw->nports; k++) {
-		uint64_t a = port_next_arrival(sw, &sw->port[k]);
+		struct sw_chan *c = &sw->port[k].ch;
+		uint64_t a = port_next_arrival(sw, &sw->port[k], n->quiet);
+
+		/* A NIC must keep to a bound the promises rely on. */
+		if (n->quiet && c->state == CH_UP)
+			c->idle_floor = c->idle_rx;
 
 		n->dep = min64(n->dep, sw->port[k].ch.dep_ns);
 		if (a < n->arr1) {
@@ -393,7 +446,7 @@ static uint64_t timed_bound(const struct sw *sw, const struct sw_port *pj,
 	uint64_t e = min64(others, n->imp), self, ser;
 	bool xoff;
 
-	self = min64(port_next_arrival(sw, pj), n->imp);
+	self = min64(port_next_arrival(sw, pj, n->quiet), n->imp);
 	if (!cj->tx_buf && pj->eg.queued)
 		e = min64(e, min64(self, n->qos));
 	if (timed_pfc_sender(&pj->qos, &xoff)) {
