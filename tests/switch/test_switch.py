@@ -1399,6 +1399,9 @@ def qos_series(exe, sockdir, log, work):
     b.send_raw(pfc_frame(b, {3: 0}))
     b.recv(0.1)
     ctl("series off")
+    ok, _, err = ctl.request("series interval=50us")
+    check("series: on the wall clock an interval below 1 ms is refused",
+          not ok and "1ms" in (err or ""), err)
     with open(path) as f:
         lines = [json.loads(x) for x in f]
     ts = [x["t"] for x in lines]
@@ -2078,7 +2081,7 @@ def timed_scenario(exe, sockdir, log, work, run, chunk, extra=False):
     evlog = f"{work}/ts{run}.events"
     sw = start_switch(exe, sockdir, ["--event-log", evlog,
         "--ports", "3", "--timed", "--latency", "1500", "--rate", "10000",
-        "--seed", "7", "--series", series, "--series-interval", "1ms",
+        "--seed", "7", "--series", series, "--series-interval", "50us",
         "--pcap", pcap, "--qos", "port=0,1 rate=2000 prio=0 kmin=4000 "
         "kmax=40000 pmax=0.2"], log)
     a, b, c = (chanpeer.Chan(sockdir, i) for i in range(3))
@@ -2128,8 +2131,8 @@ def timed_determinism(exe, sockdir, log, work):
                                         extra=True)
     lines = s1.count(b"\n")
     dropped = 600 - len(d1)
-    check("timed: a run's series has a line per virtual ms",
-          lines == 5, f"{lines}")
+    check("timed: a run's series has a line per 50 virtual us",
+          lines == 100, f"{lines}")
     check("timed: RED dropped some, not all", 0 < r1[0] <= dropped < 600,
           f"{r1} {dropped}")
     check("timed: RED draws per port: another port's drops do not move "

@@ -151,11 +151,18 @@ int series_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 	const char *iv = ctl_take(a, "interval");
 	bool off = ctl_flag(a, "off");
 	uint64_t ns = sw->series_ns ? sw->series_ns : 100000000;
+	/*
+	 * On the wall clock a tick is a timer wake-up of the host; on the
+	 * virtual clock it is an event like any other, and congestion at
+	 * tens of Gb/s changes within tens of microseconds.
+	 */
+	uint64_t min_ns = sw->timed ? 10000 : 1000000;
 
 	if (ctl_check_unused(a))
 		return -1;
-	if (iv && (ctl_parse_time(iv, &ns) || ns < 1000000))
-		return ctl_err(a, "series: interval=%s: a time, 1ms or more", iv);
+	if (iv && (ctl_parse_time(iv, &ns) || ns < min_ns))
+		return ctl_err(a, "series: interval=%s: a time, %s or more",
+			       iv, sw->timed ? "10us" : "1ms");
 	if (off) {
 		series_close(sw);
 	} else if (path) {
