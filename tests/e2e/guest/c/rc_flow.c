@@ -5,7 +5,7 @@
  *
  *   rc_flow -S [-p PORT]                 receiver: serve one flow, then exit
  *   rc_flow -C HOST [-p PORT] -t SECS    sender: run the flow for SECS
- *                                        (a fraction of a second too)
+ *                                        (fractions allowed: -t 0.02)
  *
  * Options: -d DEV (default: the first rocx device), -g GID_INDEX (default:
  * the first RoCE v2 IPv4 GID), -l SL (the service level, which is the
@@ -16,15 +16,22 @@
  * (the flow's name in the reports), -A T (the ACK timeout, 4.096 us x 2^T,
  * default 14), -G PATH (the sender, once connected, creates PATH.ready
  * and starts when PATH exists: flows of several guests start together),
- * -W MS (the sender starts MS ms after that), -K N (the sender damages one byte of
+ * -W MS (the sender starts MS ms after that), -U PORT (the sender, once
+ * connected and before -G's PATH.ready, listens on UDP port PORT and
+ * starts when a datagram comes: a go that travels over the fabric, so
+ * that flows of guests in virtual time start within a link's latency of
+ * each other), -K N (the sender damages one byte of
  * message N: the receiver must fail, which proves the check), -Q PATH
  * (once connected, write "QPN PSN" to PATH: this side's QP number and
- * the first PSN it expects), -a MS (both sides, once connected, wait
- * until CLOCK_MONOTONIC reads MS ms and start then, or fail if it already
- * has: in a timed run that clock is virtual, so the flow starts at a
- * stated virtual instant whatever the set-up before it cost), -N MSGS
- * (the sender stops after MSGS messages, or at -t's end if that comes
- * first: a fixed amount of traffic).
+ * the first PSN it expects), -E MS (after the summary, keep the QP for
+ * MS ms before exiting, so that its state can be read), -a MS (both
+ * sides, once connected, wait until CLOCK_MONOTONIC reads MS ms and
+ * start then, or fail if it already has: in a timed run that clock is
+ * virtual, so the flow starts at a stated virtual instant whatever the
+ * set-up before it cost), -N MSGS (the sender stops after MSGS messages,
+ * or at -t's end if that comes first: a fixed amount of traffic), -Z (no
+ * flow: the self-test of the check, self_test()).  RC_FLOW_SCALAR=1 in
+ * the environment checks without AVX2.
  *
  * The sender writes message n into slot n % N of the receiver's buffer
  * with RDMA WRITE with immediate n; the receiver checks every byte of the
@@ -32,13 +39,25 @@
  * the sender never has more than N messages unchecked.  Goodput is what
  * the receiver has checked.  Both sides print a JSON object per interval
  * ({"flow", "side", "t" (s since the connection), "bytes", "mbps"}) and a
- * final one with "summary": true, on standard output.  The exit status is
- * 0 only if the flow ran to its end with no error and no bad byte.
+ * final one with "summary": true, on standard output; the receiver's
+ * also has "first_ns" and "last_ns", CLOCK_MONOTONIC when the first and
+ * the last message were checked, so that flows into one guest can be
+ * added up on its clock, and both name the "check" used.  The exit
+ * status is 0 only if the flow ran to its end with no error and no bad
+ * byte.
+ *
+ * The pattern of message n is an arithmetic sequence of 64-bit words
+ * from a start drawn from n, so that filling and checking it are a
+ * vector add and compare per 32 bytes where the CPU has AVX2: a guest
+ * under instruction counting executes at most 10^9 instructions per
+ * virtual second, and a check of one instruction per byte would cap a
+ * receiver near 8 Gb/s.  Every byte is still checked.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,6 +90,10 @@ static const char *qp_path;
 static unsigned int start_delay_ms;
 static long long start_at_ms = -1;
 static unsigned long max_msgs;
+static int go_udp_port;
+static int go_udp_fd = -1;
+static double run_seconds = 10;
+static unsigned int linger_ms;
 
 /* What each side tells the other over TCP before the flow starts. */
 struct peer_info {
@@ -96,6 +119,7 @@ struct flow {
 	struct peer_info me, peer;
 	bool sender;
 	uint64_t start_ns, last_ns, last_bytes, bytes, msgs;
+	uint64_t first_msg_ns, last_msg_ns;	/* receiver: checked */
 };
 
 static uint64_t now_ns(void)
@@ -113,34 +137,125 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* Message n's bytes: 64-bit words no two messages share. */
-static uint64_t pat_word(uint32_t n, size_t j)
-{
-	uint64_t x = ((uint64_t)n << 32 | j) * 0x9e3779b97f4a7c15ull;
+/*
+ * Message n's words: pat_base(n) + j * PAT_STEP.  The step is odd, so
+ * no two words of a message are equal and a word out of place (a
+ * packet at the wrong offset) is caught; the start is a mix of n, so a
+ * message left over from an earlier one in the slot is caught too.
+ */
+#define PAT_STEP	0x9e3779b97f4a7c15ull
+#define PAT_BLOCK	512	/* words compared before a branch */
 
-	return x ^ x >> 29;
+typedef uint64_t v4u64 __attribute__((vector_size(32)));
+
+static bool use_avx2;
+
+static uint64_t pat_base(uint32_t n)
+{
+	uint64_t x = ((uint64_t)n + 1) * 0xbf58476d1ce4e5b9ull;
+
+	return x ^ x >> 31;
 }
 
-static void fill(uint8_t *p, uint32_t n)
+static uint64_t pat_word(uint32_t n, size_t j)
+{
+	return pat_base(n) + j * PAT_STEP;
+}
+
+static void fill_words(uint8_t *p, uint32_t n, size_t from, size_t to)
 {
 	size_t j;
 
-	for (j = 0; j < msg_size / 8; j++)
+	for (j = from; j < to; j++)
 		memcpy(p + 8 * j, &(uint64_t){ pat_word(n, j) }, 8);
 }
 
-/* Index of the first bad word, or -1. */
-static long check(const uint8_t *p, uint32_t n)
+/* Index of the first bad word in [from, to), or -1. */
+static long check_words(const uint8_t *p, uint32_t n, size_t from, size_t to)
 {
 	uint64_t w;
 	size_t j;
 
-	for (j = 0; j < msg_size / 8; j++) {
+	for (j = from; j < to; j++) {
 		memcpy(&w, p + 8 * j, 8);
 		if (w != pat_word(n, j))
 			return j;
 	}
 	return -1;
+}
+
+/* The words that make up whole groups of 16 (128 bytes). */
+static size_t vec_words(void)
+{
+	return msg_size / 8 / 16 * 16;
+}
+
+__attribute__((target("avx2")))
+static void fill_avx2(uint8_t *p, uint32_t n)
+{
+	const uint64_t b = pat_base(n);
+	v4u64 a = { b, b + PAT_STEP, b + 2 * PAT_STEP, b + 3 * PAT_STEP };
+	const v4u64 s4 = { 4 * PAT_STEP, 4 * PAT_STEP, 4 * PAT_STEP,
+			   4 * PAT_STEP };
+	size_t j, end = vec_words();
+
+	for (j = 0; j < end; j += 4) {
+		memcpy(p + 8 * j, &a, sizeof(a));
+		a += s4;
+	}
+	fill_words(p, n, end, msg_size / 8);
+}
+
+__attribute__((target("avx2")))
+static long check_avx2(const uint8_t *p, uint32_t n)
+{
+	const uint64_t b = pat_base(n);
+	const v4u64 a0 = { b, b + PAT_STEP, b + 2 * PAT_STEP,
+			   b + 3 * PAT_STEP };
+	const v4u64 s4 = { 4 * PAT_STEP, 4 * PAT_STEP, 4 * PAT_STEP,
+			   4 * PAT_STEP };
+	const v4u64 s16 = s4 * 4;
+	size_t j, k, end = vec_words();
+	v4u64 a = a0, x0, x1, x2, x3, acc;
+	long bad;
+
+	for (j = 0; j < end; j = k) {
+		size_t stop = j + PAT_BLOCK < end ? j + PAT_BLOCK : end;
+
+		acc = (v4u64){ 0 };
+		/* Four vectors in flight: a loop step per 128 bytes. */
+		for (k = j; k < stop; k += 16) {
+			memcpy(&x0, p + 8 * k, 32);
+			memcpy(&x1, p + 8 * k + 32, 32);
+			memcpy(&x2, p + 8 * k + 64, 32);
+			memcpy(&x3, p + 8 * k + 96, 32);
+			acc |= (x0 ^ a) | (x1 ^ (a + s4)) |
+			       (x2 ^ (a + 2 * s4)) | (x3 ^ (a + 3 * s4));
+			a += s16;
+		}
+		if (acc[0] | acc[1] | acc[2] | acc[3]) {
+			bad = check_words(p, n, j, stop);
+			if (bad >= 0)
+				return bad;
+		}
+	}
+	return check_words(p, n, end, msg_size / 8);
+}
+
+static void fill(uint8_t *p, uint32_t n)
+{
+	if (use_avx2)
+		fill_avx2(p, n);
+	else
+		fill_words(p, n, 0, msg_size / 8);
+}
+
+/* Index of the first bad word, or -1. */
+static long check(const uint8_t *p, uint32_t n)
+{
+	if (use_avx2)
+		return check_avx2(p, n);
+	return check_words(p, n, 0, msg_size / 8);
 }
 
 static bool gid_is_v4(const union ibv_gid *g)
@@ -391,10 +506,14 @@ static void report(struct flow *f, uint64_t now, bool summary)
 
 	if (summary) {
 		printf("{\"flow\": \"%s\", \"side\": \"%s\", \"summary\": true, "
-		       "\"seconds\": %.3f, \"bytes\": %llu, \"messages\": %llu, "
-		       "\"mbps\": %.1f}\n", flow_name, side, t,
+		       "\"seconds\": %.6f, \"bytes\": %llu, \"messages\": %llu, "
+		       "\"first_ns\": %llu, \"last_ns\": %llu, "
+		       "\"check\": \"%s\", \"mbps\": %.1f}\n", flow_name, side, t,
 		       (unsigned long long)f->bytes,
 		       (unsigned long long)f->msgs,
+		       (unsigned long long)f->first_msg_ns,
+		       (unsigned long long)f->last_msg_ns,
+		       use_avx2 ? "avx2" : "scalar",
 		       t > 0 ? f->bytes * 8 / t / 1e6 : 0.0);
 	} else {
 		printf("{\"flow\": \"%s\", \"side\": \"%s\", \"t\": %.3f, "
@@ -578,11 +697,32 @@ static int run_receiver(struct flow *f)
 			f->msgs++;
 			f->bytes += msg_size;
 			moved = now_ns();
+			if (!f->first_msg_ns)
+				f->first_msg_ns = moved;
+			f->last_msg_ns = moved;
 			credit_give(f, &cr, m);
 		}
 	}
 	report(f, now_ns(), true);
 	return 0;
+}
+
+/*
+ * -U: the go's socket, bound before anyone can be told this sender is
+ * ready, so that a go sent at once is queued, not lost.
+ */
+static void go_udp_open(void)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(go_udp_port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+
+	go_udp_fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (go_udp_fd < 0 ||
+	    bind(go_udp_fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die("-U: UDP socket");
 }
 
 /* Tell whoever starts the flows that this one is ready, wait for "go". */
@@ -592,7 +732,32 @@ static void wait_go(void)
 	uint64_t t0 = now_ns();
 	FILE *fp;
 
-	if (go_path) {
+	if (go_udp_port)
+		go_udp_open();
+	if (go_path && go_udp_port) {
+		snprintf(ready, sizeof(ready), "%s.%s.ready", go_path, flow_name);
+		fp = fopen(ready, "w");
+		if (!fp)
+			die(ready);
+		fclose(fp);
+	}
+	if (go_udp_port) {
+		struct pollfd pfd = { .fd = go_udp_fd, .events = POLLIN };
+		char b[64];
+
+		/*
+		 * Bounded by -x in the guest's time, which in a timed run
+		 * is virtual: give a -x that the run's wall-clock bound,
+		 * not this one, ends.
+		 */
+		if (poll(&pfd, 1, stall_s * 1000) != 1 ||
+		    recv(go_udp_fd, b, sizeof(b), 0) < 0) {
+			fprintf(stderr, "rc_flow: %s: no go on UDP port %d after %d s\n",
+				flow_name, go_udp_port, stall_s);
+			exit(1);
+		}
+		close(go_udp_fd);
+	} else if (go_path) {
 		snprintf(ready, sizeof(ready), "%s.%s.ready", go_path, flow_name);
 		fp = fopen(ready, "w");
 		if (!fp)
@@ -612,7 +777,7 @@ static void wait_go(void)
 	start_at();
 }
 
-static int run_sender(struct flow *f, double seconds)
+static int run_sender(struct flow *f)
 {
 	uint64_t end, moved = now_ns();
 	struct ibv_wc wc[16];
@@ -625,7 +790,7 @@ static int run_sender(struct flow *f, double seconds)
 		post_recv(f, i);
 	wait_go();
 	f->start_ns = f->last_ns = moved = now_ns();
-	end = f->start_ns + (uint64_t)(seconds * 1e9);
+	end = f->start_ns + (uint64_t)(run_seconds * 1e9);
 	while (!last_done) {
 		if (!stopping && now_ns() >= end)
 			stopping = true;
@@ -662,6 +827,68 @@ static int run_sender(struct flow *f, double seconds)
 	return 0;
 }
 
+/*
+ * -Z: the check against damage, without a device: for each way this CPU
+ * can check (scalar, and AVX2 if it has it) and a message size with and
+ * without a tail past the vector part, a flipped bit anywhere it may
+ * fall, another message's data and two packets swapped are each caught
+ * at the right word, and the message as filled passes.
+ */
+static int self_test(void)
+{
+	const uint32_t sizes[] = { msg_size, msg_size + 24 };
+	bool modes[2] = { false, use_avx2 };
+	unsigned int fails = 0, checks = 0, nmodes = use_avx2 ? 2 : 1;
+	unsigned int m, z, i;
+
+	for (m = 0; m < nmodes; m++) {
+		use_avx2 = modes[m];
+		for (z = 0; z < 2; z++) {
+			uint32_t bytes = sizes[z];
+			const size_t pos[] = { 0, 7, 8 * PAT_BLOCK + 3,
+					       bytes / 2, bytes - 25, bytes - 1 };
+			uint8_t *p = malloc(bytes), *q = malloc(bytes);
+			long bad;
+
+			if (!p || !q)
+				die("malloc");
+			msg_size = bytes;
+			fill(p, 77);
+			fill(q, 78);
+			checks++;
+			fails += check(p, 77) != -1;
+			for (i = 0; i < sizeof(pos) / sizeof(pos[0]); i++) {
+				if (pos[i] >= bytes)
+					continue;
+				p[pos[i]] ^= 0x20;
+				bad = check(p, 77);
+				p[pos[i]] ^= 0x20;
+				checks++;
+				if (bad != (long)(pos[i] / 8)) {
+					fprintf(stderr, "rc_flow: self-test: %s, %u bytes: byte %zu flipped, found %ld\n",
+						use_avx2 ? "avx2" : "scalar",
+						bytes, pos[i], bad);
+					fails++;
+				}
+			}
+			checks++;
+			fails += check(q, 77) != 0;
+			if (bytes >= 2048) {
+				memcpy(q, p + 1024, 1024);
+				memcpy(q + 1024, p, 1024);
+				memcpy(q + 2048, p + 2048, bytes - 2048);
+				checks++;
+				fails += check(q, 77) != 0;
+			}
+			free(p);
+			free(q);
+		}
+	}
+	printf("rc_flow: self-test: %u of %u checks passed (%s)\n",
+	       checks - fails, checks, modes[1] ? "scalar and avx2" : "scalar");
+	return fails ? 1 : 0;
+}
+
 static enum ibv_mtu mtu_of(int bytes)
 {
 	switch (bytes) {
@@ -679,16 +906,15 @@ int main(int argc, char **argv)
 {
 	const char *host = NULL, *port = "18700";
 	struct flow f = { 0 };
-	bool server = false;
-	double seconds = 10;
+	bool server = false, selftest = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "SC:p:t:d:g:l:T:s:w:i:m:x:n:K:A:G:W:Q:a:N:")) != -1) {
+	while ((c = getopt(argc, argv, "SC:p:t:d:g:l:T:s:w:i:m:x:n:K:A:G:W:Q:U:ZE:a:N:")) != -1) {
 		switch (c) {
 		case 'S': server = true; break;
 		case 'C': host = optarg; break;
 		case 'p': port = optarg; break;
-		case 't': seconds = strtod(optarg, NULL); break;
+		case 't': run_seconds = atof(optarg); break;
 		case 'd': dev_name = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
 		case 'l': sl = atoi(optarg); break;
@@ -706,14 +932,23 @@ int main(int argc, char **argv)
 		case 'Q': qp_path = optarg; break;
 		case 'a': start_at_ms = atoll(optarg); break;
 		case 'N': max_msgs = strtoul(optarg, NULL, 0); break;
+		case 'U': go_udp_port = atoi(optarg); break;
+		case 'Z': selftest = true; break;
+		case 'E': linger_ms = atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: rc_flow -S | -C HOST [options]\n");
 			return 2;
 		}
 	}
+	__builtin_cpu_init();
+	use_avx2 = __builtin_cpu_supports("avx2") &&
+		   !getenv("RC_FLOW_SCALAR");
+	if (selftest)
+		return msg_size % 8 || msg_size < 128 ? 2 : self_test();
 	if (server == !!host || !msg_size || msg_size % 8 ||
 	    msg_size > (1u << 24) || !window || window > MAX_WINDOW ||
-	    !(seconds > 0) || !interval_ms || sl < 0 || sl > 7 ||
+	    !(run_seconds > 0) || !interval_ms || go_udp_port < 0 ||
+	    go_udp_port > 65535 || sl < 0 || sl > 7 ||
 	    tclass < 0 || tclass > 255 || ack_timeout < 0 || ack_timeout > 31) {
 		fprintf(stderr, "rc_flow: give -S or -C HOST; -s a multiple of 8 up to 16 MiB, -w 1..%d, -l 0..7\n",
 			MAX_WINDOW);
@@ -732,5 +967,8 @@ int main(int argc, char **argv)
 		    fclose(q))
 			die("writing -Q's file");
 	}
-	return server ? run_receiver(&f) : run_sender(&f, seconds);
+	c = server ? run_receiver(&f) : run_sender(&f);
+	if (linger_ms)
+		usleep(linger_ms * 1000);
+	return c;
 }
