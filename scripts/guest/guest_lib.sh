@@ -8,6 +8,13 @@
 
 : "${ROCX_GUEST_INDEX:=0}" "${ROCX_NGUESTS:=1}" "${ROCX_SHARED:=/rocx-shared}"
 ROCX_WAIT=${ROCX_WAIT:-120}	# seconds any helper waits before giving up
+# How long a helper sleeps between looks at a shared file; it gives up
+# after ROCX_WAIT * 10 looks (ROCX_WAIT s at the default).  A timed run's
+# guests sleep in virtual time, which advances by a few latencies per
+# round of promises while they idle together, so that a 0.1 s sleep
+# there costs about a second of wall time while the host has answered
+# in a tenth of it: a timed group asks for shorter looks.
+ROCX_POLL=${ROCX_POLL:-0.1}
 
 rocx_log() {
 	printf 'guest%s: %s\n' "$ROCX_GUEST_INDEX" "$*"
@@ -44,7 +51,7 @@ rocx_barrier() {
 		n=$(find "$dir" -mindepth 1 -maxdepth 1 | wc -l)
 		[ "$n" -ge "$count" ] && return 0
 		rocx_check_peers
-		sleep 0.1
+		sleep "$ROCX_POLL"
 	done
 	rocx_die "barrier $name: $n of $count guests after ${ROCX_WAIT}s"
 }
@@ -66,7 +73,7 @@ rocx_get() {
 			return 0
 		fi
 		rocx_check_peers
-		sleep 0.1
+		sleep "$ROCX_POLL"
 	done
 	rocx_die "no value for $1 after ${ROCX_WAIT}s"
 }

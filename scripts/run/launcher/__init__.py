@@ -60,7 +60,8 @@ Options:
                     ROCX_SWITCH_CTL_<SEG> for a segment's own switch
   --impair 'SPEC'   impair the fabric from the start: rocx-switch --impair,
                     e.g. 'port=all dir=egress loss=1%'; repeatable
-  --switch 'ARGS'   more rocx-switch options (split on spaces), e.g.
+  --switch 'ARGS'   more rocx-switch options (split as a shell would:
+                    quotes keep a --qos SPEC whole), e.g.
                     '--queue-limit 4096'; repeatable
   --seed N          seed of the switch's impairments (rocx-switch --seed;
                     default: random, printed in OUT/switch.log); in a

@@ -3,6 +3,7 @@
 import dataclasses
 import os
 import re
+import shlex
 import sys
 
 import launcher
@@ -79,7 +80,7 @@ def parse_args(argv, environ=None):
         elif a == "--impair":
             o.switch_opts += ["--impair", v]
         elif a == "--switch":
-            o.switch_opts += v.split()
+            o.switch_opts += shlex.split(v)
         elif a == "--seed":
             o.seed = v
         elif a in ("--link-latency", "--icount-shift"):

@@ -28,11 +28,16 @@ for ((g = 0; g < ROCX_NGUESTS; g++)); do
 done
 : >"$log"
 
+# A guest is done when its script wrote its status, or when its QEMU
+# exited without one (run-guests.sh leaves shared/failed.G): a QEMU that
+# died never writes it, and waiting on it would keep the run, and the
+# guests' lock, until the run's timeout.
 all_done() {
 	local g
 
 	for ((g = 0; g < ROCX_NGUESTS; g++)); do
-		[ -f "$ROCX_RUN_OUT/guest$g/rc" ] || return 1
+		[ -f "$ROCX_RUN_OUT/guest$g/rc" ] ||
+			[ -f "$shared/failed.$g" ] || return 1
 	done
 }
 

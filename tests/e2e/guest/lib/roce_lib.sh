@@ -55,6 +55,23 @@ _roce_fail() {
 	return 1
 }
 
+# _roce_carrier NETDEV SECS - NETDEV has carrier within SECS s.  A timed
+# link comes up at the switch's --epoch, which may be a minute of
+# virtual time after its NIC joined (ROCE_CARRIER_WAIT=SECS): the
+# shell's own read polls it, so that a long wait starts no process per
+# look.
+_roce_carrier() {
+	local n=$(($2 * 4)) c
+
+	while :; do
+		read -r c <"/sys/class/net/$1/carrier" 2>/dev/null &&
+			[ "$c" = 1 ] && return 0
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.25
+	done
+}
+
 roce_up() {
 	local kind=$1
 
@@ -80,7 +97,7 @@ roce_up() {
 	esac
 	ip link set "$ROCE_NETDEV" up
 	ip addr replace "$ROCX_IP/24" dev "$ROCE_NETDEV"
-	wait_for 20 carrier_is "$ROCE_NETDEV" 1 ||
+	_roce_carrier "$ROCE_NETDEV" "${ROCE_CARRIER_WAIT:-20}" ||
 		_roce_fail "$ROCE_NETDEV: no carrier" || return 1
 	wait_for 20 _roce_port_active "$ROCE_DEV" ||
 		_roce_fail "$ROCE_DEV: port not ACTIVE" || return 1

@@ -31,7 +31,7 @@ switch_ctl() {
 			fi
 			return "$rc"
 		fi
-		sleep 0.1
+		sleep "$ROCX_POLL"
 	done
 	echo "switch_ctl: no answer to '$*' after ${ROCX_WAIT}s" >&2
 	return 2
