@@ -13,6 +13,9 @@
 # ROCX_VERBS_PARTS=sched:uc runs only those parts (a developer's loop;
 # make check runs them all), without the capture unless wire is one.
 timeout=960
+# Part sched reads the switch's counters (guest/lib/verbs_lib.py's
+# switch_ctl).
+host_cmd="bash tests/e2e/host/switch_ctl.sh"
 parts=()
 [ -z "${ROCX_VERBS_PARTS:-}" ] || parts=("ROCX_VERBS_PARTS=$ROCX_VERBS_PARTS")
 case ":${ROCX_VERBS_PARTS:-wire}:" in

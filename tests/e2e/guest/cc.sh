@@ -13,7 +13,15 @@
 #             (ethtool -S hw_np_*), the data arrived intact
 #   guest 1   rp_cnp_handled moves, rp_cnp_ignored does not, and
 #             `rdma resource show qp` shows the writer's QP paced below
-#             line rate while it runs
+#             line rate while it runs; its reaction point keeps a cut
+#             (no byte counter, a 10 s increase timer) and stops at
+#             rp_min_rate FLOOR, so that the pacing lasts long enough to
+#             be seen on the wire: the switch's count of what guest 1
+#             sent on priority 0 (port 1's rx_bytes), over windows of the
+#             guest's clock while the device reports FLOOR, must have
+#             a median no more than FLOOR + 10%.  The device's own figure
+#             alone would pass a model that reports a cut and sends at
+#             whatever rate it likes.
 # With rp_en off for priority 0 at guest 1 its data leaves non-ECT: the
 # switch then drops it on the lossy priority instead (not tested: RC
 # would only retransmit).  The host checks the capture for the CNPs
@@ -28,8 +36,12 @@ set -uo pipefail
 me=$ROCX_GUEST_INDEX
 port=19901
 size=65536
-iters=300
+iters=600
 buf=/tmp/cc_write_bw.buf
+# Mb/s: well below both the 50 Mb/s bottleneck and what the writer
+# sends into it unpaced, so a pacer that is not there shows; the 600
+# writes of 64 KiB take some 16 s at it, time for several windows.
+floor=20
 
 if roce_up rocx; then
 	t_ok "rocx $ROCE_DEV up on $ROCE_NETDEV"
@@ -61,6 +73,13 @@ sent0=$(hw hw_np_cnp_sent)
 handled0=$(hw hw_rp_cnp_handled)
 ignored0=$(hw hw_rp_cnp_ignored)
 
+if [ "$me" -eq 1 ]; then
+	for kv in rp_byte_reset=0 rp_time_reset=10000000 rp_min_rate=$floor; do
+		echo "${kv#*=}" >"$ccdir/${kv%%=*}"
+	done
+	t "cc_param: a cut holds, down to $floor Mb/s" \
+		test "$(cat "$ccdir/rp_byte_reset") $(cat "$ccdir/rp_time_reset") $(cat "$ccdir/rp_min_rate")" = "0 10000000 $floor"
+fi
 if [ "$me" -eq 0 ]; then
 	t "switch: port 0 (guest 0) at 50 Mb/s" switch_ctl qos port=0 rate=50
 	t "switch: port 0 priority 0 marks CE behind any frame" \
@@ -91,12 +110,18 @@ sys.stdout.buffer.write(os.urandom(int(sys.argv[1])))' "$size" |
 		-m 1024 -s "$size" -n "$iters" --mmap="$buf" -p "$port" \
 		"$(rocx_ip 0)" >/tmp/cc.cli 2>&1 &
 	cpid=$!
+	# What guest 1 sent on priority 0 as the switch counts it, sampled
+	# beside the device's figure below.
+	python3 "$ROCX_REPO/tests/e2e/guest/lib/switch_lib.py" sample 1 0 \
+		rx_bytes 2 >/tmp/cc.wire 2>/tmp/cc.wire.err &
+	wpid=$!
 	# The reaction point's rate, sampled while the writer runs: the
-	# device's own figure (QUERY_QP), through `rdma resource show`.
+	# device's own figure (QUERY_QP), through `rdma resource show`,
+	# each sample after the guest's clock.
 	: >/tmp/cc.rates
 	: >/tmp/cc.raw
 	while kill -0 "$cpid" 2>/dev/null; do
-		roce_qp_cc "$ROCE_DEV" >>/tmp/cc.rates
+		roce_qp_cc "$ROCE_DEV" "$(date +%s.%N)" >>/tmp/cc.rates
 		[ -s /tmp/cc.raw ] ||
 			rdma -dd resource show qp link "$ROCE_DEV/1" 2>/dev/null |
 			grep -A3 " RC " >/tmp/cc.raw
@@ -105,14 +130,35 @@ sys.stdout.buffer.write(os.urandom(int(sys.argv[1])))' "$size" |
 	sed 's/^/# rdma: /' /tmp/cc.raw
 	wait "$cpid"
 	rc=$?
+	kill "$wpid"
+	wait "$wpid" 2>/dev/null
+	[ -s /tmp/cc.wire.err ] && sed 's/^/# sampler: /' /tmp/cc.wire.err
 	[ "$rc" -eq 0 ] || t_show /tmp/cc.cli
 	t "ib_write_bw through the marking switch, client" test "$rc" -eq 0
 	speed=$(cat "/sys/class/net/$dev/speed")
-	low=$(awk '{ print $1 }' /tmp/cc.rates | sort -n | head -n 1)
+	low=$(awk '{ print $2 }' /tmp/cc.rates | sort -n | head -n 1)
 	echo "# cc_cur_rate: $(wc -l </tmp/cc.rates) samples, lowest ${low:-none} of $speed Mb/s"
-	sort -n /tmp/cc.rates | awk 'NR == 1 { print "# lowest sample: " $0 }'
+	sed 's/^/# cc sample (time cur tgt alpha): /' /tmp/cc.rates
 	t "rdma res: the writer's QP paced below line rate" \
 		test "${low:-$speed}" -lt "$speed"
+	# The windows while the device said FLOOR: from its first such
+	# sample to the last before one that says otherwise (only the 10 s
+	# timer raises a held cut).
+	span=$(awk -v f="$floor" '$2 == f && !end { if (!n++) a = $1; b = $1 }
+		$2 != f && n { end = 1 } END { if (n) print a, b }' /tmp/cc.rates)
+	sed 's/^/# switch sample (t0 t1 rx_bytes): /' /tmp/cc.wire
+	: >/tmp/cc.windows
+	# shellcheck disable=SC2086 # two words, or none
+	[ -n "$span" ] && switch_windows $span </tmp/cc.wire >/tmp/cc.windows
+	sed 's/^/# wire window (s Mb\/s low high): /' /tmp/cc.windows
+	nwin=$(wc -l </tmp/cc.windows)
+	med=$(awk '{ print $2 }' /tmp/cc.windows | sort -g |
+		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+	echo "# $nwin windows at $floor Mb/s by the device, median ${med:-none} Mb/s on the wire"
+	t "switch: at least 3 windows of guest 1's sending while the device reports $floor Mb/s" \
+		test "$nwin" -ge 3
+	t "switch: guest 1 sent at most $floor Mb/s + 10% (the median of those windows, switch's bytes over the guest's clock)" \
+		awk -v m="${med:-1e9}" -v f="$floor" 'BEGIN { exit !(m <= f * 1.10) }'
 	cp "$buf" "$ROCX_SHARED/cc_write_bw.client"
 fi
 rocx_barrier traffic

@@ -42,3 +42,36 @@ switch_counter() {
 	switch_ctl show "port=$1" "dir=$2" |
 		tr ' ' '\n' | sed -n "s/^$3=//p"
 }
+
+# switch_prio_counter PORT PRIO NAME - one per-priority counter of
+# `qshow` (e.g. rx_bytes: what the port's guest sent on PRIO).
+switch_prio_counter() {
+	switch_ctl qshow "port=$1" |
+		awk -v p="port$1" -v q="prio$2" -v k="$3=" '
+			$1 == p && $2 == q {
+				for (i = 3; i <= NF; i++)
+					if (index($i, k) == 1)
+						print substr($i, length(k) + 1)
+			}'
+}
+
+# switch_windows FROM TO <SAMPLES - a line per window between two
+# consecutive samples ("T0 T1 VALUE": the counter as the switch read it
+# between T0 and T1 of the guest's clock, as `switch_lib.py sample`
+# prints them) that both lie within [FROM, TO]: "SECONDS RATE LOW HIGH",
+# the window's length between the answers (T1: the host reads and
+# answers at once, and the sampler sees the answer within milliseconds),
+# the rate over it in Mb/s, and the least and most the rate can be given
+# when in their intervals the switch read each counter.
+switch_windows() {
+	awk -v from="$1" -v to="$2" '
+		$1 >= from && $2 <= to {
+			if (n++) {
+				d = $2 - a1
+				b = ($3 - v) * 8 / 1e6
+				printf "%.3f %.3f %.3f %.3f\n", d, b / d,
+					b / ($2 - a0), b / ($1 - a1)
+			}
+			a0 = $1; a1 = $2; v = $3
+		}'
+}

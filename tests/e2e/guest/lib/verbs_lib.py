@@ -14,6 +14,10 @@ failed.  What they share:
   pattern/verify   data that differs per byte and per seed, and its check
   poll             completions of a CQ within a deadline
   rc_connect       move a connected QP (RC, UC) through INIT, RTR and RTS
+  switch_ctl       a request to the switch's control socket (a group with
+                   host_cmd="bash tests/e2e/host/switch_ctl.sh")
+  switch_sample    a per-priority switch counter, with the guest's clock
+                   around its reading
 
 The GID kinds are 'v2' (RoCE v2, IPv4-mapped ROCX_IP), 'v6' (RoCE v2,
 ROCX_IP6) and 'v1' (RoCE v1, ROCX_IP6).
@@ -29,6 +33,8 @@ import pyverbs.enums as e
 from pyverbs.addr import GID, AHAttr, GlobalRoute
 from pyverbs.device import Context
 from pyverbs.qp import QPAttr
+
+import switch_lib
 
 GID_KINDS = ('v2', 'v6', 'v1')
 
@@ -169,9 +175,11 @@ def rc_connect(qp, gid_index, remote, my_psn=0, path_mtu=e.IBV_MTU_1024,
                access=(e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
                        e.IBV_ACCESS_REMOTE_READ |
                        e.IBV_ACCESS_REMOTE_ATOMIC),
-               timeout=14, retry_cnt=7, rd_atomic=1, rnr_retry=7):
+               timeout=14, retry_cnt=7, rd_atomic=1, rnr_retry=7,
+               traffic_class=0):
     """Connect qp (RC or UC) to remote = {'qpn', 'psn', 'gid'}, sending
-    from PSN my_psn.
+    from PSN my_psn with traffic_class in its GRH (the IP header's DSCP
+    and ECN bits).
 
     UC takes no timeout, retry or READ/atomic limits: those are left out
     of the modify masks for it.
@@ -184,7 +192,8 @@ def rc_connect(qp, gid_index, remote, my_psn=0, path_mtu=e.IBV_MTU_1024,
         ~e.IBV_ACCESS_REMOTE_ATOMIC if uc else access
     qp.to_init(attr)
 
-    gr = GlobalRoute(dgid=GID(remote['gid']), sgid_index=gid_index, hop_limit=64)
+    gr = GlobalRoute(dgid=GID(remote['gid']), sgid_index=gid_index,
+                     hop_limit=64, traffic_class=traffic_class)
     ah = AHAttr(gr=gr, is_global=1, port_num=1)
     attr = QPAttr(qp_state=e.IBV_QPS_RTR)
     attr.path_mtu = path_mtu
@@ -210,3 +219,9 @@ def rc_connect(qp, gid_index, remote, my_psn=0, path_mtu=e.IBV_MTU_1024,
         mask |= (e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY |
                  e.IBV_QP_MAX_QP_RD_ATOMIC)
     qp.modify(attr, mask)
+
+
+# The switch through the run's shared directory (guest/lib/switch_lib.py).
+switch_ctl = switch_lib.switch_ctl
+switch_sample = switch_lib.switch_sample
+switch_windows = switch_lib.switch_windows

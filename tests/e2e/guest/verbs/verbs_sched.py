@@ -4,22 +4,24 @@
 
   verbs_sched.py
 
-Between two RC QPs of the device (looped back inside it, which the pacer
-paces as any QP): RDMA WRITEs of 64 KiB, kept 32 deep, run for a few
-seconds of the guest's clock unlimited, then with a rate limit of
-RATE_KBPS, and the test measures the rate itself from the completions.
-The time is the device's: the completions' timestamps (64-byte CQEs,
-the device clock, which runs on QEMU's virtual clock as the pacer does);
-a TCG guest's own clock may run a tenth off it (its TSC is calibrated
-against emulated timers), so it is only shown.  The pacer's rate, from
-the median interval between completions (a loaded host may let the
-queue run dry now and then, which lowers the average but not the
-pacer), must be within -10%/+10% of the limit, the average no more than
-10% above it, and the unlimited rate at least twice the limit, or the
-limit proved nothing.  The data of the last WRITE is verified; a rate limit in INIT,
-or above the port's largest rate, is refused.
+Each guest's RC QP writes to one of the other guest's across the switch:
+RDMA WRITEs of 64 KiB, kept 32 deep, run for a few seconds of the
+guest's clock unlimited, then with a rate limit of RATE_KBPS, then
+unlimited again.  The QP's requests carry DSCP 26, which the switch
+counts as priority 3 of this guest's port, where nothing else of the
+guest's goes (the other QP's ACKs leave with DSCP 0): the rates checked
+are the switch's rx_bytes there (frames as the pacer counts them) over
+the guest's clock, sampled every WINDOW_S / 3 seconds, so the device's
+own clock and counters decide nothing.  The paced rate must be within
+-10%/+10% of the limit in the median of the (at least 3) windows, no
+more than 10% above it over the whole paced span, and the unlimited
+rates at least twice the limit, or the limit proved nothing.  The
+device's figures (the completions' timestamps, 64-byte CQEs) are only
+shown.  The data of the last WRITE is verified at the other guest; a
+rate limit in INIT, or above the port's largest rate, is refused.
 """
 import sys
+import threading
 import time
 
 import pyverbs.enums as e
@@ -39,7 +41,10 @@ RATE_KBPS = 20000               # 20 Mb/s: 2.5 MB/s on the wire
 # of Ethernet 14, IPv4 20, UDP 8, BTH 12 and ICRC 4 bytes around the
 # payload, and one RETH of 16.
 WIRE = SIZE + 64 * (14 + 20 + 8 + 12 + 4) + 16
-WINDOW_S = 4.0
+WINDOW_S = 6.0
+# DSCP 26 (the GRH's traffic class 104): the switch's priority 3.
+TCLASS = 26 << 2
+PRIO = 3
 ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
           e.IBV_ACCESS_REMOTE_READ)
 
@@ -87,10 +92,47 @@ def poll_ts(cq, timeout_s=30.0):
     return []
 
 
-def measure(a, b_info, seconds):
-    """WRITEs kept DEPTH deep for seconds; returns (bytes/s by the
-    device clock, bytes/s by the guest's, bytes/s of the median WRITE by
-    the device clock, errors).
+class Sampler(threading.Thread):
+    """switch_sample of this guest's port and PRIO: count of them, every
+    `every` seconds of the guest's clock from the start, then one when
+    stopped (which the caller does `every` seconds after the last, so no
+    window is short)."""
+
+    def __init__(self, env, every, count):
+        super().__init__(daemon=True)
+        self.env, self.every, self.count = env, every, count
+        self.samples, self.errors = [], []
+        self.halt = threading.Event()
+
+    def take(self):
+        try:
+            self.samples.append(vl.switch_sample(self.env, self.env.me,
+                                                 PRIO, 'rx_bytes'))
+        except RuntimeError as ex:
+            self.errors.append(str(ex))
+
+    def run(self):
+        start = time.monotonic()
+        self.take()
+        for k in range(1, self.count):
+            if self.halt.wait(max(0.0, start + k * self.every -
+                                  time.monotonic())):
+                return
+            self.take()
+
+    def stop(self):
+        """The last sample, once (later calls do nothing)."""
+        if self.halt.is_set():
+            return
+        self.halt.set()
+        self.join()
+        self.take()
+
+
+def measure(a, b_info, seconds, sampler):
+    """WRITEs kept DEPTH deep for seconds, sampler sampling the switch
+    while they are; returns (bytes/s by the device clock, bytes/s by the
+    guest's, bytes/s of the median WRITE by the device clock, errors).
 
     The first two are averages over the window, and fall short of the
     pacer's rate whenever the guest, descheduled on a loaded host, lets
@@ -107,6 +149,7 @@ def measure(a, b_info, seconds):
     done = 0
     start = time.monotonic()
     end = start + seconds
+    sampler.start()
     first = last = None
     g_first = g_last = None
     stamps = []
@@ -114,6 +157,9 @@ def measure(a, b_info, seconds):
         while outstanding < DEPTH and time.monotonic() < end:
             a.qp.post_send(wr)
             outstanding += 1
+        # The last sample while the queue is still kept full.
+        if time.monotonic() >= end:
+            sampler.stop()
         wcs = poll_ts(a.cq)
         if not wcs:
             errors.append('no completion in 30 s')
@@ -130,6 +176,8 @@ def measure(a, b_info, seconds):
             else:
                 done += 1
             last, g_last = ts, now
+    sampler.stop()
+    errors += sampler.errors
     if first is None or last <= first or g_last <= g_first:
         return 0, 0, 0, errors or ['nothing completed']
     gaps = sorted(t - p for p, t in zip(stamps, stamps[1:]))
@@ -140,45 +188,88 @@ def measure(a, b_info, seconds):
             SIZE * 1e9 / median if median > 0 else 0, errors)
 
 
+def wire_rate(sampler, least=False):
+    """Bytes/s by the switch's samples over their whole span, between
+    their answers, or (least) the least their times allow: from the
+    first request's leaving to the last answer's arrival."""
+    if len(sampler.samples) < 2:
+        return None
+    _, rate, low, _ = vl.switch_windows([sampler.samples[0],
+                                         sampler.samples[-1]])[0]
+    return low if least else rate
+
+
 def main(tap):
     env = vl.Env()
+    if env.peer is None:
+        tap.ok(False, 'two guests, one on each side of the switch')
+        return
     gidx = env.gids['v2']
     ctx = env.context()
     pd = PD(ctx)
+    # a writes to the other guest's b, paced; b takes the other's WRITEs.
     a, b = End(ctx, pd), End(ctx, pd)
-    ai, bi = a.info(ctx, gidx, 100), b.info(ctx, gidx, 200)
-    vl.rc_connect(a.qp, gidx, bi, my_psn=ai['psn'])
-    vl.rc_connect(b.qp, gidx, ai, my_psn=bi['psn'])
+    env.put(f'sched.{env.me}', {'a': a.info(ctx, gidx, 100),
+                                'b': b.info(ctx, gidx, 200)})
+    theirs = env.get(f'sched.{env.peer}')
+    vl.rc_connect(a.qp, gidx, theirs['b'], my_psn=100,
+                  traffic_class=TCLASS)
+    vl.rc_connect(b.qp, gidx, theirs['a'], my_psn=200)
     a.mr.write(vl.pattern(SIZE, 31), SIZE)
+    env.barrier('sched.connected')
+    bi = theirs['b']
 
-    limit = RATE_KBPS * 1000 / 8 * SIZE / WIRE
-    free, _, _, err = measure(a, bi, 1.5)
+    limit = RATE_KBPS * 1000 / 8            # frame bytes/s, as the switch
+    data_limit = limit * SIZE / WIRE
+    sw = Sampler(env, 1.5, 1)
+    free, _, _, err = measure(a, bi, 1.5, sw)
     tap.ok(not err, 'unlimited WRITEs complete', err)
-    tap.diag(f'unlimited: {free / 1e6:.2f} MB/s')
-    tap.ok(free >= 2 * limit,
-           f'unlimited rate at least twice {RATE_KBPS} kb/s',
-           f'{free:.0f} B/s')
+    free_w = wire_rate(sw, least=True) or 0
+    tap.diag(f'unlimited: {free_w * 8 / 1e6:.1f} Mb/s on the wire by the '
+             f'switch, {free / 1e6:.2f} MB/s of data by the device clock')
+    tap.ok(free_w >= 2 * limit,
+           f'unlimited rate at least twice {RATE_KBPS} kb/s (the '
+           f'switch\'s bytes over the guest\'s clock, the least its '
+           f'samples allow)',
+           f'{free_w * 8 / 1000:.0f} kb/s')
 
     tap.check(f'ibv_modify_qp RATE_LIMIT {RATE_KBPS} kb/s in RTS',
               set_rate, a.qp, RATE_KBPS)
-    rate, g_rate, paced, err = measure(a, bi, WINDOW_S)
+    sw = Sampler(env, WINDOW_S / 3, 3)
+    rate, g_rate, paced, err = measure(a, bi, WINDOW_S, sw)
     tap.ok(not err, 'rate-limited WRITEs complete', err)
-    tap.diag(f'limited: {rate / 1e6:.3f} MB/s of data by the device clock '
-             f'({g_rate / 1e6:.3f} by the guest\'s), the median WRITE '
-             f'{paced / 1e6:.3f}, the limit allows {limit / 1e6:.3f}')
-    tap.ok(0.90 * limit <= paced <= 1.10 * limit,
-           f'the QP is paced at {RATE_KBPS} kb/s (+-10%)',
-           f'{paced * WIRE / SIZE * 8 / 1000:.0f} kb/s on the wire')
-    tap.ok(rate <= 1.10 * limit,
-           f'the QP never averages more than {RATE_KBPS} kb/s (+10%)',
-           f'{rate * WIRE / SIZE * 8 / 1000:.0f} kb/s on the wire')
+    tap.diag(f'limited, by the device: {rate / 1e6:.3f} MB/s of data by its '
+             f'clock ({g_rate / 1e6:.3f} by the guest\'s), the median WRITE '
+             f'{paced / 1e6:.3f}, the limit allows {data_limit / 1e6:.3f}')
+    wins = vl.switch_windows(sw.samples)
+    for d, r, lo, hi in wins:
+        tap.diag(f'switch window {d:.2f} s: {r * 8 / 1000:.0f} kb/s '
+                 f'({lo * 8 / 1000:.0f}-{hi * 8 / 1000:.0f})')
+    rates = sorted(r for _, r, _, _ in wins)
+    median = rates[(len(rates) - 1) // 2] if rates else 0
+    tap.ok(len(wins) >= 3, 'the switch sampled at least 3 windows of the '
+           'paced WRITEs', f'{len(sw.samples)} samples')
+    tap.ok(0.90 * limit <= median <= 1.10 * limit,
+           f'the QP is paced at {RATE_KBPS} kb/s (+-10%: the median of '
+           f'{len(wins)} windows of the switch\'s bytes over the guest\'s '
+           f'clock)', f'{median * 8 / 1000:.0f} kb/s on the wire')
+    whole = wire_rate(sw) or float('inf')
+    tap.ok(whole <= 1.10 * limit,
+           f'the QP never averages more than {RATE_KBPS} kb/s (+10%: the '
+           f'switch\'s bytes over the whole paced span)',
+           f'{whole * 8 / 1000:.0f} kb/s on the wire')
+    env.barrier('sched.limited')
     err = vl.verify(b.mr.read(SIZE, 0), SIZE, 31)
     tap.ok(err is None, 'the paced WRITEs\' data arrived intact', err)
 
     tap.check('rate limit 0: no limit again', set_rate, a.qp, 0)
-    again, _, _, err = measure(a, bi, 1.5)
-    tap.ok(not err and again >= 2 * limit, 'unlimited again',
-           f'{again:.0f} B/s {err}')
+    sw = Sampler(env, 1.5, 1)
+    _, _, _, err = measure(a, bi, 1.5, sw)
+    again = wire_rate(sw, least=True) or 0
+    tap.ok(not err and again >= 2 * limit, 'unlimited again (the switch\'s '
+           'bytes over the guest\'s clock, the least its samples allow)',
+           f'{again * 8 / 1000:.0f} kb/s {err}')
+    env.barrier('sched.done')
 
     try:
         set_rate(a.qp, 400000001)
