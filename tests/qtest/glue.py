@@ -433,12 +433,28 @@ def rx_post(q, first, n):
     q.wr('q', BAR2 + DB_RX, (first + n) << 32)
 
 
+STATS = BUF + 0x9000            # GET_STATS' counters, past the RX buffers
+ST_RX_NO_BUFFER = 12            # enum rocx_stat (include/rocx/rocx_if.h)
+
+
+def stat(q, aq, index):
+    """One device counter, through GET_STATS."""
+    n = index + 1
+    st, _, _ = aq.run(0x04, struct.pack('<QI', STATS, 8 * n))
+    check(st == 0, 'GET_STATS')
+    return struct.unpack('<Q', q.memread(STATS + 8 * index, 8))[0]
+
+
 def t_rx_and_hold(q):
-    bring_up(q)
+    aq = bring_up(q)
     frame = MAC + b'\x02\x00\x00\x00\x00\x07' + b'\x08\x00' + bytes(range(86))
     # No buffer posted yet: the frame waits in the device (not in QEMU).
     q.net.sendto(frame, q.sock_qemu)
-    time.sleep(0.2)
+    # The device counts a frame that found no descriptor when it takes
+    # it: once counted, it has been decided on, however slow the host,
+    # and a write to the ring would be there already.
+    q.wait(lambda: stat(q, aq, ST_RX_NO_BUFFER) == 1,
+           'the frame taken and counted as waiting for a buffer')
     check(q.memread(RX + 12, 2) == b'\0\0', 'nothing written without buffers')
     rx_post(q, 0, 4)
     q.wait(lambda: struct.unpack('<H', q.memread(RX + 12, 2))[0] == 1,
@@ -566,16 +582,24 @@ def t_roce_send_retransmit(q):
           'BTH: SEND ONLY to the peer QP at the SQ PSN')
     check(bth[12:17] == b'hello', 'payload')
     check(struct.unpack('<I', l3[-4:])[0] == icrc_v4(l3), 'ICRC')
-    # No ACK: nothing until the virtual clock passes the timeout...
-    time.sleep(0.3)
-    q.net.settimeout(0.2)
-    try:
-        q.net.recv(65536)
-        check(False, 'resent before the timeout')
-    except socket.timeout:
-        pass
-    q.cmd('clock_step %d' % (4096 << 14))
-    q.net.settimeout(5)
+    # No ACK: nothing until the virtual clock passes the timeout.  The
+    # clock goes to 1 ms short of it, then a second SEND is posted: the
+    # QP sends in PSN order, so a resend already due would leave before
+    # it; the second SEND arriving first shows there was none, however
+    # slow the host (a quiet socket for a while would not).
+    rto = 4096 << 14
+    q.cmd('clock_step %d' % (rto - 1000000))
+    q.memwrite(QPB + 128, struct.pack('<BBBB4sIHH', 0, 0x9, 0, 0, bytes(4),
+                                      5, 1, 0).ljust(64, b'\0') + b'world')
+    q.wr('q', BAR2 + 0x00, qpn | 2 << 32)
+    f1 = q.net.recv(65536)
+    bth1 = f1[14 + 28:]
+    check(bth1[9:12] != SQ_PSN.to_bytes(3, 'big'),
+          'resent before the timeout')
+    check(bth1[0] == 0x04 and bth1[9:12] == (SQ_PSN + 1).to_bytes(3, 'big')
+          and bth1[12:17] == b'world',
+          'the second SEND next, at the next PSN')
+    q.cmd('clock_step %d' % 1000000)
     f2 = q.net.recv(65536)
     check(f2 == f, 'the same packet again after the local ACK timeout')
     # ...and our ACK completes the SEND.  (QEMU holds every frame while
@@ -610,6 +634,13 @@ def t_fabric_bundle(q):
     # Buffers first: QEMU holds every frame while the RX ring is empty.
     rx_post(q, 0, 4)
     q.net.sendto(fabric.control(fabric.HELLO_ACK), q.sock_qemu)
+    # A frame behind the HELLO_ACK, as a sentinel: the device takes what
+    # the socket brings in order, so once this frame is in the RX ring
+    # the HELLO_ACK has been taken too, however slow the host.
+    sentinel = bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([6] * 46)
+    q.net.sendto(sentinel, q.sock_qemu)
+    q.wait(lambda: struct.unpack('<HH', q.memread(RX + 10, 4)) ==
+           (len(sentinel), 1), 'the frame sent after HELLO_ACK received')
     # Three frames on the TX ring, one doorbell: one bundle.
     frames = [bytes([0xff] * 6) + MAC + b'\x08\x00' + bytes([i] * (60 + i))
               for i in range(3)]
@@ -617,7 +648,6 @@ def t_fabric_bundle(q):
         q.memwrite(BUF + 0x4000 * i, f)
         q.memwrite(TX + 16 * i, struct.pack('<QHHHH', BUF + 0x4000 * i,
                                             len(f), 0, 0, 0))
-    time.sleep(0.2)
     q.wr('q', BAR2 + DB_TX, 3 << 32)
     b = q.net.recv(fabric.BUNDLE_MAX)
     want = fabric.bundle(frames, src=MAC)
@@ -626,12 +656,12 @@ def t_fabric_bundle(q):
     inner = [bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([7] * 50),
              bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([8] * 70)]
     q.net.sendto(fabric.bundle(inner), q.sock_qemu)
-    q.wait(lambda: struct.unpack('<HH', q.memread(RX + 16 + 10, 4)) ==
+    q.wait(lambda: struct.unpack('<HH', q.memread(RX + 32 + 10, 4)) ==
            (len(inner[1]), 1), 'second frame of the bundle received')
-    check(struct.unpack('<HH', q.memread(RX + 10, 4)) == (len(inner[0]), 1),
-          'first frame of the bundle received')
-    check(q.memread(BUF + 0x1000, len(inner[1])) == inner[1],
-          'its bytes in the second buffer')
+    check(struct.unpack('<HH', q.memread(RX + 16 + 10, 4)) ==
+          (len(inner[0]), 1), 'first frame of the bundle received')
+    check(q.memread(BUF + 0x2000, len(inner[1])) == inner[1],
+          'its bytes in the third buffer (the sentinel took the first)')
 
 
 t_fabric_bundle.bundle = True
@@ -657,8 +687,25 @@ def t_aq_stall(q):
     aq.pi += 1
     q.setreg(R_AQ_DB, aq.pi)
     q.wait(lambda: q.reg(R_AQ_HEAD) == aq.pi, 'QUERY_PORT fetched')
-    time.sleep(0.2)
+    # A NOP behind it, then TEST_DMA as a sentinel: the engine pass that
+    # runs TEST_DMA runs the admin queue too, so once TEST_DMA is DONE
+    # the queue has had its turn after the stall, however slow the host,
+    # and a completion or the NOP's fetch would be there.
+    nslot = aq.pi % 16
+    q.memwrite(SQ + 64 * nslot, struct.pack('<HHI', 0x00, 0x201, 0).ljust(
+        64, b'\0'))
+    aq.pi += 1
+    q.setreg(R_AQ_DB, aq.pi)
+    q.memwrite(BUF, bytes(64))
+    q.setreg(R_TDMA_LO, BUF)
+    q.setreg(R_TDMA_HI, 0)
+    q.setreg(R_TDMA_LEN, 64)
+    q.setreg(R_TDMA_CTRL, 1)
+    q.wait(lambda: q.reg(R_TDMA_STATUS) == 2, 'TEST_DMA after the stall')
     check(q.memread(CQ + 16 * slot, 16) == bytes(16), 'and never completed')
+    check(q.reg(R_AQ_HEAD) == aq.pi - 1 and
+          q.memread(CQ + 16 * nslot, 16) == bytes(16),
+          'the NOP behind it neither fetched nor completed')
     check(q.qmp_cmd('qom-get', path=path,
                     property='x-aq-stall').get('return') == 3, 'knob armed')
     q.setreg(0x010, 1)          # DEV_CTRL.RESET
