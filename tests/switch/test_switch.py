@@ -244,7 +244,9 @@ def bundles(exe, sockdir, work, log):
           len(got_a) == 1 and unbundle(got_a[0]) == five,
           [len(x) for x in got_a])
     check("bundles: plain frames to a port that did not ask", got_c == five)
-    check("bundles: nothing back to the sender", b.recv() == [])
+    q = until_sentinel(b, (a, b, c))
+    check("bundles: nothing back to the sender, nothing more to the others",
+          q[b.idx] == [] and q[a.idx] == [] and q[c.idx] == [], qtags(q))
 
     # One frame alone goes plain even to a port that takes bundles.
     c.send(a.mac, "single")
@@ -261,8 +263,9 @@ def bundles(exe, sockdir, work, log):
           unbundle(got_a[0]) == five[:2])
     b.send_raw(fab(fabric.HELLO_ACK))
     b.send_raw(fab(7))
+    q = until_sentinel(b, (a, c))
     check("bundles: a guest's HELLO_ACK or unknown type goes nowhere",
-          a.recv() == [] and c.recv() == [])
+          q[a.idx] == [] and q[c.idx] == [], qtags(q))
 
     # A restarted guest has not asked yet: plain frames until it does.
     a.close()
@@ -472,12 +475,16 @@ def multicast_groups(exe, sockdir, log):
           [len(x) for x in got_a])
     check("mcast: both groups, not the unicast, reach C plain",
           c.recv() == [v4, v6])
-    check("mcast: nothing back to the sender", b.recv() == [])
+    q = until_sentinel(b, (a, b, c))
+    check("mcast: nothing back to the sender",
+          q[b.idx] == [] and q[a.idx] == [] and q[c.idx] == [], qtags(q))
 
     v4c = roce_mcast(c.mac, bytes([239, 1, 2, 3]))
     c.send_raw(v4c)
+    q = until_sentinel(c, (a, b, c))
     check("mcast: a plain group frame reaches both others",
-          a.recv() == [v4c] and b.recv() == [v4c] and c.recv() == [])
+          q[a.idx] == [v4c] and q[b.idx] == [v4c] and q[c.idx] == [],
+          qtags(q))
 
     # A group MAC as a source is bogus: it must not become a port's.
     group_mac = v4[:6]
@@ -1086,14 +1093,17 @@ def qos_pfc_rx(exe, sockdir, log):
     q = ctl.qshow("port=1")[(1, 3)]
     check("pfc rx: paused time is the pause's, 335539200 ns",
           q["paused_ns"] == "335539200" and q["pause_rx"] == "1", q)
+    q = until_sentinel(b, (a, c))
     check("pfc rx: the PFC frame is consumed, not forwarded",
-          a.recv(0.05) == [] and c.recv(0.05) == [])
+          q[a.idx] == [] and q[c.idx] == [], qtags(q))
 
     b.send_raw(pfc_frame(b, {3: 0xffff}))
     wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["paused"] == "1")
     a.send_raw(tagged(a, b.mac, 3, "held"))
-    time.sleep(0.05)
-    check("pfc rx: held while paused", b.recv(0.02) == [])
+    # The sentinel on priority 0, below 3 in the strict order: "held",
+    # enqueued first, would leave before it unless paused.
+    q = until_sentinel(a, (b, c))
+    check("pfc rx: held while paused", q[b.idx] == [], qtags(q))
     t0 = time.monotonic()
     b.send_raw(pfc_frame(b, {3: 0}))
     got = b.recv(0.1)
@@ -1104,9 +1114,25 @@ def qos_pfc_rx(exe, sockdir, log):
     ctl("qos port=2 pause=on speed=100")
     c.send_raw(pfc_frame(c, {0: 0x8000}, opcode=0x0001))
     wait_for(lambda: ctl.qshow("port=2")[(2, 0)]["paused"] == "1")
+    base = ctl.qshow("port=2")
     a.send_raw(tagged(a, c.mac, 0, "x0"))
     a.send_raw(tagged(a, c.mac, 6, "x6"))
-    check("pause rx: 802.3x holds every priority", c.recv(0.05) == [])
+    # No sentinel passes a port paused whole: the switch's own word that
+    # it took both frames and still holds them instead, then C's socket
+    # read without waiting (anything sent would be in it by then).
+    n = {k: str(int(base[(2, k)]["enqueued"]) + 1) for k in (0, 6)}
+    wait_for(lambda: all(ctl.qshow("port=2")[(2, k)]["enqueued"] == n[k]
+                         for k in (0, 6)))
+    qs = ctl.qshow("port=2")
+    c.s.setblocking(False)
+    try:
+        early = [c.s.recv(fabric.BUNDLE_MAX)]
+    except BlockingIOError:
+        early = []
+    check("pause rx: 802.3x holds every priority",
+          early == [] and all(qs[(2, k)]["enqueued"] == n[k] and
+                              qs[(2, k)]["depth"] != "0" for k in (0, 6)),
+          (vtags(early), {k: qs[(2, k)] for k in (0, 6)}))
     c.send_raw(pfc_frame(c, {0: 0}, opcode=0x0001))
     check("pause rx: pause time 0 resumes",
           sorted(vtags(c.recv(0.2))) == ["x0", "x6"])
@@ -1129,8 +1155,11 @@ def qos_pfc_tx(exe, sockdir, log):
     wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["paused"] == "1")
     sends(a, [tagged(a, b.mac, 3, f"t{i}") for i in range(9)])
     wait_for(lambda: ctl.qshow("port=0")[(0, 3)]["in_bytes"] == "9000")
+    # A PFC frame goes ahead of anything queued after it: none before C's
+    # sentinel means none was sent.
+    q = until_sentinel(c, (a, b))
     check("pfc tx: 9000 bytes held, below xoff: no PFC",
-          a.recv(0.05) == [])
+          q[a.idx] == [], qtags(q))
     col = Collector(a)
     t0 = time.monotonic()
     a.send_raw(tagged(a, b.mac, 3, "t9"))
@@ -1762,7 +1791,7 @@ def main():
     a.recv()
     c.recv()
     a.send(b.mac, "fresh")
-    fresh = c.recv() == []
+    fresh = until_sentinel(a, (b, c))[c.idx] == []
     time.sleep(1.3)
     a.send(b.mac, "aged")
     check("ageing: known then forgotten",
