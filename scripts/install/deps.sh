@@ -26,6 +26,8 @@ pkgs_bookworm=(
 	# is set up through configfs, which is all targetcli would do.
 	open-iscsi
 	gnuplot-nox
+	# rocx lab: topology files, and the agent its guests run commands with.
+	python3-yaml qemu-guest-agent
 )
 # iproute2 6.15: bookworm's 6.1 `dcb` has no `apptrust` (guests run the
 # host's user space, so the e2e dcb test needs it here).
