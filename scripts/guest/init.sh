@@ -14,6 +14,9 @@
 #   rocx_kmods=DIR    /lib/modules/$(uname -r) for a kernel the host has no
 #                     modules directory for (the debug kernel's, with its
 #                     modules.builtin: modprobe of a built-in driver works)
+#   rocx_stay=1       a lab's guest (Documentation/lab.rst): once the script
+#                     succeeds, write /rocx-out/ready and stay up until the
+#                     host ends the guest
 # Under a kernel with kmemleak, leaks found after boot and before the script
 # ends are written to /rocx-out/kmemleak (empty: none).
 # The script sees ROCX_GUEST_INDEX, ROCX_NGUESTS, ROCX_IP (198.18.0.<N+1>),
@@ -107,6 +110,16 @@ else
 fi
 
 echo "guest$idx: exit status $rc"
+if [ "$rc" = 0 ] && [ "${rocx_stay:-}" = 1 ]; then
+	: >"$ROCX_OUT/ready"
+	echo "guest$idx: up"
+	# As PID 1, bash's wait also reaps the orphans that commands run
+	# through the guest agent leave behind.
+	while :; do
+		sleep 3600 &
+		wait
+	done
+fi
 # Tell the other guests not to wait for this one (see guest_lib.sh).
 [ "$rc" = 0 ] || : >"$ROCX_SHARED/failed.$idx" 2>/dev/null
 if [ -w "$kmemleak" ]; then

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A lab guest's setup (Documentation/lab.rst), run by init.sh, which keeps
+# the guest up after it (rocx_stay=1): the host name of its node, the rocx
+# modules, each NIC's addresses, and the guest agent that `rocx lab exec`
+# runs commands through.  Reads /rocx-out/lab.conf, written by the host:
+#   name NODE
+#   nic K MAC MODEL ADDRESS/PREFIX...
+set -euo pipefail
+. "$ROCX_REPO/scripts/guest/guest_lib.sh"
+. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
+conf=$ROCX_OUT/lab.conf
+
+name=$(awk '$1 == "name" { print $2 }' "$conf")
+hostname "$name"
+echo "127.0.1.1 $name" >>/etc/hosts
+if awk '$1 == "nic" && $4 == "rocx" { f = 1 } END { exit !f }' "$conf"; then
+	rocx_load_modules
+fi
+
+# The NIC with MAC, by its address: names depend on probe order.
+netdev_of() {
+	local n
+
+	for n in /sys/class/net/*; do
+		[ "$(cat "$n/address")" = "$1" ] && { basename "$n"; return 0; }
+	done
+	return 1
+}
+
+while read -r kind k mac _ addrs; do
+	[ "$kind" = nic ] || continue
+	wait_for 20 netdev_of "$mac" >/dev/null || rocx_die "nic$k: no netdev with $mac"
+	dev=$(netdev_of "$mac")
+	ip link set "$dev" up
+	for a in $addrs; do
+		ip addr add "$a" dev "$dev" nodad
+	done
+	rocx_log "nic$k: $dev $mac ${addrs:-(no address)}"
+done <"$conf"
+
+# The agent's port, by the name QEMU gave it: without udev there is no
+# /dev/virtio-ports/ link.
+port=
+for p in /sys/class/virtio-ports/*; do
+	[ "$(cat "$p/name" 2>/dev/null)" = org.qemu.guest_agent.0 ] && port=/dev/${p##*/}
+done
+[ -n "$port" ] || rocx_die "no virtio-serial port for the guest agent"
+# Commands run with the self-built rdma-core, whose libibverbs is the one
+# the rocx provider is built for.
+export LD_LIBRARY_PATH=$ROCX_RDMA/lib
+setsid qemu-ga -m virtio-serial -p "$port" -t /run -l "$ROCX_OUT/qga.log" \
+	</dev/null >/dev/null 2>&1 3>&- &
+rocx_log "agent on $port"

@@ -1,0 +1,455 @@
+# SPDX-License-Identifier: GPL-2.0
+"""rocx lab (Documentation/lab.rst): guests that stay up on a fabric a
+topology file describes.
+
+`up` checks the file and starts a supervisor, which runs in the
+background in a session of its own, so that the lab outlives the shell
+that started it and any shell can end it; `up` only watches the guests
+come up.  The supervisor starts the switch and the QEMUs, records them in
+STATE/state.json, and ends them all when told to (SIGTERM, which `down`
+sends) or when a guest dies, so a lab never stays half up.  The other
+commands read state.json and talk to the guests' agents and sockets."""
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import launcher
+from launcher import REPO, Die, capture, now_ms, read_text, secs
+from launcher import fabric, guest, qga, topology
+
+LABS = os.path.join(REPO, "build/lab")
+ENTRY = os.path.join(REPO, "scripts/rocx")
+GUEST_SCRIPT = os.path.join(REPO, "scripts/guest/lab.sh")
+INFO_SCRIPT = os.path.join(REPO, "scripts/guest/lab_info.py")
+# How long `up` waits for every guest (times ROCX_TIME_SCALE on the debug
+# kernel), and a supervisor for what it ends.
+UP_TIMEOUT_S = 300
+TERM_GRACE_S = 2
+DOWN_WAIT_S = 20
+POLL_S = 0.2
+
+
+def say(msg):
+    print("rocx: " + msg, flush=True)
+
+
+def fail(msg, status=1):
+    print("rocx: " + msg, file=sys.stderr, flush=True)
+    raise SystemExit(status)
+
+
+def alive(pid):
+    """PID runs and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def write_json(path, obj):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def load_state(sdir):
+    try:
+        with open(os.path.join(sdir, "state.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def lab_is_up(state):
+    return state is not None and state.get("up") and \
+        alive(state.get("supervisor", 0))
+
+
+def pick(name):
+    """The state directory of lab NAME, or of the only lab that is up."""
+    if name:
+        sdir = os.path.join(LABS, name)
+        if not lab_is_up(load_state(sdir)):
+            fail("lab %s is not up" % name)
+        return sdir
+    up = sorted(d for d in (os.listdir(LABS) if os.path.isdir(LABS) else ())
+                if lab_is_up(load_state(os.path.join(LABS, d))))
+    if not up:
+        fail("no lab is up")
+    if len(up) > 1:
+        fail("labs %s are up: give --name" % ", ".join(up))
+    return os.path.join(LABS, up[0])
+
+
+# ------------------------------------------------------------------- up
+
+def up(path, timeout=None):
+    """Check PATH, start its lab's supervisor and wait for every guest."""
+    try:
+        topo = topology.parse(path)
+    except topology.TopologyError as e:
+        fail(str(e), 2)
+    sdir = os.path.join(LABS, topo.name)
+    if lab_is_up(load_state(sdir)):
+        fail("lab %s is already up (rocx lab down --name %s)"
+             % (topo.name, topo.name))
+    shutil.rmtree(sdir, ignore_errors=True)
+    os.makedirs(sdir)
+    # The fabric's network namespace, as run-guests.sh's
+    # (fabric.enter_fabric_netns): unshare without --fork execs the
+    # supervisor in it, so the PID it is known by stays its own.
+    argv = [sys.executable, ENTRY, "lab", "_supervise", sdir,
+            os.path.abspath(path)]
+    if subprocess.run(["unshare", "--net", "true"], stderr=subprocess.DEVNULL,
+                      check=False).returncode == 0:
+        argv = ["unshare", "--net", "env", "ROCX_LAB_NETNS=1"] + argv
+    with open(os.path.join(sdir, "supervisor.log"), "wb") as log:
+        sup = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                               stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    t0 = now_ms()
+    limit = timeout or UP_TIMEOUT_S * (
+        guest.time_scale() if any(g.kernel == "debug" for g in topo.guests)
+        else 1)
+    say("lab %s: starting %d guests (state in %s)"
+        % (topo.name, len(topo.names), os.path.relpath(sdir)))
+    waiting = list(topo.names)
+    booting = set()
+    try:
+        while waiting:
+            if sup.poll() is not None:
+                log = read_text(os.path.join(sdir, "supervisor.log")) or ""
+                sys.stderr.write("\n".join(log.splitlines()[-20:]) + "\n")
+                fail("lab %s failed to come up (%s)"
+                     % (topo.name, os.path.relpath(
+                         os.path.join(sdir, "supervisor.log"))))
+            for n in list(waiting):
+                ndir = os.path.join(sdir, n)
+                if n not in booting and \
+                        os.path.exists(os.path.join(ndir, "qemu.log")):
+                    booting.add(n)
+                    say("%s: booting" % n)
+                if os.path.exists(os.path.join(ndir, "ready")):
+                    waiting.remove(n)
+                    say("%s: up after %ss" % (n, secs(now_ms() - t0)))
+            if waiting and now_ms() - t0 > limit * 1000:
+                fail("lab %s: %s not up after %ds (their console.log in %s)"
+                     % (topo.name, ", ".join(waiting), limit,
+                        os.path.relpath(sdir)))
+            time.sleep(POLL_S)
+    except BaseException:
+        # Interrupted or failed half-way: the supervisor ends what it
+        # started.
+        if sup.poll() is None:
+            sup.send_signal(signal.SIGTERM)
+            try:
+                sup.wait(DOWN_WAIT_S)
+            except subprocess.TimeoutExpired:
+                sup.kill()
+        raise
+    say("lab %s is up: rocx lab exec NODE -- CMD, rocx lab inspect, "
+        "rocx lab down" % topo.name)
+
+
+# ----------------------------------------------------------- supervisor
+
+class Supervisor:
+    """What one lab started, ended whatever way the lab ends."""
+
+    def __init__(self, sdir, topo):
+        self.sdir = sdir
+        self.topo = topo
+        self.run = None
+        self.switch = None
+        self.qemus = {}             # node name -> Popen
+        self.stopping = False
+
+    def state(self, up):
+        write_json(os.path.join(self.sdir, "state.json"), {
+            "name": self.topo.name,
+            "file": self.topo.path,
+            "up": up,
+            "supervisor": os.getpid(),
+            "run": self.run,
+            "switch": self.switch.pid if self.switch else None,
+            "ctl": os.path.join(self.run, "ctl.sock")
+            if self.switch else None,
+            "qemu": {n: p.pid for n, p in self.qemus.items()},
+        })
+
+    def start(self):
+        topo = self.topo
+        if os.environ.get("ROCX_LAB_NETNS") == "1":
+            for argv in (["ip", "link", "set", "lo", "up"],
+                         ["sysctl", "-qw", "net.unix.max_dgram_qlen=%d"
+                          % fabric.FABRIC_QLEN]):
+                subprocess.run(argv, check=False)
+        # Unix socket paths must stay under 108 bytes.
+        self.run = tempfile.mkdtemp(prefix="rocx-lab.", dir="/tmp")
+        os.makedirs(os.path.join(self.sdir, "shared"))
+        self.state(False)
+        qemu = os.path.join(REPO, "build/qemu-system-x86_64")
+        if not os.access(qemu, os.X_OK):
+            qemu = "/usr/bin/qemu-system-x86_64"
+        switch = os.path.join(REPO, "build/tools/rocx-switch")
+        initrd = capture(["bash",
+                          os.path.join(REPO, "scripts/build/mkinitramfs.sh")])
+        if initrd is None:
+            raise Die("initramfs build failed")
+        kernels = guest.Kernels(initrd)
+        for g in topo.guests:
+            g.cmd = GUEST_SCRIPT
+            kernels.resolve(g)
+        self.wire()
+        if topo.ports:
+            args = list(topo.switch_args)
+            for link in topo.links:
+                args += link.switch_args
+            if topo.series:
+                args += ["--series", os.path.join(self.sdir, "series.jsonl")]
+            self.switch = fabric.start_switch(
+                switch, self.run, topo.ports,
+                os.path.join(self.sdir, "switch.log"), args)
+            self.state(False)
+        for g in topo.guests:
+            self.launch(qemu, g)
+        self.state(True)
+
+    def wire(self):
+        """Each NIC's sockets: a switch port's (fabric.wire's names), or
+        the two ends of a wire sending to each other."""
+        guests = self.topo.guests
+        for i, link in enumerate(self.topo.links):
+            if link.port >= 0:
+                gi, ki = link.ends[0]
+                nic = guests[gi].nics[ki]
+                nic.lsock = "%s/g%d.sock" % (self.run, link.port)
+                nic.rsock = "%s/sw%d.sock" % (self.run, link.port)
+                continue
+            for j, (gi, ki) in enumerate(link.ends):
+                nic = guests[gi].nics[ki]
+                nic.lsock = "%s/w%d.%d.sock" % (self.run, i, j)
+                nic.rsock = "%s/w%d.%d.sock" % (self.run, i, 1 - j)
+
+    def launch(self, qemu, g):
+        topo = self.topo
+        name = topo.names[g.index]
+        ndir = os.path.join(self.sdir, name)
+        os.makedirs(ndir, exist_ok=True)
+        with open(os.path.join(ndir, "lab.conf"), "w") as f:
+            f.write("name %s\n" % name)
+            for nic in g.nics:
+                f.write("nic %d 52:54:00:00:%02x:%02x %s %s\n"
+                        % (nic.index, nic.index, g.index, nic.model,
+                           " ".join(topo.addresses[(g.index, nic.index)])))
+        with open(os.path.join(ndir, "kernel"), "w") as f:
+            f.write(g.kind + "\n")
+        # The agent's port: a virtio-serial port on a chardev whose unix
+        # socket `exec` connects to.
+        agent = ["-device", "virtio-serial-pci,id=vser0",
+                 "-chardev", "socket,id=qga0,path=%s/qga%d.sock,"
+                 "server=on,wait=off" % (self.run, g.index),
+                 "-device", "virtserialport,bus=vser0.0,chardev=qga0,"
+                 "name=org.qemu.guest_agent.0"]
+        tail = ["-m", g.mem] + fabric.nic_args(g) + agent + [
+            "-append", guest.kernel_cmdline(g, len(topo.guests), "",
+                                            " rocx_stay=1")]
+        argv = guest.qemu_argv(qemu, "q35", g, self.run, self.sdir, ndir,
+                               tail)
+        with open(os.path.join(ndir, "qemu.log"), "wb") as f:
+            self.qemus[name] = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=f,
+                stderr=subprocess.STDOUT)
+        print("%s: qemu %d" % (name, self.qemus[name].pid), flush=True)
+
+    def watch(self):
+        """Until told to stop or a QEMU or the switch ends by itself."""
+        while not self.stopping:
+            for name, p in self.qemus.items():
+                if p.poll() is not None:
+                    print("%s: qemu exited with %d: ending the lab"
+                          % (name, launcher.status_of(p.returncode)),
+                          flush=True)
+                    return 1
+            if self.switch and self.switch.poll() is not None:
+                print("the switch exited: ending the lab", flush=True)
+                return 1
+            time.sleep(POLL_S)
+        return 0
+
+    def stop(self):
+        procs = [p for p in self.qemus.values() if p.poll() is None]
+        for p in procs:
+            p.terminate()
+        deadline = time.monotonic() + TERM_GRACE_S
+        for p in procs:
+            try:
+                p.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        if self.switch and self.switch.poll() is None:
+            self.switch.terminate()
+            try:
+                self.switch.wait(TERM_GRACE_S)
+            except subprocess.TimeoutExpired:
+                self.switch.kill()
+                self.switch.wait()
+        if self.run:
+            shutil.rmtree(self.run, ignore_errors=True)
+        for name in self.qemus:
+            try:
+                os.unlink(os.path.join(self.sdir, name, "monitor.sock"))
+            except OSError:
+                pass
+
+
+def supervise(sdir, path):
+    """The supervisor's body: start, watch, and end everything."""
+    topo = topology.parse(path)
+    s = Supervisor(sdir, topo)
+
+    def on_term(signum, frame):
+        s.stopping = True
+        if not s.qemus:
+            # Still starting: leave the start for the cleanup below.
+            raise SystemExit(1)
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    rc = 1
+    try:
+        s.start()
+        rc = s.watch()
+    finally:
+        s.stop()
+        state = load_state(sdir) or {}
+        state["up"] = False
+        write_json(os.path.join(sdir, "state.json"), state)
+        print("lab %s: down" % topo.name, flush=True)
+    return rc
+
+
+# ------------------------------------------------------------- commands
+
+def down(name):
+    """End the lab: through its supervisor, or, if that is gone, what its
+    state records."""
+    sdir = os.path.join(LABS, name) if name else pick(None)
+    state = load_state(sdir)
+    if state is None:
+        fail("no lab %s" % (name or ""))
+    sup = state.get("supervisor", 0)
+    if alive(sup):
+        os.kill(sup, signal.SIGTERM)
+        deadline = time.monotonic() + DOWN_WAIT_S
+        while alive(sup) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    # What a supervisor that died or hangs left: its own children, known
+    # by their command lines naming the lab's socket directory.
+    run = state.get("run")
+    left = []
+    for pid in [sup, state.get("switch")] + list(state.get("qemu", {})
+                                                  .values()):
+        if pid and alive(pid):
+            cmd = read_text("/proc/%d/cmdline" % pid) or ""
+            if pid == sup or (run and run in cmd):
+                os.kill(pid, signal.SIGKILL)
+                left.append(pid)
+    if run:
+        shutil.rmtree(run, ignore_errors=True)
+    if left:
+        say("lab %s: killed %s left running" % (state.get("name"), left))
+    state["up"] = False
+    write_json(os.path.join(sdir, "state.json"), state)
+    say("lab %s: down" % state.get("name"))
+
+
+def _agent_run(state, node, argv, timeout=None):
+    names = list(state.get("qemu", {}))
+    if node not in names:
+        fail("no node %s in lab %s (nodes: %s)"
+             % (node, state.get("name"), ", ".join(names)), 2)
+    sock = os.path.join(state["run"], "qga%d.sock" % names.index(node))
+    try:
+        agent = qga.Agent(sock)
+        try:
+            return agent.run(argv, timeout)
+        finally:
+            agent.close()
+    except qga.AgentError as e:
+        fail("%s: %s" % (node, e), 255)
+
+
+def exec_(name, node, words, timeout=None):
+    """Run WORDS on NODE (bash -c, so one word may be a whole command
+    line); its output on ours, its exit status returned."""
+    state = load_state(pick(name))
+    cmd = words[0] if len(words) == 1 else shlex.join(words)
+    rc, out, err = _agent_run(state, node, ["/bin/bash", "-c", cmd], timeout)
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    sys.stderr.buffer.write(err)
+    sys.stderr.flush()
+    return rc
+
+
+def inspect(name, as_json):
+    """Nodes, NICs, addresses and GIDs: the file's plan, and from each
+    guest what its kernel made of it."""
+    sdir = pick(name)
+    state = load_state(sdir)
+    topo = topology.parse(state["file"])
+    ports = {}
+    for link in topo.links:
+        for end in link.ends:
+            ports[end] = "switch:%d" % link.port if link.port >= 0 \
+                else link.field
+    nodes = []
+    for g in topo.guests:
+        n = topo.names[g.index]
+        rc, out, err = _agent_run(state, n, ["/usr/bin/python3",
+                                             INFO_SCRIPT], 60)
+        if rc != 0:
+            fail("%s: %s failed: %s" % (n, INFO_SCRIPT,
+                                        err.decode(errors="replace")))
+        live = json.loads(out)
+        nics = []
+        for nic in g.nics:
+            mac = "52:54:00:00:%02x:%02x" % (nic.index, g.index)
+            seen = live.get(mac, {})
+            nics.append({"nic": "nic%d" % nic.index, "model": nic.model,
+                         "mac": mac, "link": ports[(g.index, nic.index)],
+                         "netdev": seen.get("netdev"),
+                         "addresses": seen.get("addresses", []),
+                         "ibdev": seen.get("ibdev"),
+                         "gids": seen.get("gids", [])})
+        nodes.append({"name": n, "qemu": state["qemu"][n],
+                      "kernel": read_text(os.path.join(sdir, n, "kernel")),
+                      "memory": int(g.mem), "nics": nics})
+    doc = {"name": state["name"], "file": state["file"], "state": sdir,
+           "switch_ctl": state.get("ctl"), "nodes": nodes}
+    if as_json:
+        json.dump(doc, sys.stdout, indent=1)
+        print()
+        return
+    print("lab %s (%s), switch control %s"
+          % (doc["name"], os.path.relpath(doc["file"]), doc["switch_ctl"]))
+    for n in nodes:
+        print("%s: qemu %d, %s kernel, %d MiB"
+              % (n["name"], n["qemu"], n["kernel"], n["memory"]))
+        for c in n["nics"]:
+            print("  %s %s %s on %s: %s %s"
+                  % (c["nic"], c["model"], c["mac"], c["link"],
+                     c["netdev"], " ".join(c["addresses"])))
+            for gid in c["gids"]:
+                print("    %s gid %d %s %s" % (c["ibdev"], gid["index"],
+                                             gid["gid"], gid["type"]))
