@@ -8,7 +8,8 @@
 # the caller's ROCX_* variables must not reach the suites.  Then the
 # guest launcher's parsing and wiring (launcher.py), which every
 # end-to-end suite boots its guests with, and make bench's table and host
-# accounting (bench.py).  Last line: "harness: N passed, N failed".
+# accounting (bench.py), and rocx lab's topology files (lab.py).  Last
+# line: "harness: N passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/rocx-checktest.XXXXXX)
@@ -100,6 +101,21 @@ while IFS= read -r line; do
 done <<<"$bench_out"
 if [ "$bench_rc" -ne 0 ] && ! grep -q '^not ok - ' <<<"$bench_out"; then
 	is "tests/check/bench.py exits 0" 0 "$bench_rc"
+fi
+
+# rocx lab's topology files (tests/check/lab.py): the examples, and each
+# kind of mistake refused with its line, counted the same way.
+lab_out=$(python3 "$repo/tests/check/lab.py" 2>&1)
+lab_rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) is "${line#ok - }" ok ok ;;
+	"not ok - "*) is "${line#not ok - }" ok "not ok" ;;
+	*) echo "# $line" ;;
+	esac
+done <<<"$lab_out"
+if [ "$lab_rc" -ne 0 ] && ! grep -q '^not ok - ' <<<"$lab_out"; then
+	is "tests/check/lab.py exits 0" 0 "$lab_rc"
 fi
 
 echo "harness: $((n - bad)) passed, $bad failed"
