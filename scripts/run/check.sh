@@ -41,6 +41,8 @@ run_suite fuzz 600 make -s -C tests/fuzz smoke
 run_suite kunit 2700 bash scripts/run/kunit.sh
 # After kunit.sh, which overlays the drivers and contract on its kernel tree.
 run_suite contract 300 bash tests/contract/check.sh
+# rocx lab (Documentation/lab.rst): one lab of two guests, up to down.
+run_suite lab 300 bash tests/lab/run.sh
 run_suite e2e 3000 bash tests/e2e/run.sh
 # Debian 12's own 6.1 kernel: its module build, the groups pair, ib and rc
 # on it, and mixed (6.1 against 6.12).

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rocx lab end to end (Documentation/lab.rst), in one boot: lab/two-hosts.yaml
+# (under a name of its own, so a user's lab of that name is left alone)
+# brought up, commands run on its guests with their output and exit
+# status, inspect --json read back, ping and a data-checked
+# ibv_rc_pingpong between the nodes through exec, and down with no
+# process, socket or socket directory left.  First, without a guest, a
+# lab whose switch refuses its settings: up fails and leaves nothing.
+# Boots guests: run it under flock /tmp/rocx-guests.lock as the other
+# guest suites.  Last line: "lab: N passed, N failed".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+rocx=$repo/scripts/rocx
+name=check-lab
+sdir=$repo/build/lab/$name
+work=$(mktemp -d /tmp/rocx-labtest.XXXXXX)
+trap '"$rocx" lab down --name "$name" >/dev/null 2>&1; rm -rf "$work"' EXIT
+
+n=0 bad=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+not_ok() {
+	n=$((n + 1)) bad=$((bad + 1))
+	echo "not ok $n - $1"
+}
+# is NAME WANT GOT
+is() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$3', want '$2')"; fi
+}
+
+# pids_alive PID... - those of PID... still running (zombies are gone).
+pids_alive() {
+	local p
+
+	for p in "$@"; do
+		case $(ps -o stat= -p "$p" 2>/dev/null) in
+		"" | Z*) ;;
+		*) echo "$p" ;;
+		esac
+	done
+}
+
+# A lab that fails half-way: the switch refuses xon above xoff when it
+# starts, after the file passed (the file does not judge values).
+sed -e "s/^name: .*/name: $name-bad/" "$repo/lab/two-hosts.yaml" >"$work/bad.yaml"
+printf '    prio:\n      3: {pfc: on, xoff: 1000, xon: 2000}\n' >>"$work/bad.yaml"
+"$rocx" lab up "$work/bad.yaml" >"$work/bad.out" 2>&1
+rc=$?
+is "a lab whose switch fails: up exits non-zero" 1 "$rc"
+grep -q "xon" "$work/bad.out" && ok "... and shows the switch's reason" ||
+	{ sed 's/^/# /' "$work/bad.out"; not_ok "... and shows the switch's reason"; }
+bad_run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"] or "")' \
+	"$repo/build/lab/$name-bad/state.json" 2>/dev/null)
+is "... leaves no socket directory" "gone" \
+	"$([ -n "$bad_run" ] && [ ! -e "$bad_run" ] && echo gone || echo "'$bad_run'")"
+is "... and no lab up" "" "$(pgrep -f "lab _supervise $repo/build/lab/$name-bad")"
+
+sed -e "s/^name: two-hosts/name: $name/" "$repo/lab/two-hosts.yaml" >"$work/lab.yaml"
+t0=$(date +%s)
+if "$rocx" lab up "$work/lab.yaml" >"$work/up.out" 2>&1; then
+	ok "up: two hosts in $(($(date +%s) - t0)) s"
+	sed 's/^/# /' "$work/up.out"
+else
+	sed 's/^/# /' "$work/up.out"
+	not_ok "up"
+	echo "lab: $((n - bad)) passed, $bad failed"
+	exit 1
+fi
+state=$sdir/state.json
+# What down must end: the supervisor, the switch, the QEMUs.
+mapfile -t pids < <(python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))
+print(s["supervisor"]); print(s["switch"])
+for p in s["qemu"].values(): print(p)' "$state")
+run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$state")
+is "up: supervisor, switch and two QEMUs running" 4 "$(pids_alive "${pids[@]}" | wc -l)"
+
+is "exec: runs on the node named" "a" "$("$rocx" lab exec a -- uname -n)"
+"$rocx" lab exec b -- 'echo to-out; echo to-err >&2; exit 7' >"$work/o" 2>"$work/e"
+rc=$?
+is "exec: a failing command's status comes back" 7 "$rc"
+is "exec: its stdout on stdout, stderr on stderr" "to-out/to-err" \
+	"$(cat "$work/o")/$(cat "$work/e")"
+"$rocx" lab exec a -- 'kill -9 $$'
+is "exec: a command killed by SIGKILL exits 137" 137 "$?"
+"$rocx" lab exec c -- true 2>"$work/e"
+is "exec: an unknown node is refused" 2 "$?"
+
+if "$rocx" lab inspect --json >"$work/inspect.json" 2>"$work/e"; then
+	ok "inspect --json"
+else
+	sed 's/^/# /' "$work/e"
+	not_ok "inspect --json"
+fi
+# Each node: its NIC's netdev, the file's addresses, and the RoCE v2 GID
+# of its IPv4 address (::ffff:198.18.0.N), whose index pingpong takes.
+summary=$(python3 - "$work/inspect.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for n in doc["nodes"]:
+    c = n["nics"][0]
+    v2 = [g["index"] for g in c["gids"] if g["type"] == "RoCE v2"
+          and g["gid"].startswith("0000:0000:0000:0000:0000:ffff:c612")]
+    print(n["name"], c["netdev"] is not None, c["ibdev"], ",".join(c["addresses"]),
+          v2[0] if v2 else "none")
+PY
+)
+echo "$summary" | sed 's/^/# /'
+is "inspect: nodes, netdevs, ib devices and addresses" \
+	"a True rocx0 198.18.0.1/24,fd00::1/64|b True rocx0 198.18.0.2/24,fd00::2/64" \
+	"$(echo "$summary" | cut -d' ' -f1-4 | paste -sd'|')"
+gid=$(echo "$summary" | awk '$1 == "b" { print $5 }')
+is "inspect: an IPv4 RoCE v2 GID on each" "" "$(echo "$summary" | awk '$5 == "none"')"
+
+"$rocx" lab exec a -- ping -c 3 -i 0.2 -W 5 198.18.0.2 >"$work/o" 2>&1
+rc=$?
+[ $rc = 0 ] || sed 's/^/# /' "$work/o"
+is "ping a -> b through exec" 0 "$rc"
+"$rocx" lab exec b -- ping -c 3 -i 0.2 -W 5 fd00::1 >"$work/o" 2>&1
+rc=$?
+[ $rc = 0 ] || sed 's/^/# /' "$work/o"
+is "ping b -> a over IPv6 through exec" 0 "$rc"
+
+# RC SEND data checked, server on b in the background, the client on a
+# retrying until the server listens.
+pp="ibv_rc_pingpong -d rocx0 -g $gid -n 100 -s 4096 --chk"
+"$rocx" lab exec --timeout 90 b -- "timeout 80 $pp" >"$work/srv" 2>&1 &
+srv=$!
+cli=1
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	sleep 1
+	"$rocx" lab exec --timeout 60 a -- "timeout 50 $pp 198.18.0.2" >"$work/cli" 2>&1 &&
+		{ cli=0; break; }
+	grep -q "Couldn't connect" "$work/cli" || break
+done
+wait "$srv"
+srv_rc=$?
+if [ $cli = 0 ] && [ $srv_rc = 0 ]; then
+	grep -h "bytes in" "$work/cli" | sed 's/^/# /'
+	ok "ibv_rc_pingpong --chk a -> b through exec"
+else
+	sed 's/^/# server: /' "$work/srv"
+	sed 's/^/# client: /' "$work/cli"
+	not_ok "ibv_rc_pingpong --chk a -> b through exec (client $cli, server $srv_rc)"
+fi
+
+# down, from a shell that is not up's (a fresh one: no state but the
+# lab's files).
+t1=$(date +%s)
+(cd / && env -i PATH="$PATH" "$rocx" lab down --name "$name") >"$work/down.out" 2>&1
+rc=$?
+sed 's/^/# /' "$work/down.out"
+is "down in $(($(date +%s) - t1)) s" 0 "$rc"
+is "down: supervisor, switch and QEMUs gone" "" "$(pids_alive "${pids[@]}")"
+is "down: the socket directory removed" gone "$([ -e "$run" ] && echo "$run" || echo gone)"
+is "down: no socket left in the state directory" "" "$(find "$sdir" -type s)"
+"$rocx" lab exec --name "$name" a -- true 2>/dev/null
+is "exec after down fails" 1 "$?"
+
+echo "lab: wall time $(($(date +%s) - t0)) s"
+echo "lab: $((n - bad)) passed, $bad failed"
+[ "$bad" -eq 0 ]
