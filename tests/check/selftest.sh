@@ -104,8 +104,11 @@ if [ "$bench_rc" -ne 0 ] && ! grep -q '^not ok - ' <<<"$bench_out"; then
 fi
 
 # rocx lab's topology files (tests/check/lab.py): the examples, and each
-# kind of mistake refused with its line, counted the same way.
-lab_out=$(python3 "$repo/tests/check/lab.py" 2>&1)
+# kind of mistake refused with its line, counted the same way.  Debian's
+# python3, as scripts/rocx: python3-yaml is installed for it.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+lab_out=$("$py" "$repo/tests/check/lab.py" 2>&1)
 lab_rc=$?
 while IFS= read -r line; do
 	case $line in

@@ -51,8 +51,12 @@ printf '    prio:\n      3: {pfc: on, xoff: 1000, xon: 2000}\n' >>"$work/bad.yam
 "$rocx" lab up "$work/bad.yaml" >"$work/bad.out" 2>&1
 rc=$?
 is "a lab whose switch fails: up exits non-zero" 1 "$rc"
-grep -q "xon" "$work/bad.out" && ok "... and shows the switch's reason" ||
-	{ sed 's/^/# /' "$work/bad.out"; not_ok "... and shows the switch's reason"; }
+if grep -q "xon" "$work/bad.out"; then
+	ok "... and shows the switch's reason"
+else
+	sed 's/^/# /' "$work/bad.out"
+	not_ok "... and shows the switch's reason"
+fi
 bad_run=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"] or "")' \
 	"$repo/build/lab/$name-bad/state.json" 2>/dev/null)
 is "... leaves no socket directory" "gone" \
