@@ -53,3 +53,14 @@ export LD_LIBRARY_PATH=$ROCX_RDMA/lib
 setsid qemu-ga -m virtio-serial -p "$port" -t /run -l "$ROCX_OUT/qga.log" \
 	</dev/null >/dev/null 2>&1 3>&- &
 rocx_log "agent on $port"
+
+# `rocx lab shell`: a login shell on the shell's console, with hvc0 its
+# controlling terminal (job control, Ctrl-C), started again should it
+# exit.  Its output is dropped while no one is connected.
+if [ -e /dev/hvc0 ]; then
+	setsid bash -c 'while :; do
+		TERM=xterm setsid -c -w bash -il </dev/hvc0 >/dev/hvc0 2>&1
+		sleep 0.5
+	done' </dev/null >/dev/null 2>&1 3>&- &
+	rocx_log "shell on hvc0"
+fi

@@ -5,7 +5,8 @@
 # (under a name of its own, so a user's lab of that name is left alone)
 # brought up, commands run on its guests with their output and exit
 # status, inspect --json read back, ping and a data-checked
-# ibv_rc_pingpong between the nodes through exec, and down with no
+# ibv_rc_pingpong between the nodes through exec, shell, logs, stats and
+# a link taken down and up with ping across it, and down with no
 # process, socket or socket directory left.  First, without a guest, a
 # lab whose switch refuses its settings: up fails and leaves nothing.
 # Boots guests: run it under flock /tmp/rocx-guests.lock as the other
@@ -152,6 +153,48 @@ else
 	sed 's/^/# client: /' "$work/cli"
 	not_ok "ibv_rc_pingpong --chk a -> b through exec (client $cli, server $srv_rc)"
 fi
+
+# shell: the console's bash, fed from a pipe (no terminal: it ends once
+# the guest is quiet).  The echoed command line holds $(hostname), its
+# output the node's name.
+printf 'echo shell-on-$(hostname)\n' | "$rocx" lab shell a >"$work/sh" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q "shell-on-a" "$work/sh"; then
+	ok "shell: a command typed into a's shell runs there"
+else
+	sed 's/^/# /' "$work/sh"
+	not_ok "shell: a command typed into a's shell runs there (exit $rc)"
+fi
+
+"$rocx" lab logs b >"$work/logs" 2>&1
+is "logs: b's console, its init's last word" 1 \
+	"$(grep -c '^guest1: up' "$work/logs")"
+
+# link down: a's port loses every frame (the switch counts them), ping
+# fails; up: it goes through again.
+lost() {
+	"$rocx" lab stats | sed -nE 's/^rocx-switch: port0 .* rx_imp_lost=([0-9]+).*/\1/p'
+}
+lost0=$(lost)
+is "stats: the switch's counters, port0's among them" yes \
+	"$([ -n "$lost0" ] && echo yes || echo no)"
+"$rocx" lab link a switch down >"$work/o" 2>&1
+is "link a switch down" 0 "$?"
+"$rocx" lab exec a -- ping -c 2 -i 0.2 -W 1 198.18.0.2 >/dev/null 2>&1
+is "... ping a -> b fails" 1 "$?"
+is "... and the switch counts what it lost" yes \
+	"$(lost1=$(lost); [ "${lost1:-0}" -gt "${lost0:-0}" ] && echo yes || echo "no ($lost0 -> $lost1)")"
+"$rocx" lab link b:nic0 switch:1 down >/dev/null 2>&1 &&
+	"$rocx" lab link b:nic0 switch:1 up >/dev/null 2>&1
+is "link b:nic0 switch:1 down and up" 0 "$?"
+"$rocx" lab link a b down >/dev/null 2>&1
+is "link: two nodes with no link between them refused" 2 "$?"
+"$rocx" lab link switch a up >"$work/o" 2>&1
+is "link switch a up" 0 "$?"
+"$rocx" lab exec a -- ping -c 3 -i 0.2 -W 5 198.18.0.2 >"$work/o" 2>&1
+rc=$?
+[ $rc = 0 ] || sed 's/^/# /' "$work/o"
+is "... ping a -> b again" 0 "$rc"
 
 # down, from a shell that is not up's (a fresh one: no state but the
 # lab's files).

@@ -11,13 +11,17 @@ sends) or when a guest dies, so a lab never stays half up.  The other
 commands read state.json and talk to the guests' agents and sockets."""
 import json
 import os
+import select
+import socket
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import termios
 import time
+import tty
 
 import launcher
 from launcher import REPO, Die, capture, now_ms, read_text, secs
@@ -259,7 +263,13 @@ class Supervisor:
                  "-chardev", "socket,id=qga0,path=%s/qga%d.sock,"
                  "server=on,wait=off" % (self.run, g.index),
                  "-device", "virtserialport,bus=vser0.0,chardev=qga0,"
-                 "name=org.qemu.guest_agent.0"]
+                 "name=org.qemu.guest_agent.0",
+                 # The shell's console (hvc0 in the guest, lab.sh runs a
+                 # shell on it), whose socket `shell` connects to.
+                 "-chardev", "socket,id=con0,path=%s/con%d.sock,"
+                 "server=on,wait=off" % (self.run, g.index),
+                 "-device", "virtconsole,bus=vser0.0,chardev=con0,"
+                 "name=rocx.shell"]
         tail = ["-m", g.mem] + fabric.nic_args(g) + agent + [
             "-append", guest.kernel_cmdline(g, len(topo.guests), "",
                                             " rocx_stay=1")]
@@ -453,3 +463,155 @@ def inspect(name, as_json):
             for gid in c["gids"]:
                 print("    %s gid %d %s %s" % (c["ibdev"], gid["index"],
                                              gid["gid"], gid["type"]))
+
+
+def logs(name, node, follow):
+    """NODE's serial console (its kernel and init.sh), whole; with
+    FOLLOW, then what it adds until the lab goes down or an interrupt."""
+    sdir = pick(name)
+    state = load_state(sdir)
+    if node not in state.get("qemu", {}):
+        fail("no node %s in lab %s" % (node, state.get("name")), 2)
+    path = os.path.join(sdir, node, "console.log")
+    with open(path, "rb") as f:
+        while True:
+            chunk = f.read(65536)
+            if chunk:
+                sys.stdout.buffer.write(chunk)
+                sys.stdout.flush()
+                continue
+            if not follow or not lab_is_up(load_state(sdir)):
+                return
+            try:
+                time.sleep(POLL_S)
+            except KeyboardInterrupt:
+                return
+
+
+def switch_ctl(state, words):
+    """rocx-switch ctl on the lab's control socket: (status, output)."""
+    if not state.get("ctl"):
+        fail("lab %s has no switch" % state.get("name"))
+    r = subprocess.run([os.path.join(REPO, "build/tools/rocx-switch"), "ctl",
+                        state["ctl"], " ".join(words)],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       check=False)
+    return r.returncode, r.stdout.decode(errors="replace")
+
+
+def stats(name):
+    """The switch's counters (stats) and its queues (qshow)."""
+    sdir = pick(name)
+    state = load_state(sdir)
+    for words in (["stats"], ["qshow"]):
+        rc, out = switch_ctl(state, words)
+        sys.stdout.write(out)
+        if rc != 0:
+            fail("rocx-switch ctl %s failed" % words[0])
+    series = os.path.join(sdir, "series.jsonl")
+    if os.path.exists(series):
+        print("time series: %s" % series)
+
+
+def _end(topo, word):
+    """A link end as `link` takes it: (guest, nic), ("switch", port) or
+    ("switch", None) for any port."""
+    node, _, nic = word.partition(":")
+    if node == "switch":
+        if not nic:
+            return ("switch", None)
+        if not nic.isdigit():
+            fail("bad end %s: give switch or switch:K" % word, 2)
+        return ("switch", int(nic))
+    if node not in topo.names:
+        fail("no node %s" % node, 2)
+    k = 0
+    if nic:
+        if not (nic.startswith("nic") and nic[3:].isdigit()):
+            fail("bad end %s: give NODE or NODE:nicK" % word, 2)
+        k = int(nic[3:])
+    return (topo.names.index(node), k)
+
+
+def link(name, a, b, how):
+    """Take the link between A and B down or up.  The switch has no link
+    state of its own: down is its port losing every frame both ways (the
+    impairment loss=100%), up is loss=0%, any other impairment kept; the
+    guests' carrier stays up, as behind a switch whose far side failed."""
+    sdir = pick(name)
+    state = load_state(sdir)
+    topo = topology.parse(state["file"])
+    ends = [_end(topo, a), _end(topo, b)]
+    for ln in topo.links:
+        mine = ln.ends + ([("switch", ln.port)] if ln.port >= 0 else [])
+        if all(e in mine or (e == ("switch", None) and ln.port >= 0)
+               for e in ends):
+            break
+    else:
+        fail("no link between %s and %s" % (a, b), 2)
+    if ln.port < 0:
+        fail("%s is a wire: only a link to the switch goes down" % ln.field,
+             2)
+    loss = "100%" if how == "down" else "0%"
+    rc, out = switch_ctl(state, ["impair", "port=%d" % ln.port, "dir=both",
+                                 "loss=" + loss])
+    if rc != 0:
+        fail("rocx-switch: " + out.strip())
+    say("%s (switch port %d) %s" % (ln.field, ln.port, how))
+
+
+# `shell` ends on this key (Ctrl-]), as telnet does: every other key is
+# the guest's, Ctrl-C and Ctrl-D included.
+ESCAPE = b"\x1d"
+# With no terminal on standard input (a script feeding it), `shell`
+# ends once the guest has been quiet this long after the input ended.
+QUIET_S = 2
+
+
+def shell(name, node):
+    """An interactive shell on NODE: its console (hvc0, a bash that
+    lab.sh keeps running) over the chardev's unix socket, our terminal
+    raw in between."""
+    state = load_state(pick(name))
+    names = list(state.get("qemu", {}))
+    if node not in names:
+        fail("no node %s in lab %s" % (node, state.get("name")), 2)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(os.path.join(state["run"],
+                                  "con%d.sock" % names.index(node)))
+    except OSError as e:
+        fail("%s: no console: %s" % (node, e.strerror))
+    fd = sys.stdin.fileno()
+    is_tty = os.isatty(fd)
+    saved = termios.tcgetattr(fd) if is_tty else None
+    if is_tty:
+        print("rocx: %s's shell; Ctrl-] ends it" % node, flush=True)
+        tty.setraw(fd)
+        # A fresh prompt: what the shell printed before we came is gone.
+        sock.sendall(b"\n")
+    inputs = [fd, sock]
+    try:
+        while True:
+            ready, _, _ = select.select(inputs, [], [],
+                                        None if fd in inputs else QUIET_S)
+            if not ready:
+                return
+            if sock in ready:
+                data = sock.recv(65536)
+                if not data:
+                    return
+                os.write(sys.stdout.fileno(), data)
+            if fd in ready:
+                data = os.read(fd, 4096)
+                if is_tty and ESCAPE in data:
+                    return
+                if not data:
+                    inputs.remove(fd)
+                    continue
+                sock.sendall(data)
+    finally:
+        sock.close()
+        if saved is not None:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+            print()
