@@ -167,8 +167,10 @@ else
 fi
 
 "$rocx" lab logs b >"$work/logs" 2>&1
+# init.sh's "up" alone on its line (the serial console ends lines with
+# CR LF), not its earlier "up after Ns, running ...".
 is "logs: b's console, its init's last word" 1 \
-	"$(grep -c '^guest1: up' "$work/logs")"
+	"$(grep -cE $'^guest1: up\r?$' "$work/logs")"
 
 # link down: a's port loses every frame (the switch counts them), ping
 # fails; up: it goes through again.
