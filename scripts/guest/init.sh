@@ -61,6 +61,11 @@ if grep -q ' /mnt/rocx-repo ' /proc/mounts; then
 	mount --move /mnt/rocx-repo "$repo_dir"
 fi
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# DMA-API debug prints only the first error of a boot unless all_errors
+# is set; tests/e2e/host/splat_check.sh excuses one kind of report, which
+# must not hide the errors after it.
+dma_api=/sys/kernel/debug/dma-api/all_errors
+[ -w "$dma_api" ] && echo 1 >"$dma_api"
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 if [ -n "${rocx_kmods:-}" ] && [ ! -e "/lib/modules/$(uname -r)" ]; then
 	mkdir -p /lib/modules
