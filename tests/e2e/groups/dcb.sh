@@ -12,7 +12,9 @@
 # priority tagging of Ethernet (by the driver) and RoCE (by the device)
 # frames, and UD sends whose AV the process forged to another VLAN leaving
 # on their GID's (guest/c/ud_vlan.c), checked in the capture
-# (host/prio_tag_check.sh).  Pause sent by rocx: guest 1 stops taking
+# (host/prio_tag_check.sh).  RC, UD and rdma_cm between VLAN netdevs'
+# GIDs, each frame on the VLAN with its priority's PCP in the capture
+# (host/vlan_check.sh).  Pause sent by rocx: guest 1 stops taking
 # frames under guest 0's burst, and its device sends PFC, then 802.3x
 # PAUSE, which guest 0's device honours; the capture decoded by tshark
 # shows them from guest 1's rocx MAC (host/pause_check.sh).
@@ -27,6 +29,8 @@ checks() {
 		tests/e2e/host/prio_tag_check.sh "$out/dcb/fabric.pcap" 198.18.0.1 198.18.0.2
 	host_check "dcb: capture: PFC and 802.3x PAUSE from guest 1's rocx MAC" \
 		tests/e2e/host/pause_check.sh "$out/dcb/fabric.pcap" 52:54:00:00:00:01
+	host_check "dcb: capture: RoCE v2, UD, CM MADs and UDP on VLAN 30 with their PCPs" \
+		tests/e2e/host/vlan_check.sh "$out/dcb/fabric.pcap"
 	host_check "dcb: the model logged no guest errors" \
 		no_model_guest_errors "$out/dcb/guest0/qemu.log" "$out/dcb/guest1/qemu.log"
 }

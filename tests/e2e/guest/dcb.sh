@@ -42,6 +42,11 @@
 #   udvlan    guest 0's UD sends with an AV forged to VLAN 200 leave on
 #             their source GID's VLAN: 100 (a VLAN netdev's GID) or none
 #             (guest/c/ud_vlan.c; the capture checked on the host)
+#   vlan      VLAN 30 netdevs on both guests: their RoCE v2 GIDs in the
+#             GID table (sysfs, ibv_devinfo -v); RC, UD and rdma_cm
+#             (its CM MADs on QP 1) across it, and UDP; the capture
+#             (host/vlan_check.sh) shows every frame on VLAN 30 with the
+#             PCP of its priority
 #   reset     guest 0's function reset through sysfs: trust and PFC are
 #             the device's defaults again, the DSCP app entry the kernel
 #             kept is back in the device (traffic classified by it)
@@ -451,6 +456,92 @@ if [ "$me" -eq 0 ]; then
 		-d "$ibdev" -g "$gid" -v 200
 	ip link del "$dev.100"
 fi
+
+# ---- RoCE v2, UD and GSI over a VLAN netdev ----
+# Both guests get VLAN 30 with egress-qos-map 4:6 and an address on it;
+# the VLAN GID appears in the GID table on the VLAN netdev.  Guest 0
+# serves, guest 1 connects to its VLAN address: RC (ibv_rc_pingpong
+# --chk, SL 3), UD (ibv_ud_pingpong --chk, SL 5) and rdma_cm (ib_send_bw
+# -R with ToS 0x18, whose CM MADs go through QP 1), and UDP of socket
+# priority 4.  The capture (host/vlan_check.sh) shows each on VLAN 30
+# with the PCP of its priority: 3 and 5, the SL as given; 6 for the UDP,
+# which the VLAN netdev tags by its egress map; and 4 for rdma_cm's QP and
+# MADs: ToS 0x18 is priority 4 (rt_tos2priority), and ib_core maps that
+# to the SL through the real netdev's prio_tc_map, not the VLAN's egress
+# map, when the real netdev has traffic classes, as rocx_core's has
+# (cma.c, get_vlan_ndev_tc()): the identity map here, so SL 4.
+vlan_ip=198.19.30.$((me + 1)) vlan_srv=198.19.30.1
+# shellcheck disable=SC2317 # called through wait_for
+vlan_gid_ready() {
+	roce_gid_index "$ibdev" "$vlan_ip" >/dev/null
+}
+t "vlan: $dev.30 (egress-qos-map 4:6) with $vlan_ip" sh -c "
+	ip link add link $dev name $dev.30 type vlan id 30 egress-qos-map 4:6 &&
+	ip addr add $vlan_ip/24 dev $dev.30 &&
+	ip link set $dev.30 up"
+t "vlan: RoCE v2 GID of $vlan_ip" wait_for 20 vlan_gid_ready
+vg=$(roce_gid_index "$ibdev" "$vlan_ip")
+shows "vlan: GID $vg is on $dev.30 (gid_attrs/ndevs)" "^$dev\\.30\$" \
+	cat "/sys/class/infiniband/$ibdev/ports/1/gid_attrs/ndevs/$vg"
+shows "vlan: ibv_devinfo -v lists it" \
+	"GID\\[ *$vg\\]:[[:space:]]*::ffff:$vlan_ip, RoCE v2" \
+	rdma_env ibv_devinfo -v -d "$ibdev"
+# vlan_run NAME KEY LISTEN OKPAT TOOL... - TOOL on guest 0 as the server
+# (once the shell command LISTEN succeeds there), and TOOL $vlan_srv on
+# guest 1 as its client; both exit 0 with OKPAT in their output and no
+# "invalid data" (pingpong's --chk).
+vlan_run() {
+	local name=$1 key=$2 listen=$3 okpat=$4 rc pid out=/tmp/vlan.$2
+
+	shift 4
+	if [ "$me" -eq 0 ]; then
+		rdma_env timeout 60 "$@" >"$out" 2>&1 &
+		pid=$!
+		wait_for 30 sh -c "$listen"
+		rocx_put "vlan.$key" listening
+		wait "$pid"
+		rc=$?
+	else
+		rocx_get "vlan.$key" >/dev/null
+		rdma_env timeout 60 "$@" "$vlan_srv" >"$out" 2>&1
+		rc=$?
+	fi
+	if [ "$rc" -eq 0 ] && grep -qE -- "$okpat" "$out" &&
+		! grep -q 'invalid data' "$out"; then
+		t_ok "vlan: $name"
+	else
+		t_show "$out"
+		t_not_ok "vlan: $name (exit $rc)"
+	fi
+	rocx_barrier "vlan.$key"
+}
+vlan_run "RC over VLAN 30, SL 3 (ibv_rc_pingpong --chk)" rc \
+	"ss -Hltn 'sport = :18630' | grep -q ." 'bytes in .* seconds' \
+	ibv_rc_pingpong -d "$ibdev" -g "$vg" -l 3 -s 1024 -n 20 -p 18630 -c
+vlan_run "UD over VLAN 30, SL 5 (ibv_ud_pingpong --chk)" ud \
+	"ss -Hltn 'sport = :18631' | grep -q ." 'bytes in .* seconds' \
+	ibv_ud_pingpong -d "$ibdev" -g "$vg" -l 5 -s 512 -n 20 -p 18631 -c
+vlan_run "rdma_cm over VLAN 30, ToS 0x18 (ib_send_bw -R)" cm \
+	"roce_cm_listening 18632" '^ *1024 +20 ' \
+	ib_send_bw -R -F -d "$ibdev" -T 0x18 -s 1024 -n 20 -p 18632
+# shellcheck disable=SC2317 # called through t
+vlan_udp() {
+	python3 - <<'PY'
+import socket
+import time
+
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, 4)
+for i in range(10):
+    s.sendto(b"rocx-vlan %d" % i, ("198.19.30.2", 9130))
+    time.sleep(0.05)
+PY
+}
+if [ "$me" -eq 0 ]; then
+	t "vlan: 10 UDP datagrams of socket priority 4 over VLAN 30" vlan_udp
+fi
+rocx_barrier vlan.done
+ip link del "$dev.30"
 
 # ---- Link pause ----
 t "apptrust: back to pcp" dcb apptrust set dev "$dev" order pcp

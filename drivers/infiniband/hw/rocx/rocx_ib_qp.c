@@ -263,7 +263,8 @@ EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_attr_encode);
  * @net_type: enum rocx_net_type of the source GID
  * @prio: the priority (0..7) the packets go out with: the AH's service
  *	level, which for rdma_cm ib_core has already mapped from the ToS
- *	(through a VLAN netdev's egress map where there is one)
+ *	(through the netdev's prio_tc_map: rocx_core's netdev has traffic
+ *	classes, so a VLAN netdev's egress map does not enter)
  */
 VISIBLE_IF_KUNIT void rocx_ib_av_encode(struct rocx_av *av,
 					const struct ib_global_route *grh,
