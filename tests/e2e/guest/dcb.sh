@@ -47,6 +47,11 @@
 #             (its CM MADs on QP 1) across it, and UDP; the capture
 #             (host/vlan_check.sh) shows every frame on VLAN 30 with the
 #             PCP of its priority
+#   ets wire  guest 0 at 20 Mb/s sends RDMA WRITEs at priorities 1..3
+#             in classes of ETS shares 50/30/20, then with class 3 at
+#             most 2 Mb/s; the switch's per-priority transmit bytes at
+#             guest 1's port, read every 1.5 s, give the shares and rates
+#             (host/ets_check.py)
 #   reset     guest 0's function reset through sysfs: trust and PFC are
 #             the device's defaults again, the DSCP app entry the kernel
 #             kept is back in the device (traffic classified by it)
@@ -154,9 +159,12 @@ shows "ets: the device has class 7 strict" \
 t "ets: prio-tc 5:2 6:2" dcb ets set dev "$dev" prio-tc 5:2 6:2
 shows "ets: the device maps priorities 5 and 6 to class 2" \
 	'prio-tc 0:0 1:1 2:2 3:3 4:4 5:2 6:2 7:7' dcb ets show dev "$dev" prio-tc
-t "maxrate: class 1 at 100 Mb/s" dcb maxrate set dev "$dev" tc-maxrate 1:100Mbit
-shows "maxrate: the device has it (Mb/s, shown in bits)" \
-	'1:100Mbit' dcb maxrate show dev "$dev"
+# dcb(8) of iproute2 6.15 passes dcbnl bytes/s where dcbnl takes kb/s,
+# and shows dcbnl's kb/s as bytes/s: 800kbit is 100000 bytes/s, which
+# the driver takes for 100000 kb/s (the ETS measurement below proves the
+# device gets the ceiling meant this way).
+t "maxrate: class 1 at 100 Mb/s" dcb maxrate set dev "$dev" tc-maxrate 1:800kbit
+shows "maxrate: the device has it" '1:800[kK]bit' dcb maxrate show dev "$dev"
 t "ets: back to the defaults" \
 	dcb ets set dev "$dev" tc-tsa all:ets \
 	tc-bw 0:12 1:12 2:12 3:12 4:13 5:13 6:13 7:13 \
@@ -542,6 +550,98 @@ if [ "$me" -eq 0 ]; then
 fi
 rocx_barrier vlan.done
 ip link del "$dev.30"
+
+# ---- ETS and maxrate measured at the switch ----
+# Guest 0's NIC runs at 20 Mb/s (the group file: the capture of this
+# traffic stays some 30 MB).  Three RC QPs of
+# RDMA WRITEs (perftest, 64 KiB messages, 128 in flight: always a
+# backlog) at SL 1, 2 and 3 go to guest 1, in classes 1, 2 and 3 with ETS
+# shares 50, 30 and 20; PFC on for them so that each frame carries its
+# priority in a VLAN 0 tag, which the switch (trust auto) takes.  Guest
+# 0 reads the switch's per-priority transmit bytes of port 1 (guest 1)
+# with qshow every 1.5 s while they run, marked "# ets shares" in the
+# switch's log; then class 3 gets a maxrate of 2 Mb/s ("# ets maxrate")
+# and four more
+# reads.  host/ets_check.py takes the shares and rates from those
+# counters and the host's times of the reads, not from the device.
+ets_sl="1 2 3"
+ets_srv() {
+	local p
+
+	for p in $ets_sl; do
+		# exec: the pid is ib_write_bw's, for the kill below.  It polls
+		# without sleeping: SCHED_IDLE leaves this script the CPU.
+		(LD_LIBRARY_PATH=$ROCX_RDMA/lib exec chrt --idle 0 \
+			stdbuf -oL ib_write_bw -F \
+			-d "$ibdev" -x "$gid" --sl="$p" -s 65536 \
+			-p $((18640 + p)) --run_infinitely -D 1 "$@") \
+			>"/tmp/ets.$p" 2>&1 &
+		ets_pids+=" $!"
+	done
+}
+# shellcheck disable=SC2317 # called through wait_for
+ets_running() {
+	local p
+
+	for p in $ets_sl; do
+		grep -qE '^ *65536 +[0-9]+ ' "/tmp/ets.$p" || return 1
+	done
+}
+# shellcheck disable=SC2317 # called through wait_for
+ets_listening() {
+	local p
+
+	for p in $ets_sl; do
+		ss -Hltn "sport = :$((18640 + p))" | grep -q . || return 1
+	done
+}
+ets_pids=""
+if [ "$me" -eq 1 ]; then
+	ets_srv
+	t "ets wire: three ib_write_bw servers listen" wait_for 60 ets_listening
+	rocx_put ets.listening 1
+	rocx_get ets.done >/dev/null
+else
+	t "ets wire: shares 50/30/20 for classes 1..3" \
+		dcb ets set dev "$dev" tc-tsa all:ets \
+		tc-bw 0:0 1:50 2:30 3:20 4:0 5:0 6:0 7:0
+	t "ets wire: PFC on 1..3 (tagged with their PCP)" \
+		dcb pfc set dev "$dev" prio-pfc 1:on 2:on 3:on
+	shows "ets wire: the line at 20 Mb/s" 'Speed: 20Mb/s' ethtool "$dev"
+	rocx_get ets.listening >/dev/null
+	ets_srv "$peer"
+	t "ets wire: RDMA WRITEs at SL 1, 2 and 3 run" wait_for 90 ets_running
+	t "ets wire: marked in the switch's log" switch_ctl "# ets shares"
+	for i in 0 1 2 3; do
+		[ "$i" -eq 0 ] || sleep 1.5
+		switch_ctl qshow port=1 >/dev/null
+	done
+	# dcb(8) of iproute2 6.15 hands dcbnl its rate in bytes/s where
+	# dcbnl takes kb/s (fixed upstream by "dcb: fix tc-maxrate unit
+	# conversions"): 16kbit is 2000 bytes/s, which the driver gets as
+	# 2000 kb/s.  A dcb without the bug gives the device 1 Mb/s instead,
+	# and host/ets_check.py fails saying so.
+	t "ets wire: class 3 at most 2 Mb/s" \
+		dcb maxrate set dev "$dev" tc-maxrate 3:16kbit
+	sleep 1
+	t "ets wire: marked in the switch's log again" switch_ctl "# ets maxrate"
+	for i in 0 1 2 3; do
+		[ "$i" -eq 0 ] || sleep 1.5
+		switch_ctl qshow port=1 >/dev/null
+	done
+	t "ets wire: still running" ets_running
+	rocx_put ets.done 1
+fi
+# shellcheck disable=SC2086
+kill $ets_pids 2>/dev/null
+# shellcheck disable=SC2086
+wait $ets_pids 2>/dev/null
+rocx_barrier ets.wire
+if [ "$me" -eq 0 ]; then
+	t "ets wire: maxrate off" dcb maxrate set dev "$dev" tc-maxrate all:0
+	t "ets wire: default shares" dcb ets set dev "$dev" tc-tsa all:ets \
+		tc-bw 0:12 1:12 2:12 3:12 4:13 5:13 6:13 7:13
+fi
 
 # ---- Link pause ----
 t "apptrust: back to pcp" dcb apptrust set dev "$dev" order pcp
