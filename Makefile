@@ -29,7 +29,7 @@ KDIR61 ?= $(if $(ROCX_KVER61),/usr/src/linux-headers-$(ROCX_KVER61))
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m
 
-.PHONY: all modules modules-6.1 kvtest clean setup demo demo-lossless check check-debug check-6.1 check-lossless \
+.PHONY: all modules modules-6.1 kvtest clean setup demo demo-lossless check check-debug check-6.1 check-lossless check-determinism \
 	soak-kverbs lint bench bench-sweep qemu rdma-core tools
 
 all: modules
@@ -100,6 +100,12 @@ check-6.1:
 # virtual time at 25 Gb/s (timed-incast), not yet part of make check.
 check-lossless:
 	tests/e2e/run.sh $(if $(TIMED),timed-incast,incast)
+
+# The timed group with its determinism test: a second boot beside a
+# spinning process, and the two runs compared (Documentation/testing.rst,
+# "The timed group's determinism test").
+check-determinism:
+	ROCX_TIMED_DETERMINISM=1 tests/e2e/run.sh timed
 
 # A soak, for a failure seen once in many runs of make check: perftest's
 # ib_send_bw and ib_write_bw with -R (rdma_cm) between two guests, ROUNDS
