@@ -117,11 +117,11 @@ cm_run() {
 		else
 			rocx_get "ready.$name.$try" >/dev/null || return 1
 			echo "# $(date +%T) client: ${ccmd[*]}" >>"$log"
-			timeout "$cm_tmo" stdbuf -oL "${ccmd[@]}" >/tmp/cm_run.out 2>&1
+			timeout "$cm_tmo" stdbuf -oL "${ccmd[@]}" >"/tmp/cm_run.$name.out" 2>&1
 			rc=$?
-			cat /tmp/cm_run.out >>"$log"
+			cat "/tmp/cm_run.$name.out" >>"$log"
 			[ "$rc" -ne 0 ] && [ "$try" -lt "${cm_rej_retries:-0}" ] &&
-				grep -q 'RDMA_CM_EVENT_REJECTED; error: 8\.' /tmp/cm_run.out &&
+				grep -q 'RDMA_CM_EVENT_REJECTED; error: 8\.' "/tmp/cm_run.$name.out" &&
 				v=retry
 			[ "${cm_rej_retries:-0}" -gt 0 ] &&
 				rocx_put "verdict.$name.$try" "$v"
