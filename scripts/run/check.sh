@@ -60,6 +60,10 @@ for n in e2e linux-6.1 debug; do
 	sed -nE "s|^--- e2e group ([^ ]+): ([0-9]+) s\$|$n/\\1 \\2|p" "$logdir/$n.log" 2>/dev/null |
 		while read -r g t; do printf '  %-22s %8s\n' "$g" "$(secs "$t")"; done
 done
+if [ "$total_f" -ne 0 ]; then
+	echo "check: what failed:"
+	failures
+fi
 echo "check: wall time $(secs $(($(date +%s) - check_t0)))"
 echo "$total_p passed, $total_f failed, $total_s skipped"
 [ "$total_f" -eq 0 ]

@@ -38,6 +38,33 @@ expect_of() {
 	awk -v s="$1" -v f="$2" '$1 == s { print $f }' "$expect"
 }
 
+# failures - what failed, a line each, from every suite's log in $logdir:
+# its TAP "not ok" lines but known ones (# TODO), other suites' FAIL
+# lines and make check's own verdicts, which run_suite adds to the log.
+# make check prints them among the lines before its total, because a CI
+# log is often read from its tail alone.  At most 30 lines, then how many
+# more there were.
+failures() {
+	local f n=0 line
+
+	for f in "$logdir"/*.log; do
+		[ -e "$f" ] || continue
+		while IFS= read -r line; do
+			n=$((n + 1))
+			line=${line#"${line%%[![:space:]]*}"}
+			[ "$n" -le 30 ] && echo "  $(basename "$f" .log): $line"
+		done < <(grep -E '^[[:space:]]*not ok |: not ok |^FAIL ' "$f" | grep -v '# TODO')
+	done
+	[ "$n" -gt 30 ] && echo "  ... and $((n - 30)) more"
+	return 0
+}
+
+# verdict WHY - make check's own finding against the running suite, shown
+# and kept in its log for failures().
+verdict() {
+	echo "$name: not ok - $*" | tee -a "$logdir/$name.log"
+}
+
 # run_suite NAME LIMIT CMD... - run one suite under LIMIT seconds (timeout
 # kills the suite's whole process group, guests included), hold its
 # counts to $expect and add them to the totals.
@@ -51,10 +78,10 @@ run_suite() {
 	rc=${PIPESTATUS[0]}
 	line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$logdir/$name.log" | tail -n 1)
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		echo "$name: not ok - stopped at its limit of $(secs "$limit")"
+		verdict "stopped at its limit of $(secs "$limit")"
 	fi
 	if [ -z "$line" ]; then
-		echo "$name: no summary line (exit $rc): counted as 1 failed"
+		verdict "no summary line (exit $rc): counted as 1 failed"
 		p=0 f=1 s=0
 	else
 		p=$(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$line")
@@ -62,21 +89,21 @@ run_suite() {
 		s=$(sed -nE 's/.* ([0-9]+) skipped.*/\1/p' <<<"$line")
 		s=${s:-0}
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			echo "$name: exited $rc with no failure counted: counted as 1 failed"
+			verdict "exited $rc with no failure counted: counted as 1 failed"
 			f=1
 		fi
 	fi
 	min=$(expect_of "$name" 2) maxs=$(expect_of "$name" 3)
 	if [ -z "$min" ] || [ -z "$maxs" ]; then
-		echo "$name: not ok - no expected counts in $expect: counted as 1 failed"
+		verdict "no expected counts in $expect: counted as 1 failed"
 		f=$((f + 1))
 	else
 		if [ $((p + f + s)) -lt "$min" ]; then
-			echo "$name: not ok - ran $((p + f + s)) tests, expected at least $min: counted as 1 failed"
+			verdict "ran $((p + f + s)) tests, expected at least $min: counted as 1 failed"
 			f=$((f + 1))
 		fi
 		if [ "$s" -gt "$maxs" ]; then
-			echo "$name: not ok - skipped $s tests, expected at most $maxs: counted as 1 failed"
+			verdict "skipped $s tests, expected at most $maxs: counted as 1 failed"
 			f=$((f + 1))
 		fi
 	fi

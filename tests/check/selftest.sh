@@ -72,6 +72,18 @@ is "the caller's ROCX_* variables are cleared" ":/keep" \
 		". '$repo/scripts/run/check_lib.sh'; clear_env >/dev/null;
 		 echo \"\${ROCX_PYVERBS_DEV:-}:\${ROCX_CACHE:-}\"")"
 
+# What failed is named at the end, whatever the suite's way of saying it,
+# and a known failure (# TODO) is not.
+rm -f "$work"/*.log
+suite full 10 printf '%s\n' 'ok - a' 'not ok - b # TODO flaky' \
+	'  not ok 3 - c' 'FAIL d (2 checks)' 'full: 2 passed, 3 failed' >/dev/null
+suite short 10 echo 'short: 3 passed, 0 failed' >/dev/null
+is "what failed is listed from every log, make check's verdicts too" \
+	"full: not ok 3 - c|full: FAIL d (2 checks)|short: short: not ok - ran 3 tests, expected at least 5: counted as 1 failed" \
+	"$(failures | sed 's/^  //' | paste -sd'|')"
+is "... and a long list is cut short" 31 \
+	"$(rm -f "$work"/*.log; seq 40 | sed 's/^/not ok - t/' >"$work/many.log"; failures | wc -l)"
+
 # The guest launcher's parsing and wiring (tests/check/launcher.py), with
 # no guest booted: each of its checks counts as one of this suite's, and
 # its dying without a verdict on each as one failure more.
