@@ -8,6 +8,9 @@
 #                                    (console.log, dmesg) reports a bug
 #   splat_check.sh kmemleak FILE     fail if FILE, the guest's final
 #                                    kmemleak scan, is missing or not empty
+#   splat_check.sh excuse FILE       FILE (- for stdin) less the excused
+#                                    reports; what guest scripts' own
+#                                    check (dmesg_clean) reads
 #
 # What fails: any KASAN report, lockdep report (circular or recursive
 # locking, inconsistent lock state, suspicious RCU usage...), sleeping in
@@ -110,10 +113,12 @@ excuse() {
 	}' "$1"
 }
 
-console() {
-	local re f hits=0 first='' firstname='' n k tmp
+# One line of any kind of report, with the kernel's timestamp.
+re="$stamp.*($(IFS='|'; echo "${patterns[*]}"))"
 
-	re="$stamp.*($(IFS='|'; echo "${patterns[*]}"))"
+console() {
+	local f hits=0 first='' firstname='' n k tmp
+
 	tmp=$(mktemp -d /tmp/splat_check.XXXXXX) || die "mktemp"
 	for f in "$@"; do
 		[ -f "$f" ] || continue
@@ -150,5 +155,6 @@ kmemleak() {
 case ${1:-} in
 console) shift; [ $# -gt 0 ] || die "console: no file"; console "$@" ;;
 kmemleak) [ $# -eq 2 ] || die "kmemleak: one file"; kmemleak "$2" ;;
-*) die "usage: splat_check.sh console FILE... | kmemleak FILE" ;;
+excuse) [ $# -eq 2 ] || die "excuse: one file"; excuse "$2" ;;
+*) die "usage: splat_check.sh console FILE... | kmemleak FILE | excuse FILE" ;;
 esac

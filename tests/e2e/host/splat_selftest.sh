@@ -130,6 +130,30 @@ fixture() {
 { echo "$head"; warn_block "$eexist" "$umem" | grep -v 'end trace'; } |
 	fixture "an excused report cut short" fail
 
+# The guest scripts' own check (test_lib.sh's dmesg_clean) keeps the same
+# rule: kverbs and verbs on the debug kernel end with it.
+# guest_clean NAME WANT - kernel_log_clean on the log on stdin.
+guest_clean() {
+	local got=fail verb=passes
+
+	[ "$2" = pass ] || verb=fails
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ROCX_REPO=$repo bash -c '. "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh" &&
+		kernel_log_clean' 2>/dev/null && got=pass
+	if [ "$got" = "$2" ]; then
+		ok "the guests' dmesg_clean $verb a made-up log: $1"
+	else
+		bad "the guests' dmesg_clean $verb a made-up log: $1 (it did not)"
+	fi
+}
+{ echo "$head"; warn_block "$eexist" "$umem"; } |
+	guest_clean "ib_umem_get's cacheline overlap" pass
+{ echo "$head"; warn_block "$eexist" "rocx_eth_xmit+0x1d2/0x510 [rocx_core]"; } |
+	guest_clean "the same overlap from rocx_core" fail
+{ echo "$head"; warn_block "$eexist" "$umem"
+	echo "[   42.000001] WARNING: CPU: 1 PID: 90 at drivers/infiniband/hw/rocx/rocx_ib_qp.c:10"; } |
+	guest_clean "a warning after an excused one" fail
+
 cache=${ROCX_CACHE:-$HOME/.cache/rocx}/splat-selftest
 key=$(inputs_key) || key=
 if [ -n "$key" ] && [ -z "${ROCX_SPLAT_RERUN:-}" ] && [ -s "$cache/$key" ]; then
