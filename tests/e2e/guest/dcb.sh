@@ -495,39 +495,59 @@ shows "vlan: ibv_devinfo -v lists it" \
 	"GID\\[ *$vg\\]:[[:space:]]*::ffff:$vlan_ip, RoCE v2" \
 	rdma_env ibv_devinfo -v -d "$ibdev"
 # vlan_run NAME KEY LISTEN OKPAT TOOL... - TOOL on guest 0 as the server
-# (once the shell command LISTEN succeeds there), and TOOL $vlan_srv on
-# guest 1 as its client; both exit 0 with OKPAT in their output and no
-# "invalid data" (pingpong's --chk).
+# (once LISTEN, a command and its arguments as one word list, succeeds
+# there), and TOOL $vlan_srv on guest 1 as its client; both exit 0 with
+# OKPAT in their output and no "invalid data" (pingpong's --chk).  A
+# server that never listens fails the test on both sides at once: its
+# client would only find nobody there.
 vlan_run() {
-	local name=$1 key=$2 listen=$3 okpat=$4 rc pid out=/tmp/vlan.$2
+	local name=$1 key=$2 listen=$3 okpat=$4 rc pid out=/tmp/vlan.$2 state
 
 	shift 4
 	if [ "$me" -eq 0 ]; then
 		rdma_env timeout 60 "$@" >"$out" 2>&1 &
 		pid=$!
-		wait_for 30 sh -c "$listen"
-		rocx_put "vlan.$key" listening
+		# shellcheck disable=SC2086 # LISTEN is a word list
+		if wait_for 30 $listen; then
+			state=listening
+		else
+			state="not listening after 30 s"
+			kill "$pid" 2>/dev/null
+		fi
+		rocx_put "vlan.$key" "$state"
 		wait "$pid"
 		rc=$?
 	else
-		rocx_get "vlan.$key" >/dev/null
-		rdma_env timeout 60 "$@" "$vlan_srv" >"$out" 2>&1
-		rc=$?
+		state=$(rocx_get "vlan.$key")
+		if [ "$state" = listening ]; then
+			rdma_env timeout 60 "$@" "$vlan_srv" >"$out" 2>&1
+			rc=$?
+		else
+			echo "# the server is $state: no client started" >"$out"
+			rc=1
+		fi
 	fi
 	if [ "$rc" -eq 0 ] && grep -qE -- "$okpat" "$out" &&
 		! grep -q 'invalid data' "$out"; then
 		t_ok "vlan: $name"
 	else
 		t_show "$out"
-		t_not_ok "vlan: $name (exit $rc)"
+		t_not_ok "vlan: $name (exit $rc${state:+, server $state})"
 	fi
 	rocx_barrier "vlan.$key"
 }
+
+# tcp_listening PORT - a TCP socket of this guest listens on PORT (the
+# pingpongs exchange their addresses over TCP).
+# shellcheck disable=SC2317 # called through vlan_run
+tcp_listening() {
+	ss -Hltn "sport = :$1" | grep -q .
+}
 vlan_run "RC over VLAN 30, SL 3 (ibv_rc_pingpong --chk)" rc \
-	"ss -Hltn 'sport = :18630' | grep -q ." 'bytes in .* seconds' \
+	"tcp_listening 18630" 'bytes in .* seconds' \
 	ibv_rc_pingpong -d "$ibdev" -g "$vg" -l 3 -s 1024 -n 20 -p 18630 -c
 vlan_run "UD over VLAN 30, SL 5 (ibv_ud_pingpong --chk)" ud \
-	"ss -Hltn 'sport = :18631' | grep -q ." 'bytes in .* seconds' \
+	"tcp_listening 18631" 'bytes in .* seconds' \
 	ibv_ud_pingpong -d "$ibdev" -g "$vg" -l 5 -s 512 -n 20 -p 18631 -c
 vlan_run "rdma_cm over VLAN 30, ToS 0x18 (ib_send_bw -R)" cm \
 	"roce_cm_listening 18632" '^ *1024 +20 ' \
