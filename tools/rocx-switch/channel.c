@@ -591,7 +591,7 @@ int chan_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
 		p->st.tx_nopeer += k;
 		return k;
 	}
-	port_count_tx(p, bufs, k);
+	port_count_tx(sw, p, bufs, k);
 	p->st.tx_bundles++;
 	return k;
 }
@@ -620,7 +620,7 @@ void chan_out_frame(struct sw *sw, struct sw_port *p, struct sw_buf *buf,
 	c->ob_len += need;
 	c->ob_count++;
 	c->ob_last = stamp;
-	port_count_tx(p, &buf, 1);
+	port_count_tx(sw, p, &buf, 1);
 }
 
 void chan_out_flush(struct sw *sw, struct sw_port *p)

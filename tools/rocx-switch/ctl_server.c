@@ -116,6 +116,12 @@ static const struct ctl_cmd {
 		"buffer [size=BYTES]",
 		"the shared buffer's size (0: no limit) and use",
 	} },
+	{ "capture", capture_cmd, {
+		"capture port=N file=PATH | capture stop port=N | capture [list] [port=N[,N]...]",
+		"a pcap of what port N receives (at ingress, dropped frames too) and",
+		"sends (as it leaves: frames dropped at egress not); PATH absolute;",
+		"stop prints its last counters; at most 8 at once",
+	} },
 	{ "series", series_cmd, {
 		"series [file=PATH] [interval=T] [off]",
 		"JSON lines of depths, rates, marks and pauses every T (default 100ms)",

@@ -64,7 +64,9 @@ static void usage(FILE *out)
 		"\n"
 		"  -d, --dir DIR          directory for the sockets (created if absent)\n"
 		"  -n, --ports N          number of ports, 1..%d\n"
-		"  -w, --pcap FILE        capture every forwarded frame, at ingress\n"
+		"  -w, --pcap FILE        capture every forwarded frame, at ingress (one\n"
+		"                         port's, while running: the control socket's\n"
+		"                         'capture')\n"
 		"  -p, --pidfile FILE     write the pid once all ports are bound\n"
 		"  -s, --stats[=SEC]      also print counters every SEC s (default 10)\n"
 		"  -a, --age SEC          MAC table ageing time (default %d)\n"
@@ -371,6 +373,11 @@ static int setup_signals(struct sw *sw)
 	int fd;
 
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * A capture or series file past the file size limit fails its write
+	 * (EFBIG) and stops, instead of the signal ending the switch.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
@@ -498,6 +505,7 @@ static int run_timed(struct sw *sw, const struct sw_opts *o, int sigfd,
 		timed_run_events(sw);
 		timed_promise(sw, wall_ms());
 		pcap_flush(&sw->pcap);
+		capture_flush(sw);
 		if (sw->evlog)
 			fflush(sw->evlog);
 		sw->waits++;
@@ -532,6 +540,7 @@ static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
 	while (running) {
 		/* Flush only before sleeping: one write per burst, not per frame. */
 		pcap_flush(&sw->pcap);
+		capture_flush(sw);
 		n = epoll_wait(sw->epfd, ev, SW_MAX_EVENTS, -1);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -694,6 +703,7 @@ out_ports:
 		egress_fini(&sw.port[i].eg);
 	}
 out:
+	capture_close_all(&sw);
 	pcap_close(&sw.pcap);
 	if (sw.evlog)
 		fclose(sw.evlog);

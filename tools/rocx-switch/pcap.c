@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Capture of forwarded frames in the classic pcap format (LINKTYPE_ETHERNET,
- * microsecond timestamps, host byte order as the magic number tells readers).
+ * The pcap writer of every capture: the whole switch's (--pcap) and a
+ * port's (capture.c).  The classic pcap format (LINKTYPE_ETHERNET,
+ * microsecond timestamps, host byte order as the magic number tells
+ * readers).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "switch.h"
 
@@ -35,16 +41,22 @@ _Static_assert(sizeof(struct pcap_rec_hdr) == 16, "pcap record header");
 
 /* Large enough that a burst of jumbo frames costs one write(). */
 static char pcap_iobuf[1 << 20];
+/* A port's capture: a burst of a port's frames, a few per capture. */
+#define PCAP_PORT_IOBUF		(64u << 10)
 
+/* The file failed: it is closed, and the capture ends with its error. */
 static void pcap_fail(struct sw_pcap *pc)
 {
+	pc->err = errno;
+	pc->errors++;
 	fprintf(stderr, "rocx-switch: pcap %s: %s; capture stopped\n",
-		pc->path, strerror(errno));
+		pc->path, strerror(pc->err));
 	fclose(pc->f);
 	pc->f = NULL;
 }
 
-int pcap_open(struct sw_pcap *pc, const char *path)
+/* The file header, written through at once: a reader sees a pcap file. */
+static int pcap_start(struct sw_pcap *pc, const char *path)
 {
 	struct pcap_file_hdr h = {
 		.magic = PCAP_MAGIC_USEC,
@@ -53,16 +65,80 @@ int pcap_open(struct sw_pcap *pc, const char *path)
 		.snaplen = SW_MAX_FRAME,
 		.linktype = PCAP_LINKTYPE_ETHERNET,
 	};
+	struct stat st;
 
 	pc->path = path;
 	pc->records = 0;
+	pc->bytes = 0;
+	pc->errors = 0;
+	pc->err = 0;
 	pc->dirty = false;
+	if (!fstat(fileno(pc->f), &st)) {
+		pc->dev = st.st_dev;
+		pc->ino = st.st_ino;
+	}
+	if (fwrite(&h, sizeof(h), 1, pc->f) != 1 || fflush(pc->f)) {
+		pcap_fail(pc);
+		return -1;
+	}
+	return 0;
+}
+
+int pcap_open(struct sw_pcap *pc, const char *path)
+{
 	pc->f = fopen(path, "wb");
 	if (!pc->f)
 		return -1;
 	setvbuf(pc->f, pcap_iobuf, _IOFBF, sizeof(pcap_iobuf));
-	if (fwrite(&h, sizeof(h), 1, pc->f) != 1 || fflush(pc->f)) {
-		pcap_fail(pc);
+	return pcap_start(pc, path);
+}
+
+int pcap_open_regular(struct sw_pcap *pc, const char *path)
+{
+	struct stat st;
+	int fd, e;
+
+	/*
+	 * Only a regular file: opening a FIFO would wait for its reader,
+	 * and a reader that stops reading would stall forwarding, as a
+	 * device might.  O_NONBLOCK makes a FIFO without a reader fail at
+	 * once rather than block before fstat() can refuse it.
+	 */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_NOCTTY |
+		  O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st))
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else
+		e = fcntl(fd, F_SETFL, 0) ? errno : 0;
+	if (e) {
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	pc->iobuf = malloc(PCAP_PORT_IOBUF);
+	pc->f = pc->iobuf ? fdopen(fd, "wb") : NULL;
+	if (!pc->f) {
+		e = pc->iobuf ? errno : ENOMEM;
+		free(pc->iobuf);
+		pc->iobuf = NULL;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	setvbuf(pc->f, pc->iobuf, _IOFBF, PCAP_PORT_IOBUF);
+	if (pcap_start(pc, path)) {
+		e = errno;
+		free(pc->iobuf);
+		pc->iobuf = NULL;
+		errno = e;
 		return -1;
 	}
 	return 0;
@@ -86,6 +162,7 @@ void pcap_write(struct sw_pcap *pc, const struct sw_buf *buf,
 		return;
 	}
 	pc->records++;
+	pc->bytes += buf->len;
 	pc->dirty = true;
 }
 
@@ -100,13 +177,23 @@ void pcap_flush(struct sw_pcap *pc)
 	pc->dirty = false;
 }
 
-void pcap_close(struct sw_pcap *pc)
+int pcap_close(struct sw_pcap *pc)
 {
-	if (!pc->f)
-		return;
-	pcap_flush(pc);
-	if (pc->f && fclose(pc->f))
-		fprintf(stderr, "rocx-switch: pcap %s: %s\n", pc->path,
-			strerror(errno));
-	pc->f = NULL;
+	int rc = 0;
+
+	if (pc->f) {
+		pcap_flush(pc);
+		if (pc->f && fclose(pc->f)) {
+			pc->err = errno;
+			pc->errors++;
+			fprintf(stderr, "rocx-switch: pcap %s: %s\n", pc->path,
+				strerror(pc->err));
+		}
+		pc->f = NULL;
+	}
+	if (pc->errors)
+		rc = -1;
+	free(pc->iobuf);
+	pc->iobuf = NULL;
+	return rc;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The per-frame pipeline: count -> ingress impairments -> parse -> learn
- * -> lookup -> capture -> egress.
+ * The per-frame pipeline: count, port capture -> ingress impairments ->
+ * parse -> learn -> lookup -> capture -> egress.
  */
 #include <string.h>
 
@@ -80,6 +80,9 @@ void pipeline_input(struct sw *sw, struct sw_port *in, struct sw_buf *buf)
 {
 	in->st.rx_frames++;
 	in->st.rx_bytes += buf->len;
+	/* As received, whatever the pipeline then does with it (capture.c). */
+	if (in->cap)
+		capture_frame(sw, in, buf);
 	if (buf->len < SW_ETH_HLEN) {
 		in->st.rx_runt++;
 		pool_put(&sw->pool, buf);

@@ -201,7 +201,8 @@ static void xmit_error(struct sw_port *p, unsigned int n)
 	}
 }
 
-void port_count_tx(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
+void port_count_tx(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
+		   unsigned int n)
 {
 	unsigned int i;
 
@@ -209,11 +210,14 @@ void port_count_tx(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
 		p->st.tx_frames++;
 		p->st.tx_bytes += bufs[i]->len;
 		p->st.tx_tc[bufs[i]->tc]++;
+		/* As the guest is given it (capture.c). */
+		if (p->cap)
+			capture_frame(sw, p, bufs[i]);
 	}
 }
 
 /* Several frames in one datagram; the guest said it takes them. */
-static int xmit_bundle(struct sw_port *p, struct sw_buf **bufs,
+static int xmit_bundle(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
 		       unsigned int n)
 {
 	static uint8_t out[ROCX_FAB_BUNDLE_MAX];
@@ -224,7 +228,7 @@ static int xmit_bundle(struct sw_port *p, struct sw_buf **bufs,
 	k = fabric_pack(out, p->bundle_max, bufs, n, &len);
 	ret = send(p->fd, out, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (ret == (ssize_t)len) {
-		port_count_tx(p, bufs, k);
+		port_count_tx(sw, p, bufs, k);
 		p->st.tx_bundles++;
 		return k;
 	}
@@ -239,7 +243,8 @@ static int xmit_bundle(struct sw_port *p, struct sw_buf **bufs,
 }
 
 /* One datagram per frame, as many as the socket takes in one call. */
-static int xmit_plain(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
+static int xmit_plain(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
+		      unsigned int n)
 {
 	struct mmsghdr msgs[SW_TX_BATCH];
 	struct iovec iov[SW_TX_BATCH];
@@ -258,7 +263,7 @@ static int xmit_plain(struct sw_port *p, struct sw_buf **bufs, unsigned int n)
 	ret = sendmmsg(p->fd, msgs, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 	if (ret > 0) {
 		/* A datagram socket sends each message whole or not at all. */
-		port_count_tx(p, bufs, ret);
+		port_count_tx(sw, p, bufs, ret);
 		return ret;
 	}
 	if (ret == 0 || errno == EAGAIN)
@@ -295,8 +300,8 @@ int port_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
 	if (p->bundle && n > 1 &&
 	    p->bundle_max >= ROCX_FAB_HLEN + 2 * ROCX_FAB_ENTRY_HLEN +
 			      bufs[0]->len + bufs[1]->len)
-		return xmit_bundle(p, bufs, n);
-	return xmit_plain(p, bufs, n);
+		return xmit_bundle(sw, p, bufs, n);
+	return xmit_plain(sw, p, bufs, n);
 }
 
 void port_input(struct sw *sw, struct sw_port *p, const uint8_t *data,

@@ -6,10 +6,11 @@
  * to the guest's QEMU dgram backend bound at <dir>/g<N>.sock.  A frame goes
  * through one pipeline:
  *
- *   port_rx -> pipeline_input -> [ingress impairments]
+ *   port_rx -> pipeline_input ([port capture]) -> [ingress impairments]
  *           -> pipeline_forward (parse, learn, lookup, capture)
  *           -> egress_enqueue -> [egress impairments] -> egress_queue
- *           -> egress_service (per-class queues, scheduler) -> port_xmit
+ *           -> egress_service (per-class queues, scheduler)
+ *           -> port_xmit ([port capture])
  *
  * The impairment stages (impair.c) are skipped by a port and direction
  * that has none configured; a control socket (ctl_server.c) sets them,
@@ -24,6 +25,7 @@
 #ifndef ROCX_SWITCH_H
 #define ROCX_SWITCH_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -303,6 +305,8 @@ struct sw_port {
 	/* Timed: RED's stream of each priority (red.c). */
 	uint64_t red_rng[SW_NUM_PRIO];
 	struct sw_chan ch;
+	/* The port's capture (capture.c), or NULL. */
+	struct sw_capture *cap;
 };
 
 const char *port_state_name(enum port_state state);
@@ -338,18 +342,47 @@ unsigned int fdb_count(const struct sw_fdb *fdb, uint64_t now_ms);
 /* ------------------------------------------------------------------ */
 /* pcap writer */
 
+/*
+ * One pcap file.  A write or flush that fails closes the file: f is then
+ * NULL, err says why, and every later frame is skipped, so a full disk
+ * never stalls forwarding.
+ */
 struct sw_pcap {
 	FILE *f;
 	const char *path;
+	char *iobuf;		/* f's buffer when not the --pcap one */
 	bool dirty;		/* records written since the last flush */
-	uint64_t records;
+	uint64_t records;	/* frames handed to f */
+	uint64_t bytes;		/* ... their bytes, without pcap headers */
+	uint64_t errors;	/* writes, flushes and closes that failed */
+	int err;		/* errno of the last of them */
+	dev_t dev;		/* the file, to refuse a second capture into it */
+	ino_t ino;
 };
 
 int pcap_open(struct sw_pcap *pc, const char *path);
+/* A regular file only, with a buffer of its own (a port's capture). */
+int pcap_open_regular(struct sw_pcap *pc, const char *path);
 void pcap_write(struct sw_pcap *pc, const struct sw_buf *buf,
 		const struct timespec *ts);
 void pcap_flush(struct sw_pcap *pc);
-void pcap_close(struct sw_pcap *pc);
+/* Flush and close; -1 if any write failed since it was opened. */
+int pcap_close(struct sw_pcap *pc);
+
+/*
+ * A capture of one port (capture.c): the frames the switch receives
+ * from the port, as they enter the pipeline, and those it sends to it,
+ * as they leave.  Slots are few and fixed, so starting one never
+ * allocates on the data path.
+ */
+#define SW_MAX_CAPTURES		8
+
+struct sw_capture {
+	bool used;
+	unsigned int port;
+	char path[PATH_MAX];
+	struct sw_pcap pc;
+};
 
 /* ------------------------------------------------------------------ */
 /* The switch */
@@ -362,6 +395,8 @@ struct sw {
 	struct sw_pool pool;
 	struct sw_fdb *fdb;
 	struct sw_pcap pcap;
+	/* Captures of one port each, started and stopped by the capture verb. */
+	struct sw_capture cap[SW_MAX_CAPTURES];
 	int epfd;
 	/* Sampled once per event-loop wakeup: one clock read per batch. */
 	uint64_t now_ms;
@@ -452,8 +487,9 @@ int port_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
 	      unsigned int n);
 /* Forget what the guest negotiated (it went away). */
 void port_reset_fabric(struct sw_port *p);
-/* Count frames as sent on the port. */
-void port_count_tx(struct sw_port *p, struct sw_buf **bufs, unsigned int n);
+/* Count frames as sent on the port (and capture them, if it is). */
+void port_count_tx(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
+		   unsigned int n);
 
 /* Fabric frames (fabric.c). */
 bool fabric_is_ctrl(const uint8_t *data, uint32_t len);
@@ -671,6 +707,14 @@ bool pfc_paused(struct sw *sw, struct sw_port *p, unsigned int prio);
 
 /* RED/ECN at enqueue: false drops the frame (red.c). */
 bool red_enqueue(struct sw *sw, struct sw_port *p, struct sw_buf *buf);
+
+/* A port's captures (capture.c). */
+int capture_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
+/* A frame port p received, or sent; only for a port with a capture. */
+void capture_frame(struct sw *sw, struct sw_port *p, const struct sw_buf *buf);
+/* Before the event loop sleeps: what this wakeup captured goes out. */
+void capture_flush(struct sw *sw);
+void capture_close_all(struct sw *sw);
 
 int series_cmd(struct sw *sw, struct ctl_args *a, FILE *out);
 int series_open(struct sw *sw, const char *path, uint64_t interval_ns);
