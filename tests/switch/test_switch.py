@@ -1624,6 +1624,233 @@ def qos_lost_split(exe, sockdir, log):
     impair_stop(sw, (a, b, c), ctl)
 
 
+# ---------------------------------------------------------------------
+# A port's capture (tools/rocx-switch/capture.c): started and stopped on
+# the control socket while the switch runs.
+
+def capture_lines(ctl, sel=""):
+    """{port: {key: value}} of `capture list`; why= holds blanks."""
+    res = {}
+    for line in ctl(f"capture list {sel}".strip()):
+        head, _, why = line.partition(" why=")
+        kv = dict(w.split("=", 1) for w in head.split())
+        if why:
+            kv["why"] = why
+        res[int(kv["port"])] = kv
+    return res
+
+
+def capture_port(exe, sockdir, log, work):
+    """Port 1's capture from the middle of a run: exactly the frames port
+    1 received (dropped ones too) and was sent, byte for byte, none of
+    the other ports', none from before it started or after it stopped."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    path = f"{work}/port1.pcap"
+    before = a.send(b.mac, "before-capture")
+    q = until_sentinel(a, (a, b, c))
+    check("capture: a frame before the capture reaches B",
+          q[1] is not None and before in q[1], qtags(q))
+
+    t0 = int(time.time())
+    out = ctl(f"capture port=1 file={path}")
+    check("capture: start answers its line",
+          out == [f"port=1 file={path} state=running frames=0 bytes=0 "
+                  "errors=0"], out)
+    want = []
+
+    def sentinel(g):
+        """The broadcast until_sentinel() just had g send."""
+        return g.frame(BCAST, f"sentinel-{_sentinels}")
+    # Egress to B: unicast from A, then a broadcast from C; each
+    # sentinel is a broadcast B gets too.
+    sent = [a.send(b.mac, f"ab-{i}", size=60 + 100 * i) for i in range(4)]
+    q = until_sentinel(a, (a, b, c))
+    check("capture: B got A's frames", q[1] == sent, qtags(q))
+    want += sent + [sentinel(a)]
+    sent = [c.send(BCAST, "bcast-c")]
+    q = until_sentinel(c, (a, b, c))
+    check("capture: B got C's broadcast", q[1] == sent, qtags(q))
+    want += sent + [sentinel(c)]
+    # Ingress from B, its sentinel too.  A frame for a MAC behind its own
+    # port is dropped (filtered), but it entered the pipeline at port 1.
+    ingress = [b.send(a.mac, f"ba-{i}", size=64 + 50 * i) for i in range(3)]
+    ingress.append(b.send(b.mac, "to-itself"))
+    q = until_sentinel(b, (a, b, c))
+    check("capture: A got B's frames, the filtered one not",
+          q[0] == ingress[:3] and q[2] == [], qtags(q))
+    want += ingress + [sentinel(b)]
+    # Unrelated: A <-> C, unicast, never through port 1.
+    ca = c.send(a.mac, "ca")
+    ac = a.send(c.mac, "ac")
+    check("capture: A <-> C go on", a.recv() == [ca] and c.recv() == [ac])
+    # Lost at port 1's egress (A's frame and A's sentinel): past the
+    # capture point's impairments, the guest never gets them, so the
+    # capture does not either.
+    ctl("impair port=1 dir=egress loss=100%")
+    a.send(b.mac, "lost-at-egress")
+    q = until_sentinel(a, (a, c))
+    ctl("impair port=1 dir=egress loss=0%")
+    check("capture: the frame lost at B's egress reaches nobody",
+          q[2] is not None and q[2] == [], qtags(q))
+    got_b = b.recv(0.2)
+    check("capture: ... not B either", got_b == [], tags(got_b))
+    listed = capture_lines(ctl)
+    check("capture: list counts what it wrote",
+          list(listed) == [1] and
+          listed[1]["frames"] == str(len(want)) and
+          listed[1]["bytes"] == str(sum(len(f) for f in want)) and
+          listed[1]["state"] == "running", listed)
+    out = ctl("capture stop port=1")
+    check("capture: stop answers the last counters",
+          out == [f"port=1 file={path} state=stopped frames={len(want)} "
+                  f"bytes={sum(len(f) for f in want)} errors=0"], out)
+    check("capture: none listed after stop", capture_lines(ctl) == {})
+    size = os.path.getsize(path)
+    a.send(b.mac, "after-stop")
+    b.recv(0.2)
+    check("capture: nothing written after stop",
+          os.path.getsize(path) == size)
+
+    hdr, recs, whole = read_pcap(path)
+    check("capture: pcap header", hdr == (0xA1B2C3D4, 2, 4, MAX_FRAME, 1),
+          hdr)
+    frames = [r[2] for r in recs]
+    check("capture: exactly port 1's frames, both ways, in order, byte "
+          "for byte", whole and frames == want,
+          f"got {tags(frames)} want {tags(want)}")
+    check("capture: full lengths, stamps from its start, in order",
+          all(r[3] == len(r[2]) for r in recs) and
+          all(r[0] >= t0 for r in recs) and
+          [(r[0], r[1]) for r in recs] == sorted((r[0], r[1])
+                                                  for r in recs))
+    impair_stop(sw, gs=(a, b, c), ctl=ctl)
+
+
+def capture_errors(exe, sockdir, log, work):
+    """Every bad request is refused with its reason and starts nothing;
+    at most SW_MAX_CAPTURES at once; --pcap's file is not a port's."""
+    log.seek(0)
+    log.truncate()
+    allp = f"{work}/all.pcap"
+    sw = start_switch(exe, sockdir, ["--ports", "10", "--pcap", allp], log)
+    ctl = swctl.SwitchCtl(f"{sockdir}/ctl.sock")
+    open(f"{work}/plain", "w").close()
+    p0 = f"{work}/c0.pcap"
+    ctl(f"capture port=0 file={p0}")
+    bad = [
+        (f"capture port=10 file={work}/x.pcap", "ports 0..9"),
+        (f"capture port=x file={work}/x.pcap", "not a port number"),
+        (f"capture port=1,2 file={work}/x.pcap", "one port at a time"),
+        (f"capture port=all file={work}/x.pcap", "one port at a time"),
+        (f"capture file={work}/x.pcap", "give port=N"),
+        ("capture port=1 file=x.pcap", "give an absolute path"),
+        (f"capture port=1 file={work}/no-dir/x.pcap",
+         "No such file or directory"),
+        (f"capture port=1 file={work}/plain/x.pcap", "Not a directory"),
+        (f"capture port=1 file={work}", "not a regular file"),
+        ("capture port=1 file=/dev/null", "not a regular file"),
+        (f"capture port=0 file={work}/x.pcap", "port 0 is captured already"),
+        (f"capture port=1 file={p0}", "another capture writes it"),
+        (f"capture port=1 file={allp}", "another capture writes it"),
+        ("capture stop port=1", "port 1 has no capture to stop"),
+        ("capture stop", "give port=N"),
+        (f"capture port=1 file={work}/x.pcap stop", "give one of"),
+        ("capture port=1 now", "unknown word 'now'"),
+        ("capture port=1 fil=/x", "unknown key 'fil'"),
+    ]
+    wrong = []
+    for cmd, want in bad:
+        ok, out, err = ctl.request(cmd)
+        if ok or want not in (err or ""):
+            wrong.append(f"{cmd!r}: {'ok' if ok else err}")
+    check(f"capture: {len(bad)} bad requests each answer a clear error",
+          not wrong, "; ".join(wrong))
+    check("capture: ... and start nothing",
+          list(capture_lines(ctl)) == [0] and
+          not os.path.exists(f"{work}/x.pcap"), capture_lines(ctl))
+    for i in range(1, 8):
+        ctl(f"capture port={i} file={work}/c{i}.pcap")
+    ok, out, err = ctl.request(f"capture port=8 file={work}/c8.pcap")
+    check("capture: a ninth capture is refused",
+          not ok and "8 captures run already" in (err or "") and
+          not os.path.exists(f"{work}/c8.pcap"), err)
+    check("capture: eight listed, each its own file",
+          sorted(capture_lines(ctl)) == list(range(8)) and
+          len({v["file"] for v in capture_lines(ctl).values()}) == 8)
+    ctl("capture stop port=3")
+    ok, out, err = ctl.request(f"capture port=8 file={work}/c8.pcap")
+    check("capture: one stopped makes room for another", ok, err)
+    check("capture: list port=8 shows only port 8's",
+          list(capture_lines(ctl, "port=8")) == [8])
+    ctl.close()
+    stop_switch(sw)
+    _, recs, whole = read_pcap(allp)
+    check("capture: --pcap's file is still a pcap", whole)
+
+
+def capture_failure(exe, sockdir, log, work):
+    """A capture whose file fails (here the switch's file size limit)
+    stops itself, says why, and forwarding goes on."""
+    import resource
+    log.seek(0)
+    log.truncate()
+    limit = 32 << 10
+
+    def fsize():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    pidfile = f"{sockdir}/switch.pid"
+    sw = subprocess.Popen([exe, "--dir", sockdir, "--ports", "3",
+                           "--pidfile", pidfile], stdout=log, stderr=log,
+                          preexec_fn=fsize)
+    deadline = time.time() + 5
+    while not os.path.exists(pidfile):
+        if time.time() > deadline or sw.poll() is not None:
+            raise SystemExit("switch did not start")
+        time.sleep(0.01)
+    gs = [Guest(sockdir, i) for i in range(3)]
+    a, b, c = gs
+    for g in gs:
+        g.send(BCAST, f"hello-{g.idx}")
+    for g in gs:
+        g.recv(0.1)
+    ctl = swctl.SwitchCtl(f"{sockdir}/ctl.sock")
+    path = f"{work}/big.pcap"
+    ctl(f"capture port=1 file={path}")
+    n = 0
+    for chunk in range(8):
+        sent = [a.send(b.mac, f"big-{chunk}-{i}", size=1000)
+                for i in range(10)]
+        n += len(sent)
+        got = b.recv(0.2)
+        if got != sent:
+            break
+    check("capture: forwarding goes on past the file's failure",
+          n == 80 and got == sent, f"{n} sent, {len(got)} got")
+    cap = capture_lines(ctl).get(1, {})
+    check("capture: the failed capture is listed with its reason",
+          cap.get("state") == "failed" and cap.get("errors") == "1" and
+          cap.get("why") == "File too large", cap)
+    check("capture: ... and the switch said so",
+          f"pcap {path}: File too large; capture stopped" in
+          open(log.name).read())
+    check("capture: the file stops at the limit",
+          os.path.getsize(path) <= limit)
+    out = ctl("capture stop port=1")
+    check("capture: stopping it answers its error",
+          len(out) == 1 and "state=failed" in out[0] and
+          out[0].endswith("why=File too large"), out)
+    ok, _, err = ctl.request(f"capture port=1 file={work}/again.pcap")
+    check("capture: the port can be captured again", ok, err)
+    ctl("capture stop port=1")
+    impair_stop(sw, gs, ctl)
+
+
+def captures(exe, sockdir, log, work):
+    capture_port(exe, sockdir, log, work)
+    capture_errors(exe, sockdir, log, work)
+    capture_failure(exe, sockdir, log, work)
+
+
 def lossless(exe, sockdir, log, work):
     qos_defaults(exe, sockdir, log)
     qos_rate(exe, sockdir, log)
@@ -1858,6 +2085,7 @@ def main():
     multicast_groups(exe, sockdir, log)
     impairments(exe, sockdir, log)
     lossless(exe, sockdir, log, work)
+    captures(exe, sockdir, log, work)
     channel(exe, sockdir, log, work)
 
     print(f"switch: {passed} passed, {failed} failed")
