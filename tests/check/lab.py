@@ -2,16 +2,24 @@
 """rocx lab's topology files (scripts/run/launcher/topology.py), with no
 guest booted: the examples in lab/ read as Documentation/lab.rst says,
 and every kind of mistake is refused with the line, column and field it
-is at.  tests/check/selftest.sh runs it; prints one "ok - NAME" or
+is at.  Then `rocx lab capture`: its refusals, and the command run
+against a rocx-switch of its own, sockets posing as the nodes.  tests/check/selftest.sh runs it; prints one "ok - NAME" or
 "not ok - NAME" line per check."""
+import contextlib
+import io
 import os
+import shutil
+import signal
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
 sys.path.insert(0, os.path.join(REPO, "scripts/run"))
-from launcher import topology  # noqa: E402
+from launcher import lab, topology  # noqa: E402
 
 bad = 0
 
@@ -46,7 +54,7 @@ check("incast: the bottleneck's settings as the switch's --qos",
        "--qos", "port=2 prio=3 pfc=on kmin=20000 kmax=80000 pmax=0.2"])
 check("incast: switch options", (t.switch_args, t.series),
       (["--buffer", "1000000"], True))
-t = topology.parse("t.yaml", """
+t = tw = topology.parse("t.yaml", """
 nodes:
   a: {memory: 512, kernel: 6.1, nics: [{model: virtio, props: {mtu: 9000}}]}
   b: {nics: [{}, {}]}
@@ -141,4 +149,195 @@ with tempfile.TemporaryDirectory() as d:
     check("... and starts nothing",
           os.path.exists(os.path.join(REPO, "build/lab/lab-refused")), False)
 
+
+# rocx lab capture: which switch port a node's capture is, and the
+# command's refusals, with no lab up.
+def exit_of(fn, *args):
+    """(exit status, stderr) of FN failing, or ("returned", value)."""
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            value = fn(*args)
+    except SystemExit as e:
+        return e.code, err.getvalue().strip()
+    return "returned", value
+
+
+t = topology.parse(os.path.join(REPO, "lab/two-hosts.yaml"))
+check("capture: a node's switch port and the file's name",
+      [lab.capture_port(t, w) for w in ("a", "b", "b:nic0")],
+      [(0, "a"), (1, "b"), (1, "b")])
+check("capture: a NIC on a wire has no port",
+      exit_of(lab.capture_port, tw, "a"),
+      (2, "rocx: a:nic0 is on a wire (links[0]), not on a switch port"))
+check("capture: a second NIC's file is NODE-nicK",
+      lab.capture_port(tw, "b:nic0"), (0, "b"))
+for word, want in (("c", "rocx: no node c"),
+                   ("a:nic1", "rocx: a has no nic1"),
+                   ("a:eth0", "rocx: bad end a:eth0: give NODE or NODE:nicK"),
+                   ("switch:0", "rocx: capture takes a node (NODE or "
+                    "NODE:nicK), not the switch")):
+    check("capture: %s refused" % word,
+          exit_of(lab.capture_port, t, word), (2, want))
+ROCX = os.path.join(REPO, "scripts/rocx")
+for why, args, want in (
+        ("no node", [], "the following arguments are required: node"),
+        ("--for 0", ["a", "--for", "0"], "not a number of seconds above 0"),
+        ("--for -1", ["a", "--for", "-1"], "not a number of seconds above 0"),
+        ("--for soon", ["a", "--for", "soon"], "not a number of seconds"),
+        ("--stop with -w", ["a", "--stop", "-w", "x.pcap"],
+         "--stop takes neither -w nor --for"),
+        ("--stop with --for", ["a", "--stop", "--for", "1"],
+         "--stop takes neither -w nor --for")):
+    r = subprocess.run([ROCX, "lab", "capture"] + args,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       check=False)
+    err = r.stderr.decode()
+    check("capture: %s refused, exit 2" % why,
+          (r.returncode, want in err), (2, True))
+
+
+# The command against a switch of its own with no guest: a lab's state
+# file naming this process as supervisor and the switch's control
+# socket; two sockets pose as nodes a and b.
+def read_pcap(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    recs, off = [], 24
+    while off + 16 <= len(data):
+        incl = struct.unpack("<IIII", data[off:off + 16])[2]
+        recs.append(data[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return data[:4], recs, off == len(data)
+
+
+def capture_lab():
+    switch = os.path.join(REPO, "build/tools/rocx-switch")
+    subprocess.run(["make", "-s", "-C", os.path.join(REPO, "tools/rocx-switch")],
+                   check=True)
+    name = "check-capture"
+    sdir = os.path.join(lab.LABS, name)
+    d = tempfile.mkdtemp(prefix="rocx-capcheck.", dir="/tmp")
+    shutil.rmtree(sdir, ignore_errors=True)
+    os.makedirs(sdir)
+    sw = subprocess.Popen([switch, "--dir", d, "--ports", "2", "--pidfile",
+                           d + "/pid"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    bg = None
+    socks = []
+    try:
+        for _ in range(100):
+            if os.path.exists(d + "/pid"):
+                break
+            time.sleep(0.05)
+        lab.write_json(os.path.join(sdir, "state.json"), {
+            "name": name, "up": True, "supervisor": os.getpid(),
+            "file": os.path.join(REPO, "lab/two-hosts.yaml"), "run": d,
+            "switch": sw.pid, "ctl": d + "/ctl.sock", "qemu": {}})
+        for i in range(2):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.bind("%s/g%d.sock" % (d, i))
+            s.settimeout(5)
+            socks.append(s)
+
+        def rocx(*args, cwd=None):
+            r = subprocess.run([ROCX, "lab", "capture", "--name", name] +
+                               list(args), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, cwd=cwd,
+                               check=False)
+            return r.returncode, r.stdout.decode()
+
+        def listed():
+            r = subprocess.run([switch, "ctl", d + "/ctl.sock", "capture"],
+                               stdout=subprocess.PIPE, check=False)
+            return r.stdout.decode()
+
+        def wait_listed(want):
+            for _ in range(100):
+                if (listed() != "") == want:
+                    return True
+                time.sleep(0.05)
+            return False
+
+        rc, out = rocx("b", "--stop")
+        check("capture --stop with none running: exit 1 and why",
+              (rc, out.strip()),
+              (1, "rocx: b: capture: port 1 has no capture to stop"))
+        bg = subprocess.Popen([ROCX, "lab", "capture", "--name", name, "b"],
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT)
+        check("capture b: the switch captures port 1", wait_listed(True),
+              True)
+        bcast = b"\xff" * 6
+        # Flooded to b (sent on port 1), then b's own (received there).
+        frames = [bcast + bytes.fromhex("020000000010") + b"\x88\xb5" +
+                  b"from-a".ljust(50, b"\0"),
+                  bcast + bytes.fromhex("020000000011") + b"\x88\xb5" +
+                  b"from-b".ljust(80, b"\0")]
+        socks[0].sendto(frames[0], d + "/sw0.sock")
+        got_b = socks[1].recv(9216)
+        socks[1].sendto(frames[1], d + "/sw1.sock")
+        got_a = socks[0].recv(9216)
+        check("capture b: frames go through", (got_b, got_a),
+              (frames[0], frames[1]))
+        rc, out = rocx("b", "--stop")
+        path = os.path.join(sdir, "b.pcap")
+        check("capture b --stop from another shell: what it holds",
+              (rc, out.strip()),
+              (0, "rocx: b: 2 frames, %d bytes in %s"
+               % (len(frames[0]) + len(frames[1]), path)))
+        try:
+            bg_out = bg.communicate(timeout=10)[0].decode()
+        except subprocess.TimeoutExpired:
+            bg.kill()
+            bg_out = bg.communicate()[0].decode()
+        check("capture b: the first shell's ends, saying where the file is",
+              (bg.returncode, bg_out.splitlines()[-1:]),
+              (0, ["rocx: b: the capture into %s was stopped elsewhere"
+                   % path]))
+        magic, recs, whole = read_pcap(path)
+        check("capture b: the file holds b's two frames, byte for byte",
+              (magic, recs, whole), (b"\xd4\xc3\xb2\xa1", frames, True))
+
+        bg = subprocess.Popen([ROCX, "lab", "capture", "--name", name, "a"],
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT)
+        wait_listed(True)
+        bg.send_signal(signal.SIGINT)
+        try:
+            bg_out = bg.communicate(timeout=10)[0].decode()
+        except subprocess.TimeoutExpired:
+            bg.kill()
+            bg_out = bg.communicate()[0].decode()
+        check("capture a, Ctrl-C: stopped, the file named",
+              (bg.returncode, bg_out.splitlines()[-1:], listed()),
+              (0, ["rocx: a: 0 frames, 0 bytes in %s"
+                   % os.path.join(sdir, "a.pcap")], ""))
+
+        t0 = time.monotonic()
+        rc, out = rocx("a", "-w", "rel.pcap", "--for", "0.5", cwd=d)
+        took = time.monotonic() - t0
+        check("capture a -w rel.pcap --for 0.5: the file where the "
+              "caller is, stopped after 0.5 s",
+              (rc, out.splitlines()[-1:], 0.5 <= took < 5, listed()),
+              (0, ["rocx: a: 0 frames, 0 bytes in %s/rel.pcap" % d], True,
+               ""))
+        rc, out = rocx("a", "-w", "/nonexistent/a.pcap")
+        check("capture into a directory that is not there: the switch's "
+              "reason, exit 1", (rc, out.strip()),
+              (1, "rocx: a: capture: /nonexistent/a.pcap: No such file or "
+               "directory"))
+    finally:
+        if bg and bg.poll() is None:
+            bg.kill()
+            bg.wait()
+        for s in socks:
+            s.close()
+        sw.terminate()
+        sw.wait()
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree(sdir, ignore_errors=True)
+
+
+capture_lab()
 sys.exit(1 if bad else 0)

@@ -8,7 +8,8 @@
 # the caller's ROCX_* variables must not reach the suites.  Then the
 # guest launcher's parsing and wiring (launcher.py), which every
 # end-to-end suite boots its guests with, and make bench's table and host
-# accounting (bench.py), and rocx lab's topology files (lab.py).  Last
+# accounting (bench.py), and rocx lab's topology files and capture
+# (lab.py).  Last
 # line: "harness: N passed, N failed".
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -116,7 +117,8 @@ if [ "$bench_rc" -ne 0 ] && ! grep -q '^not ok - ' <<<"$bench_out"; then
 fi
 
 # rocx lab's topology files (tests/check/lab.py): the examples, and each
-# kind of mistake refused with its line, counted the same way.  Debian's
+# kind of mistake refused with its line; capture against a switch of its
+# own; counted the same way.  Debian's
 # python3, as scripts/rocx: python3-yaml is installed for it.
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3

@@ -37,6 +37,8 @@ UP_TIMEOUT_S = 300
 TERM_GRACE_S = 2
 DOWN_WAIT_S = 20
 POLL_S = 0.2
+# How often `capture` asks whether its capture still runs.
+CAPTURE_POLL_S = 0.5
 
 
 def say(msg):
@@ -558,6 +560,107 @@ def link(name, a, b, how):
     if rc != 0:
         fail("rocx-switch: " + out.strip())
     say("%s (switch port %d) %s" % (ln.field, ln.port, how))
+
+
+def capture_port(topo, word):
+    """The switch port of NODE or NODE:nicK, and the capture's name
+    (NODE, or NODE-nicK for a NIC but the first)."""
+    if word.partition(":")[0] == "switch":
+        fail("capture takes a node (NODE or NODE:nicK), not the switch", 2)
+    gi, k = _end(topo, word)
+    for ln in topo.links:
+        if (gi, k) in ln.ends:
+            break
+    else:
+        fail("%s has no nic%d" % (topo.names[gi], k), 2)
+    if ln.port < 0:
+        fail("%s:nic%d is on a wire (%s), not on a switch port"
+             % (topo.names[gi], k, ln.field), 2)
+    return ln.port, topo.names[gi] + ("-nic%d" % k if k else "")
+
+
+def _capture_line(out):
+    """The switch's line of one capture as {key: value}, or None."""
+    for line in out.splitlines():
+        head, _, why = line.partition(" why=")
+        if not head.startswith("port="):
+            continue
+        kv = dict(w.split("=", 1) for w in head.split() if "=" in w)
+        if why:
+            kv["why"] = why
+        return kv
+    return None
+
+
+def _capture_stop(state, port, label):
+    """Stop the port's capture; say what it holds.  Exit 1 if it failed
+    or there was none."""
+    rc, out = switch_ctl(state, ["capture", "stop", "port=%d" % port])
+    if rc != 0:
+        fail("%s: %s" % (label, out.strip().replace("rocx-switch ctl: ",
+                                                    "")))
+    return _capture_done(_capture_line(out), label)
+
+
+def _capture_done(kv, label):
+    if kv is None:
+        fail("%s: the switch did not say how the capture ended" % label)
+    if kv.get("state") == "failed":
+        fail("%s: the capture failed: %s (%s frames in %s)"
+             % (label, kv.get("why", "?"), kv["frames"], kv["file"]))
+    say("%s: %s frames, %s bytes in %s"
+        % (label, kv["frames"], kv["bytes"], kv["file"]))
+    return 0
+
+
+def capture_node(name, node, path=None, seconds=None, stop=False):
+    """A pcap of NODE's switch port: what the node sends the switch and
+    what the switch sends it (the switch's capture verb,
+    Documentation/rocx-switch.rst, "Capturing a port"), for SECONDS, or
+    until Ctrl-C, SIGTERM or `capture NODE --stop` from another shell."""
+    sdir = pick(name)
+    state = load_state(sdir)
+    if not state.get("ctl"):
+        fail("lab %s has no switch" % state.get("name"))
+    topo = topology.parse(state["file"])
+    port, label = capture_port(topo, node)
+    if stop:
+        return _capture_stop(state, port, label)
+    path = os.path.abspath(path) if path else \
+        os.path.join(sdir, label + ".pcap")
+    # A control request is blank-separated words.
+    if any(c.isspace() for c in path):
+        fail("capture file %r: give a path without blanks" % path, 2)
+    rc, out = switch_ctl(state, ["capture", "port=%d" % port,
+                                 "file=" + path])
+    if rc != 0:
+        fail("%s: %s" % (label, out.strip().replace("rocx-switch ctl: ",
+                                                    "")))
+    say("capturing %s (switch port %d) into %s; %s"
+        % (label, port, path,
+           "for %gs" % seconds if seconds else
+           "Ctrl-C or `rocx lab capture %s --stop` ends it" % node))
+    # SIGTERM ends it as Ctrl-C does, the capture stopped either way.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    deadline = time.monotonic() + seconds if seconds else None
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            time.sleep(min(CAPTURE_POLL_S, deadline - time.monotonic())
+                       if deadline else CAPTURE_POLL_S)
+            rc, out = switch_ctl(state, ["capture", "list",
+                                         "port=%d" % port])
+            kv = _capture_line(out) if rc == 0 else None
+            if kv is None or kv.get("file") != path:
+                # Stopped from another shell (or the lab went down):
+                # that one said what it holds.
+                say("%s: the capture into %s was stopped elsewhere"
+                    % (label, path))
+                return 0
+            if kv.get("state") == "failed":
+                break
+    except KeyboardInterrupt:
+        pass
+    return _capture_stop(state, port, label)
 
 
 # `shell` ends on this key (Ctrl-]), as telnet does: every other key is
