@@ -1845,8 +1845,38 @@ def capture_failure(exe, sockdir, log, work):
     impair_stop(sw, gs, ctl)
 
 
+def capture_channel(exe, sockdir, log, work):
+    """A rocx NIC's port: the frames of its bundles, one record each,
+    both ways."""
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, ["--ports", "2"], log)
+    a = chanpeer.Chan(sockdir, 0)
+    a.hello(None)
+    g = Guest(sockdir, 1)
+    ctl = swctl.SwitchCtl(f"{sockdir}/ctl.sock")
+    path = f"{work}/chan.pcap"
+    ctl(f"capture port=0 file={path}")
+    sent = [chframe(a.mac, f"c{i}", 64 + 300 * i) for i in range(3)]
+    a.frames_untimed(sent[:1])
+    a.frames_untimed(sent[1:])
+    got = g.recv()
+    back = [g.send(a.mac, f"back{i}", size=100 + i) for i in range(4)]
+    a.until(lambda c: len(c.frames) >= 4)
+    out = ctl("capture stop port=0")
+    _, recs, whole = read_pcap(path)
+    check("capture: a channel port's frames, bundles split, both ways",
+          got == sent and [f for _, f in a.frames] == back and whole and
+          [r[2] for r in recs] == sent + back,
+          f"{tags([r[2] for r in recs])} {out}")
+    ctl.close()
+    a.close()
+    g.close()
+    stop_switch(sw)
+
+
 def captures(exe, sockdir, log, work):
     capture_port(exe, sockdir, log, work)
+    capture_channel(exe, sockdir, log, work)
     capture_errors(exe, sockdir, log, work)
     capture_failure(exe, sockdir, log, work)
 
