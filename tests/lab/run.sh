@@ -5,7 +5,8 @@
 # (under a name of its own, so a user's lab of that name is left alone)
 # brought up, commands run on its guests with their output and exit
 # status, inspect --json read back, ping and a data-checked
-# ibv_rc_pingpong between the nodes through exec, shell, logs, stats and
+# ibv_rc_pingpong between the nodes through exec, a capture of a's port
+# during a ping, shell, logs, stats and
 # a link taken down and up with ping across it, and down with no
 # process, socket or socket directory left.  First, without a guest, a
 # lab whose switch refuses its settings: up fails and leaves nothing.
@@ -130,6 +131,69 @@ is "ping a -> b through exec" 0 "$rc"
 rc=$?
 [ $rc = 0 ] || sed 's/^/# /' "$work/o"
 is "ping b -> a over IPv6 through exec" 0 "$rc"
+
+# capture: a's switch port during a ping a -> b, ended by another
+# shell's capture --stop; the file holds a's echo requests as the switch
+# received them and b's replies as it sent them to a, and no frame that
+# a neither sent nor was sent.
+cap=$work/a.pcap
+"$rocx" lab capture a -w "$cap" >"$work/cap.out" 2>&1 &
+capid=$!
+listed=no
+for _ in $(seq 100); do
+	if "$repo/build/tools/rocx-switch" ctl "$run/ctl.sock" capture port=0 2>/dev/null |
+		grep -q "file=$cap state=running"; then
+		listed=yes
+		break
+	fi
+	sleep 0.1
+done
+is "capture a: the switch captures a's port" yes "$listed"
+"$rocx" lab exec a -- ping -c 3 -i 0.2 -W 5 198.18.0.2 >"$work/o" 2>&1
+rc=$?
+[ $rc = 0 ] || sed 's/^/# /' "$work/o"
+is "... during ping a -> b" 0 "$rc"
+"$rocx" lab capture a --stop >"$work/capstop.out" 2>&1
+rc=$?
+sed 's/^/# /' "$work/capstop.out"
+is "capture a --stop from another shell, naming the file" "0 yes" \
+	"$rc $(grep -q " in $cap\$" "$work/capstop.out" && echo yes || echo no)"
+wait "$capid"
+rc=$?
+[ $rc = 0 ] || sed 's/^/# /' "$work/cap.out"
+is "... and the capturing shell ends" 0 "$rc"
+icmp=$(python3 - "$cap" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+a = bytes.fromhex("525400000000")
+off, echo, foreign = 24, [], 0
+while off + 16 <= len(data):
+    n = struct.unpack("<IIII", data[off:off + 16])[2]
+    f = data[off + 16:off + 16 + n]
+    off += 16 + n
+    # a's: sent by a, or sent to it (a flood of b's is a's too).
+    if f[6:12] != a and f[0:6] != a and not f[0] & 1:
+        foreign += 1
+    # IPv4, ICMP: type, and the addresses it went between.
+    if f[12:14] == b"\x08\x00" and f[23] == 1:
+        ihl = (f[14] & 15) * 4
+        src, dst = f[26:30], f[30:34]
+        kind = {8: "request", 0: "reply"}.get(f[14 + ihl], "other")
+        echo.append("%s-%d.%d" % (kind, src[3], dst[3]))
+print(" ".join(sorted(set(echo))), echo.count("request-1.2"),
+      echo.count("reply-2.1"), foreign, off == len(data))
+PY
+)
+echo "# capture: $icmp"
+is "capture: a's 3 echo requests to b and b's 3 replies, a whole file" \
+	"reply-2.1 request-1.2 3 3 True" \
+	"$(echo "$icmp" | awk '{ print $1, $2, $3, $4, $6 }')"
+is "capture: no frame that is not a's" 0 "$(echo "$icmp" | awk '{ print $5 }')"
+"$rocx" lab capture b --for 1 >"$work/o" 2>&1
+rc=$?
+sed 's/^/# /' "$work/o"
+is "capture b --for 1: stops by itself, its file in the lab's state" \
+	"0 yes" "$rc $(grep -q " in $sdir/b.pcap\$" "$work/o" && echo yes || echo no)"
 
 # RC SEND data checked, server on b in the background, the client on a
 # retrying until the server listens.
