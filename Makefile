@@ -17,6 +17,8 @@
 #   make bench-sweep  what does not fit make bench: more rows, and sweeps
 #                   of the requester's window and WQEs in flight (about
 #                   45 minutes)
+#   make bench-switch  rocx-switch's forwarding alone, host only (about
+#                   half a minute; tests/switch/bench_fwd.c)
 #   make soak-kverbs  the kverbs group's perftest -R pair ROUNDS times
 #                   (default 40) in one boot; not part of check
 
@@ -30,7 +32,7 @@ KDIR61 ?= $(if $(ROCX_KVER61),/usr/src/linux-headers-$(ROCX_KVER61))
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m
 
 .PHONY: all modules modules-6.1 kvtest clean setup demo demo-lossless check check-debug check-6.1 check-lossless check-determinism \
-	soak-kverbs lint bench bench-sweep qemu rdma-core tools
+	soak-kverbs lint bench bench-sweep bench-switch qemu rdma-core tools
 
 all: modules
 
@@ -123,3 +125,6 @@ bench:
 
 bench-sweep:
 	scripts/run/bench-sweep.sh
+
+bench-switch:
+	tests/switch/bench.sh
