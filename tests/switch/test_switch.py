@@ -427,11 +427,19 @@ def impair_start(exe, sockdir, log, args=()):
     log.truncate()
     sw = start_switch(exe, sockdir, ["--ports", "3"] + list(args), log)
     gs = [Guest(sockdir, i) for i in range(3)]
-    # Everyone learned: unicast between the guests is not flooded.
+    # Everyone learned: unicast between the guests is not flooded.  Each
+    # waits for the others' hellos by name, not for a quiet 0.1 s, which
+    # a loaded host can leave before the last one and let it into a check.
     for g in gs:
         g.send(BCAST, f"hello-{g.idx}")
     for g in gs:
-        g.recv(0.1)
+        want = {f"hello-{o.idx}".encode() for o in gs if o is not g}
+        g.s.settimeout(5.0)
+        try:
+            while want:
+                want.discard(g.s.recv(fabric.BUNDLE_MAX)[14:].rstrip(b"\0"))
+        except socket.timeout:
+            pass
     ctl = swctl.SwitchCtl(f"{sockdir}/ctl.sock")
     return sw, gs, ctl
 
