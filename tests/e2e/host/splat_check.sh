@@ -27,6 +27,9 @@
 # One report is excused, whole and alone: DMA-API debug's "cacheline
 # tracking EEXIST, overlapping mappings aren't supported" WARNING from
 # add_dma_entry() with ib_umem_get() in its call trace (see excuse()).
+# So is the kernel's line about a user program's fault ("traps: PROG[PID]
+# general protection fault ip:... in LIB"), which the program's own test
+# judges by its exit status; a fault in the kernel still fails.
 set -uo pipefail
 
 # One extended regular expression per kind of report, each as the kernel
@@ -83,6 +86,12 @@ excuse() {
 		n = 0
 		inblk = 0
 	}
+	# A user program killed by a fault: the kernel reports it and the
+	# test of that program sees its exit status; no kernel bug.
+	/\] traps: [^ ]+\[[0-9]+\] general protection fault ip:[0-9a-f]+ .* in / {
+		traps++
+		next
+	}
 	/\[ *[0-9]+\.[0-9]+\] -+\[ cut here \]-+/ {
 		if (inblk)
 			flush(0)
@@ -110,6 +119,9 @@ excuse() {
 		if (excused)
 			printf "%s %d DMA-API cacheline overlap report(s) of ib_umem_get\n",
 				tag, excused > "/dev/stderr"
+		if (traps)
+			printf "%s %d user program fault line(s)\n",
+				tag, traps > "/dev/stderr"
 	}' "$1"
 }
 

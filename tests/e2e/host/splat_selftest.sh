@@ -154,6 +154,19 @@ guest_clean() {
 	echo "[   42.000001] WARNING: CPU: 1 PID: 90 at drivers/infiniband/hw/rocx/rocx_ib_qp.c:10"; } |
 	guest_clean "a warning after an excused one" fail
 
+# A user program's fault is its test's to judge; a fault in the kernel
+# is not.
+trap_line='[  236.763807] traps: ib_write_bw[607] general protection fault ip:7f543ebd4b61 sp:7fffca308b30 error:0 in librdmacm.so.1.3.56.1[9b61,7f543ebcf000+11000]'
+kgpf='[  236.800000] Oops: general protection fault, probably for non-canonical address 0xdead000000000100: 0000 [#1] PREEMPT SMP KASAN NOPTI'
+{ echo "$head"; echo "$trap_line"; } |
+	fixture "a user program's general protection fault" pass
+{ echo "$head"; echo "$trap_line"; echo "$kgpf"; } |
+	fixture "the kernel's general protection fault after one" fail
+{ echo "$head"; echo "$trap_line"; } |
+	guest_clean "a user program's general protection fault" pass
+{ echo "$head"; echo "$kgpf"; } |
+	guest_clean "the kernel's general protection fault" fail
+
 cache=${ROCX_CACHE:-$HOME/.cache/rocx}/splat-selftest
 key=$(inputs_key) || key=
 if [ -n "$key" ] && [ -z "${ROCX_SPLAT_RERUN:-}" ] && [ -s "$cache/$key" ]; then
