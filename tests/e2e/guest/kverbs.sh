@@ -110,9 +110,8 @@ cm_pair() {
 			rdma_env timeout "$tmo" "${cli[@]}" >"/tmp/cm.cli" 2>&1
 			rc=$?
 			v=final
-			[ "$rc" -ne 0 ] && [ "$try" -lt "${cm_rej_retries:-0}" ] &&
-				grep -q 'RDMA_CM_EVENT_REJECTED; error: 8\.' /tmp/cm.cli &&
-				v=retry
+			[ "$try" -lt "${cm_rej_retries:-0}" ] &&
+				perftest_cm_race "$rc" /tmp/cm.cli && v=retry
 			rocx_put "cm.$name.$try.verdict" "$v"
 		fi
 		[ "$v" = retry ] || break
@@ -130,17 +129,9 @@ cm_pair() {
 
 # perftest_pair [PREFIX] - perftest's two rdma_cm tests over IPv4,
 # ib_send_bw then ib_write_bw, as the group runs them and the soak
-# repeats them.  perftest -R makes two connections to the same port: one
-# to exchange keys and results, then, after a handshake over it, the test
-# QP's.  Its server listens for the second only after that handshake,
-# while the client connects as soon as it has read the server's part: a
-# client that comes first is rejected with "invalid service ID" (no
-# listener).  perftest 4.5 then tries again over rdma_cm ids it has just
-# destroyed and freed, and crashes or exits 1 (perftest's 3d9d8d0 and
-# e2b3dcf fixed that in 26.04; Debian 12 has 4.5), and its server waits
-# for a connection that never comes.  That race is perftest's, not the
-# NIC's: such a pair runs again, up to twice.  The first connection has
-# no retry at all, so its listener is waited for.
+# repeats them.  A pair that lost perftest 4.5's race between its two
+# connections (perftest_cm_race) runs again, up to twice.  The first
+# connection has no retry at all, so its listener is waited for.
 # -F: perftest times the TSC against gettimeofday() before its report,
 # and when a loaded host stalls the guest its fit falls below r^2 0.9;
 # without -F it then prints "Can't produce a report", exits 1 after its

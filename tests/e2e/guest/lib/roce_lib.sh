@@ -15,6 +15,8 @@
 #   roce_rd_atom DEV   the device's max_qp_rd_atom (RDMA READs in flight)
 #   roce_port_listening PORT
 #   roce_cm_listening PORT  an rdma_cm id listens on PORT
+#   perftest_cm_race RC FILE  a perftest -R client's run (exit RC, output
+#                      FILE) failed on perftest 4.5's own race: run it again
 #   roce_cm_mode DEV MODE  rdma_cm's RoCE mode for DEV's port 1 ("IB/RoCE v1"
 #                      or "RoCE v2", configfs default_roce_mode; ib_core
 #                      names RoCE v1 "IB/RoCE v1")
@@ -145,6 +147,21 @@ roce_qp_cc() {
 # (perftest -R servers: their clients do not retry a rejected connect).
 roce_cm_listening() {
 	rdma res show cm_id 2>/dev/null | grep LISTEN | grep -qE "[]:.]$1( |$)"
+}
+
+# perftest_cm_race RC FILE - the perftest -R client whose exit status was
+# RC and whose output is FILE lost perftest 4.5's race between its two
+# connections.  The first exchanges keys and results; its server listens
+# for the second, the test QP's, only after a handshake over the first,
+# while the client connects as soon as it has read the server's part.  A
+# client that comes first is rejected with "invalid service ID" (no
+# listener); perftest 4.5 then tries again over rdma_cm ids it has just
+# destroyed and freed, and crashes (exit 139) or exits 1, and its server
+# waits for a connection that never comes (perftest's 3d9d8d0 and e2b3dcf
+# fixed that in 26.04; Debian 12 has 4.5).  The race is perftest's, not
+# the NIC's: such a pair runs again, a few times at most.
+perftest_cm_race() {
+	[ "$1" -ne 0 ] && grep -q 'RDMA_CM_EVENT_REJECTED; error: 8\.' "$2"
 }
 
 # roce_cm_mode DEV MODE - set the RoCE mode rdma_cm uses on DEV port 1 for

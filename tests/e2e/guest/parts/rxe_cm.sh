@@ -120,9 +120,8 @@ cm_run() {
 			timeout "$cm_tmo" stdbuf -oL "${ccmd[@]}" >"/tmp/cm_run.$name.out" 2>&1
 			rc=$?
 			cat "/tmp/cm_run.$name.out" >>"$log"
-			[ "$rc" -ne 0 ] && [ "$try" -lt "${cm_rej_retries:-0}" ] &&
-				grep -q 'RDMA_CM_EVENT_REJECTED; error: 8\.' "/tmp/cm_run.$name.out" &&
-				v=retry
+			[ "$try" -lt "${cm_rej_retries:-0}" ] &&
+				perftest_cm_race "$rc" "/tmp/cm_run.$name.out" && v=retry
 			[ "${cm_rej_retries:-0}" -gt 0 ] &&
 				rocx_put "verdict.$name.$try" "$v"
 		fi
@@ -131,6 +130,16 @@ cm_run() {
 		echo "# $(date +%T) the client's connection was rejected (invalid service ID): try $((try + 1))" >>"$log"
 	done
 	echo "# $(date +%T) exit $rc" >>"$log"
+	if [ "$rc" -ne 0 ]; then
+		# What the device counted (drops among them), its groups and
+		# QPs: a lost UD datagram or connection leaves no other trace.
+		{
+			echo "# state after the failure (guest$me):"
+			rdma statistic show link "$cm_dev/1"
+			ip maddr show dev "$ROCE_NETDEV"
+			rdma res show qp
+		} 2>&1 | sed 's/^/#   /' >>"$log"
+	fi
 	[ "$rc" -eq 0 ] && [ -n "$pat" ] && ! grep -qE "$pat" "$log" && rc=1
 	rocx_put "rc.$name.$me" "$rc"
 	cm_rc=$rc
