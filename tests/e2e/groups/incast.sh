@@ -66,7 +66,7 @@ incast_only=${ROCX_INCAST_ONLY:-lossy+pfc+victim+dcqcn}
 # An experiment's own settings (guest/incast.sh), from the host's
 # environment: make demo-lossless ROCX_INCAST_CC=rp_time_reset=16000+rp_dce_tcp_rtt=2000.
 incast_words="ROCX_INCAST_ONLY=$incast_only"
-for v in ROCX_INCAST_RATE ROCX_INCAST_VRATE ROCX_INCAST_SECS \
+for v in ROCX_INCAST_RATE ROCX_INCAST_VRATE ROCX_INCAST_VWIN ROCX_INCAST_SECS \
 	ROCX_INCAST_CC ROCX_INCAST_RED ROCX_INCAST_CCTRACE; do
 	[ -n "${!v:-}" ] && incast_words+=" $v=${!v}"
 done

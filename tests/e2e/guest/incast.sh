@@ -30,6 +30,8 @@
 # scripts/run/incast-plot.sh draws.  Settings (env= words):
 #   ROCX_INCAST_RATE=MBPS     the bottleneck (default 60)
 #   ROCX_INCAST_VRATE=MBPS    the victim's own port (default 70)
+#   ROCX_INCAST_VWIN=N:BYTES  the victim's messages in flight and their
+#                             size (default 2:65536)
 #   ROCX_INCAST_SECS=N        the first sender's time (default 8; S2 runs
 #                             for N - 2 s, starting 2 s after S1)
 #   ROCX_INCAST_ONLY=A+B...   the scenarios to run (default every one:
@@ -59,6 +61,14 @@ rate=${ROCX_INCAST_RATE:-60}
 # another priority, at 70 96.8 to 99.2% (Documentation/experiments.rst,
 # "Scenarios and their checks" and "A host with a core taken").
 vrate=${ROCX_INCAST_VRATE:-70}
+# The victim's messages in flight and their size: 128 KiB, within the
+# 162 KB of the shared pool the incast leaves the other priorities.  A
+# receiver gives a message's slot back once it has checked it, so the
+# line idles whenever that credit's round trip outlasts the rest of the
+# window on the wire (one 7.5 ms message here); 4 x 32 KiB leaves three
+# 3.7 ms ones, and measured no steadier (Documentation/experiments.rst,
+# "A host with a core taken").
+vwin=${ROCX_INCAST_VWIN:-2:65536} vsize=${vwin#*:} vwin=${vwin%%:*}
 # A victim flow whose port lost more than this percentage of its line
 # time measured the host (quiet runs: 0.3 to 3.5%; one with 22% of the
 # host's CPU stolen for 8 s: 9.3%), and the pair alone and beside the
@@ -228,7 +238,7 @@ fabric() {
 	fi
 }
 
-# receive NAME PORT [WINDOW] - a receiver in the background.  Its
+# receive NAME PORT [WINDOW [SIZE]] - a receiver in the background.  Its
 # credit SENDs wait for ACKs that cross the congested (and paused)
 # priority: the senders' ACK timeout (send), not rc_flow's 67 ms.
 receive() {
@@ -236,7 +246,7 @@ receive() {
 
 	[ "${1%%.*}" = lossy ] && ack=17
 	rdma_env timeout $((secs + 60)) "$flow" -S -d "$ibdev" -g "$gid" \
-		-p "$2" -n "$1" -w "${3:-$win}" -i 250 -A "$ack" \
+		-p "$2" -n "$1" -w "${3:-$win}" -s "${4:-65536}" -i 250 -A "$ack" \
 		>"$ROCX_OUT/flow.$1" 2>&1 &
 }
 
@@ -250,9 +260,10 @@ cc_trace() {
 	done >"$ROCX_OUT/cc.$1"
 }
 
-# send NAME SCEN HOST PORT SL SECS [WINDOW] [DELAY_MS] - a sender in the
-# foreground: it connects, says so, and starts DELAY_MS after guest 0
-# gives scenario SCEN's go (start_flows).  The ACK timeout is 17 (537
+# send NAME SCEN HOST PORT SL SECS [WINDOW] [DELAY_MS] [SIZE] - a sender
+# in the foreground: it connects, says so, and starts DELAY_MS after
+# guest 0 gives scenario SCEN's go (start_flows); SIZE bytes a message
+# (default 64 KiB).  The ACK timeout is 17 (537
 # ms) where frames are lost; where PFC loses none it only covers a
 # guest the loaded host does not run for seconds: 19 (2.1 s, so seven
 # retries wait 15 s).
@@ -262,6 +273,7 @@ send() {
 	[ "${2%%.*}" = lossy ] && ack=17
 	rdma_env timeout $(($6 + 90)) "$flow" -C "$3" -d "$ibdev" -g "$gid" \
 		-p "$4" -l "$5" -t "$6" -n "$1" -w "${7:-$win}" -W "${8:-0}" \
+		-s "${9:-65536}" \
 		-G "$ROCX_SHARED/go.$2" -i 250 -A "$ack" -x 60 \
 		>"$ROCX_OUT/flow.$1.tx" 2>&1 &
 	pid=$!
@@ -425,13 +437,13 @@ victim() {
 		rocx_get "ready.$name.r" >/dev/null || return 1
 		rocx_get "ready.$name.v" >/dev/null || return 1
 		[ -n "$isl" ] && send "$name.s1" "$name" "$(rocx_ip 0)" $p1 "$isl" 6 &
-		send "$name.v" "$name" "$(rocx_ip 2)" $pv "$sl" 4 2 "$delay"
+		send "$name.v" "$name" "$(rocx_ip 2)" $pv "$sl" 4 $vwin "$delay" $vsize
 		wait
 		;;
 	2)
 		# The victim's bottleneck is this guest's switch port.
 		lost=$(line_lost 2) rlost=$(line_lost 2 recv)
-		receive "$name.v" $pv 2
+		receive "$name.v" $pv $vwin $vsize
 		rv=$!
 		rocx_put "ready.$name.v" 1
 		rocx_get "ready.$name.r" >/dev/null || return 1
