@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The rocx demo: two guests, each with a rocx NIC on the rocx-switch fabric,
-# ping each other, move 16 MiB over TCP (content verified) and list the RDMA
-# device with ibv_devinfo.  Needs scripts/build/all.sh to have run.
+# ping each other, move 16 MiB over TCP (content verified), list the RDMA
+# device with ibv_devinfo, then move RDMA data: ibv_rc_pingpong over RoCE
+# v2 and v1 (checked), ib_write_bw, rping through rdma_cm, and the counters
+# that moved (scripts/guest/demo.sh, which make check runs as the e2e
+# group demo).  Needs scripts/build/all.sh to have run.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=$repo/build/demo
