@@ -18,10 +18,10 @@
 #             rp_min_rate FLOOR, so that the pacing lasts long enough to
 #             be seen on the wire: the switch's count of what guest 1
 #             sent on priority 0 (port 1's rx_bytes), over windows of the
-#             guest's clock while the device reports FLOOR, must have
-#             a median no more than FLOOR + 10%.  The device's own figure
-#             alone would pass a model that reports a cut and sends at
-#             whatever rate it likes.
+#             guest's clock while the device reports FLOOR to NEAR, must
+#             have a median no more than the most it reported there + 10%.
+#             The device's own figure alone would pass a model that
+#             reports a cut and sends at whatever rate it likes.
 # With rp_en off for priority 0 at guest 1 its data leaves non-ECT: the
 # switch then drops it on the lossy priority instead (not tested: RC
 # would only retransmit).  The host checks the capture for the CNPs
@@ -42,6 +42,8 @@ buf=/tmp/cc_write_bw.buf
 # sends into it unpaced, so a pacer that is not there shows; the 600
 # writes of 64 KiB take some 16 s at it, time for several windows.
 floor=20
+# The reaction point's figure counts as near the floor up to here.
+near=24
 
 if roce_up rocx; then
 	t_ok "rocx $ROCE_DEV up on $ROCE_NETDEV"
@@ -141,11 +143,16 @@ sys.stdout.buffer.write(os.urandom(int(sys.argv[1])))' "$size" |
 	sed 's/^/# cc sample (time cur tgt alpha): /' /tmp/cc.rates
 	t "rdma res: the writer's QP paced below line rate" \
 		test "${low:-$speed}" -lt "$speed"
-	# The windows while the device said FLOOR: from its first such
-	# sample to the last before one that says otherwise (only the 10 s
-	# timer raises a held cut).
-	span=$(awk -v f="$floor" '$2 == f && !end { if (!n++) a = $1; b = $1 }
-		$2 != f && n { end = 1 } END { if (n) print a, b }' /tmp/cc.rates)
+	# The windows while the device said it was near FLOOR (at most
+	# NEAR): from its first such sample to the last before one that says
+	# otherwise (only the 10 s timer raises a held cut).  Near, not at:
+	# the last cuts before the floor are small once alpha has decayed,
+	# and one run's rate sat at 21 and 22 Mb/s for 11 of its 16 s.  The
+	# wire is held to what the device said, the most it said there.
+	span=$(awk -v f="$near" '$2 <= f && !end { if (!n++) a = $1; b = $1
+			if ($2 > hi) hi = $2 }
+		$2 > f && n { end = 1 } END { if (n) print a, b, hi }' /tmp/cc.rates)
+	said=${span##* } span=${span% *}
 	sed 's/^/# switch sample (t0 t1 rx_bytes): /' /tmp/cc.wire
 	: >/tmp/cc.windows
 	# shellcheck disable=SC2086 # two words, or none
@@ -154,11 +161,11 @@ sys.stdout.buffer.write(os.urandom(int(sys.argv[1])))' "$size" |
 	nwin=$(wc -l </tmp/cc.windows)
 	med=$(awk '{ print $2 }' /tmp/cc.windows | sort -g |
 		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
-	echo "# $nwin windows at $floor Mb/s by the device, median ${med:-none} Mb/s on the wire"
-	t "switch: at least 3 windows of guest 1's sending while the device reports $floor Mb/s" \
+	echo "# $nwin windows at $floor to $near Mb/s by the device (at most ${said:-none}), median ${med:-none} Mb/s on the wire"
+	t "switch: at least 3 windows of guest 1's sending while the device reports $floor to $near Mb/s" \
 		test "$nwin" -ge 3
-	t "switch: guest 1 sent at most $floor Mb/s + 10% (the median of those windows, switch's bytes over the guest's clock)" \
-		awk -v m="${med:-1e9}" -v f="$floor" 'BEGIN { exit !(m <= f * 1.10) }'
+	t "switch: guest 1 sent at most the device's rate + 10% (the median of those windows, switch's bytes over the guest's clock)" \
+		awk -v m="${med:-1e9}" -v f="${said:-0}" 'BEGIN { exit !(m <= f * 1.10) }'
 	cp "$buf" "$ROCX_SHARED/cc_write_bw.client"
 fi
 rocx_barrier traffic
