@@ -31,7 +31,8 @@
  * set-up before it cost), -N MSGS (the sender stops after MSGS messages,
  * or at -t's end if that comes first: a fixed amount of traffic), -Z (no
  * flow: the self-test of the check, self_test()).  RC_FLOW_SCALAR=1 in
- * the environment checks without AVX2.
+ * the environment checks without AVX2; RC_FLOW_TRACE=PATH writes a line
+ * per message event to PATH (trace()).
  *
  * The sender writes message n into slot n % N of the receiver's buffer
  * with RDMA WRITE with immediate n; the receiver checks every byte of the
@@ -75,6 +76,15 @@
 #define MAX_WINDOW	64
 
 static const char *dev_name;
+/*
+ * RC_FLOW_TRACE=PATH: a line per message event, "NS EVENT N" (NS on
+ * CLOCK_MONOTONIC; the sender's w: WRITE N posted, k: a credit received,
+ * N its receive slot, credits coming in message order; the receiver's r:
+ * WRITE N received, c: N checked and its credit given), to find which
+ * side of the credit loop a stall was on.  Beside a capture of the
+ * switch's ports it splits a message's round trip into its hops.
+ */
+static FILE *trace_fp;
 static const char *flow_name = "flow";
 static int gid_index = -1;
 static int sl, tclass;
@@ -128,6 +138,13 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void trace(char ev, uint32_t n)
+{
+	if (trace_fp)
+		fprintf(trace_fp, "%llu %c %u\n",
+			(unsigned long long)now_ns(), ev, n);
 }
 
 static void die(const char *what)
@@ -683,6 +700,7 @@ static int run_receiver(struct flow *f)
 			 */
 			if (!f->msgs)
 				f->start_ns = f->last_ns = now_ns();
+			trace('r', m);
 			if (m != f->msgs) {
 				fprintf(stderr, "rc_flow: message %u came as number %llu\n",
 					m, (unsigned long long)f->msgs);
@@ -701,6 +719,7 @@ static int run_receiver(struct flow *f)
 				f->first_msg_ns = moved;
 			f->last_msg_ns = moved;
 			credit_give(f, &cr, m);
+			trace('c', m);
 		}
 	}
 	report(f, now_ns(), true);
@@ -799,7 +818,8 @@ static int run_sender(struct flow *f)
 				stopping = true;
 				break;
 			}
-			post_write(f, next++, false);
+			post_write(f, next, false);
+			trace('w', next++);
 			credits--;
 		}
 		if (stopping && credits == window && !last_sent) {
@@ -816,6 +836,7 @@ static int run_sender(struct flow *f)
 				continue;
 			}
 			/* A credit: the receiver checked that message. */
+			trace('k', wc[k].wr_id);
 			post_recv(f, wc[k].wr_id);
 			credits++;
 			f->msgs++;
@@ -953,6 +974,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rc_flow: give -S or -C HOST; -s a multiple of 8 up to 16 MiB, -w 1..%d, -l 0..7\n",
 			MAX_WINDOW);
 		return 2;
+	}
+	if (getenv("RC_FLOW_TRACE")) {
+		trace_fp = fopen(getenv("RC_FLOW_TRACE"), "w");
+		if (!trace_fp)
+			die(getenv("RC_FLOW_TRACE"));
 	}
 	f.sender = !server;
 	dev_open(&f);
