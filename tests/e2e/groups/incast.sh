@@ -48,7 +48,13 @@ switch:*:* | all:*:*)
 esac
 [ -n "${ROCX_INCAST_HOG:-}" ] &&
 	disturb "$ROCX_INCAST_HOG" bash tests/e2e/host/hog.sh "${ROCX_INCAST_HOG%%@*}"
-bash tests/e2e/host/switch_ctl.sh
+# A run that times out ends this shell with SIGTERM: take the
+# recorder and the disturbances along, or they outlive the run (in the
+# background, as a trap waits for a command in the foreground).
+bash tests/e2e/host/switch_ctl.sh &
+ctl=$!
+trap "kill \$ctl \$cpustat \$disturb 2>/dev/null; exit 143" TERM
+wait "$ctl"
 kill "$cpustat" $disturb'
 # The shared buffer, not the egress queues' frame limit (256 frames by
 # default), must decide what a congested port keeps.
