@@ -31,7 +31,7 @@
 #   ROCX_INCAST_RATE=MBPS     the bottleneck (default 60)
 #   ROCX_INCAST_VRATE=MBPS    the victim's own port (default 70)
 #   ROCX_INCAST_VWIN=N:BYTES  the victim's messages in flight and their
-#                             size (default 2:65536)
+#                             size (default 4:65536)
 #   ROCX_INCAST_SECS=N        the first sender's time (default 8; S2 runs
 #                             for N - 2 s, starting 2 s after S1)
 #   ROCX_INCAST_ONLY=A+B...   the scenarios to run (default every one:
@@ -61,14 +61,17 @@ rate=${ROCX_INCAST_RATE:-60}
 # another priority, at 70 96.8 to 99.2% (Documentation/experiments.rst,
 # "Scenarios and their checks" and "A host with a core taken").
 vrate=${ROCX_INCAST_VRATE:-70}
-# The victim's messages in flight and their size: 128 KiB, within the
-# 162 KB of the shared pool the incast leaves the other priorities.  A
-# receiver gives a message's slot back once it has checked it, so the
-# line idles whenever that credit's round trip outlasts the rest of the
-# window on the wire (one 7.5 ms message here); 4 x 32 KiB leaves three
-# 3.7 ms ones, and measured no steadier (Documentation/experiments.rst,
-# "A host with a core taken").
-vwin=${ROCX_INCAST_VWIN:-2:65536} vsize=${vwin#*:} vwin=${vwin%%:*}
+# The victim's messages in flight and their size.  A receiver gives a
+# message's slot back once it has checked it, so the victim's port runs
+# dry whenever a credit's round trip (both guests woken, the check, both
+# NICs, the switch twice) outlasts the rest of the window on the wire;
+# and a port that ran dry lost no line time, so the host's delays then
+# lower the rate without the switch seeing them.  Beside the incast
+# that round trip took over 7.5 ms (one message at the port's rate) for
+# 29% of the messages on a quiet host (15% alone), and up to 64 ms:
+# 4 x 64 KiB leaves it three messages' time, where 2 x 64 KiB left one
+# (Documentation/experiments.rst, "The victim's window").
+vwin=${ROCX_INCAST_VWIN:-4:65536} vsize=${vwin#*:} vwin=${vwin%%:*}
 # A victim flow whose port lost more than this percentage of its line
 # time measured the host (quiet runs: 0.3 to 3.5%; one with 22% of the
 # host's CPU stolen for 8 s: 9.3%), and the pair alone and beside the
@@ -93,9 +96,15 @@ win=32
 # ("Headroom"): the rest of one datagram, a guest socket's send buffer
 # (212992 bytes) and one datagram more, the datagram its NIC has queued
 # and two engine runs, at most 11.1 KB each at 400 Mb/s; 268.5 KB.
-# Past xoff a port takes headroom only, so the other 162 KB of the
-# shared pool stay for the other priorities (the victim, ACKs).
-pfc_keys="prio=3 pfc=on xoff=48000 xon=24000 headroom=270000"
+# Past xoff a port takes headroom only, so the rest of the shared pool
+# stays for the other priorities (the victim, ACKs): 164 KB of 800.
+xoff=48000 headroom=270000
+pfc_keys="prio=3 pfc=on xoff=$xoff xon=$((xoff / 2)) headroom=$headroom"
+# The victim scenario's buffer: besides both senders' headroom and xoff,
+# its window in frames (1082 bytes on the wire per 1024 of payload) and
+# 64 KB for ACKs and credits, or the victim's own frames are dropped at
+# S1's port (977 KB for 4 x 64 KiB).
+vbuffer=$((2 * headroom + 2 * xoff + vwin * vsize * 1082 / 1024 + 64000))
 # A full buffer at the bottleneck is 107 ms of queueing, beyond the
 # 67 ms ACK timeout of 14: senders wait 537 ms (17) before a retry, as
 # the 60 Mb/s bottleneck is a thousand times slower than a real one.
@@ -200,13 +209,14 @@ cc_set() {
 	done
 }
 
-# fabric MODE - the switch for a scenario: bottleneck, buffer, and with
-# MODE pfc or dcqcn priority 3 lossless on the senders' ports, with
-# dcqcn RED/ECN on R's port too; guests' NICs to match.
+# fabric MODE [BUFFER] - the switch for a scenario: bottleneck, buffer
+# (BUFFER bytes, default $buffer), and with MODE pfc or dcqcn priority 3
+# lossless on the senders' ports, with dcqcn RED/ECN on R's port too;
+# guests' NICs to match.
 fabric() {
 	if [ "$me" -eq 0 ]; then
 		switch_ctl qos port=all clear >/dev/null &&
-			switch_ctl buffer size=$buffer >/dev/null &&
+			switch_ctl buffer size="${2:-$buffer}" >/dev/null &&
 			switch_ctl qos port=all trust=pcp speed=400 >/dev/null &&
 			switch_ctl qos port=0 rate="$rate" backlog=$rbacklog >/dev/null &&
 			switch_ctl qos port=2 rate="$vrate" >/dev/null || return 1
@@ -524,7 +534,7 @@ fi
 
 # ---- The victim of PFC ----
 if wants victim; then
-	t "victim: fabric set up" fabric pfc
+	t "victim: fabric set up" fabric pfc "$vbuffer"
 	rocx_barrier victim.cfg
 	# "other" right after "alone", in the same boot: 90% of the rate
 	# alone measures the priority's isolation, not what else the host ran.
@@ -567,6 +577,15 @@ if wants victim; then
 		printf '{"scenario": "victim", "alone_mbps": %s, "same_prio_mbps": %s, "other_prio_mbps": %s, "alone_line_mbps": %s, "same_prio_line_mbps": %s, "other_prio_line_mbps": %s}\n' \
 			"$alone" "$same" "$other" "${la:-null}" "${ls:-null}" "${lo:-null}" \
 			>"$ROCX_OUT/victim.jsonl"
+	fi
+	if [ "$me" -eq 0 ]; then
+		# The shared pool holds the victim's window beside what the
+		# incast takes (vbuffer), and priority 3 is lossless: a drop is
+		# the buffer's sizing failing, and RC's recovery from it would
+		# be in the rates compared.
+		read -r drop0 _ </tmp/incast.base
+		d=$(($(sw_total dropped) - drop0))
+		t "victim: the switch dropped no frame ($d)" test "$d" -eq 0
 	fi
 	rocx_barrier victim.end
 fi
