@@ -3,10 +3,14 @@
 #
 # A lab guest's setup (Documentation/lab.rst), run by init.sh, which keeps
 # the guest up after it (rocx_stay=1): the host name of its node, the rocx
-# modules, each NIC's addresses, and the guest agent that `rocx lab exec`
-# runs commands through.  Reads /rocx-out/lab.conf, written by the host:
+# modules, each NIC's addresses and PFC, and the guest agent that `rocx
+# lab exec` runs commands through.  Reads /rocx-out/lab.conf, written by
+# the host:
 #   name NODE
 #   nic K MAC MODEL ADDRESS/PREFIX...
+#   pfc K PRIO...      (NIC K's file gave pfc: PFC on those only)
+#   forward            (the node routes: IPv4 and IPv6 forwarding)
+#   route TO VIA       (ip route add TO via VIA)
 set -euo pipefail
 . "$ROCX_REPO/scripts/guest/guest_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
@@ -29,15 +33,44 @@ netdev_of() {
 	return 1
 }
 
+declare -A devs
 while read -r kind k mac _ addrs; do
 	[ "$kind" = nic ] || continue
 	wait_for 20 netdev_of "$mac" >/dev/null || rocx_die "nic$k: no netdev with $mac"
 	dev=$(netdev_of "$mac")
+	devs[$k]=$dev
 	ip link set "$dev" up
 	for a in $addrs; do
 		ip addr add "$a" dev "$dev" nodad
 	done
 	rocx_log "nic$k: $dev $mac ${addrs:-(no address)}"
+done <"$conf"
+
+# PFC as the file says: the NIC sends and honours it on those priorities
+# only, and tags their frames with the priority the switch trusts
+# (Documentation/driver-ethernet.rst, "Ethernet").
+while read -r kind k prios; do
+	[ "$kind" = pfc ] || continue
+	map=(all:off)
+	for p in $prios; do
+		map+=("$p:on")
+	done
+	dcb pfc set dev "${devs[$k]}" prio-pfc "${map[@]}" ||
+		rocx_die "nic$k: dcb pfc set dev ${devs[$k]} prio-pfc ${map[*]} failed"
+	rocx_log "nic$k: PFC on ${prios:-no priority}"
+done <"$conf"
+
+if grep -qx forward "$conf"; then
+	sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 ||
+		rocx_die "forwarding could not be turned on"
+	rocx_log "forwarding IPv4 and IPv6"
+fi
+while read -r kind to via; do
+	[ "$kind" = route ] || continue
+	fam=-4
+	[[ $via == *:* ]] && fam=-6
+	ip "$fam" route add "$to" via "$via" || rocx_die "ip route add $to via $via failed"
+	rocx_log "route $to via $via"
 done <"$conf"
 
 # The agent's port, by the name QEMU gave it: without udev there is no

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """What a lab guest's kernel made of its NICs, for `rocx lab inspect`:
-{MAC: {netdev, addresses, ibdev, gids}} as JSON.  Read from sysfs and
+{MAC: {netdev, addresses, ibdev, gids, pfc}} as JSON.  Read from sysfs and
 `ip -j addr`, in the guest, so that it shows what is there rather than
 what the topology file asked for."""
 import json
@@ -36,6 +36,18 @@ def gids(ibdev):
     return out
 
 
+def pfc(dev):
+    """The priorities DEV has PFC on, from `dcb pfc show` ("prio-pfc
+    0:off 1:off 2:off 3:on ..."); None where the netdev has no DCB."""
+    r = subprocess.run(["dcb", "pfc", "show", "dev", dev, "prio-pfc"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       check=False)
+    if r.returncode != 0:
+        return None
+    return [int(w.split(":")[0]) for w in r.stdout.decode().split()
+            if w.endswith(":on") and w.split(":")[0].isdigit()]
+
+
 def main():
     addrs = {}
     ip = subprocess.run(["ip", "-j", "addr"], stdout=subprocess.PIPE,
@@ -60,7 +72,8 @@ def main():
                      "ibdev": ibdev,
                      "gids": [{k: g[k] for k in ("index", "gid", "type")}
                               for g in gids(ibdev) if g["netdev"] == dev]
-                     if ibdev else []}
+                     if ibdev else [],
+                     "pfc": pfc(dev) if ibdev else None}
     json.dump(info, sys.stdout)
 
 

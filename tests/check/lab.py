@@ -54,6 +54,13 @@ check("incast: the bottleneck's settings as the switch's --qos",
        "--qos", "port=2 prio=3 pfc=on kmin=20000 kmax=80000 pmax=0.2"])
 check("incast: switch options", (t.switch_args, t.series),
       (["--buffer", "1000000"], True))
+check("incast: PFC on priority 3 at every NIC", t.pfc,
+      {(0, 0): [3], (1, 0): [3], (2, 0): [3]})
+t = topology.parse(os.path.join(REPO, "lab/router.yaml"))
+check("router: two wires, no switch, m forwards",
+      ([lk.port for lk in t.links], t.ports, t.forward), ([-1, -1], 0, {2}))
+check("router: s's default routes through m, IPv4 and IPv6", t.routes[0],
+      [("default", "198.18.1.254"), ("default", "fd00:1::254")])
 t = tw = topology.parse("t.yaml", """
 nodes:
   a: {memory: 512, kernel: 6.1, nics: [{model: virtio, props: {mtu: 9000}}]}
@@ -97,6 +104,31 @@ cases = [
      "t.yaml:3:25: nodes.a.nics[0].addresses[0]: not an address"),
     ("a property the launcher sets", ONE.replace("{}", "{props: {mac: x}}"),
      "t.yaml:3:21: nodes.a.nics[0].props.mac: not a property"),
+    ("PFC on a priority out of range", ONE.replace("{}", "{pfc: [3, 8]}"),
+     "t.yaml:3:22: nodes.a.nics[0].pfc[1]: must be a whole number 0-7"),
+    ("PFC on a priority given twice", ONE.replace("{}", "{pfc: [3, 3]}"),
+     "t.yaml:3:22: nodes.a.nics[0].pfc[1]: given twice"),
+    ("PFC that is no list", ONE.replace("{}", "{pfc: 3}"),
+     "t.yaml:3:18: nodes.a.nics[0].pfc: must be a list"),
+    ("a route to an address with host bits",
+     ONE.replace("    nics", "    routes: [{to: 198.18.2.1/24, "
+                 "via: 198.18.0.1}]\n    nics"),
+     "t.yaml:3:19: nodes.a.routes[0].to: not default nor a network"),
+    ("a route through no address",
+     ONE.replace("    nics", "    routes: [{to: default, via: gw}]\n    nics"),
+     "t.yaml:3:33: nodes.a.routes[0].via: not an address: gw"),
+    ("an IPv6 network through an IPv4 gateway",
+     ONE.replace("    nics", "    routes: [{to: 'fd00::/64', "
+                 "via: 198.18.0.1}]\n    nics"),
+     "t.yaml:3:37: nodes.a.routes[0].via: an IPv4 gateway for an IPv6"),
+    ("a route without its gateway",
+     ONE.replace("    nics", "    routes: [{to: default}]\n    nics"),
+     "t.yaml:3:14: nodes.a.routes[0]: needs via"),
+    ("forwarding that is no yes or no",
+     ONE.replace("    nics", "    forward: 2\n    nics"),
+     "t.yaml:3:14: nodes.a.forward: must be true or false"),
+    ("PFC on a virtio NIC", ONE.replace("{}", "{model: virtio, pfc: [3]}"),
+     "t.yaml:3:28: nodes.a.nics[0].pfc: only a rocx NIC has PFC"),
     ("an endpoint on a node that is not there",
      ONE.replace("[a:nic0", "[c:nic0"),
      "t.yaml:5:17: links[0].endpoints[0]: no node c"),

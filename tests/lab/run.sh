@@ -4,7 +4,8 @@
 # rocx lab end to end (Documentation/lab.rst), in one boot: lab/two-hosts.yaml
 # (under a name of its own, so a user's lab of that name is left alone)
 # brought up, commands run on its guests with their output and exit
-# status, inspect --json read back, ping and a data-checked
+# status, inspect --json read back (PFC set from the file included), ping
+# and a data-checked
 # ibv_rc_pingpong between the nodes through exec, a capture of a's port
 # during a ping, shell, logs, stats and
 # a link taken down and up with ping across it, and down with no
@@ -65,7 +66,11 @@ is "... leaves no socket directory" "gone" \
 	"$([ -n "$bad_run" ] && [ ! -e "$bad_run" ] && echo gone || echo "'$bad_run'")"
 is "... and no lab up" "" "$(pgrep -f "lab _supervise $repo/build/lab/$name-bad")"
 
-sed -e "s/^name: two-hosts/name: $name/" "$repo/lab/two-hosts.yaml" >"$work/lab.yaml"
+# a's NIC with PFC on priorities 3 and 5 (set by dcb at up), b's left
+# as the driver has it.
+sed -e "s/^name: two-hosts/name: $name/" "$repo/lab/two-hosts.yaml" |
+	awk '{ print } /198\.18\.0\.1\/24/ { print "        pfc: [3, 5]" }' \
+	>"$work/lab.yaml"
 t0=$(date +%s)
 if "$rocx" lab up "$work/lab.yaml" >"$work/up.out" 2>&1; then
 	ok "up: two hosts in $(($(date +%s) - t0)) s"
@@ -122,6 +127,13 @@ is "inspect: nodes, netdevs, ib devices and addresses" \
 	"$(echo "$summary" | cut -d' ' -f1-4 | paste -sd'|')"
 gid=$(echo "$summary" | awk '$1 == "b" { print $5 }')
 is "inspect: an IPv4 RoCE v2 GID on each" "" "$(echo "$summary" | awk '$5 == "none"')"
+# PFC as the guests have it (dcb pfc show), not as the file asked.
+is "inspect: PFC on 3 and 5 at a's NIC (pfc: [3, 5]), on none at b's" \
+	"a 3,5|b " "$(python3 -c '
+import json, sys
+for n in json.load(open(sys.argv[1]))["nodes"]:
+    print(n["name"], ",".join(str(p) for p in n["nics"][0]["pfc"]))' \
+	"$work/inspect.json" | paste -sd'|')"
 
 "$rocx" lab exec a -- ping -c 3 -i 0.2 -W 5 198.18.0.2 >"$work/o" 2>&1
 rc=$?

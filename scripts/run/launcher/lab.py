@@ -257,6 +257,14 @@ class Supervisor:
                 f.write("nic %d 52:54:00:00:%02x:%02x %s %s\n"
                         % (nic.index, nic.index, g.index, nic.model,
                            " ".join(topo.addresses[(g.index, nic.index)])))
+            for (gi, ki), prios in sorted(topo.pfc.items()):
+                if gi == g.index:
+                    f.write("pfc %d %s\n"
+                            % (ki, " ".join(str(p) for p in prios)))
+            if g.index in topo.forward:
+                f.write("forward\n")
+            for to, via in topo.routes.get(g.index, []):
+                f.write("route %s %s\n" % (to, via))
         with open(os.path.join(ndir, "kernel"), "w") as f:
             f.write(g.kind + "\n")
         # The agent's port: a virtio-serial port on a chardev whose unix
@@ -443,7 +451,8 @@ def inspect(name, as_json):
                          "netdev": seen.get("netdev"),
                          "addresses": seen.get("addresses", []),
                          "ibdev": seen.get("ibdev"),
-                         "gids": seen.get("gids", [])})
+                         "gids": seen.get("gids", []),
+                         "pfc": seen.get("pfc")})
         nodes.append({"name": n, "qemu": state["qemu"][n],
                       "kernel": read_text(os.path.join(sdir, n, "kernel")),
                       "memory": int(g.mem), "nics": nics})
@@ -459,9 +468,12 @@ def inspect(name, as_json):
         print("%s: qemu %d, %s kernel, %d MiB"
               % (n["name"], n["qemu"], n["kernel"], n["memory"]))
         for c in n["nics"]:
-            print("  %s %s %s on %s: %s %s"
+            print("  %s %s %s on %s: %s %s%s"
                   % (c["nic"], c["model"], c["mac"], c["link"],
-                     c["netdev"], " ".join(c["addresses"])))
+                     c["netdev"], " ".join(c["addresses"]),
+                     "" if c["pfc"] is None else
+                     ", PFC on %s" % (",".join(str(p) for p in c["pfc"])
+                                      or "none")))
             for gid in c["gids"]:
                 print("    %s gid %d %s %s" % (c["ibdev"], gid["index"],
                                              gid["gid"], gid["type"]))

@@ -62,6 +62,13 @@ class Topology:
     ports: int              # the switch's port count (0: no switch)
     switch_args: list       # rocx-switch options besides the ports'
     series: bool = False    # the switch writes a time series
+    # (guest index, nic index) -> the priorities a rocx NIC has PFC on,
+    # for the NICs whose file says (the guest sets them with dcb)
+    pfc: dict = dataclasses.field(default_factory=dict)
+    # guest index -> [(destination, gateway)], `ip route add` in the guest
+    routes: dict = dataclasses.field(default_factory=dict)
+    # guest indexes that forward IPv4 and IPv6 (a router)
+    forward: set = dataclasses.field(default_factory=set)
 
 
 class _Checker:
@@ -128,8 +135,8 @@ class _Checker:
         return v
 
 
-def _nic(c, node, field, gi, ki, addresses):
-    keys = c.mapping(node, field, ("model", "props", "addresses"))
+def _nic(c, node, field, gi, ki, addresses, pfc):
+    keys = c.mapping(node, field, ("model", "props", "addresses", "pfc"))
     model = "rocx"
     if "model" in keys:
         model = c.scalar(keys["model"][1], field + ".model")
@@ -160,12 +167,60 @@ def _nic(c, node, field, gi, ki, addresses):
                 c.fail(a, "%s[%d]" % (af, j), "needs a /prefix length")
             addrs.append(s)
     addresses[(gi, ki)] = addrs
+    if "pfc" in keys:
+        pf = field + ".pfc"
+        if model != "rocx":
+            c.fail(keys["pfc"][0], pf, "only a rocx NIC has PFC")
+        prios = []
+        for j, p in enumerate(c.sequence(keys["pfc"][1], pf)):
+            v = c.integer(p, "%s[%d]" % (pf, j), 0, 7)
+            if v in prios:
+                c.fail(p, "%s[%d]" % (pf, j), "given twice")
+            prios.append(v)
+        pfc[(gi, ki)] = sorted(prios)
     return Nic(ki, model, props)
 
 
-def _node(c, name, node, field, gi, addresses):
-    keys = c.mapping(node, field, ("memory", "kernel", "nics"), ("nics",))
+def _route(c, node, field):
+    """One of a node's routes: (destination, gateway), as `ip route add
+    DESTINATION via GATEWAY` takes them."""
+    keys = c.mapping(node, field, ("to", "via"), ("to", "via"))
+    to = str(c.scalar(keys["to"][1], field + ".to"))
+    if to != "default":
+        try:
+            net = ipaddress.ip_network(to)
+        except ValueError:
+            c.fail(keys["to"][1], field + ".to",
+                   "not default nor a network/prefix (host bits clear): " + to)
+        if "/" not in to:
+            c.fail(keys["to"][1], field + ".to", "needs a /prefix length")
+    via = str(c.scalar(keys["via"][1], field + ".via"))
+    try:
+        gw = ipaddress.ip_address(via)
+    except ValueError:
+        c.fail(keys["via"][1], field + ".via", "not an address: " + via)
+    if to != "default" and net.version != gw.version:
+        c.fail(keys["via"][1], field + ".via",
+               "an IPv%d gateway for an IPv%d network"
+               % (gw.version, net.version))
+    return (to, via)
+
+
+def _node(c, name, node, field, gi, addresses, pfc, plan):
+    keys = c.mapping(node, field, ("memory", "kernel", "nics", "routes",
+                                   "forward"), ("nics",))
     g = Guest(gi)
+    if "routes" in keys:
+        rf = field + ".routes"
+        plan["routes"][gi] = [_route(c, r, "%s[%d]" % (rf, j)) for j, r in
+                              enumerate(c.sequence(keys["routes"][1], rf))]
+    if "forward" in keys:
+        v = c.scalar(keys["forward"][1], field + ".forward")
+        if not isinstance(v, bool):
+            c.fail(keys["forward"][1], field + ".forward",
+                   "must be true or false")
+        if v:
+            plan["forward"].add(gi)
     if "memory" in keys:
         g.mem = str(c.integer(keys["memory"][1], field + ".memory",
                               256, 65536))
@@ -180,7 +235,7 @@ def _node(c, name, node, field, gi, addresses):
                "must list 1-%d NICs" % MAX_NICS)
     for ki, n in enumerate(nics):
         g.nics.append(_nic(c, n, "%s.nics[%d]" % (field, ki), gi, ki,
-                           addresses))
+                           addresses, pfc))
     return g
 
 
@@ -349,6 +404,8 @@ def parse(path, text=None):
     names = []
     guests = []
     addresses = {}
+    pfc = {}
+    plan = {"routes": {}, "forward": set()}
     nodes = c.mapping(top["nodes"][1], "nodes", None)
     if not nodes or len(nodes) > MAX_NODES:
         c.fail(top["nodes"][1], "nodes", "must hold 1-%d nodes" % MAX_NODES)
@@ -357,7 +414,8 @@ def parse(path, text=None):
             c.fail(k, "nodes." + n, "a node's name is 1-16 of a-z, 0-9 and "
                    "-, starting with a letter")
         names.append(n)
-        guests.append(_node(c, n, v, "nodes." + n, len(guests), addresses))
+        guests.append(_node(c, n, v, "nodes." + n, len(guests), addresses,
+                            pfc, plan))
     links, ports = _links(c, top["links"][1], names, guests)
     switch_args, series = [], False
     if "switch" in top:
@@ -365,4 +423,5 @@ def parse(path, text=None):
             c.fail(top["switch"][0], "switch", "no link reaches the switch")
         switch_args, series = _switch(c, top["switch"][1], name)
     return Topology(path, name, guests, names, addresses, links, ports,
-                    switch_args, series)
+                    switch_args, series, pfc, plan["routes"],
+                    plan["forward"])
