@@ -67,7 +67,8 @@ report() {
 }
 
 # cm_pair NAME PORT PATTERN SERVER_CMD -- CLIENT_CMD: guest 0 runs the
-# server, waits until it listens on PORT (0: no wait but two seconds),
+# server, waits until it listens on PORT (0: no wait but two seconds; mc:
+# until mckey has its join event, when librdmacm has attached its QP),
 # and guest 1 the client; both bounded by $tmo.  With cm_rej_retries=N
 # (perftest_pair) a pair whose client saw its connection rejected with
 # "invalid service ID" runs again, up to N more times: see there.
@@ -83,7 +84,10 @@ cm_pair() {
 		if [ "$me" -eq 0 ]; then
 			rdma_env timeout "$tmo" "${srv[@]}" >"/tmp/cm.srv" 2>&1 &
 			spid=$!
-			if [ "$port" -gt 0 ]; then
+			if [ "$port" = mc ]; then
+				wait_for 30 grep -q '^mckey: joined' /tmp/cm.srv ||
+					echo "# $name: mckey did not join in 30 s"
+			elif [ "$port" -gt 0 ]; then
 				wait_for 30 cm_listening "$port" ||
 					echo "# $name: no listener on port $port after 30 s"
 			else
@@ -188,10 +192,13 @@ cm_pair "ucmatose, IPv6" 7177 "data transfers complete" \
 cm_pair "udaddy, IPv4" 0 "data transfers complete" \
 	udaddy -b "$s4" -C 10 -- \
 	udaddy -s "$s4" -C 10
-# Multicast through rdma_cm: guest 0 joins and receives, guest 1 sends.
-cm_pair "mckey, IPv4 group 239.1.2.3" 0 "" \
+# Multicast through rdma_cm: guest 0 joins and receives with mckey,
+# guest 1 joins and sends with guest/c/cm_mc_send, which keeps its QP
+# until its sends complete (mckey -s leaves and destroys it at once, and
+# a device may discard what it has not sent yet).
+cm_pair "mckey, IPv4 group 239.1.2.3" mc "" \
 	mckey -m 239.1.2.3 -b "$s4" -C 10 -- \
-	mckey -m 239.1.2.3 -b "$(rocx_ip 1)" -s -C 10
+	"$ROCX_REPO/build/tests/e2e/cm_mc_send" -m 239.1.2.3 -b "$(rocx_ip 1)" -C 10
 perftest_pair
 
 # The RoCE mode rdma_cm uses, set through configfs on both guests: RoCE

@@ -21,8 +21,11 @@
 #     - rping -C 1000 -V: every iteration's data verified by rping
 #     - ucmatose (RC) and udaddy (UD, SIDR), 10 messages each
 #     - IPv4 only, mckey: the server joins the group and receives, the
-#       client sends (6.12's rdma_cm joins no IPv6 group over RoCE v2:
-#       cma_iboe_join_multicast returns ENOTSUPP)
+#       client joins and sends with guest/c/cm_mc_send, which waits for
+#       its sends to complete before it leaves (mckey -s does not, and
+#       rxe discards what it has not sent when the QP goes); 6.12's
+#       rdma_cm joins no IPv6 group over RoCE v2 (cma_iboe_join_multicast
+#       returns ENOTSUPP)
 #     - IPv4 only, ib_send_bw -R and ib_write_bw -R, the latter's region
 #       compared afterwards as in rxe.sh (--mmap) (perftest 4.5's
 #       rdma_cm client resolves IPv4 addresses only)
@@ -60,11 +63,14 @@ cm_listening() {
 	grep -qE "[]:.]$2( |$)" <<<"$l"
 }
 
-# cm_mc_joined GROUP - rdma_cm joined the IPv4 GROUP on this guest's
-# netdev (over RoCE v2 it joins with IGMP once mckey has posted its
-# receives; the QP is attached right after).
+# cm_mc_joined GROUP LOG - rdma_cm joined the IPv4 GROUP on this
+# guest's netdev (over RoCE v2 it joins with IGMP once mckey has posted
+# its receives) and mckey, whose output is LOG, has its join event: the
+# QP is attached to the group only then (librdmacm attaches it while it
+# hands the event over), and a datagram before that finds no QP.
 cm_mc_joined() {
-	ip maddr show dev "$ROCE_NETDEV" | grep -qE "inet +${1//./\\.}( |$)"
+	ip maddr show dev "$ROCE_NETDEV" | grep -qE "inet +${1//./\\.}( |$)" &&
+		grep -q '^mckey: joined' "$2"
 }
 
 # cm_run ID WHAT SERVER READY PATTERN SERVER_CMD... -- CLIENT_CMD... -
@@ -184,9 +190,10 @@ cm_seq() {
 		udaddy -s "$sa" -f "$f" -C 10
 	[ "$fam" = 4 ] || exit "$ROCX_FAILED"
 
-	cm_run "mckey.$id" "mckey, $v group $grp" "$server" "cm_mc_joined $grp" "" \
+	cm_run "mckey.$id" "mckey, $v group $grp" "$server" \
+		"cm_mc_joined $grp $(lg "mckey.$id")" "" \
 		mckey -m "$grp" -b "$sa" -C 10 -- \
-		mckey -m "$grp" -b "$ca" -s -C 10
+		"$ROCX_REPO/build/tests/e2e/cm_mc_send" -m "$grp" -b "$ca" -C 10
 	port=$((port + 1))
 	cm_rej_retries=2 cm_run "send_bw.$id" "ib_send_bw -R, $v" "$server" "cm_listening - $port" "" \
 		ib_send_bw -R -d "$cm_dev" -n 200 -s 4096 -p "$port" -- \
