@@ -21,6 +21,8 @@
 #                   half a minute; tests/switch/bench_fwd.c)
 #   make soak-kverbs  the kverbs group's perftest -R pair ROUNDS times
 #                   (default 40) in one boot; not part of check
+#   make check-own-kernel KTREE=DIR  a kernel tree of one's own as a lab
+#                   node beside one on Debian's; not part of check
 
 include scripts/versions.mk
 
@@ -31,7 +33,7 @@ KDIR61 ?= $(if $(ROCX_KVER61),/usr/src/linux-headers-$(ROCX_KVER61))
 
 KMAKE = $(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_ROCX_CORE=m CONFIG_INFINIBAND_ROCX=m
 
-.PHONY: all modules modules-6.1 kvtest clean setup demo demo-lossless check check-debug check-6.1 check-lossless check-determinism \
+.PHONY: all modules modules-6.1 kvtest clean setup demo demo-lossless check check-debug check-6.1 check-lossless check-determinism check-own-kernel \
 	soak-kverbs lint bench bench-sweep bench-switch qemu rdma-core tools
 
 all: modules
@@ -108,6 +110,12 @@ check-lossless:
 # "The timed group's determinism test").
 check-determinism:
 	ROCX_TIMED_DETERMINISM=1 tests/e2e/run.sh timed
+
+# A kernel tree of one's own under rocx lab, against a node on Debian's
+# (tests/lab/own-kernel.sh; Documentation/lab.rst, "Your own kernel").
+check-own-kernel:
+	@[ -n "$(KTREE)" ] || { echo "check-own-kernel: give KTREE=DIR, a built kernel tree" >&2; exit 2; }
+	flock /tmp/rocx-guests.lock tests/lab/own-kernel.sh $(KTREE)
 
 # A soak, for a failure seen once in many runs of make check: perftest's
 # ib_send_bw and ib_write_bw with -R (rdma_cm) between two guests, ROUNDS

@@ -19,7 +19,7 @@ import time
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
 sys.path.insert(0, os.path.join(REPO, "scripts/run"))
-from launcher import lab, topology  # noqa: E402
+from launcher import lab, topology, userkernel  # noqa: E402
 
 bad = 0
 
@@ -94,8 +94,12 @@ cases = [
     ("memory that is no number", ONE.replace("    nics", "    memory: 1G\n    nics"),
      "t.yaml:3:13: nodes.a.memory: must be a whole number"),
     ("a kernel the launcher does not know",
-     ONE.replace("    nics", "    kernel: /boot/x\n    nics"),
+     ONE.replace("    nics", "    kernel: debain\n    nics"),
      "t.yaml:3:13: nodes.a.kernel: must be one of"),
+    ("a kernel tree that is not there",
+     ONE.replace("    nics", "    kernel: /nonexistent/linux\n    nics"),
+     "t.yaml:3:13: nodes.a.kernel: /nonexistent/linux cannot boot a rocx "
+     "guest (scripts/guest/minimum.config):\n  no such directory"),
     ("an address without its prefix",
      ONE.replace("{}", "{addresses: [198.18.0.1]}"),
      "t.yaml:3:25: nodes.a.nics[0].addresses[0]: needs a /prefix length"),
@@ -162,6 +166,62 @@ cases = [
 for name, text, want in cases:
     got = refusal(text)
     check("refused: " + name, got[:len(want)], want)
+
+
+def fake_tree(root, config, files=userkernel.TREE_FILES):
+    """A directory with a built kernel tree's FILES and CONFIG as its
+    .config: what the checks read, without a kernel."""
+    for f in files:
+        os.makedirs(os.path.dirname(os.path.join(root, f)) or root,
+                    exist_ok=True)
+        with open(os.path.join(root, f), "w") as fh:
+            fh.write(config if f == ".config" else "6.12.0-mine\n")
+    return root
+
+
+# A kernel tree of one's own: checked against scripts/guest/minimum.config
+# when the file is read, every shortfall named.
+mins = userkernel.minimum()
+full = "".join("%s=%s\n" % (o, v) for o, v in mins)
+check("the minimum configuration lists the boot's and RDMA's options",
+      [o for o in ("CONFIG_9P_FS", "CONFIG_VIRTIO_CONSOLE",
+                   "CONFIG_INFINIBAND_USER_ACCESS", "CONFIG_AUXILIARY_BUS")
+       if o not in dict(mins)], [])
+with tempfile.NamedTemporaryFile("w", suffix=".config") as f:
+    f.write("# CONFIG_KASAN is not set\n" + full)
+    f.flush()
+    check("a .config with all of it passes", userkernel.config_problems(
+        userkernel.read_config(f.name), mins), [])
+short = {**dict(mins), "CONFIG_9P_FS": "m", "CONFIG_INFINIBAND": "y"}
+del short["CONFIG_VIRTIO_CONSOLE"]
+del short["CONFIG_INFINIBAND_USER_ACCESS"]
+check("a .config short of it: each option named with what it must be",
+      userkernel.config_problems(short, mins),
+      ["CONFIG_9P_FS=m: it must be built in (=y)",
+       "CONFIG_VIRTIO_CONSOLE is not set: it must be built in (=y)",
+       "CONFIG_INFINIBAND_USER_ACCESS is not set: it must be =y or =m"])
+with tempfile.TemporaryDirectory() as d:
+    tree = fake_tree(os.path.join(d, "linux"), full.replace(
+        "CONFIG_OVERLAY_FS=y", "# CONFIG_OVERLAY_FS is not set"))
+    check("refused: a kernel tree whose .config lacks an option",
+          refusal(ONE.replace("    nics", "    kernel: %s\n    nics" % tree)),
+          "t.yaml:3:13: nodes.a.kernel: %s cannot boot a rocx guest "
+          "(scripts/guest/minimum.config):\n  CONFIG_OVERLAY_FS is not "
+          "set: it must be built in (=y)" % tree)
+    tree = fake_tree(os.path.join(d, "unbuilt"), full,
+                     userkernel.TREE_FILES[:3])
+    check("refused: a kernel tree with no image built",
+          refusal(ONE.replace("    nics", "    kernel: %s\n    nics" % tree)),
+          "t.yaml:3:13: nodes.a.kernel: %s cannot boot a rocx guest "
+          "(scripts/guest/minimum.config):\n  no arch/x86/boot/bzImage: a "
+          "built kernel tree has it (make bzImage modules, in the tree or "
+          "its O= directory)" % tree)
+    tree = fake_tree(os.path.join(d, "mine"), full)
+    path = os.path.join(d, "t.yaml")
+    with open(path, "w") as f:
+        f.write(ONE.replace("    nics", "    kernel: ./mine\n    nics"))
+    check("a kernel tree, relative to the file, is taken whole",
+          topology.parse(path).guests[0].kernel, tree)
 
 # Through the command: a refused file starts nothing, not even the lab's
 # state directory.

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import launcher
-from launcher import REPO, Die, capture, read_text
+from launcher import REPO, Die, capture, read_text, userkernel
 
 # scripts/guest/guest_lib.sh's barriers wait this long by default.
 GUEST_WAIT_S = 120
@@ -108,6 +108,12 @@ class Kernels:
             # (init.sh).
             g.kwords = " loglevel=5 rocx_kmods=%s/lib/modules/%s" \
                 " ROCX_MODDIR=%s/modules" % (dbg, read_text(release), dbg)
+        elif os.path.isdir(name):
+            # A kernel tree of one's own (a lab's node): the modules are
+            # the ones rocx lab up built for it (launcher/userkernel.py).
+            g.kfile = os.path.join(name, userkernel.IMAGE)
+            g.kwords = userkernel.kwords(name)
+            g.kind = "%s (%s)" % (userkernel.release(name), name)
         else:
             g.kfile = name
         if not os.access(g.kfile, os.R_OK):

@@ -25,7 +25,7 @@ import tty
 
 import launcher
 from launcher import REPO, Die, capture, now_ms, read_text, secs
-from launcher import fabric, guest, qga, topology
+from launcher import fabric, guest, qga, topology, userkernel
 
 LABS = os.path.join(REPO, "build/lab")
 ENTRY = os.path.join(REPO, "scripts/rocx")
@@ -110,6 +110,20 @@ def up(path, timeout=None):
              % (topo.name, topo.name))
     shutil.rmtree(sdir, ignore_errors=True)
     os.makedirs(sdir)
+    # Kernel trees of one's own, checked by the parser: the rocx modules
+    # built for each, here where the user sees it happen.
+    for tree in sorted({g.kernel for g in topo.guests
+                        if os.path.isabs(g.kernel)}):
+        say("kernel %s (%s): building the rocx modules for it"
+            % (tree, userkernel.release(tree)))
+        try:
+            with open(os.path.join(sdir, "kernels.log"), "a") as log:
+                userkernel.prepare(tree, log)
+        except Die as e:
+            log = read_text(os.path.join(userkernel.out_dir(tree),
+                                         "build.log")) or ""
+            sys.stderr.write("\n".join(log.splitlines()[-20:]) + "\n")
+            fail(str(e))
     # The fabric's network namespace, as run-guests.sh's
     # (fabric.enter_fabric_netns): unshare without --fork execs the
     # supervisor in it, so the PID it is known by stays its own.
@@ -124,7 +138,9 @@ def up(path, timeout=None):
                                start_new_session=True)
     t0 = now_ms()
     limit = timeout or UP_TIMEOUT_S * (
-        guest.time_scale() if any(g.kernel == "debug" for g in topo.guests)
+        guest.time_scale() if any(g.kernel == "debug" or
+                                  os.path.isabs(g.kernel)
+                                  for g in topo.guests)
         else 1)
     say("lab %s: starting %d guests (state in %s)"
         % (topo.name, len(topo.names), os.path.relpath(sdir)))

@@ -14,6 +14,7 @@ import re
 
 import yaml
 
+from launcher import userkernel
 from launcher.spec import Guest, Nic
 
 NAME = re.compile(r"[a-z][a-z0-9-]{0,15}")
@@ -206,6 +207,27 @@ def _route(c, node, field):
     return (to, via)
 
 
+def _kernel(c, node, field):
+    """One the launcher knows by name, or a kernel tree of one's own: a
+    directory (relative to the file's), checked here against the guest's
+    minimum configuration so that a tree that cannot boot a rocx guest
+    starts nothing."""
+    v = str(c.scalar(node, field))
+    if v in KERNELS:
+        return v
+    if "/" not in v and not v.startswith("~"):
+        c.fail(node, field, "must be one of %s, or a kernel tree's "
+               "directory (a path: ./linux)" % ", ".join(KERNELS))
+    tree = os.path.normpath(os.path.join(
+        os.path.dirname(os.path.abspath(c.path)), os.path.expanduser(v)))
+    problems = userkernel.tree_problems(tree)
+    if problems:
+        c.fail(node, field, "%s cannot boot a rocx guest "
+               "(scripts/guest/minimum.config):\n  %s"
+               % (tree, "\n  ".join(problems)))
+    return tree
+
+
 def _node(c, name, node, field, gi, addresses, pfc, plan):
     keys = c.mapping(node, field, ("memory", "kernel", "nics", "routes",
                                    "forward"), ("nics",))
@@ -225,10 +247,7 @@ def _node(c, name, node, field, gi, addresses, pfc, plan):
         g.mem = str(c.integer(keys["memory"][1], field + ".memory",
                               256, 65536))
     if "kernel" in keys:
-        g.kernel = str(c.scalar(keys["kernel"][1], field + ".kernel"))
-        if g.kernel not in KERNELS:
-            c.fail(keys["kernel"][1], field + ".kernel",
-                   "must be one of %s" % ", ".join(KERNELS))
+        g.kernel = _kernel(c, keys["kernel"][1], field + ".kernel")
     nics = c.sequence(keys["nics"][1], field + ".nics")
     if not nics or len(nics) > MAX_NICS:
         c.fail(keys["nics"][1], field + ".nics",
