@@ -208,6 +208,11 @@ with tempfile.TemporaryDirectory() as d:
           "t.yaml:3:13: nodes.a.kernel: %s cannot boot a rocx guest "
           "(scripts/guest/minimum.config):\n  CONFIG_OVERLAY_FS is not "
           "set: it must be built in (=y)" % tree)
+    text = ONE.replace("    nics", "    kernel: %s\n    nics" % tree)
+    check("... but not for the commands of a lab that is up (its tree "
+          "may be rebuilt meanwhile)",
+          topology.parse("t.yaml", text, kernels=False).guests[0].kernel,
+          tree)
     tree = fake_tree(os.path.join(d, "unbuilt"), full,
                      userkernel.TREE_FILES[:3])
     check("refused: a kernel tree with no image built",

@@ -351,7 +351,8 @@ class Supervisor:
 
 def supervise(sdir, path):
     """The supervisor's body: start, watch, and end everything."""
-    topo = topology.parse(path)
+    # up has just checked the file's kernel trees.
+    topo = topology.parse(path, kernels=False)
     s = Supervisor(sdir, topo)
 
     def on_term(signum, frame):
@@ -443,7 +444,7 @@ def inspect(name, as_json):
     guest what its kernel made of it."""
     sdir = pick(name)
     state = load_state(sdir)
-    topo = topology.parse(state["file"])
+    topo = topology.parse(state["file"], kernels=False)
     ports = {}
     for link in topo.links:
         for end in link.ends:
@@ -570,7 +571,7 @@ def link(name, a, b, how):
     guests' carrier stays up, as behind a switch whose far side failed."""
     sdir = pick(name)
     state = load_state(sdir)
-    topo = topology.parse(state["file"])
+    topo = topology.parse(state["file"], kernels=False)
     ends = [_end(topo, a), _end(topo, b)]
     for ln in topo.links:
         mine = ln.ends + ([("switch", ln.port)] if ln.port >= 0 else [])
@@ -650,7 +651,7 @@ def capture_node(name, node, path=None, seconds=None, stop=False):
     state = load_state(sdir)
     if not state.get("ctl"):
         fail("lab %s has no switch" % state.get("name"))
-    topo = topology.parse(state["file"])
+    topo = topology.parse(state["file"], kernels=False)
     port, label = capture_port(topo, node)
     if stop:
         return _capture_stop(state, port, label)
