@@ -61,6 +61,11 @@ for n in e2e linux-6.1 debug; do
 		while read -r g t; do printf '  %-22s %8s\n' "$g" "$(secs "$t")"; done
 done
 if [ "$total_f" -ne 0 ]; then
+	notes=$(failure_notes)
+	if [ -n "$notes" ]; then
+		echo "check: what the failed tests showed:"
+		echo "$notes"
+	fi
 	echo "check: what failed:"
 	failures
 fi

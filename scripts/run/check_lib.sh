@@ -59,6 +59,46 @@ failures() {
 	return 0
 }
 
+# failure_notes - for each failure failures() lists, the comment lines
+# ("# ...") its test printed just before it, as they are in the suite's
+# log: a test shows there what it saw (a peer's log, the device's
+# counters).  CI keeps only the end of make check's output, so this goes
+# just above the list, at most 12 lines a failure and 60 in all.  The
+# end-to-end suites prefix each guest's lines with "GROUP/guestN: ", so
+# the comments are the ones of the failing line's own prefix, from after
+# its last line that was not a comment.
+failure_notes() {
+	local f
+
+	for f in "$logdir"/*.log; do
+		[ -e "$f" ] || continue
+		awk -v suite="$(basename "$f" .log)" -v max=12 '
+		{
+			p = ""; rest = $0
+			if (match($0, /^[^ #]+: /)) {
+				p = substr($0, 1, RLENGTH)
+				rest = substr($0, RLENGTH + 1)
+			}
+			if (rest ~ /^[[:space:]]*#/) {
+				n[p]++
+				buf[p, n[p] % max] = $0
+				next
+			}
+			if ((rest ~ /(^|[[:space:]]|: )not ok / || rest ~ /^FAIL /) &&
+			    rest !~ /# TODO/ && n[p] > 0) {
+				print "  " suite ": before " rest
+				k = n[p] > max ? n[p] - max + 1 : 1
+				if (k > 1)
+					print "    (" k - 1 " lines more in the log)"
+				for (i = k; i <= n[p]; i++)
+					print "    " buf[p, i % max]
+			}
+			n[p] = 0
+		}' "$f"
+	done | head -n 60
+	return 0
+}
+
 # verdict WHY - make check's own finding against the running suite, shown
 # and kept in its log for failures().
 verdict() {

@@ -82,6 +82,21 @@ suite short 10 echo 'short: 3 passed, 0 failed' >/dev/null
 is "what failed is listed from every log, make check's verdicts too" \
 	"full: not ok 3 - c|full: FAIL d (2 checks)|short: short: not ok - ran 3 tests, expected at least 5: counted as 1 failed" \
 	"$(failures | sed 's/^  //' | paste -sd'|')"
+# What a failing test showed just before it, by the guest that printed
+# it; a line not a comment ends what belongs to the next failure.
+rm -f "$work"/*.log
+printf '%s\n' 'g/guest0: # old' 'g/guest0: ok - a' 'g/guest1: # peer log:' \
+	'g/guest0: # counters 0' 'g/guest1: #   timed out' 'g/guest0: ok - c' \
+	'g/guest1: not ok - b' 'g/guest0: not ok - d' >"$work/e2e.log"
+is "what the failed tests showed, by the guest that printed it" \
+	"e2e: before not ok - b|g/guest1: # peer log:|g/guest1: #   timed out" \
+	"$(failure_notes | sed 's/^ *//' | paste -sd'|')"
+rm -f "$work"/*.log
+{ seq 15 | sed 's/^/# l/'; echo 'not ok - x'; } >"$work/x.log"
+is "... and a long one is cut to its last 12 lines" \
+	"14 lines: (3 lines more in the log)|# l4|# l15" \
+	"$(failure_notes | wc -l) lines: $(failure_notes | sed 's/^ *//' |
+		sed -n '2p;3p;$p' | paste -sd'|')"
 is "... and a long list is cut short" 31 \
 	"$(rm -f "$work"/*.log; seq 40 | sed 's/^/not ok - t/' >"$work/many.log"; failures | wc -l)"
 
