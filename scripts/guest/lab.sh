@@ -22,6 +22,14 @@ echo "127.0.1.1 $name" >>/etc/hosts
 if awk '$1 == "nic" && $4 == "rocx" { f = 1 } END { exit !f }' "$conf"; then
 	rocx_load_modules
 fi
+# What no one else loads here (no udev): the virtio console, whose ports
+# the agent and the shell use, and the virtio NIC's driver, modules in
+# Debian's 6.1 or a kernel of one's own (built-in ones modprobe knows
+# from modules.builtin).
+modprobe -q virtio_console || rocx_die "modprobe virtio_console failed"
+if awk '$1 == "nic" && $4 == "virtio" { f = 1 } END { exit !f }' "$conf"; then
+	modprobe -q virtio_net || rocx_die "modprobe virtio_net failed"
+fi
 
 # The NIC with MAC, by its address: names depend on probe order.
 netdev_of() {
@@ -75,11 +83,18 @@ done <"$conf"
 
 # The agent's port, by the name QEMU gave it: without udev there is no
 # /dev/virtio-ports/ link.
-port=
-for p in /sys/class/virtio-ports/*; do
-	[ "$(cat "$p/name" 2>/dev/null)" = org.qemu.guest_agent.0 ] && port=/dev/${p##*/}
-done
-[ -n "$port" ] || rocx_die "no virtio-serial port for the guest agent"
+# agent_port - the agent's port's device, once the driver has it.
+agent_port() {
+	local p
+
+	for p in /sys/class/virtio-ports/*; do
+		[ "$(cat "$p/name" 2>/dev/null)" = org.qemu.guest_agent.0 ] &&
+			[ -e "/dev/${p##*/}" ] && { echo "/dev/${p##*/}"; return 0; }
+	done
+	return 1
+}
+wait_for 20 agent_port || rocx_die "no virtio-serial port for the guest agent"
+port=$(agent_port)
 # Commands run with the self-built rdma-core, whose libibverbs is the one
 # the rocx provider is built for.
 export LD_LIBRARY_PATH=$ROCX_RDMA/lib

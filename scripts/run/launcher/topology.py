@@ -214,6 +214,18 @@ def _kernel(c, node, field):
     minimum configuration so that a tree that cannot boot a rocx guest
     starts nothing."""
     v = str(c.scalar(node, field))
+    if v == "debug" and c.kernels:
+        # Built as the test guests need it, all in; held to the same
+        # minimum as a tree of one's own, since nothing loads a module.
+        problems = userkernel.config_problems(
+            userkernel.read_config(userkernel.DEBUG_CONFIG),
+            userkernel.minimum()) \
+            if os.path.isfile(userkernel.DEBUG_CONFIG) else []
+        if problems:
+            c.fail(node, field, "the debug kernel (%s) cannot boot a lab "
+                   "guest (scripts/guest/minimum.config):\n  %s"
+                   % (os.path.relpath(userkernel.DEBUG_CONFIG),
+                      "\n  ".join(problems)))
     if v in KERNELS:
         return v
     if "/" not in v and not v.startswith("~"):

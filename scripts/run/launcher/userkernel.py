@@ -15,6 +15,8 @@ from launcher import REPO, Die, read_text
 MINIMUM = os.path.join(REPO, "scripts/guest/minimum.config")
 PREPARE = os.path.join(REPO, "scripts/build/user-kernel.sh")
 OUT = os.path.join(REPO, "build/lab-kernels")
+# The debug guest kernel's .config (scripts/build/debug-kernel.sh).
+DEBUG_CONFIG = os.path.join(REPO, "build/debug/config")
 # What QEMU's -kernel boots, relative to the tree.
 IMAGE = "arch/x86/boot/bzImage"
 # Files a built tree has that the modules' build and the boot need.
