@@ -362,8 +362,11 @@ def capture_lab():
                                stdout=subprocess.PIPE, check=False)
             return r.stdout.decode()
 
+        # Up to 30 s: a capture command is a fresh Python, and right after
+        # a build on a loaded host starting one took longer than the 5 s
+        # this once allowed (the harness failed three checks once).
         def wait_listed(want):
-            for _ in range(100):
+            for _ in range(600):
                 if (listed() != "") == want:
                     return True
                 time.sleep(0.05)
