@@ -348,28 +348,29 @@ per_line() {
 }
 
 # retry_put KEY TRY TRIES LIMIT HOST RECV [HOST RECV]... - the guest that
-# measured try TRY of KEY: it runs again when some measurement's line
-# time lost (lost_pct: HOST the host's part, RECV the receiver's) is over
-# LIMIT and tries are left.  Each retry is a test line: it passes only
-# when the host's part alone is over LIMIT, for time the receiver lost by
-# not reading is its NIC's, and a retry must not hide that.  Every guest
-# reads the answer with retry_get KEY TRY.
+# measured try TRY of KEY: it runs again when the host's part of some
+# measurement's lost line time (lost_pct: HOST the host's part, RECV the
+# receiver's) is over LIMIT and tries are left.  The receiver's part
+# never asks for a retry: it is its NIC's doing, and the checks judge the
+# measurement with it.  A retry is a test line naming both parts; it
+# fails if the host's part that asked for it does not add up (an empty
+# or unreadable figure reads as 100%, which asks for a retry but cannot
+# be attributed).  Every guest reads the answer with retry_get KEY TRY.
 retry_put() {
-	local key=$1 try=$2 tries=$3 limit=$4 h r again=0 host=1 why=
+	local key=$1 try=$2 tries=$3 limit=$4 h r again=0 known=1 why=
 
 	shift 4
 	while [ $# -ge 2 ]; do
+		[ -n "$1" ] && [ -n "$2" ] || known=0
 		h=${1:-100} r=${2:-100}
 		shift 2
 		why="$why${why:+, }$h% the host's and $r% the receiver's"
-		[ $((h + r)) -gt "$limit" ] || continue
-		[ "$try" -lt "$tries" ] && again=1
-		[ "$h" -gt "$limit" ] || host=0
+		[ "$h" -gt "$limit" ] && [ "$try" -lt "$tries" ] && again=1
 	done
 	if [ "$again" = 1 ]; then
-		rocx_log "$key: try $try lost $why of its line time (over $limit%): again"
-		t "$key: try $try retried: its line time lost was the host's ($why; over $limit%)" \
-			test "$host" = 1
+		rocx_log "$key: try $try lost $why of its line time (the host's over $limit%): again"
+		t "$key: try $try retried: the host took its line time ($why; over $limit%)" \
+			test "$known" = 1
 	fi
 	rocx_put "$key.again.$try" "$again"
 }
@@ -538,14 +539,13 @@ if wants victim; then
 	rocx_barrier victim.cfg
 	# "other" right after "alone", in the same boot: 90% of the rate
 	# alone measures the priority's isolation, not what else the host ran.
-	# Unless the victim's port lost more than VICTIM_LOST percent of a
-	# flow's line time with the victim's frames waiting: then the pair
-	# runs again, up to VICTIM_TRIES times, and the retry passes only if
-	# the host's part (line_lost) was over VICTIM_LOST, the host having
-	# stopped the switch or the victim's receiver.  What the receiver
-	# lost while it ran (its NIC had no buffer) is no excuse.  A
-	# priority that is not isolated holds the victim at S1, where no
-	# time is lost at its port: a retry cannot hide that.
+	# Unless the host took more than VICTIM_LOST percent of a flow's
+	# line time at the victim's port with the victim's frames waiting
+	# (line_lost), stopping the switch or the victim's receiver: then the
+	# pair runs again, up to VICTIM_TRIES times.  What the receiver lost
+	# while it ran (its NIC had no buffer) asks for no retry: the checks
+	# judge it.  A priority that is not isolated holds the victim at S1,
+	# where no time is lost at its port: a retry cannot hide that.
 	try=1
 	while :; do
 		sfx=
@@ -595,10 +595,9 @@ if wants dcqcn; then
 	t "dcqcn: fabric set up" fabric dcqcn
 	rocx_barrier dcqcn.cfg
 	# As the victim's pair: a try whose bottleneck lost more than
-	# DCQCN_LOST percent of S1's time with frames waiting runs again
-	# (the fabric as it is), at most DCQCN_TRIES times in all, and the
-	# retry passes only if the host's part was over DCQCN_LOST;
-	# everything is judged on the last.
+	# DCQCN_LOST percent of S1's time to the host with frames waiting
+	# runs again (the fabric as it is), at most DCQCN_TRIES times in
+	# all; everything is judged on the last.
 	try=1
 	while :; do
 		case $me in
