@@ -35,7 +35,16 @@
                                          QP1
 
 Prints what it found as "# " lines and exits 1 when a check fails.
+
+A group runs several of these checks on one capture, which can hold most
+of a million frames: the first reads it once, tshark dissecting every
+RoCE frame for all the checks' fields and the ICRCs computed here, and
+keeps what every check needs to know, a few kilobytes, beside it
+(PCAP.digest); the others read that while the capture's size and time
+stay the same.
 """
+import json
+import os
 import struct
 import subprocess
 import sys
@@ -67,8 +76,10 @@ def say(msg):
     print("# " + msg)
 
 
-def tshark(pcap, filt, fields):
-    """Rows of FIELDS of the frames that match FILT."""
+def tshark_rows(pcap, filt, fields):
+    """Rows of FIELDS of the frames that match FILT, as tshark prints
+    them (a field that occurs more than once: values joined by commas),
+    read as they come."""
     # RPC-over-RDMA's heuristic takes some payloads for its own and then
     # calls them malformed: our payloads are perftest's random bytes.  So
     # does XNS IDP, which the InfiniBand dissector hands a payload that
@@ -78,61 +89,148 @@ def tshark(pcap, filt, fields):
            "-Y", filt, "-T", "fields", "-E", "separator=\t"]
     for f in fields:
         cmd += ["-e", f]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
-                         check=False)
-    if res.returncode != 0:
-        raise SystemExit("tshark failed: " + res.stderr.strip())
-    return [line.split("\t") for line in res.stdout.splitlines() if line]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as proc:
+        for line in proc.stdout:
+            line = line.rstrip("\n")
+            if line:
+                r = line.split("\t")
+                yield r + [""] * (len(fields) - len(r))
+        err = proc.stderr.read()
+    if proc.returncode != 0:
+        raise SystemExit("tshark failed: " + err.strip())
+
+
+# What the checks read of a frame, in one tshark pass over the RoCE v2
+# frames, the RoCE v1 frames and the marks.
+FIELDS = ["frame.number", "frame.protocols", "_ws.expert.severity",
+          "_ws.expert.message", "infiniband.bth.tver", "infiniband.bth.p_key",
+          "ip.src", "ip.dst", "infiniband.bth.destqp", "infiniband.bth.opcode",
+          "eth.type", "udp.dstport", "infiniband.grh.ipver",
+          "infiniband.mad.mgmtclass", "infiniband.mad.attributeid"]
+ROWS = "udp.dstport == %d || eth.type == 0x8915 || (%s)" % (ROCE_PORT, MARK)
+
+
+def has(value, number):
+    """Some occurrence in tshark's VALUE is NUMBER."""
+    return any(v and int(v, 0) == number for v in value.split(","))
+
+
+def severe(sev):
+    """An expert severity in tshark's SEV is a warning or worse."""
+    return any(int(v, 0) >= PI_WARN for v in sev.split(",") if v)
+
+
+def number(value):
+    """tshark's first VALUE as a number; -1 if the frame has none."""
+    v = value.split(",")[0]
+    return int(v, 0) if v else -1
+
+
+def first(tally, what, num):
+    """Count frame NUM under WHAT in TALLY, keeping the first numbers."""
+    t = tally.setdefault(what, [0, []])
+    t[0] += 1
+    if len(t[1]) < MAX_SHOWN:
+        t[1].append(num)
+
+
+def decode_fault(layers, sev, msg, tver, pkey):
+    """What is wrong with a RoCE v2 frame as tshark decoded it: a list of
+    faults, or None if its payload was taken for another protocol."""
+    # The InfiniBand dissector guesses what a payload is: one that starts
+    # like an EtherType and two zero bytes is decoded as a frame of that
+    # type (an 8-byte WRITE of the value 8 looks like IPv4), and that
+    # decode then fails.  The payload is the consumer's bytes, which the
+    # transport never reads; the headers before it were decoded, and the
+    # ICRC check covers the whole packet.  So what a guessed payload layer
+    # reports does not count against the frame.
+    if "infiniband" in layers and \
+            layers[layers.index("infiniband") + 1:] not in ([], ["data"]):
+        return None
+    # RoCE v2 sends UDP checksum 0 over IPv6 too (rxe and rocx alike; the
+    # ICRC covers the packet), which tshark flags.
+    if "ipv6" in layers and msg and all(
+            m == ZERO_UDP_CSUM for m in msg.split(",")):
+        return []
+    return [what for what, bad in (
+        ("no BTH", tver == ""),
+        ("malformed or warned", "_ws.malformed" in layers or severe(sev)),
+        ("BTH version not 0", tver not in ("", "0")),
+        ("P_Key not 0xffff", pkey != "" and int(pkey, 0) != 0xffff),
+        ("neither IPv4 nor IPv6",
+         "ip" not in layers and "ipv6" not in layers)) if bad]
+
+
+def dissect(pcap):
+    """What every check needs to know of PCAP, from one tshark pass."""
+    d = {"v2": 0, "guessed": [0, []], "faults": {}, "mark": None,
+         "dest": {}, "sent": {}, "v1": 0, "v1_bad": [0, []], "cm": {},
+         "v1_other": 0}
+    for r in tshark_rows(pcap, ROWS, FIELDS):
+        (num, protos, sev, msg, tver, pkey, src, dst, qp, op, etype, dport,
+         grh, cls, attr) = r
+        layers = protos.split(":")
+        if has(dport, ROCE_PORT):
+            d["v2"] += 1
+            faults = decode_fault(layers, sev, msg, tver, pkey)
+            if faults is None:
+                first(d, "guessed", num)
+            for what in faults or []:
+                first(d["faults"], what, num)
+            # QPs reached before the first mark, by destination address.
+            if d["mark"] is None:
+                key = "%s %d" % (dst, number(qp))
+                d["dest"][key] = d["dest"].get(key, 0) + 1
+            ops = d["sent"].setdefault(src, {})
+            ops[str(number(op))] = ops.get(str(number(op)), 0) + 1
+        elif has(etype, 0x8915):
+            d["v1"] += 1
+            if not grh or not op or "_ws.malformed" in layers or severe(sev):
+                first(d, "v1_bad", num)
+            if number(qp) == 1 and number(cls) == CM_CLASS:
+                name = CM_ATTRS.get(number(attr), "attribute " + attr)
+                d["cm"][name] = d["cm"].get(name, 0) + 1
+            else:
+                d["v1_other"] += 1
+        elif has(dport, 9) and d["mark"] is None:
+            d["mark"] = int(num)
+    d["icrc"] = icrc_tally(pcap)
+    return d
+
+
+def digest(pcap):
+    """dissect(PCAP), kept in PCAP.digest for the next check."""
+    path = pcap + ".digest"
+    st = os.stat(pcap)
+    key = "%d %d" % (st.st_size, st.st_mtime_ns)
+    try:
+        with open(path) as f:
+            got = json.load(f)
+        if got.get("key") == key:
+            return got["digest"]
+    except (OSError, ValueError):
+        pass
+    d = dissect(pcap)
+    try:
+        with open(path + ".tmp", "w") as f:
+            json.dump({"key": key, "digest": d}, f)
+        os.replace(path + ".tmp", path)
+    except OSError:
+        pass
+    return d
 
 
 def check_decode(pcap):
-    """One tshark pass over the frames to UDP 4791, judged here: a pass per
-    kind of fault cost a minute on a large capture."""
-    rows = tshark(pcap, "udp.dstport == %d" % ROCE_PORT,
-                  ["frame.number", "frame.protocols", "_ws.expert.severity",
-                   "_ws.expert.message", "infiniband.bth.tver",
-                   "infiniband.bth.p_key"])
-    say("%d frames to UDP port %d" % (len(rows), ROCE_PORT))
-    found = {}
-    guessed = []
-    for r in rows:
-        num, protos, sev, msg, tver, pkey = (r + [""] * 6)[:6]
-        layers = protos.split(":")
-        # The InfiniBand dissector guesses what a payload is: one that
-        # starts like an EtherType and two zero bytes is decoded as a
-        # frame of that type (an 8-byte WRITE of the value 8 looks like
-        # IPv4), and that decode then fails.  The payload is the
-        # consumer's bytes, which the transport never reads; the headers
-        # before it were decoded, and the ICRC check below covers the
-        # whole packet.  So what a guessed payload layer reports does not
-        # count against the frame.
-        if "infiniband" in layers and \
-                layers[layers.index("infiniband") + 1:] not in ([], ["data"]):
-            guessed.append(num)
-            continue
-        # RoCE v2 sends UDP checksum 0 over IPv6 too (rxe and rocx
-        # alike; the ICRC covers the packet), which tshark flags.
-        if "ipv6" in layers and msg and all(
-                m == ZERO_UDP_CSUM for m in msg.split(",")):
-            continue
-        for what, bad in (
-                ("no BTH", tver == ""),
-                ("malformed or warned", "_ws.malformed" in layers or any(
-                    int(v, 0) >= PI_WARN for v in sev.split(",") if v)),
-                ("BTH version not 0", tver not in ("", "0")),
-                ("P_Key not 0xffff", pkey != "" and int(pkey, 0) != 0xffff),
-                ("neither IPv4 nor IPv6",
-                 "ip" not in layers and "ipv6" not in layers)):
-            if bad:
-                found.setdefault(what, []).append(num)
-    if guessed:
+    d = digest(pcap)
+    say("%d frames to UDP port %d" % (d["v2"], ROCE_PORT))
+    n, nums = d["guessed"]
+    if n:
         say("%d frames whose payload tshark decoded as another protocol, "
-            "not judged here, first: %s" % (
-                len(guessed), " ".join(guessed[:MAX_SHOWN])))
-    for what, nums in found.items():
-        say("%d frames %s, first: %s" % (
-            len(nums), what, " ".join(nums[:MAX_SHOWN])))
-    return len(rows) > 0 and not found
+            "not judged here, first: %s" % (n, " ".join(nums)))
+    for what, (n, nums) in d["faults"].items():
+        say("%d frames %s, first: %s" % (n, what, " ".join(nums)))
+    return d["v2"] > 0 and not d["faults"]
 
 
 def frames(pcap):
@@ -221,6 +319,16 @@ def check_icrc6(fr):
 
 
 def check_icrc(pcap, need6=False):
+    n_roce, n_roce6, nbad, bad = digest(pcap)["icrc"]
+    say("%d RoCE v2 frames over IPv4, %d over IPv6, %d bad" % (
+        n_roce, n_roce6, nbad))
+    for b in bad:
+        say(b)
+    return (n_roce6 if need6 else n_roce) > 0 and not nbad
+
+
+def icrc_tally(pcap):
+    """[RoCE v2 frames over IPv4, over IPv6, bad ones, the first bad]."""
     n_roce, n_roce6, bad = 0, 0, []
     for num, fr in frames(pcap):
         if len(fr) >= 14 + 40 and fr[12:14] == ETH_P_IPV6:
@@ -263,11 +371,7 @@ def check_icrc(pcap, need6=False):
                 why = "ICRC 0x%08x, computed 0x%08x" % (got, want)
         if why:
             bad.append("frame %d: %s" % (num, why))
-    say("%d RoCE v2 frames over IPv4, %d over IPv6, %d bad" % (
-        n_roce, n_roce6, len(bad)))
-    for b in bad[:MAX_SHOWN]:
-        say(b)
-    return (n_roce6 if need6 else n_roce) > 0 and not bad
+    return [n_roce, n_roce6, len(bad), bad[:MAX_SHOWN]]
 
 
 def qpn_set(files):
@@ -286,15 +390,13 @@ def check_qpn(pcap, files):
     if not want:
         say("no QPNs reported")
         return False
-    filt = "udp.dstport == %d" % ROCE_PORT
-    mark = tshark(pcap, MARK, ["frame.number"])
-    if mark:
-        say("frames before the mark in frame %s" % mark[0][0])
-        filt += " && frame.number < %s" % mark[0][0]
+    d = digest(pcap)
+    if d["mark"] is not None:
+        say("frames before the mark in frame %d" % d["mark"])
     seen = {}
-    for dst, qp in tshark(pcap, filt, ["ip.dst", "infiniband.bth.destqp"]):
-        key = (dst, int(qp, 0))
-        seen[key] = seen.get(key, 0) + 1
+    for key, n in d["dest"].items():
+        dst, qp = key.split(" ")
+        seen[(dst, int(qp))] = n
     stray = sorted(set(seen) - want)
     silent = sorted(want - set(seen))
     say("%d QPs reported, %d destinations in the capture" % (
@@ -309,10 +411,11 @@ def check_qpn(pcap, files):
 
 def check_opcodes(pcap, ips):
     sent = {}
-    for src, op in tshark(pcap, "udp.dstport == %d" % ROCE_PORT,
-                          ["ip.src", "infiniband.bth.opcode"]):
-        sent.setdefault(src, {})
-        sent[src][int(op, 0)] = sent[src].get(int(op, 0), 0) + 1
+    for src, ops in digest(pcap)["sent"].items():
+        for op, n in ops.items():
+            o = int(op)
+            sent.setdefault(src, {})
+            sent[src][o] = sent[src].get(o, 0) + n
     good = True
     for ip in ips:
         ops = sent.get(ip, {})
@@ -327,32 +430,21 @@ def check_opcodes(pcap, ips):
 
 
 def check_v1(pcap, what):
-    v1 = "eth.type == 0x8915"
-    rows = tshark(pcap, v1, ["frame.number", "infiniband.bth.destqp",
-                             "infiniband.mad.mgmtclass",
-                             "infiniband.mad.attributeid"])
-    say("%d RoCE v1 frames" % len(rows))
-    bad = tshark(pcap, v1 + " && (!infiniband.grh || !infiniband.bth || "
-                 "_ws.malformed || _ws.expert.severity >= warning)",
-                 ["frame.number"])
-    if bad:
+    d = digest(pcap)
+    say("%d RoCE v1 frames" % d["v1"])
+    n, nums = d["v1_bad"]
+    if n:
         say("%d RoCE v1 frames without GRH and BTH, malformed or warned, "
-            "first: %s" % (len(bad), " ".join(r[0] for r in bad[:MAX_SHOWN])))
-    cm, other = {}, 0
-    for _, qp, cls, attr in rows:
-        if int(qp, 0) == 1 and cls and int(cls, 0) == CM_CLASS:
-            name = CM_ATTRS.get(int(attr, 0), "attribute " + attr)
-            cm[name] = cm.get(name, 0) + 1
-        else:
-            other += 1
+            "first: %s" % (n, " ".join(nums)))
+    cm, other = d["cm"], d["v1_other"]
     say("ib_cm MADs: %s; %d frames to other QPs" % (
         ", ".join("%s x%d" % kv for kv in sorted(cm.items())) or "none", other))
     if what == "cm":
-        return not bad and other == 0 and set(cm) == {"REQ"} and cm["REQ"] > 1
+        return not n and other == 0 and set(cm) == {"REQ"} and cm["REQ"] > 1
     if what == "data":
-        return not bad and other > 0
-    return (not bad and other > 0 and
-            all(cm.get(n, 0) > 0 for n in ("REQ", "REP", "RTU")))
+        return not n and other > 0
+    return (not n and other > 0 and
+            all(cm.get(c, 0) > 0 for c in ("REQ", "REP", "RTU")))
 
 
 def main(argv):
