@@ -32,11 +32,14 @@ times+=("$(printf '%-12s %8s' build "$(secs $(($(date +%s) - build_t0)))")")
 
 # Limits: about twice what each suite takes from nothing on the 2-core
 # machine (kunit includes building the debug kernel, about 16 minutes).
+# The model and fuzz suites build their sanitizer binaries first: one
+# compiler per core halves that (a minute of make check).
+jobs=-j$(nproc)
 run_suite harness 120 bash tests/check/selftest.sh
-run_suite model 900 make -s -C tests/model run
+run_suite model 900 make -s "$jobs" -C tests/model run
 run_suite qtest 600 bash tests/qtest/run.sh
 run_suite switch 900 bash tests/switch/run.sh
-run_suite fuzz 600 make -s -C tests/fuzz smoke
+run_suite fuzz 600 make -s "$jobs" -C tests/fuzz smoke
 # On the debug guest kernel, which it builds the first time (cached).
 run_suite kunit 2700 bash scripts/run/kunit.sh
 # After kunit.sh, which overlays the drivers and contract on its kernel tree.
