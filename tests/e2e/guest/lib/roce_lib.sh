@@ -129,18 +129,41 @@ roce_port_listening() {
 # record per QP, whatever lines rdma breaks it into; awk rather than a
 # Python start-up per sample, so that samples come often under TCG.
 roce_qp_cc() {
-	rdma -dd resource show qp link "$1/1" 2>/dev/null |
-		awk -v pre="${2:-}" -v RS='link ' '{
-			split("", v)
-			for (i = 1; i < NF; i++) {
-				k = $i
-				sub(/^drv_/, "", k)
-				v[k] = $(i + 1)
-			}
-			if (v["type"] == "RC" && ("cc_cur_rate" in v))
-				print (pre == "" ? "" : pre " ") v["cc_cur_rate"], \
-					v["cc_tgt_rate"], v["cc_alpha"]
-		}'
+	rdma -dd resource show qp link "$1/1" 2>/dev/null | roce_qp_cc_parse "${2:-}"
+}
+
+# roce_qp_cc_parse [PREFIX] - roce_qp_cc's lines from what `rdma -dd
+# resource show qp` printed on standard input, once or many times (rdma's
+# batch mode: roce_qp_cc_sampler).
+roce_qp_cc_parse() {
+	awk -v pre="${1:-}" -v RS='link ' '{
+		split("", v)
+		for (i = 1; i < NF; i++) {
+			k = $i
+			sub(/^drv_/, "", k)
+			v[k] = $(i + 1)
+		}
+		if (v["type"] == "RC" && ("cc_cur_rate" in v))
+			print (pre == "" ? "" : pre " ") v["cc_cur_rate"], \
+				v["cc_tgt_rate"], v["cc_alpha"]
+	}'
+}
+
+# roce_qp_cc_sampler DEV FIFO OUT - start rdma in batch mode reading its
+# commands from the named pipe FIFO (made here) and writing to OUT, and
+# open the pipe as file descriptor 7 (read and write, so that opening it
+# never waits, even for an rdma that has failed): each
+#   printf 'resource show qp link DEV/1\n' >&7
+# then samples DEV's QPs at once, with no process started for it, which
+# under instruction counting would take the guest's one vCPU for
+# milliseconds of virtual time.  Sets sampler to rdma's PID; closing fd 7
+# ends it (wait for it, then roce_qp_cc_parse <OUT).
+roce_qp_cc_sampler() {
+	rm -f "$2"
+	mkfifo "$2" || return 1
+	rdma -f -dd -b "$2" >"$3" 2>&1 &
+	sampler=$!
+	exec 7<>"$2"
 }
 
 # roce_cm_listening PORT - an rdma_cm id of this guest listens on PORT
