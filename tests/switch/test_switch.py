@@ -1283,6 +1283,51 @@ def qos_headroom(exe, sockdir, log):
     impair_stop(sw, (a, b, c), ctl)
 
 
+def qos_headroom_returned(exe, sockdir, log):
+    """What leaves a lossless priority gives back its headroom first:
+    port 0 priority 3 with xoff 3000 and 2000 bytes of headroom, B
+    paused.  Five frames of 1000 bytes: three in the shared pool (XOFF),
+    two in headroom.  B's port then lets exactly two go (a token bucket
+    of 2500 bytes, then 8 s a frame): those are the oldest, taken from
+    the shared pool, yet the headroom is whole again, for the priority
+    is 3000 bytes in, no more over its share, and two more frames after
+    the XOFF still sent are held, not dropped.  Counting headroom by the
+    frames that came after XOFF would leave it full until those two, at
+    the tail, had left: on a queue that drains slower than PFC cycles,
+    the next round trip found none (the timed incast's drops)."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log)
+    ctl("buffer size=10000")
+    ctl("qos port=0 prio=3 pfc=on xoff=3000 xon=1000 headroom=2000")
+    ctl("qos port=1 prio=3 pfc=on speed=10")
+    b.send_raw(pfc_frame(b, {3: 0xffff}))
+    wait_for(lambda: ctl.qshow("port=1")[(1, 3)]["paused"] == "1")
+    sends(a, [tagged(a, b.mac, 3, f"h{i}") for i in range(5)])
+    wait_for(lambda: ctl.qshow("port=0")[(0, 3)]["in_bytes"] == "5000")
+    check("headroom back: three frames shared, two in headroom",
+          ctl("buffer") == ["buffer size=10000 shared=8000 used=3000"])
+    ctl("qos port=1 rate=0.001 burst=2500")
+    b.send_raw(pfc_frame(b, {3: 0}))
+    got = vtags(b.recv(0.5))
+    q = ctl.qshow("port=0")[(0, 3)]
+    check("headroom back: the two oldest left, the headroom is given back",
+          got == ["h0", "h1"] and q["in_bytes"] == "3000" and
+          ctl("buffer") == ["buffer size=10000 shared=8000 used=3000"],
+          (got, q, ctl("buffer")))
+    sends(a, [tagged(a, b.mac, 3, f"h{i}") for i in range(5, 7)])
+    wait_for(lambda: int(ctl.qshow("port=0")[(0, 3)]["dropped"]) +
+             int(ctl.qshow("port=0")[(0, 3)]["in_bytes"]) // 1000 >= 5)
+    q = ctl.qshow("port=0")[(0, 3)]
+    check("headroom back: two more after XOFF held, none dropped",
+          q["in_bytes"] == "5000" and q["dropped"] == "0", q)
+    ctl("qos port=1 rate=0")
+    got = vtags(b.recv(0.5))
+    check("headroom back: the rest delivered in order, the buffer empty",
+          got == [f"h{i}" for i in range(2, 7)] and
+          ctl("buffer") == ["buffer size=10000 shared=8000 used=0"],
+          (got, ctl("buffer")))
+    impair_stop(sw, (a, b, c), ctl)
+
+
 def qos_ets(exe, sockdir, log):
     """ETS 70/30 on priorities 1 and 2: while both have frames, bytes
     leave 70:30, so of the first 400 frames of 1000 bytes 280 are
@@ -1903,6 +1948,7 @@ def lossless(exe, sockdir, log, work):
     qos_pfc_tx(exe, sockdir, log)
     qos_buffer(exe, sockdir, log)
     qos_headroom(exe, sockdir, log)
+    qos_headroom_returned(exe, sockdir, log)
     qos_ets(exe, sockdir, log)
     qos_red(exe, sockdir, log)
     qos_trust(exe, sockdir, log)

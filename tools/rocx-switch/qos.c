@@ -15,7 +15,9 @@
  * the headroom; a frame that finds none is dropped: the tail drop of a
  * lossy priority, or a lossless one with dishonest headroom.  A lossless
  * priority at or above its xoff takes headroom only: the shared pool is
- * not for frames in flight after XOFF, and stays for the others.  Crossing
+ * not for frames in flight after XOFF, and stays for the others.  What
+ * leaves gives back the priority's headroom before its shared bytes
+ * (qos_release()).  Crossing
  * xoff sends PFC XOFF to the ingress port, falling to xon sends XON
  * (pfc.c).  With no buffer size every frame is admitted, and only the
  * egress queues' frame limit bounds what the switch holds.
@@ -181,11 +183,21 @@ static void qos_release(void *owner, struct sw_buf *buf)
 	unsigned int prio = buf->tc;
 
 	q->in_bytes[prio] -= buf->acct_len;
-	if (buf->acct == SW_ACCT_SHARED) {
-		q->in_shared[prio] -= buf->acct_len;
-		sw->shared_used -= buf->acct_len;
-	} else if (buf->acct == SW_ACCT_HEADROOM) {
-		q->in_head[prio] -= buf->acct_len;
+	if (buf->acct == SW_ACCT_SHARED || buf->acct == SW_ACCT_HEADROOM) {
+		/*
+		 * Headroom is how far the priority is over what the shared
+		 * pool gave it, a count rather than the frames that came
+		 * after XOFF: what leaves gives it back first.  Those frames
+		 * wait at the tail of a queue that can take longer to drain
+		 * than a cycle from XON back to XOFF, and headroom still held
+		 * by them would be short for the next round trip.
+		 */
+		uint32_t head = q->in_head[prio] < buf->acct_len ?
+				q->in_head[prio] : buf->acct_len;
+
+		q->in_head[prio] -= head;
+		q->in_shared[prio] -= buf->acct_len - head;
+		sw->shared_used -= buf->acct_len - head;
 	}
 	buf->acct = SW_ACCT_NONE;
 	pfc_check_xon(sw, in, prio);

@@ -21,15 +21,16 @@ timed='--link-latency 2000 --icount-shift 0'
 # synchronised a control request over 9p takes seconds of wall time
 # (guest/timed-incast.sh).  The shared buffer, not the egress queues'
 # frame limit, decides what a congested port keeps; priority 3 (pfc)
-# and 4 (dcqcn) are lossless at the senders' ports, XOFF at 100 KB, XON
-# at 50 KB, headroom 20 KB, and at R's port with no XOFF, so that RED
+# and 4 (dcqcn) are lossless at the senders' ports, XOFF at 250 KB,
+# above Kmax so that RED marks every ECT frame before a port pauses, XON
+# at 200 KB, headroom 20 KB, and at R's port with no XOFF, so that RED
 # never drops a non-ECT frame of theirs; priority 4 has RED at R's port,
 # the DCQCN paper's Kmin 5 KB, Kmax 200 KB, Pmax 1%.  Lossy flows go
 # untagged, priority 0 (Documentation/experiments.rst, "The timed
 # incast", works the numbers out).
-switch="--epoch 60000000000 --queue-limit 4096 --buffer 600000
+switch="--epoch 60000000000 --queue-limit 4096 --buffer 800000
 --qos 'port=all trust=pcp'
---qos 'port=1,2 prio=3,4 pfc=on xoff=100000 xon=50000 headroom=20000'
+--qos 'port=1,2 prio=3,4 pfc=on xoff=250000 xon=200000 headroom=20000'
 --qos 'port=0 prio=3,4 pfc=on'
 --qos 'port=0 prio=4 kmin=5000 kmax=200000 pmax=0.01'"
 host_cmd='bash tests/e2e/host/switch_ctl.sh'
