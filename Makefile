@@ -99,9 +99,10 @@ check-debug:
 check-6.1:
 	tests/e2e/run.sh --kernel 6.1
 
-# The lossless-Ethernet experiments alone (Documentation/experiments.rst),
-# which make check runs among the other groups; TIMED=1: the 2-to-1 in
-# virtual time at 25 Gb/s (timed-incast), not yet part of make check.
+# The lossless-Ethernet experiments on the wall clock (the incast group,
+# scaled rates, retries on a loaded host: Documentation/experiments.rst),
+# which make check does not run; TIMED=1: the 2-to-1 in virtual time at
+# 25 Gb/s (timed-incast), which make check runs among the other groups.
 check-lossless:
 	tests/e2e/run.sh $(if $(TIMED),timed-incast,incast)
 
