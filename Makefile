@@ -86,9 +86,10 @@ setup:
 demo:
 	scripts/run/demo.sh
 
-# The lossless-Ethernet experiments with their table and plots.
+# The lossless-Ethernet experiments with their table and plots; TIMED=1:
+# the 2-to-1 in virtual time at 25 Gb/s, plotted over virtual time.
 demo-lossless:
-	scripts/run/demo-lossless.sh
+	scripts/run/demo-lossless.sh $(if $(TIMED),--timed)
 
 check:
 	scripts/run/check.sh
@@ -106,11 +107,12 @@ check-6.1:
 check-lossless:
 	tests/e2e/run.sh $(if $(TIMED),timed-incast,incast)
 
-# The timed group with its determinism test: a second boot beside a
-# spinning process, and the two runs compared (Documentation/testing.rst,
-# "The timed group's determinism test").
+# The timed group alone, which make check also runs: two guests in virtual
+# time and its determinism test, a second boot beside a spinning process
+# and the two runs compared (Documentation/testing.rst, "The timed group's
+# determinism test").
 check-determinism:
-	ROCX_TIMED_DETERMINISM=1 tests/e2e/run.sh timed
+	tests/e2e/run.sh timed
 
 # A kernel tree of one's own under rocx lab, against a node on Debian's
 # (tests/lab/own-kernel.sh; Documentation/lab.rst, "Your own kernel").

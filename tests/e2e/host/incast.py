@@ -442,7 +442,7 @@ set lmargin 10
 set grid
 set key top right
 set ylabel "queue (KB)"
-{red}plot "{dat}" using 1:2 with lines lw 1.5 title "R's port, priority 3"
+{red}plot "{dat}" using 1:2 with lines lw 1.5 title "R's port, priority {prio}"
 set ylabel "rate (Mb/s)"
 unset arrow
 plot "{dat}" using 1:3 with lines lw 1.5 title "S1", \\
@@ -451,10 +451,48 @@ set ylabel "PFC frames / s"
 plot "{dat}" using 1:5 with lines title "to S1", \\
      "{dat}" using 1:6 with lines title "to S2"
 set ylabel "marks / s"
-set xlabel "time (s)"
+set xlabel "{xlabel}"
 plot "{dat}" using 1:7 with lines title "CE marks at R's port"
 unset multiplot
 '''
+
+
+def draw(rows, prio, dat, png, title, red=None, tscale=1.0,
+         xlabel='time (s)'):
+    """One scenario's PNG from its series ROWS: the queue of priority
+    PRIO at R's port (RED's Kmin and Kmax as dashed lines when RED is a
+    (kmin, kmax) pair, in bytes), S1's and S2's rates coming in on PRIO,
+    the PFC frames the switch sent them and the CE marks at R's port;
+    time is the series' t times TSCALE.  DAT is the data file written
+    for gnuplot."""
+    with open(dat, 'w') as f:
+        prev = rows[0]
+        for r in rows[1:]:
+            dt = r['t'] - prev['t'] or 1
+            d1 = port(r, S1)['pause_tx'][prio] - \
+                port(prev, S1)['pause_tx'][prio]
+            d2 = port(r, S2)['pause_tx'][prio] - \
+                port(prev, S2)['pause_tx'][prio]
+            dm = port(r, R)['marked'][prio] - port(prev, R)['marked'][prio]
+            f.write(f'{r["t"] * tscale:.6g} '
+                    f'{port(r, R)["depth_prio"][prio] / 1000:.2f} '
+                    f'{port(r, S1)["rx_mbps_prio"][prio]:.2f} '
+                    f'{port(r, S2)["rx_mbps_prio"][prio]:.2f} '
+                    f'{d1 / dt:.1f} {d2 / dt:.1f} {dm / dt:.1f}\n')
+            prev = r
+    arrows = ''
+    for k in red or ():
+        arrows += (f'set arrow from graph 0, first {k / 1000} to '
+                   f'graph 1, first {k / 1000} nohead dt 2\n')
+    script = GNUPLOT.format(png=png, dat=dat, red=arrows, prio=prio,
+                            title=title, xlabel=xlabel)
+    p = subprocess.run(['gnuplot'], input=script, text=True,
+                       capture_output=True, check=False)
+    if p.returncode:
+        print(p.stderr, file=sys.stderr)
+        return False
+    print(png)
+    return True
 
 
 def plot(d):
@@ -468,38 +506,11 @@ def plot(d):
             rows = load_series(d, name)
         except OSError:
             continue
-        dat = os.path.join(d, f'series.{name}.dat')
-        png = os.path.join(d, f'series.{name}.png')
-        with open(dat, 'w') as f:
-            prev = rows[0]
-            for r in rows[1:]:
-                dt = r['t'] - prev['t'] or 1
-                d1 = port(r, S1)['pause_tx'][PRIO] - \
-                    port(prev, S1)['pause_tx'][PRIO]
-                d2 = port(r, S2)['pause_tx'][PRIO] - \
-                    port(prev, S2)['pause_tx'][PRIO]
-                dm = port(r, R)['marked'][PRIO] - \
-                    port(prev, R)['marked'][PRIO]
-                f.write(f'{r["t"]:.3f} {depth(r) / 1000:.2f} '
-                        f'{rate(r, S1):.2f} {rate(r, S2):.2f} '
-                        f'{d1 / dt:.1f} {d2 / dt:.1f} {dm / dt:.1f}\n')
-                prev = r
-        red = ''
         cfg = res.get('dcqcn_cfg')
-        if name == 'dcqcn' and cfg:
-            red = (f'set arrow from graph 0, first {cfg["kmin"] / 1000} to '
-                   f'graph 1, first {cfg["kmin"] / 1000} nohead dt 2\n'
-                   f'set arrow from graph 0, first {cfg["kmax"] / 1000} to '
-                   f'graph 1, first {cfg["kmax"] / 1000} nohead dt 2\n')
-        script = GNUPLOT.format(png=png, dat=dat, red=red,
-                                title=f'incast: {name}')
-        p = subprocess.run(['gnuplot'], input=script, text=True,
-                           capture_output=True, check=False)
-        if p.returncode:
-            print(p.stderr, file=sys.stderr)
-            ok = False
-        else:
-            print(f'{png}')
+        red = (cfg['kmin'], cfg['kmax']) if name == 'dcqcn' and cfg else None
+        ok &= draw(rows, PRIO, os.path.join(d, f'series.{name}.dat'),
+                   os.path.join(d, f'series.{name}.png'), f'incast: {name}',
+                   red)
     return ok
 
 

@@ -4,7 +4,8 @@
 scenario left (groups/timed.sh: run A as the host happens to be, run B
 beside a process spinning on a core) in a window of virtual time.
 
-  timed_compare.py A B FROM_NS TO_NS [--shift-tol NS] [--report]
+  timed_compare.py A B FROM_NS TO_NS [--shift-tol NS] [--first-tol NS]
+                   [--report]
 
 A and B are run-guests output directories with the switch's events.log
 (--event-log: "NS KIND [PORT BYTES CLASS]"), series.jsonl (--series) and
@@ -15,6 +16,9 @@ events, series and reports in the window, else:
 
 - the same frames: each kind of event (arrive or depart, port, bytes,
   class) happens as often in both runs;
+- the window's first frame reaches the switch within --first-tol ns
+  (default 10 us) in both runs: the runs start the flow at the same
+  virtual instant;
 - the n-th event of each kind happens within --shift-tol ns in both runs;
 - the series have as many samples, with the same bytes in total;
 - each guest's flow moved the same bytes, in a time within --shift-tol.
@@ -83,11 +87,15 @@ def summary(lines):
 def main(argv):
     report = "--report" in argv
     argv = [a for a in argv if a != "--report"]
-    tol = 0
-    if "--shift-tol" in argv:
-        i = argv.index("--shift-tol")
-        tol = int(argv[i + 1])
-        del argv[i:i + 2]
+    tol, first_tol = 0, 10000
+    for opt in ("--shift-tol", "--first-tol"):
+        if opt in argv:
+            i = argv.index(opt)
+            if opt == "--shift-tol":
+                tol = int(argv[i + 1])
+            else:
+                first_tol = int(argv[i + 1])
+            del argv[i:i + 2]
     if len(argv) != 4:
         print(__doc__, file=sys.stderr)
         return 2
@@ -130,6 +138,12 @@ def main(argv):
     else:
         tap(same and len(ea) > 0, "timed: the switch's events %s are the "
             "same frames in both runs" % win)
+        d0 = abs(eb[0][0] - ea[0][0]) if ea and eb else None
+        print("# the window's first frame: A %s, B %s, %s ns apart" % (
+            ea[0] if ea else "none", eb[0] if eb else "none", d0))
+        tap(d0 is not None and ea[0][1] == eb[0][1] and d0 <= first_tol,
+            "timed: the flow's first frame at the same virtual instant in "
+            "both runs within %d ns" % first_tol)
         tap(same and len(ea) > 0 and worst <= tol,
             "timed: each of them at the same virtual instant in both "
             "runs within %d ns" % tol)

@@ -15,13 +15,24 @@ from the run's directory OUT:
       per scenario its wall time per virtual ms of series, and the
       switch's virtual and wall time, waits and wall time per wait;
       fails only when a figure is missing.
+  timed_incast.py table OUT
+      the table alone, as judge prints it (make demo-lossless TIMED=1).
+  timed_incast.py plot OUT
+      OUT/series.NAME.png per scenario over virtual time (gnuplot), as
+      host/incast.py draws the wall-clock runs': R's queue, each
+      sender's rate, the PFC frames sent to them and the CE marks, on
+      the priority the scenario's flows came in on, with RED's Kmin and
+      Kmax as dashed lines in dcqcn.
 
 Every figure judged is virtual; the wall times are what the run cost,
 not what it measured."""
 import json
 import os
 import re
+import shutil
 import sys
+
+import incast
 
 SCENARIOS = ("lossy", "pfc", "dcqcn")
 
@@ -84,11 +95,16 @@ def tap(ok, what):
     print("%s - %s" % ("ok" if ok else "not ok", what))
 
 
-def judge(out, only):
+def scenario_counts(out, only=SCENARIOS):
     got = {}
     for scen in SCENARIOS:
         s = series(out, scen) if scen in only else None
         got[scen] = counts(s) if s else None
+    return got
+
+
+def judge(out, only):
+    got = scenario_counts(out, only)
     for scen, checks in (("lossy", ("drops",)),
                          ("pfc", ("nodrop", "pauses")),
                          ("dcqcn", ("nodrop", "fewer"))):
@@ -117,19 +133,81 @@ def judge(out, only):
                 tap(pauses < got["pfc"][1],
                     "%s: fewer PFC frames than PFC alone (%d, pfc %d)"
                     % (scen, pauses, got["pfc"][1]))
+    table(out, got, "# ")
+    return 0
+
+
+def table(out, got, pre=""):
     rows, walls = guest_rows(out), ctl_walls(out)
-    print("# %-6s %8s %10s %7s %6s %7s %6s %7s" % (
+    print(pre + "%-6s %8s %10s %7s %6s %7s %6s %7s" % (
         "scen", "virt ms", "Mb/s", "drops", "PFC", "marked", "CNPs",
         "wall s"))
     for scen in SCENARIOS:
         if got.get(scen) is None:
             continue
         r = rows.get(scen, {})
-        print("# %-6s %8s %10s %7d %6d %7s %6s %7s" % (
+        print(pre + "%-6s %8s %10s %7d %6d %7s %6s %7s" % (
             scen, r.get("virtual_ms"), r.get("goodput_mbps"), got[scen][0],
             got[scen][1], r.get("ecn_marked"), r.get("cnp_sent"),
             "%.1f" % walls[scen] if scen in walls else "-"))
-    return 0
+    return 0 if any(got.values()) else 1
+
+
+def red_config():
+    """RED's Kmin and Kmax at R's port, in bytes, from the group's switch
+    settings (groups/timed-incast.sh), so that the plot shows what the
+    run had."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "groups", "timed-incast.sh")
+    try:
+        with open(path) as f:
+            m = re.search(r"kmin=(\d+) kmax=(\d+)", f.read())
+    except OSError:
+        m = None
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def flow_prio(rows):
+    """The priority the senders' traffic came in on at S1's port: the
+    scenario's (lossy flows go untagged, priority 0)."""
+    tot = [0.0] * 8
+    for r in rows:
+        for i, v in enumerate(incast.port(r, incast.S1)["rx_mbps_prio"]):
+            tot[i] += v
+    return max(range(8), key=lambda i: tot[i])
+
+
+def active(rows, prio, margin=1e-3):
+    """ROWS from MARGIN seconds before the first sample in which a sender
+    brought traffic in on PRIO to MARGIN after the last: a scenario's
+    series starts well before its flows' go."""
+    ts = [r["t"] for r in rows
+          if any(incast.port(r, p)["rx_mbps_prio"][prio] > 0
+                 for p in (incast.S1, incast.S2))]
+    if not ts:
+        return rows
+    return [r for r in rows if ts[0] - margin <= r["t"] <= ts[-1] + margin]
+
+
+def plot(out):
+    if not shutil.which("gnuplot"):
+        print("timed_incast.py: plot needs gnuplot (gnuplot-nox)",
+              file=sys.stderr)
+        return 1
+    ok, drawn = True, 0
+    for scen in SCENARIOS:
+        rows = series(out, scen)
+        if not rows:
+            continue
+        drawn += 1
+        prio = flow_prio(rows)
+        ok &= incast.draw(
+            active(rows, prio), prio, os.path.join(out, "series.%s.dat" % scen),
+            os.path.join(out, "series.%s.png" % scen),
+            "timed incast: %s (virtual time)" % scen,
+            red_config() if scen == "dcqcn" else None, 1e3,
+            "virtual time (ms)")
+    return 0 if ok and drawn else 1
 
 
 def switch_summary(out):
@@ -180,6 +258,10 @@ def main(argv):
         return judge(argv[2], only)
     if len(argv) >= 3 and argv[1] == "cost":
         return 0 if cost(argv[2]) else 1
+    if len(argv) >= 3 and argv[1] == "table":
+        return table(argv[2], scenario_counts(argv[2]))
+    if len(argv) >= 3 and argv[1] == "plot":
+        return plot(argv[2])
     print(__doc__, file=sys.stderr)
     return 2
 
