@@ -1107,6 +1107,49 @@ static void t_rp_destroy_active(void)
     CHECK_EQ(A->f->gerrs, 0);
 }
 
+/*
+ * A QP cut to the floor, 1 Mb/s, waits 8.7 ms after each 1 KiB frame;
+ * the increase step 300 us later raises its rate to half the line, and
+ * the wait it is in shrinks with it (rocx-device.rst, "Transmit
+ * scheduling", Pacing): a 64 KiB WRITE completes within 1.5 ms, where
+ * waiting out the floor's pace after every frame would take 8.7 ms per
+ * frame until the step came between two of them.
+ */
+static void t_rp_step_ends_floor_wait(void)
+{
+    struct rocx_sge sge;
+    struct rocx_cqe e;
+    Pair p;
+    int64_t t0;
+    unsigned k;
+    bool done = false;
+
+    rp_setup(&p);
+    CHECK_EQ(SET(A, RP_TIME_RESET, rp_time_reset, 300), ROCX_AQ_STS_OK);
+    for (k = 0; k < 16; k++) {
+        inject_cnp(&p);
+    }
+    CHECK_EQ(rates(&p).cur, 1);
+    sge = t_sge(&p.amr, 0, 65536);
+    t_fill(t_ptr(A, p.amr.off, 65536), 65536, 77);
+    t0 = A->f->now;
+    t_post_send(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &sge, 1,
+                p.bmr.iova, p.bmr.key, 0);
+    t_ring_sq(&p.qa);
+    while (!done && A->f->now - t0 < 1500 * USEC) {
+        t_pump();
+        done = t_poll(&p.acq, &e);
+        if (!done) {
+            advance(50 * USEC);
+        }
+    }
+    CHECK(done);
+    CHECK(rates(&p).cur >= LINE / 2);
+    CHECK(!memcmp(t_ptr(A, p.amr.off, 65536), t_ptr(B, p.bmr.off, 65536),
+                  65536));
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 /* End to end: marks at B turn into CNPs that A reacts to. */
 static void t_cc_loop(void)
 {
@@ -1147,6 +1190,7 @@ const TCase t_cases_cc[] = {
     T_CASE(rp_min_rate),
     T_CASE(rp_first_rate_and_en),
     T_CASE(rp_destroy_active),
+    T_CASE(rp_step_ends_floor_wait),
     T_CASE(cc_loop),
 };
 const unsigned t_ncases_cc = ARRAY_SIZE(t_cases_cc);

@@ -419,6 +419,55 @@ static void t_sched_cc_rate(void)
     CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
 }
 
+/*
+ * A change of the pacing rate applies to the wait the QP is in, as a
+ * shaper's refill rate does: at 1 Mb/s (DCQCN's floor) the QP waits 8.7
+ * ms after a frame; raised to 2 Mb/s the wait left halves, and unpaced
+ * the rest of the message goes at once at line rate, not after the wait
+ * the old rate set.
+ */
+static void t_sched_rate_change(void)
+{
+    Flow f;
+    RocxQp *qp;
+    int64_t left, now;
+    uint64_t frames;
+
+    CHECK(rocx_core_set_speed(&A->f->core, 1000));
+    meter_start();
+    flow_open(&f, 0, 0);
+    CHECK_EQ(modify_rate(&f.qa, ROCX_QPS_RTS, 1000), ROCX_AQ_STS_OK);
+    qp = rocx_qp_get(&A->f->core, f.qa.qpn);
+    CHECK(qp != NULL);
+    if (!qp) {
+        return;
+    }
+    flow_feed(&f, 1);
+    run_for(100 * USEC);
+    now = A->f->now;
+    frames = meter.frames;
+    /* What credit it had went; the QP waits at its pace. */
+    CHECK(frames >= 1 && frames < S_MSG / 1024);
+    CHECK(qp->sched.timer.pos);
+    left = qp->sched.pace_next - now;
+    CHECK(left > 100 * USEC && left <= 9 * MSEC);
+    CHECK_EQ(qp->sched.timer.deadline, qp->sched.pace_next);
+
+    CHECK_EQ(modify_rate(&f.qa, ROCX_QPS_RTS, 2000), ROCX_AQ_STS_OK);
+    CHECK(llabs(qp->sched.pace_next - now - left / 2) <= 1);
+    CHECK_EQ(qp->sched.timer.deadline, qp->sched.pace_next);
+    CHECK_EQ(meter.frames, frames);
+
+    /* Unpaced: 64 KiB at 1000 Mb/s take 0.54 ms of line. */
+    CHECK_EQ(modify_rate(&f.qa, ROCX_QPS_RTS, 0), ROCX_AQ_STS_OK);
+    run_for(MSEC);
+    flow_feed(&f, 1);
+    CHECK_EQ(f.done, 1);
+    CHECK(meter.last_ns - now < MSEC);
+    CHECK(flow_data_ok(&f));
+    CHECK_EQ(A->f->gerrs + B->f->gerrs, 0);
+}
+
 /* ---- Ethernet TX rings of a class ---- */
 
 #define S_TX_LD         12
@@ -659,6 +708,7 @@ const TCase t_cases_sched[] = {
     T_CASE(sched_maxrate),
     T_CASE(sched_rate_limit),
     T_CASE(sched_cc_rate),
+    T_CASE(sched_rate_change),
     T_CASE(sched_eth_ring_class),
     T_CASE(sched_pause_timing),
     T_CASE(sched_backend_busy),

@@ -357,16 +357,23 @@ static void rocx_cc_arm(RocxCore *c, RocxQp *qp)
                    MIN(cc->alpha_deadline, cc->inc_deadline));
 }
 
-/* What the scheduler paces the QP at: its current rate, or unpaced. */
-static void rocx_cc_set_tx_rate(RocxQpCc *cc)
+/*
+ * What the scheduler paces the QP at: its current rate, or unpaced; the
+ * scheduler rescales the wait the QP is in (rocx_sched_qp_rate()).
+ */
+static void rocx_cc_set_tx_rate(RocxCore *c, RocxQp *qp)
 {
+    RocxQpCc *cc = &qp->cc;
+
     cc->tx_rate_mbps = cc->active ? MAX(cc->cur_kbps / 1000, 1) : 0;
+    rocx_sched_qp_rate(c, qp);
 }
 
 void rocx_cc_qp_stop(RocxCore *c, RocxQp *qp)
 {
     rocx_timer_del(c, &qp->cc.timer);
     memset(&qp->cc, 0, sizeof(qp->cc));
+    rocx_sched_qp_rate(c, qp);
 }
 
 /* One increase step: the timer's (T) or the byte counter's (B). */
@@ -396,7 +403,7 @@ static void rocx_cc_step(RocxCore *c, RocxQp *qp, bool timer)
         rocx_cc_qp_stop(c, qp);
         return;
     }
-    rocx_cc_set_tx_rate(cc);
+    rocx_cc_set_tx_rate(c, qp);
 }
 
 /* A CNP the QP's priority reacts to. */
@@ -440,7 +447,7 @@ static void rocx_cc_cnp(RocxCore *c, RocxQp *qp, int64_t now)
     cc->alpha_deadline = now + cfg->rp_dce_tcp_rtt * ROCX_CC_US;
     cc->inc_deadline = now + cfg->rp_time_reset * ROCX_CC_US;
     rocx_cc_arm(c, qp);
-    rocx_cc_set_tx_rate(cc);
+    rocx_cc_set_tx_rate(c, qp);
 }
 
 void rocx_cc_rx_cnp(RocxCore *c, const RocxPkt *p)

@@ -597,6 +597,7 @@ static inline void rocx_sched_roce(RocxCore *c, size_t len)
 void rocx_sched_timer(RocxCore *c, RocxTimer *t);
 /* The QP is going away or back to RESET: its pacing stops. */
 void rocx_sched_qp_stop(RocxCore *c, RocxQp *qp);
+void rocx_sched_qp_rate(RocxCore *c, RocxQp *qp);
 /* MODIFY_QP's RATE_LIMIT, kb/s (0: none); false if out of range. */
 bool rocx_sched_rate_ok(uint32_t kbps);
 

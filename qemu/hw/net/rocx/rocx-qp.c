@@ -603,6 +603,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     }
     if (valid & ROCX_QP_ATTR_RATE_LIMIT) {
         qp->sched.rate_limit_kbps = ldl_le_p(&a.rate_limit);
+        rocx_sched_qp_rate(c, qp);
     }
 
     if (to == ROCX_QPS_RTR && qp->state == ROCX_QPS_INIT) {

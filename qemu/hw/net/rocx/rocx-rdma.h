@@ -390,6 +390,7 @@ typedef struct RocxQpSched {
     uint32_t rate_limit_kbps;   /* 0: none */
     int64_t pace_next;
     uint64_t pace_rem;
+    uint64_t pace_kbps;         /* the rate pace_next was set at; 0 none */
     RocxTimer timer;
 } RocxQpSched;
 

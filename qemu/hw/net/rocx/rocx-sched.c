@@ -292,6 +292,7 @@ static bool rocx_sched_qp_turn(RocxCore *c, unsigned slot, int64_t now,
             rocx_sched_clock(&qp->sched.pace_next, &qp->sched.pace_rem,
                              now - credit, *bytes, kbps);
         }
+        qp->sched.pace_kbps = kbps;
         rocx_cc_sent(qp, *bytes, now);
     }
     if (qp->state == ROCX_QPS_ERR) {
@@ -448,4 +449,34 @@ void rocx_sched_qp_stop(RocxCore *c, RocxQp *qp)
     rocx_timer_del(c, &qp->sched.timer);
     qp->sched.pace_next = 0;
     qp->sched.pace_rem = 0;
+    qp->sched.pace_kbps = 0;
+}
+
+/*
+ * The QP's pacing rate changed (a DCQCN cut or step, a rate limit): what
+ * is left of its wait was bytes at the old rate and is now those bytes
+ * at the new one, as in a shaper whose refill rate changed.  Otherwise a
+ * QP cut to DCQCN's floor of 1 Mb/s would sit out a frame's 8.7 ms at
+ * that rate through every increase step that came meanwhile.
+ */
+void rocx_sched_qp_rate(RocxCore *c, RocxQp *qp)
+{
+    RocxQpSched *qs = &qp->sched;
+    uint64_t kbps = rocx_sched_qp_kbps(qp);
+    int64_t now = rocx_now(c);
+
+    if (kbps == qs->pace_kbps) {
+        return;
+    }
+    if (qs->pace_kbps && qs->pace_next > now) {
+        /* Time left x old rate is bytes left x 8e6: far from overflow. */
+        qs->pace_next = kbps ? now + (int64_t)((uint64_t)(qs->pace_next - now) *
+                                               qs->pace_kbps / kbps)
+                             : now;
+        qs->pace_rem = 0;
+        if (qs->timer.pos) {
+            rocx_timer_mod(c, &qs->timer, ROCX_TIMER_PACE, qs->pace_next);
+        }
+    }
+    qs->pace_kbps = kbps;
 }
