@@ -852,6 +852,41 @@ static void t_rp_alpha_decay(void)
 }
 
 /*
+ * CNPs 6 us apart at the default g and a 1 us alpha period, from alpha
+ * 0: alpha climbs towards 5/1024 / (1 - (1019/1024)^7), about 176/1024,
+ * as the paper's real-valued rule gives.  Kept in 1/1024 it stayed at
+ * 5/1024 or less, each period rounding a whole unit away.
+ */
+static void t_rp_alpha_builds_up(void)
+{
+    Pair p;
+    double a = 0;
+    unsigned k, n;
+
+    rp_setup(&p);
+    CHECK_EQ(SET(A, RP_RTT, rp_dce_tcp_rtt, 1), ROCX_AQ_STS_OK);
+    inject_cnp(&p);
+    /* 1023/1024 down to 0: under 2000 periods. */
+    for (n = 0; n < 30; n++) {
+        advance(100 * USEC);
+        t_pump();
+    }
+    CHECK_EQ(rates(&p).alpha, 0);
+    for (k = 0; k < 60; k++) {
+        inject_cnp(&p);
+        a = a * 1019 / 1024 + 5 / 1024.0;
+        CHECK_NEAR(rates(&p).alpha, floor(1024 * a), 1);
+        for (n = 0; n < 6; n++) {
+            advance(USEC);
+            t_pump();
+            a = a * 1019 / 1024;
+        }
+    }
+    CHECK(rates(&p).alpha > 100);
+    CHECK_NEAR(rates(&p).alpha, 1024 * a, 1);
+}
+
+/*
  * Fast recovery: below the threshold each timer step halves the distance
  * to the target: R_T - R_C(n) = (R_T - R_C(0)) / 2^n, and the pacing
  * rate follows; at line rate again the QP is idle.
@@ -1184,6 +1219,7 @@ const TCase t_cases_cc[] = {
     T_CASE(rp_first_cnp),
     T_CASE(rp_alpha_after_k),
     T_CASE(rp_alpha_decay),
+    T_CASE(rp_alpha_builds_up),
     T_CASE(rp_fast_recovery),
     T_CASE(rp_additive),
     T_CASE(rp_hyper),

@@ -36,10 +36,17 @@
 #define ROCX_ECN_CE             0x3
 #define ROCX_CC_US              1000LL
 /*
+ * Alpha is kept with 20 fractional bits and reported with 10: in 1/1024,
+ * alpha * g / 1024 rounds a whole unit away per period and alpha never
+ * builds up between CNPs a few periods apart (rocx-device.rst, "ECN and
+ * congestion control").
+ */
+#define ROCX_CC_ALPHA_FRAC      10
+/*
  * Timer periods a late wake-up catches up on at most: enough for alpha to
  * decay to 0 from any value, and for any rate to climb back to line rate.
  */
-#define ROCX_CC_MAX_CATCH_UP    1024
+#define ROCX_CC_MAX_CATCH_UP    4096
 /* Hop limit and TTL of a CNP whose path names none, as rocx-wire.c. */
 #define ROCX_CC_DEFAULT_TTL     64
 
@@ -420,7 +427,7 @@ static void rocx_cc_cnp(RocxCore *c, RocxQp *qp, int64_t now)
         cc->core = c;
         cc->cur_kbps = line;
         cc->tgt_kbps = line;
-        cc->alpha = cfg->rp_initial_alpha_value;
+        cc->alpha = cfg->rp_initial_alpha_value << ROCX_CC_ALPHA_FRAC;
     }
     if (cfg->rp_clamp_tgt_rate || first || cc->stepped) {
         cc->tgt_kbps = cc->cur_kbps;
@@ -430,7 +437,8 @@ static void rocx_cc_cnp(RocxCore *c, RocxQp *qp, int64_t now)
                            line);
         cc->tgt_kbps = cc->cur_kbps;
     } else {
-        uint64_t cut = (cc->cur_kbps * cc->alpha) >> cfg->rp_gd;
+        uint64_t cut = (cc->cur_kbps * cc->alpha) >>
+                       (cfg->rp_gd + ROCX_CC_ALPHA_FRAC);
         uint64_t floor = MAX(cc->cur_kbps * cfg->rp_min_dec_fac / 100,
                              (uint64_t)cfg->rp_min_rate * 1000);
 
@@ -438,8 +446,9 @@ static void rocx_cc_cnp(RocxCore *c, RocxQp *qp, int64_t now)
         cc->cur_kbps = MIN(MAX(cc->cur_kbps, floor), line);
         cc->tgt_kbps = MAX(cc->tgt_kbps, cc->cur_kbps);
     }
-    cc->alpha = MIN((uint64_t)cc->alpha * g / 1024 + (1024 - g),
-                    ROCX_CC_ALPHA_MAX);
+    cc->alpha = MIN((uint64_t)cc->alpha * g / 1024 +
+                    ((1024 - g) << ROCX_CC_ALPHA_FRAC),
+                    ROCX_CC_ALPHA_MAX << ROCX_CC_ALPHA_FRAC);
     cc->t_count = 0;
     cc->b_count = 0;
     cc->bytes = 0;
@@ -550,5 +559,5 @@ void rocx_cc_query_qp(RocxCore *c, const RocxQp *qp, struct rocx_qp_attr *a)
     }
     stl_le_p(&a->cc_cur_rate, cc->cur_kbps / 1000);
     stl_le_p(&a->cc_tgt_rate, cc->tgt_kbps / 1000);
-    stl_le_p(&a->cc_alpha, cc->alpha);
+    stl_le_p(&a->cc_alpha, cc->alpha >> ROCX_CC_ALPHA_FRAC);
 }

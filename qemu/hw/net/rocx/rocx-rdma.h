@@ -360,7 +360,7 @@ typedef struct RocxQpCc {
     bool stepped;               /* an increase step since the last CNP */
     uint64_t cur_kbps;          /* current rate */
     uint64_t tgt_kbps;          /* target rate */
-    uint32_t alpha;             /* 1/1024 */
+    uint32_t alpha;             /* 2^-20 (rocx-cc.c) */
     uint32_t t_count;           /* increase timer expiries since the CNP */
     uint32_t b_count;           /* byte counter expiries since the CNP */
     uint64_t bytes;             /* sent since the byte counter's last */
