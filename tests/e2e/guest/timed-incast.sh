@@ -128,7 +128,7 @@ num_ok() {
 # clock) and vms (that time, virtual ms); on the senders leaves the
 # QP's rate at the flow's end in /tmp/cc.NAME.
 incast() {
-	local name=$1 p1 r1 r2 rc1 rc2 n t_s sl sample sampler
+	local name=$1 p1 r1 r2 rc1 rc2 n t_s sl sample sampler s1_ip s2_ip
 
 	case $me in
 	0)
@@ -148,10 +148,13 @@ incast() {
 			sleep "$ROCX_POLL"
 		done
 		# The shell's first datagram loads what it needs to send one
-		# (3.3 ms of virtual time): not between the two goes.
+		# (3.3 ms of virtual time), and a command substitution forks
+		# the shell (2.5 to 3 ms): neither between the two goes, which
+		# put S2's flow that far behind S1's.
+		s1_ip=$(rocx_ip 1) s2_ip=$(rocx_ip 2)
 		printf x >/dev/udp/127.0.0.1/9
-		printf go >"/dev/udp/$(rocx_ip 1)/$go_port"
-		printf go >"/dev/udp/$(rocx_ip 2)/$go_port"
+		printf go >"/dev/udp/$s1_ip/$go_port"
+		printf go >"/dev/udp/$s2_ip/$go_port"
 		wait "$r1"; rc1=$?
 		wait "$r2"; rc2=$?
 		switch_ctl series off >/dev/null

@@ -7,7 +7,8 @@ from the run's directory OUT:
       TAP lines: from each scenario's series (the switch's running
       totals, every 50 us of virtual time), lossy dropped frames; pfc
       and dcqcn dropped none; pfc sent PFC frames; dcqcn sent fewer
-      than pfc.  A scenario not asked for (default lossy+pfc+dcqcn) is
+      than pfc; in each, S1's and S2's traffic began within 200 us of
+      each other.  A scenario not asked for (default lossy+pfc+dcqcn) is
       skipped.  Then, as comments, the table: per scenario its flows'
       virtual time and goodput (guest 0's timed-incast.jsonl, R's
       clock), drops, PFC frames, CE marks, CNPs, and its wall time.
@@ -35,6 +36,10 @@ import sys
 import incast
 
 SCENARIOS = ("lossy", "pfc", "dcqcn")
+# The two flows start when their goes arrive, a datagram from R to each
+# sender a few microseconds apart; the series shows it to a sample (50
+# us).  A start further apart is not the incast the checks judge.
+START_TOL = 200e-6
 
 
 def series(out, scen):
@@ -133,8 +138,38 @@ def judge(out, only):
                 tap(pauses < got["pfc"][1],
                     "%s: fewer PFC frames than PFC alone (%d, pfc %d)"
                     % (scen, pauses, got["pfc"][1]))
+    for scen in SCENARIOS:
+        if scen not in only:
+            print("ok - %s: S1 and S2 start together # SKIP not asked for"
+                  % scen)
+            continue
+        gap = start_gap(series(out, scen) or [])
+        tap(gap is not None and abs(gap) <= START_TOL,
+            "%s: S1 and S2 started within %d us of each other (S2 %s us "
+            "after S1)" % (scen, START_TOL * 1e6,
+                           "%+.0f" % (gap * 1e6) if gap is not None
+                           else "?"))
     table(out, got, "# ")
     return 0
+
+
+def start_gap(rows):
+    """S2's first sample with the flow's traffic at its port, less S1's,
+    in seconds; None if either never sent.  Traffic of the flow: over
+    1 Gb/s of the scenario's priority in a sample, more than a control
+    frame's worth (lossy's priority 0 also carries the senders' TCP)."""
+    if not rows:
+        return None
+    prio = flow_prio(rows)
+    first = {}
+    for r in rows:
+        for p in (incast.S1, incast.S2):
+            if p not in first and \
+                    incast.port(r, p)["rx_mbps_prio"][prio] > 1000:
+                first[p] = r["t"]
+    if len(first) < 2:
+        return None
+    return first[incast.S2] - first[incast.S1]
 
 
 def table(out, got, pre=""):
