@@ -39,7 +39,7 @@ host_cmd='bash tests/e2e/host/switch_ctl.sh'
 # look every 10 ms of virtual time, a few rounds of promises, rather
 # than every 100 ms, about a wall second (scripts/guest/guest_lib.sh).
 words="ROCX_WAIT=1000000 ROCX_POLL=0.01"
-for v in ROCX_TINCAST_MS ROCX_TINCAST_ONLY; do
+for v in ROCX_TINCAST_MS ROCX_TINCAST_ONLY ROCX_TINCAST_CC; do
 	[ -n "${!v:-}" ] && words+=" $v=${!v}"
 done
 # shellcheck disable=SC2086 # the settings are words

@@ -34,6 +34,8 @@
 # timeout can tell a host that is slow from one that is gone.
 #   ROCX_TINCAST_MS=N       each flow's virtual length (default 20)
 #   ROCX_TINCAST_ONLY=A+B   the scenarios to run (lossy+pfc+dcqcn)
+#   ROCX_TINCAST_CC=P=V+... DCQCN parameters (cc_param files) every NIC
+#                           sets first, in place of mlx5's defaults
 set -uo pipefail
 . "$ROCX_REPO/scripts/guest/guest_lib.sh"
 . "$ROCX_REPO/tests/e2e/guest/lib/test_lib.sh"
@@ -247,6 +249,14 @@ scenario() {
 }
 
 [ "$me" -eq 0 ] && : >"$ROCX_OUT/timed-incast.jsonl"
+if [ -n "${ROCX_TINCAST_CC:-}" ]; then
+	IFS=+ read -ra kvs <<<"$ROCX_TINCAST_CC"
+	for kv in "${kvs[@]}"; do
+		echo "${kv#*=}" \
+			>"/sys/class/infiniband/$ibdev/ports/1/cc_param/${kv%%=*}" ||
+			rocx_die "cc_param: cannot set ${kv%%=*} to ${kv#*=}"
+	done
+fi
 rocx_log "DCQCN as the driver set it: $(cd "/sys/class/infiniband/$ibdev/ports/1/cc_param" &&
 	grep -H . rp_* np_* 2>/dev/null | tr '\n' ' ')"
 rocx_barrier up
