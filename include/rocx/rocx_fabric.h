@@ -53,6 +53,14 @@ enum rocx_fab_type {
 #define ROCX_FAB_F_TIMED	ROCX_BIT(0)	/* struct rocx_fab_timed follows */
 #define ROCX_FAB_F_REFUSED	ROCX_BIT(1)	/* HELLO_ACK: the port is refused */
 
+/*
+ * Line time a frame takes beyond its bytes as carried (no FCS is): the
+ * preamble, start of frame delimiter and inter-frame gap.  A NIC's line
+ * clock and a timed switch port count it alike, so that equal rates
+ * mean equal frame rates.
+ */
+#define ROCX_WIRE_GAP		20
+
 /* Frame offsets of the fields below; the asserts at the bottom bind them. */
 #define ROCX_FAB_ETH_HLEN	14
 #define ROCX_FAB_OFF_DST	0

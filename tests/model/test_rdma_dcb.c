@@ -674,7 +674,8 @@ static bool is_pfc0(TDev *d, unsigned i, uint16_t q)
  * 1000 Mb/s has 64 KiB of WRITEs queued at priority 1; the scheduler
  * hands over 200 us of line time ahead of the clock and stops.  The
  * broadcast that fills priority 0 past xoff sends the XOFF as A's very
- * next frame, and the line is busy 480 ns longer (60 bytes at 1 Gb/s).
+ * next frame, and the line is busy 640 ns longer (60 bytes and the 20
+ * of preamble and gap at 1 Gb/s).
  * Later, in one engine run, RX buffers bring priority 0 to xon and the
  * line clock lets the scheduler start more WRITE frames: the XON leads
  * them.
@@ -703,7 +704,7 @@ static void t_pause_frame_leads(void)
     t_inject(A, f, bcast(f));
     CHECK_EQ(A->f->nframes, n + 1);
     CHECK(is_pfc0(A, n, 0xffff));
-    CHECK_EQ(A->f->core.sched.line_free - line, 480);
+    CHECK_EQ(A->f->core.sched.line_free - line, 640);
 
     /* The scheduler's wake-up is due: it runs after the RX drain. */
     fake_advance(A->f, 150 * USEC);

@@ -47,8 +47,8 @@ void timed_set_now(struct sw *sw, uint64_t t)
 uint64_t timed_ser_ns(const struct sw_port *p, uint32_t len)
 {
 	uint64_t rate = p->qos.tbf.rate_bps;
-	/* Preamble, start of frame delimiter and inter-frame gap. */
-	uint64_t bits = ((uint64_t)len + 20) * 8;
+	/* As a NIC's line clock counts it. */
+	uint64_t bits = ((uint64_t)len + ROCX_WIRE_GAP) * 8;
 
 	if (!rate)
 		return 1;

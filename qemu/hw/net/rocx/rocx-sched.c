@@ -86,8 +86,9 @@ void rocx_sched_wire(RocxCore *c, size_t len)
     RocxSched *s = &c->sched;
 
     s->wire_bytes += len;
-    rocx_sched_clock(&s->line_free, &s->line_rem, rocx_now(c), len,
-                     (uint64_t)c->speed_mbps * 1000);
+    /* The gap too, or a switch port of the same rate falls behind. */
+    rocx_sched_clock(&s->line_free, &s->line_rem, rocx_now(c),
+                     len + ROCX_WIRE_GAP, (uint64_t)c->speed_mbps * 1000);
 }
 
 static int64_t rocx_sched_ahead(RocxCore *c)
