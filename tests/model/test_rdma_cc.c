@@ -579,11 +579,12 @@ static void t_np_cnp_delay(void)
     int64_t due;
     unsigned i;
 
-    CHECK(rocx_core_set_delays(b, 0, 0, ROCX_DELAY_MAX_NS + 1));
-    CHECK(rocx_core_set_delays(b, 1, 0, 0));
-    CHECK(rocx_core_set_delays(b, 0, 1, 0));
+    CHECK(rocx_core_set_delays(b, &(RocxDelays){
+                                   .cnp_ns = ROCX_DELAY_MAX_NS + 1 }));
+    CHECK(rocx_core_set_delays(b, &(RocxDelays){ .tx_ns = 1 }));
+    CHECK(rocx_core_set_delays(b, &(RocxDelays){ .rx_ns = 1 }));
     CHECK_EQ(b->delay.cnp_ns, 0);
-    CHECK(!rocx_core_set_delays(b, 0, 0, delay));
+    CHECK(!rocx_core_set_delays(b, &(RocxDelays){ .cnp_ns = delay }));
     CHECK_EQ(SET(B, NP_MIN_TIME, np_min_time_between_cnps, 10),
              ROCX_AQ_STS_OK);
     rp_quiet(A);

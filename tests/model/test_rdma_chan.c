@@ -413,7 +413,8 @@ static void t_chan_timed_delays(void)
     line = c_sent_stamp - B->f->now;
     CHECK(line > 0);
     fake_advance(B->f, 10000);
-    CHECK(!rocx_core_set_delays(c, tx, rx, 0));
+    CHECK(!rocx_core_set_delays(c, &(RocxDelays){ .tx_ns = tx,
+                                                  .rx_ns = rx }));
     rocx_send_frame(c, fr, sizeof(fr));
     CHECK_EQ(c_sent, 2);
     CHECK_EQ(c_sent_stamp, B->f->now + line + tx);

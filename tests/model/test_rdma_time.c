@@ -335,6 +335,126 @@ static void t_time_fabric_hello(void)
 
 #define T_STREAM        512
 
+/* Both devices' clocks forward by ns. */
+static void advance(int64_t ns)
+{
+    fake_advance(A->f, ns);
+    fake_advance(B->f, ns);
+}
+
+static RocxQp *model_qp(TDev *d, TQp *q)
+{
+    return rocx_qp_get(&d->f->core, q->qpn);
+}
+
+/*
+ * db-delay (rocx-device.rst, "NIC delays"): an SQ doorbell is checked
+ * when it is written, and the engine takes it the delay later, not a
+ * nanosecond before: until then no frame leaves, and then the WRITE
+ * arrives whole.  A doorbell behind the last one written is refused at
+ * once though the last is still in the line; one of a QP that went to
+ * ERR meanwhile flushes when due; one of a QP reset meanwhile is
+ * dropped; a full line passes its oldest on early and counts it, losing
+ * none.  No delay may pass 100 us.
+ */
+static void t_time_db_delay(void)
+{
+    const int64_t delay = 2000;
+    RocxCore *a = &A->f->core;
+    TConn conn;
+    TRcPair p, q, r;
+    struct rocx_sge sge;
+    struct rocx_cqe e;
+    unsigned sent, gerrs, i;
+    uint16_t idx;
+
+    CHECK(rocx_core_set_delays(a, &(RocxDelays){
+                                   .db_ns = ROCX_DELAY_MAX_NS + 1 }));
+    CHECK_EQ(a->delay.db_ns, 0);
+    CHECK(!rocx_core_set_delays(a, &(RocxDelays){ .db_ns = delay }));
+    t_conn_default(&conn);
+    t_rc_pair(&p, 4096, all_access, all_access, &conn);
+    sge = t_sge(&p.amr, 0, 3000);
+    t_fill(t_ptr(A, p.abuf, 3000), 3000, 11);
+    t_post_send(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &sge, 1,
+                p.bmr.iova, p.bmr.key, 0);
+    sent = wire.sent;
+    t_ring_sq(&p.qa);
+    t_pump_still();
+    CHECK_EQ(wire.sent, sent);
+    CHECK_EQ(model_qp(A, &p.qa)->sq_pi, 0);
+    CHECK_EQ(a->db_line.count, 1);
+    advance(delay - 1);
+    t_pump_still();
+    CHECK_EQ(wire.sent, sent);
+    advance(1);
+    t_pump_still();
+    CHECK(wire.sent > sent);
+    CHECK_EQ(a->db_line.count, 0);
+    t_settle(MSEC);
+    CHECK(t_poll(&p.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK(!memcmp(t_ptr(A, p.abuf, 3000), t_ptr(B, p.bbuf, 3000), 3000));
+
+    /* Checked against the doorbell written, not the one taken. */
+    gerrs = A->f->gerrs;
+    t_post_send(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &sge, 1,
+                p.bmr.iova, p.bmr.key, 0);
+    idx = p.qa.sq_pi;
+    t_post_send(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &sge, 1,
+                p.bmr.iova, p.bmr.key, 0);
+    t_ring_sq(&p.qa);
+    t_db(A, p.qa.uctx, ROCX_DB_SQ, p.qa.qpn, idx, 0);
+    t_pump_still();
+    CHECK_EQ(A->f->gerrs, gerrs + 1);
+    CHECK_EQ(a->db_line.count, 1);
+
+    /* The QP failed while its doorbell waited: both WQEs flush. */
+    CHECK_EQ(t_to_state(&p.qa, ROCX_QPS_ERR), ROCX_AQ_STS_OK);
+    t_pump_still();
+    CHECK(!t_poll(&p.acq, &e));
+    advance(delay);
+    t_pump_still();
+    for (i = 0; i < 2; i++) {
+        CHECK(t_poll(&p.acq, &e));
+        CHECK_EQ(st(&e), ROCX_WC_WR_FLUSH_ERR);
+    }
+
+    /* Reset while its doorbell waited: it is dropped. */
+    sent = wire.sent;
+    t_rc_pair(&q, 4096, all_access, all_access, &conn);
+    sge = t_sge(&q.amr, 0, 3000);
+    t_post_send(&q.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &sge, 1,
+                q.bmr.iova, q.bmr.key, 0);
+    t_ring_sq(&q.qa);
+    CHECK_EQ(t_to_state(&q.qa, ROCX_QPS_RESET), ROCX_AQ_STS_OK);
+    advance(delay);
+    t_pump_still();
+    CHECK_EQ(a->db_line.count, 0);
+    CHECK_EQ(model_qp(A, &q.qa)->sq_pi, 0);
+    CHECK_EQ(wire.sent, sent);
+    CHECK(!t_poll(&q.acq, &e));
+
+    /* A full line: the oldest goes early, nothing is lost. */
+    t_rc_pair(&r, 4096, all_access, all_access, &conn);
+    sge = t_sge(&r.amr, 0, 3000);
+    for (i = 0; i < ROCX_DELAY_DB_SLOTS + 1; i++) {
+        t_db(A, r.qa.uctx, ROCX_DB_SQ, r.qa.qpn, 0, 0);
+    }
+    CHECK_EQ(a->rdma.stats.db_delay_full, 1);
+    CHECK_EQ(a->db_line.count, ROCX_DELAY_DB_SLOTS);
+    t_post_send(&r.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, &sge, 1,
+                r.bmr.iova, r.bmr.key, 0);
+    t_ring_sq(&r.qa);
+    CHECK_EQ(a->rdma.stats.db_delay_full, 2);
+    advance(delay);
+    t_settle(MSEC);
+    CHECK_EQ(a->db_line.count, 0);
+    CHECK(t_poll(&r.acq, &e));
+    CHECK_EQ(st(&e), ROCX_WC_SUCCESS);
+    CHECK_EQ(A->f->gerrs, gerrs + 1);
+}
+
 /*
  * A stream of WRITEs, each acknowledged before the next is posted, the
  * clock moving 20 us a message: every message moves the QP's ACK timeout
@@ -395,5 +515,6 @@ const TCase t_cases_time[] = {
     T_CASE(time_cq_arm_many),
     T_CASE(time_fabric_hello),
     T_CASE(time_stream_lazy_rearm),
+    T_CASE(time_db_delay),
 };
 const unsigned t_ncases_time = ARRAY_SIZE(t_cases_time);

@@ -729,16 +729,18 @@ def t_system_reset(q):
 
 
 def t_delay_props(q):
-    """cnp-delay is a property of any device; tx-delay and rx-delay act on
-    the timed channel's stamps, so a device without timed=on refuses to
-    start with them, as with a delay above 100 us."""
+    """cnp-delay and db-delay are properties of any device; tx-delay and
+    rx-delay act on the timed channel's stamps, so a device without
+    timed=on refuses to start with them, as with a delay above 100 us."""
     path = '/machine/peripheral/nic'
     enable(q)
-    r = q.qmp_cmd('qom-get', path=path, property='cnp-delay')
-    check(r.get('return') == 0, 'cnp-delay 0 by default: %s' % r)
+    for prop in ('cnp-delay', 'db-delay'):
+        r = q.qmp_cmd('qom-get', path=path, property=prop)
+        check(r.get('return') == 0, '%s 0 by default: %s' % (prop, r))
     for prop, value, want in (('tx-delay', 5, 'need timed=on'),
                               ('rx-delay', 5, 'need timed=on'),
-                              ('cnp-delay', 100001, 'above 100000 ns')):
+                              ('cnp-delay', 100001, 'above 100000 ns'),
+                              ('db-delay', 100001, 'above 100000 ns')):
         p = subprocess.run(
             [q.qemu, '-machine', 'pc', '-accel', 'qtest', '-m', '64',
              '-nodefaults', '-display', 'none', '-qtest', 'null',

@@ -128,6 +128,7 @@ typedef enum RocxTimerKind {
     ROCX_TIMER_PACE,            /* RocxQp.sched.timer: QP may send again */
     ROCX_TIMER_CHAN,            /* RocxChan.rx_timer: a frame's arrival */
     ROCX_TIMER_CNP,             /* RocxCnpLine.timer: a delayed CNP */
+    ROCX_TIMER_DB,              /* RocxDbLine.timer: a delayed doorbell */
 } RocxTimerKind;
 
 typedef struct RocxTimer {
@@ -139,10 +140,11 @@ typedef struct RocxTimer {
 /*
  * Every QP (transport, DCQCN and pacing), the fabric, each priority
  * (pause, XOFF), the port's 802.3x XOFF, the transmit scheduler, the
- * fabric channel's receive queue and the CNP delay line may wait at once.
+ * fabric channel's receive queue and the CNP and doorbell delay lines may
+ * wait at once.
  */
 #define ROCX_CORE_MAX_TIMERS        (3 * ROCX_CORE_MAX_QP + 1 + \
-                                     2 * ROCX_NUM_PRIO + 1 + 1 + 1 + 1)
+                                     2 * ROCX_NUM_PRIO + 1 + 1 + 1 + 1 + 1)
 /* Deadlines handled per rocx_core_process() call; more: another call. */
 #define ROCX_CORE_TIMER_BUDGET      256
 
@@ -274,6 +276,7 @@ typedef struct RocxDelays {
     uint32_t tx_ns;             /* transmit pipeline: added to stamps */
     uint32_t rx_ns;             /* receive pipeline: added to arrivals */
     uint32_t cnp_ns;            /* notification point: marked packet to CNP */
+    uint32_t db_ns;             /* SQ doorbell to WQE fetch (PCIe) */
 } RocxDelays;
 
 /*
@@ -290,6 +293,24 @@ typedef struct RocxCnpLine {
     uint32_t count;
     RocxTimer timer;            /* the oldest slot's due time */
 } RocxCnpLine;
+
+/*
+ * SQ doorbells waiting out db_ns, in the order they were written (so in
+ * due order).  Filled by SQ doorbell writes (MMIO) and emptied by the
+ * engine, which QEMU runs under its global lock both; a reset empties it.
+ */
+#define ROCX_DELAY_DB_SLOTS         1024
+typedef struct RocxDbLine {
+    struct {
+        uint32_t qpn;
+        uint32_t gen;           /* the QP's sq_db_gen when it was written */
+        uint16_t idx;           /* the producer index it carries */
+        int64_t due;
+    } slot[ROCX_DELAY_DB_SLOTS];
+    uint32_t head;
+    uint32_t count;
+    RocxTimer timer;            /* the oldest slot's due time */
+} RocxDbLine;
 
 typedef struct RocxCoreOps {
     /* Device DMA; 0 on success, -1 if any byte is not accessible. */
@@ -651,6 +672,8 @@ typedef struct RocxCore {
     RocxSched sched;
     /* Engine: CNPs waiting out delay.cnp_ns (rocx-delay.c). */
     RocxCnpLine cnp_line;
+    /* Doorbells waiting out delay.db_ns (rocx-delay.c). */
+    RocxDbLine db_line;
 
     RocxEq eq[ROCX_CORE_MAX_EQ];
     RocxEthRing tx[ROCX_CORE_MAX_ETH_RINGS];
@@ -773,14 +796,13 @@ void rocx_core_set_sink(RocxCore *c, bool on);
  */
 bool rocx_core_set_req_limits(RocxCore *c, uint32_t window, uint32_t wqes);
 /*
- * The NIC's transmit pipeline, receive pipeline and CNP delays, in ns
- * (Documentation/rocx-device.rst, "NIC delays").  Returns NULL, or why
- * the values were refused (out of range; a pipeline delay without a
+ * The NIC's transmit pipeline, receive pipeline, CNP and doorbell delays,
+ * in ns (Documentation/rocx-device.rst, "NIC delays").  Returns NULL, or
+ * why the values were refused (out of range; a pipeline delay without a
  * timed channel), and then nothing changes.  Set by the glue after
  * rocx_core_chan_start() and before the guest runs.
  */
-const char *rocx_core_set_delays(RocxCore *c, uint32_t tx_ns, uint32_t rx_ns,
-                                 uint32_t cnp_ns);
+const char *rocx_core_set_delays(RocxCore *c, const RocxDelays *d);
 /*
  * The PCI command register's bus master bit changed.  While it is off
  * every DMA fails, as the bus would make it, and those failures are not

@@ -119,6 +119,9 @@ bool rocx_timers_run(RocxCore *c)
         case ROCX_TIMER_CNP:
             rocx_delay_cnp_timer(c, now);
             break;
+        case ROCX_TIMER_DB:
+            rocx_delay_db_timer(c, now);
+            break;
         }
     }
     rocx_timer_host(c);

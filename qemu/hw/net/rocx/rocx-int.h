@@ -572,6 +572,16 @@ void rocx_cc_send_cnp(RocxCore *c, RocxQp *qp);
 void rocx_delay_cnp(RocxCore *c, RocxQp *qp, int64_t now);
 /* ROCX_TIMER_CNP: send the CNPs that are due. */
 void rocx_delay_cnp_timer(RocxCore *c, int64_t now);
+/*
+ * An SQ doorbell of qp with producer index idx, checked, was written at
+ * now: into the delay line, for the engine to take at now + delay.db_ns
+ * (a full line hands its oldest over at once).
+ */
+void rocx_delay_db(RocxCore *c, RocxQp *qp, uint16_t idx, int64_t now);
+/* ROCX_TIMER_DB: the engine takes the doorbells that are due. */
+void rocx_delay_db_timer(RocxCore *c, int64_t now);
+/* The engine takes an SQ doorbell: qp's new producer index is idx. */
+void rocx_db_sq_take(RocxCore *c, RocxQp *qp, uint16_t idx);
 
 /* ---- Transmit scheduler (rocx-sched.c) ---- */
 

@@ -404,10 +404,12 @@ static void rocx_chan_leave(RocxState *s)
     if (ch->timed) {
         info_report("rocx: fabric channel %s: %" PRIu64 " waits at the "
                     "horizon, %" PRIu64 " ms of wall time, virtual time %"
-                    PRId64 " ns, %" PRIu64 " CNPs the delay line dropped",
+                    PRId64 " ns, %" PRIu64 " CNPs the delay line dropped, %"
+                    PRIu64 " doorbells a full line passed on early",
                     ch->path, ch->waits, ch->wait_ns / SCALE_MS,
                     qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL),
-                    s->core.rdma.stats.cnp_delay_full);
+                    s->core.rdma.stats.cnp_delay_full,
+                    s->core.rdma.stats.db_delay_full);
     }
 }
 

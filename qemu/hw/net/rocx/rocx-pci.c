@@ -516,8 +516,7 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
         rocx_exit(pdev);
         return;
     }
-    why = rocx_core_set_delays(&s->core, s->delay.tx_ns, s->delay.rx_ns,
-                               s->delay.cnp_ns);
+    why = rocx_core_set_delays(&s->core, &s->delay);
     if (why) {
         error_setg(errp, "rocx: %s", why);
         rocx_exit(pdev);
@@ -641,6 +640,7 @@ static const Property rocx_properties[] = {
     DEFINE_PROP_UINT32("tx-delay", RocxState, delay.tx_ns, 0),
     DEFINE_PROP_UINT32("rx-delay", RocxState, delay.rx_ns, 0),
     DEFINE_PROP_UINT32("cnp-delay", RocxState, delay.cnp_ns, 0),
+    DEFINE_PROP_UINT32("db-delay", RocxState, delay.db_ns, 0),
     DEFINE_PROP_STRING("fabric", RocxState, chan.path),
     DEFINE_PROP_BOOL("timed", RocxState, chan.timed, false),
 };

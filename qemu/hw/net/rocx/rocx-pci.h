@@ -65,7 +65,7 @@ struct RocxState {
     bool sink;
     uint32_t req_window;        /* unacknowledged PSNs per QP */
     uint32_t sq_inflight;       /* send WQEs in flight per QP */
-    RocxDelays delay;           /* tx-delay, rx-delay, cnp-delay */
+    RocxDelays delay;           /* tx-, rx-, cnp- and db-delay */
     /*
      * Runs rocx_core_process() outside MMIO handlers (BQL held): a bottom
      * half, or in a timed run a virtual timer due at once, so that the

@@ -128,6 +128,9 @@ void rocx_qp_to_reset(RocxQp *qp)
     qp->nak_final = false;
     qp->sq_pi = 0;
     qp->rq_pi = 0;
+    qp->sq_db = 0;
+    /* A doorbell still in the delay line is of the QP before the reset. */
+    qp->sq_db_gen++;
     rocx_req_reset(qp);
     rocx_resp_reset(qp);
 }

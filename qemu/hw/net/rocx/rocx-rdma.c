@@ -49,6 +49,17 @@ static bool rocx_db_index_ok(uint16_t idx, uint16_t pi, uint16_t ci,
     return ahead <= (1u << log_depth) && ahead >= (uint16_t)(pi - ci);
 }
 
+void rocx_db_sq_take(RocxCore *c, RocxQp *qp, uint16_t idx)
+{
+    qp->sq_pi = idx;
+    if (qp->state == ROCX_QPS_RTS) {
+        rocx_qp_schedule(c, qp);
+    } else if (qp->state == ROCX_QPS_ERR) {
+        qp->flushing = true;
+        rocx_qp_schedule(c, qp);
+    }
+}
+
 bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
 {
     RocxQp *qp = rocx_db_qp(c, page, qpn, "SQ");
@@ -62,27 +73,26 @@ bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
                   "SQ doorbell: QP %" PRIu32 " has no SQ", qpn);
         return false;
     }
-    if (!rocx_db_index_ok(idx, qp->sq_pi, qp->req.ci, qp->sq_log_depth)) {
+    /* Against the last doorbell written, taken or still in the line. */
+    if (!rocx_db_index_ok(idx, qp->sq_db, qp->req.ci, qp->sq_log_depth)) {
         rocx_gerr(c, ROCX_GERR_DB_INDEX, page,
                   "QP %" PRIu32 " SQ doorbell: producer %u, was %u, "
-                  "oldest %u, depth %u", qpn, idx, qp->sq_pi, qp->req.ci,
+                  "oldest %u, depth %u", qpn, idx, qp->sq_db, qp->req.ci,
                   1u << qp->sq_log_depth);
         return false;
     }
     rocx_count(c, ROCX_STAT_DOORBELLS, 1);
+    qp->sq_db = idx;
+    if (c->delay.db_ns) {
+        rocx_delay_db(c, qp, idx, rocx_now(c));
+        return false;
+    }
     /* Nothing sent and unacknowledged, nothing started and unsent. */
     quiet = qp->type == ROCX_QPT_UD ? qp->req.ci == qp->sq_pi :
             qp->req.psn_una == qp->req.psn_next &&
             qp->req.cur == qp->req.next;
-    qp->sq_pi = idx;
-    if (qp->state == ROCX_QPS_RTS) {
-        rocx_qp_schedule(c, qp);
-        return quiet;
-    } else if (qp->state == ROCX_QPS_ERR) {
-        qp->flushing = true;
-        rocx_qp_schedule(c, qp);
-    }
-    return false;
+    rocx_db_sq_take(c, qp, idx);
+    return quiet && qp->state == ROCX_QPS_RTS;
 }
 
 void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)

@@ -449,9 +449,16 @@ typedef struct RocxQp {
     /* Engine: transmit scheduling and pacing (rocx-sched.c). */
     RocxQpSched sched;
 
-    /* MMIO: producer indices latched from the SQ and RQ doorbells. */
+    /*
+     * MMIO: producer indices latched from the SQ and RQ doorbells; with a
+     * doorbell delay, sq_pi is the SQ doorbell the engine has taken and
+     * sq_db the last one written (rocx-delay.c), bumped with sq_db_gen
+     * by a reset, so that a doorbell still in the line is dropped.
+     */
     uint16_t sq_pi;
     uint16_t rq_pi;
+    uint16_t sq_db;
+    uint32_t sq_db_gen;
 
     /* Engine: flush of a QP in ERR; an error NAK still to go out. */
     bool flushing;
@@ -538,6 +545,7 @@ typedef struct RocxRdmaStats {
     uint64_t cq_arm_visits;
     /* CNPs the delay line had no room for, and so never sent. */
     uint64_t cnp_delay_full;
+    uint64_t db_delay_full;     /* doorbells the full line took early */
 } RocxRdmaStats;
 
 /*
