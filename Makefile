@@ -13,7 +13,8 @@
 #   make check-debug  every end-to-end group on the debug guest kernel
 #   make check-6.1  the end-to-end suite on Debian 12's 6.1 (part of check)
 #   make lint       checkpatch --strict, sparse and W=1 on the driver
-#   make bench      benchmarks, one table (about 10 minutes)
+#   make bench      benchmarks, one table (about 10 minutes); TIMED=1: rocx
+#                   in virtual time, each run twice (about 11 minutes)
 #   make bench-sweep  what does not fit make bench: more rows, and sweeps
 #                   of the requester's window and WQEs in flight (about
 #                   45 minutes)
@@ -132,7 +133,7 @@ lint:
 	scripts/run/lint.sh
 
 bench:
-	scripts/run/bench.sh
+	scripts/run/bench.sh $(if $(TIMED),--timed)
 
 bench-sweep:
 	scripts/run/bench-sweep.sh

@@ -26,6 +26,11 @@
 #   ROCX_BENCH_ACCT=1         the host command samples the host's threads
 #                             around each run (scripts/run/bench.py sample):
 #                             ask it to, and wait until it has
+#   ROCX_BENCH_TIMED=1        a timed run (make bench TIMED=1): the guests
+#                             and their clocks are in virtual time, so a
+#                             latency run does the plan's -n with no pilot,
+#                             and the limits are virtual seconds, which the
+#                             host's wall-clock timeout bounds
 # A client writes one line per run to /rocx-out/results:
 #   NAME KIND REP ok bytes=B iters=N bw_peak=X bw_avg=X msg_rate=X  (bandwidth)
 #   NAME KIND REP ok bytes=B iters=N t_min=X t_max=X t_typical=X t_avg=X
@@ -53,8 +58,13 @@ plan=$ROCX_REPO/${ROCX_BENCH_PLAN:-tests/bench/plan}
 max_reps=${ROCX_BENCH_REPS:-99}
 me=$ROCX_GUEST_INDEX
 results=$ROCX_OUT/results
+timed=${ROCX_BENCH_TIMED:-0}
 # A server waits for its client's verdict: allow for the longest run.
 ROCX_WAIT=$((run_s + 2 * lat_s + 200))
+# In virtual time the guests' waits are bounded by the host's wall-clock
+# timeout only: 9p answers in wall time, which a synchronised guest sees
+# as long stretches of virtual time.
+[ "$timed" = 1 ] && ROCX_WAIT=1000000
 
 # The server and client guests of KIND: "SERVER CLIENT", or nothing when
 # the run has no such kind.
@@ -79,6 +89,13 @@ nguests=$((2 * npairs))
 # turns every run of its kinds into "na" with its reason.  A netdev MTU of
 # 4200 lets a run choose a path MTU of 4096 (-m); runs without -m get 1024.
 setup=ok
+# A timed NIC joins the fabric when its link is set up, and its carrier
+# comes at the switch's --epoch, past every guest's boot: give the
+# carrier that long, more than roce_up's own wait.
+if [ "$timed" = 1 ] && rocx_load_modules >/tmp/load.log 2>&1 &&
+	wait_for 20 rocx_ibdev && nd=$(rocx_netdev) && ip link set "$nd" up; then
+	wait_for 60 carrier_is "$nd" 1
+fi
 if roce_up "$nic"; then
 	if ! ip link set "$ROCE_NETDEV" mtu 4200; then
 		setup="guest$me: $ROCE_NETDEV refuses MTU 4200"
@@ -196,8 +213,9 @@ for ((rep = 1; rep <= max_reps; rep++)); do
 			order=("${order[1]}" "${order[0]}")
 		fi
 		for k in "${order[@]}"; do
-			# A latency run's pilot, just before it.
-			[[ " $run " == *" -n "* ]] &&
+			# A latency run's pilot, just before it (in virtual
+			# time the host's pace changes nothing measured).
+			[[ " $run " == *" -n "* ]] && [ "$timed" != 1 ] &&
 				seq+=("$name-pilot $k $rep $tool $bytes $run")
 			seq+=("$name $k $rep $tool $bytes $run")
 		done
@@ -245,6 +263,9 @@ for ((i = 0; i < ${#seq[@]}; i++)); do
 		fi
 		run=${run/-n $want/-n $n}
 	fi
+	# A timed run takes well under a virtual second; a server whose
+	# client failed waits out its limit, at several wall seconds each.
+	[ "$timed" = 1 ] && limit=20
 	# With -R rdma_cm resolves the GID and the server listens there.
 	gid=(-x "$ROCE_GID") listening=roce_port_listening
 	[[ " $run " == *" -R "* ]] && gid=() listening=roce_cm_listening
@@ -266,12 +287,21 @@ for ((i = 0; i < ${#seq[@]}; i++)); do
 			rocx_get "server_done.$tag" >/dev/null || exit 1
 			continue
 		fi
+		# In virtual time the server looks at nothing over 9p until its
+		# perftest is over: each look would take its vCPU from perftest
+		# at an instant the host decides, and move the figures.
+		if [ "$timed" = 1 ]; then
+			wait "$pid"
+			rc=$?
+		fi
 		verdict=$(rocx_get "done.$tag") || exit 1
-		# The client is done: a server still running has lost it
-		# (timeout passes the TERM on to perftest).
-		wait_for 5 sh -c "! kill -0 $pid" || kill -TERM "$pid" 2>/dev/null
-		wait "$pid"
-		rc=$?
+		if [ "$timed" != 1 ]; then
+			# The client is done: a server still running has lost
+			# it (timeout passes the TERM on to perftest).
+			wait_for 5 sh -c "! kill -0 $pid" || kill -TERM "$pid" 2>/dev/null
+			wait "$pid"
+			rc=$?
+		fi
 		[ "$rc" -eq 0 ] || [ "$verdict" != ok ] ||
 			rocx_log "$tag: client ok but server $(why "$log" "$rc")"
 		[ "$rc" -eq 0 ] || rocx_put "server.$tag" "$(why "$log" "$rc")"
@@ -284,6 +314,10 @@ for ((i = 0; i < ${#seq[@]}; i++)); do
 			continue
 		fi
 		acct begin "$tag"
+		# In virtual time the client starts on a round instant of its
+		# clock (at_exec), not when 9p let it: then the guest's own
+		# periodic work meets each repetition at the same points.
+		[ "$timed" = 1 ] && set -- "$ROCX_REPO/build/tests/e2e/at_exec" 100 "$@"
 		timeout "$limit" "$@" "$(rocx_ip "$srv")" >"$log" 2>&1
 		rc=$?
 		acct end "$tag"

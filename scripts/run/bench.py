@@ -9,6 +9,11 @@
                      the table of the run in OUT (build/bench): one row
                      per plan entry and figure, median [min-max] over the
                      repetitions, then the host's cost of every run
+  bench.py timed-report OUT PLAN
+                     the table of a timed run (make bench TIMED=1, in
+                     build/bench-timed): each repetition's figures in
+                     virtual time side by side, and how far apart they
+                     are ("same": as perftest printed them)
 
 A sample reads, for every thread of each QEMU (named by debug-threads: the
 main loop is the thread whose id is the process's, "CPU n/TCG" a vCPU,
@@ -443,9 +448,100 @@ def report(out, plan, kinds):
     return 0
 
 
+def virtual_clock(out):
+    """The switch's account of a timed run: its virtual and wall time."""
+    log = read(os.path.join(out, "switch.log")) or ""
+    m = re.search(r"^rocx-switch: timed: (.*)$", log, re.M)
+    return m.group(1) if m else None
+
+
+def timed_report(out, plan):
+    """The table of a timed run: rocx only, every figure of every
+    repetition as perftest printed it, and whether the repetitions agree.
+    Returns 1 when no run gave a figure (the harness or the guests
+    broke), else 0: a difference is reported, not a failure of the
+    bench."""
+    env = read(os.path.join(out, "run.env")) or ""
+    meta = dict(re.findall(r"^(\w+)=(.*)$", env, re.M))
+    entries = read_plan(plan)
+    res = results(out, 2)
+    trouble = guest_trouble(out)
+    reps = max([e["reps"] for e in entries] or [1])
+    rows, notes, differ = [], [], []
+    nfig = nsame = 0
+    for e in entries:
+        got = res.get((e["name"], "rocx"), [])
+        for suffix, unit, key, scale in figures(e):
+            label = label_of(e) + suffix
+            cells = []
+            for r in got:
+                if isinstance(r, dict) and key in r:
+                    cells.append(fmt(float(r[key]) * scale)
+                                 if scale != 1 else r[key])
+                else:
+                    reason = r if isinstance(r, str) else \
+                        "perftest printed no " + key
+                    if reason not in notes:
+                        notes.append(reason)
+                    cells.append("n/a [%d]" % (notes.index(reason) + 1))
+            if not got:
+                reason = trouble or "no result (not run)"
+                if reason not in notes:
+                    notes.append(reason)
+                cells = ["n/a [%d]" % (notes.index(reason) + 1)]
+            ok = [c for c in cells if not c.startswith("n/a")]
+            same = "-"
+            if len(ok) > 1 and len(ok) == len(cells):
+                nfig += 1
+                vals = [float(c) for c in ok]
+                if len(set(ok)) == 1:
+                    same = "same"
+                    nsame += 1
+                else:
+                    d = (max(vals) - min(vals)) / max(abs(v) for v in vals)
+                    same = "%.1g%%" % (100 * d)
+                    differ.append((d, label))
+            cells += [""] * (reps - len(cells))
+            rows.append("%-30s %-7s " % (label, unit) +
+                        " ".join("%12s" % c for c in cells) +
+                        " %8s" % same)
+    print("rocx timed bench: perftest 4.5 between two TCG guests in virtual "
+          "time, RC, RoCE v2, MTU 1024")
+    print("unless the row says; NICs and switch ports at %s Mb/s, links of "
+          "%s ns, -icount shift=0"
+          % (meta.get("speed", "?"), meta.get("link_ns", "?")))
+    print("(1 ns of virtual time per guest instruction); every figure in "
+          "virtual time as perftest")
+    print("printed it (MiB/s as perftest's MB/sec, p50 its t_typical), "
+          "one column per run, and")
+    print("how far apart the runs are (the largest less the smallest, "
+          "over the largest)")
+    print("%-30s %-7s " % ("test", "unit") +
+          " ".join("%12s" % ("run %d" % (i + 1)) for i in range(reps)) +
+          " %8s" % "apart")
+    for r in rows:
+        print(r)
+    for i, n in enumerate(notes):
+        print("[%d] %s" % (i + 1, n))
+    clock = virtual_clock(out)
+    print("switch: %s" % (clock or "no account of its clock"))
+    print("run-guests wall %s s; raw results: %s/guest1/results, perftest "
+          "output in %s/guest*/" % (meta.get("wall", "?"), out, out))
+    if nfig:
+        worst = max(differ) if differ else None
+        print("timed bench: %d of %d figures the same in every run%s"
+              % (nsame, nfig, "" if not worst else
+                 "; the others at most %.2g%% apart (%s)"
+                 % (100 * worst[0], worst[1])))
+    has = any(isinstance(r, dict) for v in res.values() for r in v)
+    return 0 if has else 1
+
+
 def main(argv):
     if argv[:1] == ["sample"]:
         return sample()
+    if len(argv) == 3 and argv[0] == "timed-report":
+        return timed_report(argv[1], argv[2])
     if len(argv) == 4 and argv[0] == "report":
         return report(argv[1], argv[2], argv[3].split())
     sys.stderr.write(__doc__)

@@ -14,10 +14,21 @@
 # the runs.  Then rocx-switch's CPU time per frame on the host
 # (build/bench/switch.txt).  Documentation/performance.rst explains it.
 #
+# --timed (make bench TIMED=1): the rocx pair alone in virtual time
+# (run-guests.sh --timed; Soft-RoCE has no timed mode), NICs and switch
+# ports at --speed, links of --link-latency, every run of tests/bench/
+# timed-plan an iteration count (-n: perftest's -D counts the guest's
+# virtual seconds, tens of wall seconds each), each twice; the table
+# gives both runs' figures in virtual time and whether they are the same
+# (build/bench-timed).
+#
 #   scripts/run/bench.sh [--no-build] [--kinds 'rocx rxe sink'] [--only NAME[:NAME...]]
 #                        [--plan FILE] [--reps N] [--props P=V[:P=V]] [--out DIR]
 #                        [--lat-s N]
-#   scripts/run/bench.sh --report [--out DIR] [--plan FILE]
+#   scripts/run/bench.sh --timed [--no-build] [--only NAME[:NAME...]] [--plan FILE]
+#                        [--props P=V[:P=V]] [--out DIR] [--speed MBPS]
+#                        [--link-latency NS]
+#   scripts/run/bench.sh --report [--timed] [--out DIR] [--plan FILE]
 #                                       the table of the last run again
 #
 #   --no-build   skip scripts/build/all.sh (use what build/ holds)
@@ -30,6 +41,9 @@
 #   --lat-s      the time a latency run's round trips may take (default
 #                60): it does the plan's -n or as many as fit at the pace
 #                of its pilot
+#   --speed      a timed run's line rate in Mb/s (default 25000)
+#   --link-latency  a timed run's link latency in ns (default 1000: 200 m
+#                of fibre)
 # A test that a kind cannot run (a guest that crashed) is "n/a" with its
 # reason under the table.  Exits 1 only if the harness broke: the build,
 # run-guests itself, the rxe reference run, or the switch's benchmark.
@@ -44,6 +58,7 @@ plan=tests/bench/plan
 run_s=40		# one perftest run (scripts/guest/bench.sh)
 lat_s=60		# a latency run's round trips, after its pilot's
 build=1 kinds='rocx rxe sink' only='' report=0 reps='' props=''
+timed=0 speed=25000 link_ns=1000 plan_set=0 out_set=0
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -51,16 +66,24 @@ while [ $# -gt 0 ]; do
 	--report) report=1 ;;
 	--kinds) kinds=$2; shift ;;
 	--only) only=$2; shift ;;
-	--plan) plan=$2; shift ;;
+	--plan) plan=$2 plan_set=1; shift ;;
 	--reps) reps=$2; shift ;;
 	--props) props=$2; shift ;;
-	--out) out=$(realpath -m "$2"); shift ;;
+	--out) out=$(realpath -m "$2") out_set=1; shift ;;
 	--lat-s) lat_s=$2; shift ;;
+	--timed) timed=1 ;;
+	--speed) speed=$2; shift ;;
+	--link-latency) link_ns=$2; shift ;;
 	-h | --help) sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 	shift
 done
+if [ "$timed" -eq 1 ]; then
+	kinds=rocx
+	[ "$plan_set" -eq 1 ] || plan=tests/bench/timed-plan
+	[ "$out_set" -eq 1 ] || out=$repo/build/bench-timed
+fi
 plan=$(realpath --relative-to="$repo" "$plan") || exit 2
 [ -f "$plan" ] || { echo "bench: no plan $plan" >&2; exit 2; }
 
@@ -99,6 +122,55 @@ guest_budget() {
 		}
 		END { printf "%d\n", s + 150 }' "$plan"
 }
+
+# A timed run: the rocx pair in virtual time.  The links come up at the
+# switch's epoch, 40 s of virtual time, past both guests' boots (a boot's
+# virtual time grows with the host's 9p waits: 14 to 26 s seen).  The
+# guests' waits on 9p look every 10 ms of virtual time, a few rounds of
+# promises.  The guests' timeout is wall time (run-guests.sh counts it 4
+# times over in a timed run): boot, setup and each run's connection cost
+# about a minute of wall time each, and a round trip or a 4 KiB frame
+# some hundreds of us.
+if [ "$timed" -eq 1 ]; then
+	if [ "$report" -eq 0 ]; then
+		nruns=$(awk -v only=":$only:" '!/^[ \t]*(#|$)/ &&
+			(only == "::" || index(only, ":" $1 ":")) { n += $3 }
+			END { print n + 0 }' "$plan")
+		budget=$(((120 + 60 * nruns) / 4 + 60))
+		guests=()
+		for i in 0 1; do
+			spec="nic=rocx:speed=$speed${props:+:$props},cmd=scripts/guest/bench.sh"
+			spec="$spec,env=ROCX_BENCH_NIC=rocx,env=ROCX_BENCH_KINDS=rocx"
+			spec="$spec,env=ROCX_BENCH_PLAN=$plan,env=ROCX_BENCH_TIMED=1"
+			spec="$spec,env=ROCX_POLL=0.01"
+			[ -n "$only" ] && spec="$spec,env=ROCX_BENCH_ONLY=$only"
+			guests+=(--guest "$spec" --extra "-d guest_errors")
+		done
+		rm -rf "${out:?}"/guest* "$out/shared" "$out/switch.log"
+		t0=$(date +%s)
+		echo "bench: timed, rocx at $speed Mb/s, links of $link_ns ns, plan $plan," \
+			"guests for at most $((4 * budget)) s of wall time (log in $out/run.log)"
+		scripts/run/run-guests.sh --timeout "$budget" --out "$out" \
+			--timed --link-latency "$link_ns" --icount-shift 0 --seed 26 \
+			--switch '--epoch 40000000000' \
+			"${guests[@]}" >"$out/run.log" 2>&1
+		rg_rc=$?
+		wall=$(($(date +%s) - t0))
+		echo "bench: run-guests exit $rg_rc after $wall s"
+		{
+			echo "speed=$speed"
+			echo "link_ns=$link_ns"
+			echo "wall=$wall"
+			echo "rg_rc=$rg_rc"
+			echo "plan=$plan"
+		} >"$out/run.env"
+	fi
+	[ "$report" -eq 1 ] && plan=$(sed -n 's/^plan=//p' "$out/run.env")
+	python3 scripts/run/bench.py timed-report "$out" "$plan" | tee "$out/results.txt"
+	rc=${PIPESTATUS[0]}
+	[ "$(sed -n 's/^rg_rc=//p' "$out/run.env")" = 2 ] && rc=1
+	exit "$rc"
+fi
 
 if [ "$report" -eq 0 ]; then
 	if [[ " $kinds " == *" sink "* && " $kinds " != *" rocx "* ]]; then
