@@ -672,7 +672,7 @@ typedef struct RocxCore {
     RocxSched sched;
     /* Engine: CNPs waiting out delay.cnp_ns (rocx-delay.c). */
     RocxCnpLine cnp_line;
-    /* Doorbells waiting out delay.db_ns (rocx-delay.c). */
+    /* Doorbells waiting out delay.db_ns (rocx-rdma.c). */
     RocxDbLine db_line;
 
     RocxEq eq[ROCX_CORE_MAX_EQ];

@@ -120,7 +120,7 @@ bool rocx_timers_run(RocxCore *c)
             rocx_delay_cnp_timer(c, now);
             break;
         case ROCX_TIMER_DB:
-            rocx_delay_db_timer(c, now);
+            rocx_db_line_timer(c, now);
             break;
         }
     }

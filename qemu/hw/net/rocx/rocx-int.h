@@ -76,9 +76,9 @@
  * Top:
  * rocx-engine.c: init, reset, fini, link state, the run over the expired
  *                deadlines, rocx_core_process() (the engine's run);
- * rocx-rdma.c: the SQ and RQ doorbells, the QP run loop, flushing in ERR,
- *              a QP's expired deadlines, the RDMA objects' release at
- *              reset;
+ * rocx-rdma.c: the SQ and RQ doorbells and the SQ doorbells' delay line,
+ *              the QP run loop, flushing in ERR, a QP's expired
+ *              deadlines, the RDMA objects' release at reset;
  * rocx-aq.c: admin queue ring and dispatch; IDENTIFY, SET_PORT,
  *            QUERY_PORT, GET_STATS, user contexts, PDs;
  * rocx-regs.c: register table and MMIO dispatch, doorbell decoding,
@@ -572,16 +572,6 @@ void rocx_cc_send_cnp(RocxCore *c, RocxQp *qp);
 void rocx_delay_cnp(RocxCore *c, RocxQp *qp, int64_t now);
 /* ROCX_TIMER_CNP: send the CNPs that are due. */
 void rocx_delay_cnp_timer(RocxCore *c, int64_t now);
-/*
- * An SQ doorbell of qp with producer index idx, checked, was written at
- * now: into the delay line, for the engine to take at now + delay.db_ns
- * (a full line hands its oldest over at once).
- */
-void rocx_delay_db(RocxCore *c, RocxQp *qp, uint16_t idx, int64_t now);
-/* ROCX_TIMER_DB: the engine takes the doorbells that are due. */
-void rocx_delay_db_timer(RocxCore *c, int64_t now);
-/* The engine takes an SQ doorbell: qp's new producer index is idx. */
-void rocx_db_sq_take(RocxCore *c, RocxQp *qp, uint16_t idx);
 
 /* ---- Transmit scheduler (rocx-sched.c) ---- */
 
@@ -1080,8 +1070,13 @@ void rocx_link_update(RocxCore *c);
 
 /* ---- RDMA engine (rocx-rdma.c) ---- */
 
-/* True if the QP is in RTS with nothing in flight (see direct doorbells). */
+/*
+ * True if the QP is in RTS with nothing in flight (see direct doorbells);
+ * with a doorbell delay the doorbell waits in the line, and false.
+ */
 bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
+/* ROCX_TIMER_DB: the engine takes the delayed doorbells that are due. */
+void rocx_db_line_timer(RocxCore *c, int64_t now);
 void rocx_db_rq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx);
 /*
  * One turn of a QP (responder, then requester) of up to budget packets

@@ -49,7 +49,8 @@ static bool rocx_db_index_ok(uint16_t idx, uint16_t pi, uint16_t ci,
     return ahead <= (1u << log_depth) && ahead >= (uint16_t)(pi - ci);
 }
 
-void rocx_db_sq_take(RocxCore *c, RocxQp *qp, uint16_t idx)
+/* The engine takes an SQ doorbell: qp's new producer index is idx. */
+static void rocx_db_sq_take(RocxCore *c, RocxQp *qp, uint16_t idx)
 {
     qp->sq_pi = idx;
     if (qp->state == ROCX_QPS_RTS) {
@@ -57,6 +58,66 @@ void rocx_db_sq_take(RocxCore *c, RocxQp *qp, uint16_t idx)
     } else if (qp->state == ROCX_QPS_ERR) {
         qp->flushing = true;
         rocx_qp_schedule(c, qp);
+    }
+}
+
+/* ---- The doorbell delay line (rocx-device.rst, "NIC delays") ---- */
+
+/* The engine takes the oldest doorbell in the line. */
+static void rocx_db_line_pop(RocxCore *c)
+{
+    RocxDbLine *l = &c->db_line;
+    uint32_t h = l->head;
+    RocxQp *qp;
+
+    l->head = (h + 1) % ROCX_DELAY_DB_SLOTS;
+    l->count--;
+    /*
+     * By number and generation: a doorbell of a QP destroyed or reset
+     * since it was written has no WQEs left to fetch.
+     */
+    qp = rocx_qp_get(c, l->slot[h].qpn);
+    if (qp && qp->sq_db_gen == l->slot[h].gen) {
+        rocx_db_sq_take(c, qp, l->slot[h].idx);
+    }
+}
+
+static void rocx_db_line_add(RocxCore *c, RocxQp *qp, uint16_t idx,
+                             int64_t now)
+{
+    RocxDbLine *l = &c->db_line;
+    uint32_t i;
+
+    if (l->count == ROCX_DELAY_DB_SLOTS) {
+        /*
+         * Unlike a CNP a doorbell must not be lost, or its QP would
+         * stall: the oldest goes to the engine early to make room.
+         */
+        c->rdma.stats.db_delay_full++;
+        rocx_db_line_pop(c);
+    }
+    i = (l->head + l->count++) % ROCX_DELAY_DB_SLOTS;
+    l->slot[i].qpn = qp->qpn;
+    l->slot[i].gen = qp->sq_db_gen;
+    l->slot[i].idx = idx;
+    l->slot[i].due = now + c->delay.db_ns;
+    /* Otherwise the timer is set for an older one, and re-arms then. */
+    if (l->count == 1) {
+        rocx_timer_mod(c, &l->timer, ROCX_TIMER_DB, l->slot[i].due);
+    }
+}
+
+void rocx_db_line_timer(RocxCore *c, int64_t now)
+{
+    RocxDbLine *l = &c->db_line;
+
+    while (l->count) {
+        if (l->slot[l->head].due > now) {
+            rocx_timer_mod(c, &l->timer, ROCX_TIMER_DB,
+                           l->slot[l->head].due);
+            return;
+        }
+        rocx_db_line_pop(c);
     }
 }
 
@@ -84,7 +145,7 @@ bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
     rocx_count(c, ROCX_STAT_DOORBELLS, 1);
     qp->sq_db = idx;
     if (c->delay.db_ns) {
-        rocx_delay_db(c, qp, idx, rocx_now(c));
+        rocx_db_line_add(c, qp, idx, rocx_now(c));
         return false;
     }
     /* Nothing sent and unacknowledged, nothing started and unsent. */
