@@ -2536,6 +2536,14 @@ def timed_stall(exe, sockdir, log):
         rc = sw.poll()
     if rc is None:
         stop_switch(sw)
+    # Meanwhile A, waiting on the switch that B held, heard the same
+    # promise again and again: no NIC calls a slow guest's silence the
+    # switch's stall; the switch alone judges it.
+    a.syncs = []
+    a.drain(0.1, 0.3)
+    check("timed: a joined link holding the horizon: the others hear the "
+          "switch's promise repeated",
+          len(a.syncs) >= 2 and len(set(a.syncs)) == 1, f"syncs {a.syncs}")
     log.seek(0)
     text = log.read()
     check("timed: a joined link silent past --stall-ms fails the run, "
