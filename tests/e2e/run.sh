@@ -8,7 +8,8 @@
 #
 #   tests/e2e/run.sh [--kernel debug|6.1] [GROUP...]
 #                                  default: every groups/*.sh but mixed,
-#                                  the soaks (soak-*.sh) and incast
+#                                  the soaks (soak-*.sh), incast and
+#                                  timed-incast8
 #
 # --kernel debug (or ROCX_GUEST_KERNEL=debug) builds the debug kernel and
 # the rocx modules for it if needed (scripts/build/debug-kernel.sh), proves
@@ -87,11 +88,13 @@ elif [ ${#groups[@]} -eq 0 ]; then
 	# one test for many minutes: run by name (make soak-kverbs).  The
 	# lossless experiments run in virtual time (timed-incast); their
 	# wall-clock form, incast, which needs scaled rates and retries on
-	# a loaded host, is make check-lossless's.
+	# a loaded host, is make check-lossless's, and the 8-to-1
+	# (timed-incast8), nine guests, make check-lossless TIMED=1's.
 	for f in tests/e2e/groups/*.sh; do
 		case $f in
 		tests/e2e/groups/mixed.sh | tests/e2e/groups/soak-*.sh | \
-			tests/e2e/groups/incast.sh) ;;
+			tests/e2e/groups/incast.sh | \
+			tests/e2e/groups/timed-incast8.sh) ;;
 		*) groups+=("$(basename "$f" .sh)") ;;
 		esac
 	done

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest script of the timed-incast group: the 2-to-1 incast of
+# Guest script of the timed-incast groups: the 2-to-1 incast of
 # Documentation/experiments.rst ("The timed incast") in virtual time, at
-# 25 Gb/s.  Guest 0 is the receiver R, guests 1 and 2 the senders S1 and
-# S2; switch port N is guest N's, and R's port is the bottleneck only
-# because two senders of its rate share it.  Three scenarios, each two
-# verified RC WRITE flows (tests/e2e/guest/c/rc_flow.c) of the same
-# virtual length, started together by a go that crosses the fabric:
+# 25 Gb/s, and with more guests the N-to-1 (timed-incast8: 8-to-1).
+# Guest 0 is the receiver R, guests 1 to N the senders S1 to SN; switch
+# port N is guest N's, and R's port is the bottleneck only because N
+# senders of its rate share it.  Three scenarios, each N verified RC
+# WRITE flows (tests/e2e/guest/c/rc_flow.c) of the same virtual length,
+# started together by gos that cross the fabric:
 #
 #   lossy  no PFC: the shared buffer overflows, frames are dropped, RC
 #          recovers, every byte still arrives
@@ -15,7 +16,7 @@
 #          goodput at least 90% of the bottleneck's line rate
 #   dcqcn  PFC and RED/ECN (the DCQCN paper's Kmin, Kmax, Pmax) with the
 #          NICs' DCQCN at its defaults (mlx5's): CNPs sent by R and
-#          handled by S1 and S2, their rates cut, fewer PFC frames than
+#          handled by every sender, their rates cut, fewer PFC frames than
 #          in pfc
 #
 # Every figure checked is virtual: the switch's time series (drops and
@@ -62,7 +63,8 @@ size=524288 win=8
 # A go port on each sender, and a TCP port per flow.
 go_port=18790
 
-[ "$ROCX_NGUESTS" -eq 3 ] || rocx_die "runs with 3 guests"
+[ "$ROCX_NGUESTS" -ge 3 ] || rocx_die "runs with 3 guests or more"
+nsend=$((ROCX_NGUESTS - 1))
 [ -x "$flow" ] || rocx_die "no $flow (make -C tests/e2e)"
 # Carrier comes at the switch's --epoch (the group's), up to a minute
 # of virtual time after a guest that booted fast joined.
@@ -124,62 +126,74 @@ num_ok() {
 	}'
 }
 
-# incast NAME - S1 and S2 into R for $ms virtual ms each, started by
-# one go.  On guest 0 sets goodput (Mb/s, both flows over the time from
-# the first message checked to the last, less one message each, on R's
-# clock) and vms (that time, virtual ms); on the senders leaves the
+# incast NAME - the senders into R for $ms virtual ms each, started by
+# one go each.  On guest 0 sets goodput (Mb/s, every flow over the time
+# from the first message checked to the last, less one message each, on
+# R's clock) and vms (that time, virtual ms); on the senders leaves the
 # QP's rate at the flow's end in /tmp/cc.NAME.
 incast() {
-	local name=$1 p1 r1 r2 rc1 rc2 n t_s sl sample sampler s1_ip s2_ip
+	local name=$1 p1 rc1 n t_s sl sample sampler ips=() rpid=() rcs=()
 
 	case $me in
 	0)
 		switch_ctl series file="@OUT@/series.$name.jsonl" \
 			interval=50us >/dev/null
-		for n in 1 2; do
+		for ((n = 1; n <= nsend; n++)); do
 			rdma_env "$flow" -S -d "$ibdev" -g "$gid" -p $((18710 + n)) \
 				-n "$name.s$n" -s $size -w $win -i 1 -x 100000 -A 10 \
 				>"/tmp/flow.$name.s$n" 2>&1 &
-			eval "r$n=\$!"
+			rpid[n]=$!
 		done
 		rocx_put "ready.$name" 1
-		# Both senders connected and listening for the go.
-		until [ -e "$ROCX_SHARED/go.$name.$name.s1.ready" ] &&
-			[ -e "$ROCX_SHARED/go.$name.$name.s2.ready" ]; do
-			rocx_check_peers
-			sleep "$ROCX_POLL"
+		# Every sender connected and listening for the go.
+		for ((n = 1; n <= nsend; n++)); do
+			until [ -e "$ROCX_SHARED/go.$name.$name.s$n.ready" ]; do
+				rocx_check_peers
+				sleep "$ROCX_POLL"
+			done
 		done
 		# The shell's first datagram loads what it needs to send one
 		# (3.3 ms of virtual time), and a command substitution forks
-		# the shell (2.5 to 3 ms): neither between the two goes, which
-		# put S2's flow that far behind S1's.
-		s1_ip=$(rocx_ip 1) s2_ip=$(rocx_ip 2)
+		# the shell (2.5 to 3 ms): neither between the goes, which put
+		# S2's flow that far behind S1's.
+		for ((n = 1; n <= nsend; n++)); do
+			ips[n]=$(rocx_ip "$n")
+		done
 		printf x >/dev/udp/127.0.0.1/9
-		printf go >"/dev/udp/$s1_ip/$go_port"
-		printf go >"/dev/udp/$s2_ip/$go_port"
-		wait "$r1"; rc1=$?
-		wait "$r2"; rc2=$?
+		for ((n = 1; n <= nsend; n++)); do
+			printf go >"/dev/udp/${ips[n]}/$go_port"
+		done
+		for ((n = 1; n <= nsend; n++)); do
+			wait "${rpid[n]}"
+			rcs[n]=$?
+		done
 		switch_ctl series off >/dev/null
-		cp "/tmp/flow.$name.s1" "/tmp/flow.$name.s2" "$ROCX_OUT/"
-		t "$name: S1's flow verified, every byte" flow_ok "$name.s1" "$rc1"
-		t "$name: S2's flow verified, every byte" flow_ok "$name.s2" "$rc2"
-		read -r goodput vms < <(awk -v b1="$(field "$name.s1" bytes)" \
-			-v b2="$(field "$name.s2" bytes)" \
-			-v f1="$(field "$name.s1" first_ns)" \
-			-v f2="$(field "$name.s2" first_ns)" \
-			-v l1="$(field "$name.s1" last_ns)" \
-			-v l2="$(field "$name.s2" last_ns)" -v m=$size 'BEGIN {
-				f = f1 < f2 ? f1 : f2
-				l = l1 > l2 ? l1 : l2
-				if (l <= f || b1 < m || b2 < m) {
-					print "none none"
-					exit
+		for ((n = 1; n <= nsend; n++)); do
+			cp "/tmp/flow.$name.s$n" "$ROCX_OUT/"
+			t "$name: S$n's flow verified, every byte" \
+				flow_ok "$name.s$n" "${rcs[n]}"
+		done
+		read -r goodput vms < <(
+			for ((n = 1; n <= nsend; n++)); do
+				echo "$(field "$name.s$n" bytes) $(field "$name.s$n" first_ns)" \
+					"$(field "$name.s$n" last_ns)"
+			done | awk -v m=$size '
+				NF < 3 || $1 < m { bad = 1 }
+				{
+					b += $1 - m
+					if (NR == 1 || $2 < f) f = $2
+					if ($3 > l) l = $3
 				}
-				printf "%.1f %.3f\n", (b1 + b2 - 2 * m) * 8 / (l - f) * 1e3,
-					(l - f) / 1e6
-			}')
+				END {
+					if (bad || !NR || l <= f) {
+						print "none none"
+						exit
+					}
+					printf "%.1f %.3f\n", b * 8 / (l - f) * 1e3,
+						(l - f) / 1e6
+				}')
 		;;
-	1 | 2)
+	*)
 		p1=$((18710 + me))
 		rocx_get "ready.$name" >/dev/null || return 1
 		t_s=$(awk -v m="$ms" 'BEGIN { print m / 1000 }')

@@ -445,47 +445,53 @@ set ylabel "queue (KB)"
 {red}plot "{dat}" using 1:2 with lines lw 1.5 title "R's port, priority {prio}"
 set ylabel "rate (Mb/s)"
 unset arrow
-plot "{dat}" using 1:3 with lines lw 1.5 title "S1", \\
-     "{dat}" using 1:4 with lines lw 1.5 title "S2"
+plot {rates}
 set ylabel "PFC frames / s"
-plot "{dat}" using 1:5 with lines title "to S1", \\
-     "{dat}" using 1:6 with lines title "to S2"
+plot {pauses}
 set ylabel "marks / s"
 set xlabel "{xlabel}"
-plot "{dat}" using 1:7 with lines title "CE marks at R's port"
+plot "{dat}" using 1:{marks} with lines title "CE marks at R's port"
 unset multiplot
 '''
 
 
 def draw(rows, prio, dat, png, title, red=None, tscale=1.0,
-         xlabel='time (s)'):
+         xlabel='time (s)', senders=(S1, S2)):
     """One scenario's PNG from its series ROWS: the queue of priority
     PRIO at R's port (RED's Kmin and Kmax as dashed lines when RED is a
-    (kmin, kmax) pair, in bytes), S1's and S2's rates coming in on PRIO,
-    the PFC frames the switch sent them and the CE marks at R's port;
-    time is the series' t times TSCALE.  DAT is the data file written
-    for gnuplot."""
+    (kmin, kmax) pair, in bytes), the rates of the SENDERS' ports (S1's
+    and S2's unless told) coming in on PRIO, the PFC frames the switch
+    sent them and the CE marks at R's port; time is the series' t times
+    TSCALE.  DAT is the data file written for gnuplot: time, queue, the
+    senders' rates, their PFC frames per second, marks per second."""
     with open(dat, 'w') as f:
         prev = rows[0]
         for r in rows[1:]:
             dt = r['t'] - prev['t'] or 1
-            d1 = port(r, S1)['pause_tx'][prio] - \
-                port(prev, S1)['pause_tx'][prio]
-            d2 = port(r, S2)['pause_tx'][prio] - \
-                port(prev, S2)['pause_tx'][prio]
+            pauses = [port(r, p)['pause_tx'][prio] -
+                      port(prev, p)['pause_tx'][prio] for p in senders]
             dm = port(r, R)['marked'][prio] - port(prev, R)['marked'][prio]
             f.write(f'{r["t"] * tscale:.6g} '
-                    f'{port(r, R)["depth_prio"][prio] / 1000:.2f} '
-                    f'{port(r, S1)["rx_mbps_prio"][prio]:.2f} '
-                    f'{port(r, S2)["rx_mbps_prio"][prio]:.2f} '
-                    f'{d1 / dt:.1f} {d2 / dt:.1f} {dm / dt:.1f}\n')
+                    f'{port(r, R)["depth_prio"][prio] / 1000:.2f} ' +
+                    ''.join(f'{port(r, p)["rx_mbps_prio"][prio]:.2f} '
+                            for p in senders) +
+                    ''.join(f'{d / dt:.1f} ' for d in pauses) +
+                    f'{dm / dt:.1f}\n')
             prev = r
     arrows = ''
     for k in red or ():
         arrows += (f'set arrow from graph 0, first {k / 1000} to '
                    f'graph 1, first {k / 1000} nohead dt 2\n')
+    n = len(senders)
+    rates = ', \\\n     '.join(
+        f'"{dat}" using 1:{3 + i} with lines lw 1.5 title "S{p}"'
+        for i, p in enumerate(senders))
+    pauses = ', \\\n     '.join(
+        f'"{dat}" using 1:{3 + n + i} with lines title "to S{p}"'
+        for i, p in enumerate(senders))
     script = GNUPLOT.format(png=png, dat=dat, red=arrows, prio=prio,
-                            title=title, xlabel=xlabel)
+                            title=title, xlabel=xlabel, rates=rates,
+                            pauses=pauses, marks=3 + 2 * n)
     p = subprocess.run(['gnuplot'], input=script, text=True,
                        capture_output=True, check=False)
     if p.returncode:

@@ -7,11 +7,20 @@ from the run's directory OUT:
       TAP lines: from each scenario's series (the switch's running
       totals, every 50 us of virtual time), lossy dropped frames; pfc
       and dcqcn dropped none; pfc sent PFC frames; dcqcn sent fewer
-      than pfc; in each, S1's and S2's traffic began within 200 us of
-      each other.  A scenario not asked for (default lossy+pfc+dcqcn) is
+      than pfc; in each, the senders' traffic began within 200 us of
+      one another.  A scenario not asked for (default lossy+pfc+dcqcn) is
       skipped.  Then, as comments, the table: per scenario its flows'
       virtual time and goodput (guest 0's timed-incast.jsonl, R's
       clock), drops, PFC frames, CE marks, CNPs, and its wall time.
+  timed_incast.py goal OUT [--assert]
+      the DCQCN paper's thresholds for dcqcn (the issue's goal): R's
+      queue median between Kmin and Kmax and its p95 below Kmax, Jain's
+      index of the senders' rates at least 0.95 in every 1 ms window,
+      from WARMUP_S after every sender has started until the first
+      stops; at least 90% fewer PFC frames than pfc; goodput at least
+      90% of the bottleneck's payload.  As comments, met or missed
+      (make check reports them); with --assert as TAP lines (make
+      check-lossless TIMED=1 asserts them).
   timed_incast.py cost OUT
       per scenario its wall time per virtual ms of series, and the
       switch's virtual and wall time, waits and wall time per wait;
@@ -40,6 +49,12 @@ SCENARIOS = ("lossy", "pfc", "dcqcn")
 # sender a few microseconds apart; the series shows it to a sample (50
 # us).  A start further apart is not the incast the checks judge.
 START_TOL = 200e-6
+# The goal's checks: what the bottleneck carries of payload (1024 of
+# every 1106 bytes of line time at 25 Gb/s: guest/timed-incast.sh), the
+# warm-up after every sender has started, Jain's windows.
+CAP_MBPS = 25000 * 1024 / 1106
+WARMUP_S = 2e-3
+WINDOW_S = 1e-3
 
 
 def series(out, scen):
@@ -140,36 +155,45 @@ def judge(out, only):
                     % (scen, pauses, got["pfc"][1]))
     for scen in SCENARIOS:
         if scen not in only:
-            print("ok - %s: S1 and S2 start together # SKIP not asked for"
-                  % scen)
+            print("ok - %s: the senders start together # SKIP not asked "
+                  "for" % scen)
             continue
-        gap = start_gap(series(out, scen) or [])
-        tap(gap is not None and abs(gap) <= START_TOL,
-            "%s: S1 and S2 started within %d us of each other (S2 %s us "
-            "after S1)" % (scen, START_TOL * 1e6,
-                           "%+.0f" % (gap * 1e6) if gap is not None
-                           else "?"))
+        rows = series(out, scen) or []
+        gap = start_gap(rows)
+        tap(gap is not None and gap <= START_TOL,
+            "%s: the %d senders started within %d us of one another (the "
+            "last %s us after the first)"
+            % (scen, len(senders(rows)), START_TOL * 1e6,
+               "%.0f" % (gap * 1e6) if gap is not None else "?"))
     table(out, got, "# ")
     return 0
 
 
+def senders(rows):
+    """The senders' switch ports: every port of the series but R's."""
+    if not rows:
+        return []
+    return [p["port"] for p in rows[0]["ports"] if p["port"] != incast.R]
+
+
 def start_gap(rows):
-    """S2's first sample with the flow's traffic at its port, less S1's,
-    in seconds; None if either never sent.  Traffic of the flow: over
-    1 Gb/s of the scenario's priority in a sample, more than a control
-    frame's worth (lossy's priority 0 also carries the senders' TCP)."""
+    """The last sender's first sample with the flow's traffic at its
+    port less the first sender's, in seconds; None if one never sent.
+    Traffic of the flow: over 1 Gb/s of the scenario's priority in a
+    sample, more than a control frame's worth (lossy's priority 0 also
+    carries the senders' TCP)."""
     if not rows:
         return None
     prio = flow_prio(rows)
     first = {}
     for r in rows:
-        for p in (incast.S1, incast.S2):
+        for p in senders(rows):
             if p not in first and \
                     incast.port(r, p)["rx_mbps_prio"][prio] > 1000:
                 first[p] = r["t"]
-    if len(first) < 2:
+    if len(first) < len(senders(rows)):
         return None
-    return first[incast.S2] - first[incast.S1]
+    return max(first.values()) - min(first.values())
 
 
 def table(out, got, pre=""):
@@ -188,12 +212,16 @@ def table(out, got, pre=""):
     return 0 if any(got.values()) else 1
 
 
-def red_config():
-    """RED's Kmin and Kmax at R's port, in bytes, from the group's switch
-    settings (groups/timed-incast.sh), so that the plot shows what the
-    run had."""
+def red_config(out):
+    """RED's Kmin and Kmax at R's port, in bytes, from the switch settings
+    of the group that ran in OUT (groups/NAME.sh, NAME being OUT's last
+    component: timed-incast or timed-incast8), so that the plot shows
+    what the run had."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
-                        "groups", "timed-incast.sh")
+                        "groups", os.path.basename(os.path.normpath(out)) +
+                        ".sh")
+    if not os.path.exists(path):
+        path = os.path.join(os.path.dirname(path), "timed-incast.sh")
     try:
         with open(path) as f:
             m = re.search(r"kmin=(\d+) kmax=(\d+)", f.read())
@@ -218,7 +246,7 @@ def active(rows, prio, margin=1e-3):
     series starts well before its flows' go."""
     ts = [r["t"] for r in rows
           if any(incast.port(r, p)["rx_mbps_prio"][prio] > 0
-                 for p in (incast.S1, incast.S2))]
+                 for p in senders(rows))]
     if not ts:
         return rows
     return [r for r in rows if ts[0] - margin <= r["t"] <= ts[-1] + margin]
@@ -240,9 +268,94 @@ def plot(out):
             active(rows, prio), prio, os.path.join(out, "series.%s.dat" % scen),
             os.path.join(out, "series.%s.png" % scen),
             "timed incast: %s (virtual time)" % scen,
-            red_config() if scen == "dcqcn" else None, 1e3,
-            "virtual time (ms)")
+            red_config(out) if scen == "dcqcn" else None, 1e3,
+            "virtual time (ms)", senders(rows))
     return 0 if ok and drawn else 1
+
+
+def percentile(vals, q):
+    v = sorted(vals)
+    return v[min(len(v) - 1, int(q * len(v)))] if v else None
+
+
+def jain(xs):
+    sq = sum(x * x for x in xs)
+    return sum(xs) ** 2 / (len(xs) * sq) if sq else None
+
+
+def converged(rows, prio):
+    """The samples from WARMUP_S after the last sender's first traffic
+    on PRIO until the first sender's last: the time every flow runs."""
+    firsts, lasts = [], []
+    for p in senders(rows):
+        ts = [r["t"] for r in rows
+              if incast.port(r, p)["rx_mbps_prio"][prio] > 1000]
+        if not ts:
+            return []
+        firsts.append(ts[0])
+        lasts.append(ts[-1])
+    return [r for r in rows
+            if max(firsts) + WARMUP_S <= r["t"] <= min(lasts)]
+
+
+def goal(out, strict):
+    """The goal's figures for dcqcn, met or missed; returns 0 unless
+    STRICT and one was missed or could not be worked out."""
+    rows = series(out, "dcqcn")
+    got = scenario_counts(out)
+    guest = guest_rows(out).get("dcqcn", {})
+    red = red_config(out)
+    res = []
+    if not rows or not red:
+        res.append((False, "dcqcn: no series or no RED settings"))
+    else:
+        prio = flow_prio(rows)
+        run = converged(rows, prio)
+        q = [incast.port(r, incast.R)["depth_prio"][prio] for r in run]
+        med, p95 = percentile(q, 0.5), percentile(q, 0.95)
+        kmin, kmax = red
+        res.append((med is not None and kmin <= med <= kmax,
+                    "dcqcn: R's queue median between Kmin and Kmax (%s KB; "
+                    "%d and %d KB, %d samples from %.0f ms after the last "
+                    "sender started)" % (
+                        "%.1f" % (med / 1e3) if med is not None else "?",
+                        kmin / 1e3, kmax / 1e3, len(q), WARMUP_S * 1e3)))
+        res.append((p95 is not None and p95 < kmax,
+                    "dcqcn: R's queue p95 below Kmax (%s KB)"
+                    % ("%.1f" % (p95 / 1e3) if p95 is not None else "?")))
+        per = max(1, int(round(WINDOW_S / (run[1]["t"] - run[0]["t"])))) \
+            if len(run) > 1 else 1
+        js = []
+        for i in range(0, len(run) - per + 1, per):
+            w = run[i:i + per]
+            js.append(jain([sum(incast.port(r, p)["rx_mbps_prio"][prio]
+                                for r in w) for p in senders(rows)]))
+        low = min([j for j in js if j is not None], default=None)
+        res.append((bool(js) and low is not None and None not in js and
+                    low >= 0.95,
+                    "dcqcn: Jain's index of the %d senders' rates at least "
+                    "0.95 in each of %d windows of %.0f ms (lowest %s)" % (
+                        len(senders(rows)), len(js), WINDOW_S * 1e3,
+                        "%.4f" % low if low is not None else "?")))
+    pfc, dcq = got.get("pfc"), got.get("dcqcn")
+    if pfc and dcq and pfc[1]:
+        res.append((dcq[1] <= pfc[1] / 10,
+                    "dcqcn: at least 90%% fewer PFC frames than pfc (%d, pfc "
+                    "%d: %.0f%% fewer)" % (dcq[1], pfc[1],
+                                           100 * (1 - dcq[1] / pfc[1]))))
+    else:
+        res.append((False, "dcqcn: PFC frames against pfc: no pfc or dcqcn "
+                    "series, or pfc sent none"))
+    gp = guest.get("goodput_mbps")
+    res.append((gp is not None and gp >= 0.9 * CAP_MBPS,
+                "dcqcn: goodput at least 90%% of the bottleneck's %.0f Mb/s "
+                "of payload (%s Mb/s)" % (CAP_MBPS, gp)))
+    for ok, what in res:
+        if strict:
+            tap(ok, what)
+        else:
+            print("# goal %s: %s" % ("met" if ok else "missed", what))
+    return 1 if strict and not all(ok for ok, _ in res) else 0
 
 
 def switch_summary(out):
@@ -291,6 +404,8 @@ def main(argv):
     if len(argv) >= 3 and argv[1] == "judge":
         only = argv[3].split("+") if len(argv) >= 4 else list(SCENARIOS)
         return judge(argv[2], only)
+    if len(argv) >= 3 and argv[1] == "goal":
+        return goal(argv[2], "--assert" in argv[3:])
     if len(argv) >= 3 and argv[1] == "cost":
         return 0 if cost(argv[2]) else 1
     if len(argv) >= 3 and argv[1] == "table":
