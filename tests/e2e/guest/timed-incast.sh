@@ -132,7 +132,7 @@ num_ok() {
 # R's clock) and vms (that time, virtual ms); on the senders leaves the
 # QP's rate at the flow's end in /tmp/cc.NAME.
 incast() {
-	local name=$1 p1 rc1 n t_s sl sample sampler ips=() rpid=() rcs=()
+	local name=$1 p1 rc1 n t_s sl sample sampler fd ips=() fds=() rpid=() rcs=()
 
 	case $me in
 	0)
@@ -153,15 +153,24 @@ incast() {
 			done
 		done
 		# The shell's first datagram loads what it needs to send one
-		# (3.3 ms of virtual time), and a command substitution forks
-		# the shell (2.5 to 3 ms): neither between the goes, which put
-		# S2's flow that far behind S1's.
+		# (3.3 ms of virtual time), a command substitution forks the
+		# shell (2.5 to 3 ms), and each redirection to /dev/udp opens,
+		# connects and closes a socket (80 us: the eighth sender of the
+		# 8-to-1 started 600 us after the first): none of that between
+		# the goes.  Every socket is open first; a go is one write.
 		for ((n = 1; n <= nsend; n++)); do
 			ips[n]=$(rocx_ip "$n")
 		done
 		printf x >/dev/udp/127.0.0.1/9
 		for ((n = 1; n <= nsend; n++)); do
-			printf go >"/dev/udp/${ips[n]}/$go_port"
+			exec {fd}>"/dev/udp/${ips[n]}/$go_port"
+			fds[n]=$fd
+		done
+		for ((n = 1; n <= nsend; n++)); do
+			printf go >&"${fds[n]}"
+		done
+		for fd in "${fds[@]}"; do
+			exec {fd}>&-
 		done
 		for ((n = 1; n <= nsend; n++)); do
 			wait "${rpid[n]}"

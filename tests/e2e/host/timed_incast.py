@@ -11,7 +11,9 @@ from the run's directory OUT:
       one another.  A scenario not asked for (default lossy+pfc+dcqcn) is
       skipped.  Then, as comments, the table: per scenario its flows'
       virtual time and goodput (guest 0's timed-incast.jsonl, R's
-      clock), drops, PFC frames, CE marks, CNPs, and its wall time.
+      clock), what R's switch port sent meanwhile (Mb/s of frames, the
+      series' "R tx"), drops, PFC frames, CE marks, CNPs, and its wall
+      time.
   timed_incast.py goal OUT [--assert]
       the DCQCN paper's thresholds for dcqcn (the issue's goal): R's
       queue median between Kmin and Kmax and its p95 below Kmax, Jain's
@@ -196,17 +198,37 @@ def start_gap(rows):
     return max(first.values()) - min(first.values())
 
 
+def bottleneck_mbps(rows):
+    """What R's port sent on the flows' priority, Mb/s of frames, from
+    the first sample in which a sender brought the flows' traffic in
+    (over 1 Gb/s, as start_gap() counts it) to the last: the network's
+    side of the goodput R measures on its clock."""
+    if not rows:
+        return None
+    prio = flow_prio(rows)
+    ts = [i for i, r in enumerate(rows)
+          if any(incast.port(r, p)["rx_mbps_prio"][prio] > 1000
+                 for p in senders(rows))]
+    if not ts:
+        return None
+    run = rows[ts[0]:ts[-1] + 1]
+    return sum(incast.port(r, incast.R)["tx_mbps_prio"][prio]
+               for r in run) / len(run)
+
+
 def table(out, got, pre=""):
     rows, walls = guest_rows(out), ctl_walls(out)
-    print(pre + "%-6s %8s %10s %7s %6s %7s %6s %7s" % (
-        "scen", "virt ms", "Mb/s", "drops", "PFC", "marked", "CNPs",
-        "wall s"))
+    print(pre + "%-6s %8s %10s %9s %7s %6s %7s %6s %7s" % (
+        "scen", "virt ms", "Mb/s", "R tx", "drops", "PFC", "marked",
+        "CNPs", "wall s"))
     for scen in SCENARIOS:
         if got.get(scen) is None:
             continue
         r = rows.get(scen, {})
-        print(pre + "%-6s %8s %10s %7d %6d %7s %6s %7s" % (
-            scen, r.get("virtual_ms"), r.get("goodput_mbps"), got[scen][0],
+        tx = bottleneck_mbps(series(out, scen))
+        print(pre + "%-6s %8s %10s %9s %7d %6d %7s %6s %7s" % (
+            scen, r.get("virtual_ms"), r.get("goodput_mbps"),
+            "%.0f" % tx if tx is not None else "-", got[scen][0],
             got[scen][1], r.get("ecn_marked"), r.get("cnp_sent"),
             "%.1f" % walls[scen] if scen in walls else "-"))
     return 0 if any(got.values()) else 1
