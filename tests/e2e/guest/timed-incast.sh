@@ -50,11 +50,11 @@ only=${ROCX_TINCAST_ONLY:-lossy+pfc+dcqcn}
 only=" ${only//+/ } "
 # The bottleneck's line rate, Mb/s: every port's (the switch's --rate
 # default in a timed run, the NICs' rocx:speed).  What it carries of
-# goodput: a packet of 1024 bytes of payload is 1086 bytes (Ethernet,
-# priority tag, IPv4, UDP, BTH, ICRC) and the switch clocks 20 more
-# (preamble, start of frame, gap), so at most 1024 / 1106 of the line.
+# goodput (the host's CAP_MBPS): a packet of 1024 bytes of payload is
+# 1086 bytes (Ethernet, priority tag, IPv4, UDP, BTH, ICRC) and the line
+# clocks 20 more (preamble, start of frame, gap), so at most 1024 / 1106
+# of the line.
 line=25000
-cap=$((line * 1024 / 1106))
 # Messages of 512 KiB: R spends about 16000 instructions on each
 # message beside its check, which at 64 KiB held a lone flow to 21.8
 # Gb/s of R's virtual time.  Eight in flight (the device keeps at most
@@ -290,14 +290,11 @@ case $only in
 *" lossy "*) scenario lossy ;;
 esac
 
+# pfc's goodput is the host's to judge too: the bytes R checked over the
+# time R's switch port sent them (R's own clock also counts its checks,
+# which lag the frames: host/timed_incast.py net_goodput()).
 case $only in
-*" pfc "*)
-	scenario pfc
-	if [ "$me" -eq 0 ]; then
-		t "pfc: goodput at least 90% of the bottleneck's $cap Mb/s of payload ($goodput Mb/s over $vms virtual ms)" \
-			num_ok "$goodput" ">=" $((cap * 9 / 10))
-	fi
-	;;
+*" pfc "*) scenario pfc ;;
 esac
 
 case $only in
