@@ -49,9 +49,10 @@ enum rocx_fab_type {
 	ROCX_FAB_BYE		= 5,	/* channel: the sender leaves */
 };
 
-/* flags: 0 on a dgram link; bits 2-7 sent as 0 and ignored everywhere. */
+/* flags: 0 on a dgram link; bits 3-7 sent as 0 and ignored everywhere. */
 #define ROCX_FAB_F_TIMED	ROCX_BIT(0)	/* struct rocx_fab_timed follows */
 #define ROCX_FAB_F_REFUSED	ROCX_BIT(1)	/* HELLO_ACK: the port is refused */
+#define ROCX_FAB_F_RINGS	ROCX_BIT(2)	/* channel: shared-memory rings */
 
 /*
  * Line time a frame takes beyond its bytes as carried (no FCS is): the
@@ -99,6 +100,29 @@ enum rocx_fab_type {
  */
 #define ROCX_FAB_JOIN_MS	10000
 #define ROCX_FAB_STALL_MS	60000
+/*
+ * Channel only: the shared-memory rings ("Shared-memory rings").  HELLO
+ * with ROCX_FAB_F_RINGS passes, in order, the memory, the switch's wake
+ * eventfd and the NIC's.  The memory is a control page, then ring 0 (NIC
+ * to switch), then ring 1 (switch to NIC), each ring_size bytes; the
+ * control fields are 32-bit in the host's byte order at these offsets
+ * (K: the ring, 0 or 1).  include/rocx/rocx_ring.h implements them.
+ */
+#define ROCX_RING_MAGIC		0x52585231	/* "RXR1" */
+#define ROCX_RING_CTL_BYTES	4096
+#define ROCX_RING_OFF_MAGIC	0
+#define ROCX_RING_OFF_SIZE	4
+#define ROCX_RING_OFF_HEAD(k)	(64 + 128 * (k))
+#define ROCX_RING_OFF_PWAIT(k)	(68 + 128 * (k))
+#define ROCX_RING_OFF_TAIL(k)	(128 + 128 * (k))
+#define ROCX_RING_OFF_CWAIT(k)	(132 + 128 * (k))
+#define ROCX_RING_MIN		(128 * 1024)
+#define ROCX_RING_MAX		(64 * 1024 * 1024)
+/* A record's length that says: the rest of the ring is unused. */
+#define ROCX_RING_WRAP		0xffffffffu
+#define ROCX_RING_ALIGN		8
+#define ROCX_RING_NFDS		3
+
 /* A timed record's headers: where its first struct rocx_fab_tentry starts. */
 #define ROCX_FAB_TIMED_HLEN	42
 #define ROCX_FAB_TENTRY_HLEN	6

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Write the committed seed inputs for fuzz_core (tests/fuzz/corpus/) and
-fuzz_roce (tests/fuzz/corpus-roce/).
+"""Write the committed seed inputs for fuzz_core (tests/fuzz/corpus/),
+fuzz_roce (tests/fuzz/corpus-roce/) and fuzz_ring (tests/fuzz/
+corpus-ring/).
 
 Each seed is a small program in its target's encoding: a flags byte (for
 fuzz_core bit 0: bring the device up first, bit 1: fabric bundles; for
@@ -425,6 +426,39 @@ def roce_seeds():
     return s
 
 
+# fuzz_ring's operations, as in its enum; big-endian operands.
+G_PUT, G_TAKE, G_POKE, G_HEAD, G_TAIL, G_SEND, G_WAITS = range(7)
+
+
+def ring_seeds():
+    """Honest traffic that wraps ring 0 and fills ring 1, and one seed per
+    kind of damage the reader must catch."""
+    def put(n):
+        return bytes([G_PUT]) + struct.pack('>H', n)
+
+    s = {}
+    s['ring-wrap'] = b''.join(put(1000) + bytes([G_TAKE])
+                              for _ in range(20)) + bytes([G_WAITS])
+    s['ring-fill'] = b''.join(bytes([G_SEND]) + struct.pack('>H', 1400)
+                              for _ in range(8)) + \
+        bytes([G_TAIL]) + struct.pack('>I', 0)[1:] + \
+        bytes([G_SEND]) + struct.pack('>H', 100)
+    s['ring-head'] = put(100) + bytes([G_HEAD]) + struct.pack('>h', 13) + \
+        bytes([G_TAKE])
+    # A length near the ring's end that a head far enough ahead would
+    # let run past it.
+    s['ring-past'] = (put(1000) + bytes([G_TAKE])) * 3 + \
+        bytes([G_POKE]) + struct.pack('>H', 3024) + \
+        bytes([4]) + struct.pack('<I', 2000) + \
+        bytes([G_HEAD]) + struct.pack('>h', 2008) + bytes([G_TAKE])
+    s['ring-len'] = put(100) + bytes([G_POKE]) + struct.pack('>H', 0) + \
+        bytes([4, 0xff, 0xff, 0, 0]) + bytes([G_TAKE])
+    s['ring-wrapmark'] = put(100) + bytes([G_POKE]) + \
+        struct.pack('>H', 0) + bytes([4, 0xff, 0xff, 0xff, 0xff]) + \
+        bytes([G_TAKE])
+    return s
+
+
 def write(out, seeds_):
     os.makedirs(out, exist_ok=True)
     for name, data in seeds_.items():
@@ -435,6 +469,7 @@ def write(out, seeds_):
 def main():
     write(sys.argv[1] if len(sys.argv) > 1 else 'corpus', seeds())
     write(sys.argv[2] if len(sys.argv) > 2 else 'corpus-roce', roce_seeds())
+    write(sys.argv[3] if len(sys.argv) > 3 else 'corpus-ring', ring_seeds())
 
 
 if __name__ == '__main__':
