@@ -15,11 +15,19 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 import fabric  # noqa: E402
+import rings  # noqa: E402
+
+# Whether a Chan offers shared-memory rings in HELLO unless told; the
+# switch's tests run the channel's cases once each way.
+RINGS = False
 
 
 class Chan:
-    def __init__(self, sockdir, idx, src=None):
+    def __init__(self, sockdir, idx, src=None, rings_offer=None):
         self.idx = idx
+        self.offer = RINGS if rings_offer is None else rings_offer
+        self.rings = None       # once HELLO_ACK took them
+        self.ack_flags = None
         self.mac = src or bytes([0x02, 0, 0, 0, 0, 0x10 + idx])
         self.s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.s.connect(f"{sockdir}/ch{idx}.sock")
@@ -32,25 +40,48 @@ class Chan:
 
     def close(self):
         self.s.close()
+        if self.rings:
+            self.rings.close()
 
     def send(self, rec):
-        self.s.send(rec)
+        if self.rings:
+            self.rings.put(rec)
+        else:
+            self.s.send(rec)
 
-    def hello(self, t=None, max_len=fabric.BUNDLE_MAX, timeout=2.0):
-        """HELLO (timed when t is given); the answer's (flags, time,
-        latency), or None when the switch closed without one."""
-        self.send(fabric.record(fabric.HELLO, time=t, src=self.mac,
-                                max_len=max_len).ljust(fabric.CTRL_LEN,
-                                                       b"\0"))
+    def hello(self, t=None, max_len=fabric.BUNDLE_MAX, timeout=2.0,
+              offer=None):
+        """HELLO (timed when t is given), with a rings offer when this
+        Chan makes one (offer: a rings.Rings to pass instead of a good
+        one); the answer's (flags, time, latency) with RINGS masked out
+        (ack_flags keeps it), or None when the switch closed without
+        one."""
+        if offer is None and self.offer:
+            offer = rings.Rings()
+        rec = fabric.record(fabric.HELLO, time=t, src=self.mac,
+                            max_len=max_len,
+                            flags=fabric.F_RINGS if offer else 0)
+        rec = rec.ljust(fabric.CTRL_LEN, b"\0")
+        if offer:
+            socket.send_fds(self.s, [rec], offer.fds())
+        else:
+            self.s.send(rec)
         d = self.recv_raw(timeout)
         if d is None:
+            if offer:
+                offer.close()
             return None
         ftype, flags, rt, lat, _ = fabric.parse_record(d)
         if ftype != fabric.HELLO_ACK:
             raise ValueError(f"answer of type {ftype}")
+        self.ack_flags = flags
+        if offer and flags & fabric.F_RINGS:
+            self.rings = offer
+        elif offer:
+            offer.close()
         if rt is not None:
             self.promise = rt
-        return flags, rt, lat
+        return flags & ~fabric.F_RINGS, rt, lat
 
     def sync(self, t, idle=0):
         """A promise of t; with idle, the idle bound too."""
@@ -69,6 +100,14 @@ class Chan:
         self.send(fabric.record(fabric.BYE, time=t, src=self.mac))
 
     def recv_raw(self, timeout):
+        if self.rings:
+            d = self.rings.take(timeout, self.s)
+            if d == "eof":
+                self.eof = True
+                return None
+            if d is not None:
+                self.records += 1
+            return d
         self.s.settimeout(timeout)
         try:
             d = self.s.recv(fabric.BUNDLE_MAX + 1)

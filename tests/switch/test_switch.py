@@ -28,7 +28,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fabric  # noqa: E402  (include/rocx/rocx_fabric.h)
-import chanpeer  # noqa: E402  (a fabric channel's other end)
+import chanpeer  # noqa: E402
+import rings  # noqa: E402  (a fabric channel's other end)
 import swctl  # noqa: E402  (tools/rocx-switch/ctl_server.c)
 
 ETH_TEST = 0x88B5           # IEEE local experimental ethertype
@@ -40,8 +41,13 @@ passed = 0
 failed = 0
 
 
+# Said before every check's name: the channel's cases run twice.
+prefix = ""
+
+
 def check(name, cond, detail=""):
     global passed, failed
+    name = prefix + name
     if cond:
         passed += 1
         print(f"ok   {name}")
@@ -2389,8 +2395,9 @@ def channel_untimed(exe, sockdir, log):
     sw = start_switch(exe, sockdir, ["--ports", "2"], log)
     a = chanpeer.Chan(sockdir, 0)
     ack = a.hello(None)
-    check("untimed channel: HELLO_ACK without TIMED",
-          ack is not None and ack[0] == 0, f"{ack}")
+    check("untimed channel: HELLO_ACK without TIMED, RINGS as offered",
+          ack is not None and ack[0] == 0 and a.ack_flags ==
+          (fabric.F_RINGS if chanpeer.RINGS else 0), f"{ack} {a.ack_flags}")
     g = Guest(sockdir, 1)
     a.frames_untimed([chframe(a.mac, "c1", 64)])
     a.frames_untimed([chframe(a.mac, "c2", 64), chframe(a.mac, "c3", 64)])
@@ -2551,6 +2558,42 @@ def timed_stall(exe, sockdir, log):
           rc == 1 and "stalled: port 1 holds the horizon" in text and
           "port1 ch=up latency=1000 epoch=0 promise_rx=0 promise_tx="
           f"{10**6 + 1000 + ser_ns(14, DEF_RATE)}" in text, f"rc {rc}")
+    a.close()
+    b.close()
+
+
+def timed_stall_before_epoch(exe, sockdir, log):
+    """A NIC that joined before the epoch runs towards it with no horizon
+    and says nothing until it gets there: however long that takes in wall
+    time, the switch waits as for a guest still booting.  Once it has
+    promised past the epoch, its silence is a stall again."""
+    E = 10**9
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, ["--ports", "2", "--timed",
+                                     "--stall-ms", "400", "--epoch",
+                                     str(E)], log)
+    a, b = chanpeer.Chan(sockdir, 0), chanpeer.Chan(sockdir, 1)
+    a.hello(0)
+    b.hello(5)
+    a.sync(E + 5000)
+    end = time.time() + 1.2
+    while time.time() < end:
+        a.drain(0.1, 0.2)
+    alive = sw.poll() is None
+    check("timed: a port joined before its epoch and silent since is "
+          "booting, not stalled", alive, f"rc {sw.poll()}")
+    b.sync(E + 10)
+    end = time.time() + 3
+    rc = None
+    while time.time() < end and rc is None:
+        a.drain(0.05, 0.1)
+        rc = sw.poll()
+    if rc is None:
+        stop_switch(sw)
+    log.seek(0)
+    text = log.read()
+    check("timed: once it promised past its epoch, its silence is a stall",
+          rc == 1 and "stalled: port 1 holds the horizon" in text, f"rc {rc}")
     a.close()
     b.close()
 
@@ -2886,19 +2929,127 @@ def timed_impair(exe, sockdir, log):
 
 
 def channel(exe, sockdir, log, work):
-    channel_untimed(exe, sockdir, log)
-    timed_refusals(exe, sockdir, log)
-    timed_delivery(exe, sockdir, log)
-    timed_leave_eof(exe, sockdir, log)
-    timed_pfc(exe, sockdir, log)
-    timed_bounds(exe, sockdir, log)
-    timed_impair(exe, sockdir, log)
-    timed_lookahead(exe, sockdir, log)
-    timed_idle(exe, sockdir, log)
-    timed_lookahead_pfc(exe, sockdir, log)
-    timed_late(exe, sockdir, log)
-    timed_determinism(exe, sockdir, log, work)
-    timed_stall(exe, sockdir, log)
+    """Every case on the socket, then again with the NICs' records in
+    shared-memory rings ("Shared-memory rings"): the records are the
+    same, so the switch must behave the same."""
+    global prefix
+    for with_rings in (False, True):
+        chanpeer.RINGS = with_rings
+        prefix = "rings: " if with_rings else ""
+        channel_untimed(exe, sockdir, log)
+        timed_refusals(exe, sockdir, log)
+        timed_delivery(exe, sockdir, log)
+        timed_leave_eof(exe, sockdir, log)
+        timed_pfc(exe, sockdir, log)
+        timed_bounds(exe, sockdir, log)
+        timed_impair(exe, sockdir, log)
+        timed_lookahead(exe, sockdir, log)
+        timed_idle(exe, sockdir, log)
+        timed_lookahead_pfc(exe, sockdir, log)
+        timed_late(exe, sockdir, log)
+        timed_determinism(exe, sockdir, log, work)
+        timed_stall(exe, sockdir, log)
+        timed_stall_before_epoch(exe, sockdir, log)
+    chanpeer.RINGS = False
+    prefix = ""
+    channel_rings(exe, sockdir, log)
+
+
+class ShortOffer(rings.Rings):
+    """An offer that passes its memory and one eventfd only."""
+
+    def fds(self):
+        return super().fds()[:2]
+
+
+def ring_damage(ch, how):
+    """Write damage into ring 0 as a broken or hostile NIC could."""
+    r = ch.rings
+    base, off = r.data(0), r.head % r.size
+    if how == "head":
+        r.put_raw_head(r.head + 12)
+        return
+    n = 0 if how == "zero" else r.size
+    struct.pack_into("=I", r.m, base + off, n)
+    r.put_raw_head(r.head + 8)
+
+
+def channel_rings(exe, sockdir, log):
+    """The rings themselves ("Shared-memory rings"): offers refused for
+    what is wrong with them, rings that wrap both ways with every frame in
+    order, a full ring that holds the switch's frames rather than losing
+    them, and a damaged ring closing the link."""
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, ["--ports", "2"], log)
+    size = rings.F.ROCX_RING_MIN
+    offers = [
+        ("a bad magic", rings.Rings(magic=0)),
+        ("a size not a power of two", rings.Rings(size=3 * 65536)),
+        ("memory of another size", rings.Rings(
+            map_bytes=rings.CTL + 2 * size + 4096)),
+        ("two descriptors", ShortOffer()),
+    ]
+    nonempty = rings.Rings()
+    nonempty.set_u32(rings.head_off(0), 8)
+    offers.append(("a ring not empty", nonempty))
+    for what, offer in offers:
+        a = chanpeer.Chan(sockdir, 0)
+        ack = a.hello(None, offer=offer)
+        a.recv_raw(1.0)
+        check(f"rings: an offer with {what} is refused and the link closed",
+              ack is not None and ack[0] & fabric.F_REFUSED and a.eof,
+              f"{ack} {a.eof}")
+        a.close()
+
+    a = chanpeer.Chan(sockdir, 0, rings_offer=True)
+    ack = a.hello(None)
+    check("rings: an untimed switch takes a good offer",
+          ack == (0, None, None) and a.ack_flags == fabric.F_RINGS and
+          a.rings is not None, f"{ack} {a.ack_flags}")
+    g = Guest(sockdir, 1)
+    got = []
+    n = 400
+    for i in range(n):
+        a.frames_untimed([chframe(a.mac, f"r{i}", 1000)])
+        if i % 40 == 39:
+            got += g.recv(0.2)
+    got += g.recv(0.3)
+    check(f"rings: {n} KB through a {size >> 10} KiB ring 0, wrapping, "
+          "arrive whole and in order",
+          tags(got) == [f"r{i}" for i in range(n)] and
+          got[0] == chframe(a.mac, "r0", 1000),
+          f"{len(got)} {tags(got)[:3]}")
+    m = 300
+    for i in range(m):
+        g.send(a.mac, f"b{i}", size=1000)
+    time.sleep(0.3)
+    a.until(lambda c: len(c.frames) >= m, 5.0)
+    check(f"rings: {m} KB held for a NIC that does not read: ring 1 fills, "
+          "the switch waits for room, nothing is lost or reordered",
+          chtags(a.frames) == [f"b{i}" for i in range(m)],
+          f"{len(a.frames)} {chtags(a.frames)[:3]}")
+    check("rings: the switch wakes a NIC that sleeps", a.rings.kicks > 0,
+          f"{a.rings.kicks}")
+    a.close()
+    got = []
+    for how in ("head", "zero", "past"):
+        a = chanpeer.Chan(sockdir, 0, rings_offer=True)
+        a.hello(None)
+        a.frames_untimed([chframe(a.mac, f"ok-{how}", 64)])
+        # Taken before the damage: a head that is already wrong spoils
+        # the ring as a whole.
+        got += tags(g.recv(0.3))
+        ring_damage(a, how)
+        a.recv_raw(2.0)
+        check(f"rings: damage ({how}) closes the link", a.eof)
+        a.close()
+    g.close()
+    st = switch_stats(sw, log)
+    check("rings: refusals and damage counted, the frames before the "
+          "damage forwarded",
+          st[0].get("ch_refused") == "5" and st[0].get("rx_fab_err") == "3"
+          and got == ["ok-head", "ok-zero", "ok-past"],
+          f"{st[0].get('ch_refused')} {st[0].get('rx_fab_err')} {got}")
 
 
 if __name__ == "__main__":

@@ -123,13 +123,18 @@ err:
 }
 
 /* The link ends: BYE, end of file, an error, or the switch stopping. */
-static void chan_drop(struct sw *sw, struct sw_port *p)
+void chan_drop(struct sw *sw, struct sw_port *p)
 {
 	struct sw_chan *c = &p->ch;
 	unsigned int i;
 
 	if (c->fd < 0)
 		return;
+	chan_ring_forget(c);
+	chan_ring_free(sw, c->ring_pending);
+	chan_ring_free(sw, c->ring);
+	c->ring = NULL;
+	c->ring_pending = NULL;
 	epoll_ctl(sw->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
@@ -219,6 +224,10 @@ void chan_set_pollout(struct sw *sw, struct sw_port *p, bool on)
 		.data.u32 = SW_TAG_CH(p->idx),
 	};
 
+	if (p->ch.ring) {
+		chan_ring_pollout(p, on);
+		return;
+	}
 	if (p->ch.fd < 0 || p->ch.pollout == on)
 		return;
 	if (epoll_ctl(sw->epfd, EPOLL_CTL_MOD, p->ch.fd, &ev) == 0)
@@ -237,6 +246,8 @@ static int chan_send(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 	struct sw_chan *c = &p->ch;
 	ssize_t ret;
 
+	if (c->ring)
+		return chan_ring_send(sw, p, rec, len);
 	for (;;) {
 		struct pollfd pfd = { .fd = c->fd, .events = POLLOUT };
 
@@ -311,7 +322,7 @@ void chan_bye_all(struct sw *sw)
 }
 
 /* A protocol error: counted, said, and the link ends. */
-static void chan_error(struct sw *sw, struct sw_port *p, const char *why)
+void chan_error(struct sw *sw, struct sw_port *p, const char *why)
 {
 	p->st.rx_fab_err++;
 	fprintf(stderr, "rocx-switch: port %u: channel closed: %s\n", p->idx,
@@ -347,6 +358,10 @@ static void chan_hello(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 		why = "the port left this timed run";
 	else if (max_len < least)
 		why = "max_len below two of the switch's largest frames";
+	if (!why && (flags & ROCX_FAB_F_RINGS))
+		why = chan_ring_offer(p);
+	/* Descriptors of an offer taken, refused, or never made. */
+	chan_ring_forget(c);
 	if (!why && timed) {
 		c->ob = malloc(ROCX_FAB_BUNDLE_MAX);
 		if (!c->ob)
@@ -362,15 +377,21 @@ static void chan_hello(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 		t = get_be64(rec + ROCX_FAB_OFF_TIME);
 		/* The link's epoch: neither end stamps anything before it. */
 		c->epoch_ns = t > sw->epoch_ns ? t : sw->epoch_ns;
+		c->hello_ns = t;
 		c->prom_rx = c->epoch_ns;
 		c->prom_tx = c->epoch_ns;
 		sw->wall_progress_ms = wall_ms();
 		c->wall_rx_ms = sw->wall_progress_ms;
 	}
 	c->state = CH_UP;
-	if (chan_ctrl(sw, p, ROCX_FAB_HELLO_ACK, 0, c->epoch_ns,
+	if (chan_ctrl(sw, p, ROCX_FAB_HELLO_ACK,
+		      c->ring_pending ? ROCX_FAB_F_RINGS : 0, c->epoch_ns,
 		      (uint32_t)c->latency_ns))
 		return;
+	if (c->ring_pending && chan_ring_start(sw, p)) {
+		chan_error(sw, p, "the rings' eventfd cannot be polled");
+		return;
+	}
 	if (timed)
 		fprintf(stderr,
 			"rocx-switch: port %u: joined at %" PRIu64 " ns (NIC at %" PRIu64
@@ -467,8 +488,8 @@ static const char *chan_bundle(struct sw *sw, struct sw_port *p,
 }
 
 /* One record: 0, or -1 when the link ended. */
-static int chan_record(struct sw *sw, struct sw_port *p, const uint8_t *rec,
-		       uint32_t len)
+int chan_record(struct sw *sw, struct sw_port *p, const uint8_t *rec,
+		uint32_t len)
 {
 	struct sw_chan *c = &p->ch;
 	const char *why;
@@ -545,14 +566,65 @@ static int chan_record(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 /* Records per wakeup of a port, so that one busy peer does not starve. */
 #define CHAN_RX_BATCH	64
 
-void chan_rx(struct sw *sw, struct sw_port *p)
+/*
+ * HELLO may come with the descriptors of a rings offer: keep them for
+ * chan_hello().  Descriptors with any other record are closed.
+ */
+static ssize_t chan_recv_hello(struct sw_chan *c, uint8_t *rec, size_t cap)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(ROCX_RING_NFDS * sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = rec, .iov_len = cap };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	n = recvmsg(c->fd, &m, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return n;
+	chan_ring_forget(c);
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		size_t nfd, i;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < nfd; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+			if (c->noffer < ROCX_RING_NFDS)
+				c->offer[c->noffer++] = fd;
+			else
+				close(fd);
+		}
+	}
+	/* Truncated descriptors: an offer that cannot be whole. */
+	if (m.msg_flags & MSG_CTRUNC)
+		chan_ring_forget(c);
+	return n;
+}
+
+void chan_rx(struct sw *sw, struct sw_port *p, uint32_t events)
 {
 	static uint8_t rec[ROCX_FAB_BUNDLE_MAX];
 	unsigned int k;
 	ssize_t n;
 
-	for (k = 0; k < CHAN_RX_BATCH && p->ch.fd >= 0; k++) {
-		n = recv(p->ch.fd, rec, sizeof(rec), MSG_DONTWAIT | MSG_TRUNC);
+	if (p->ch.ring) {
+		chan_ring_rx(sw, p, events, rec, sizeof(rec));
+		return;
+	}
+	for (k = 0; k < CHAN_RX_BATCH && p->ch.fd >= 0 && !p->ch.ring; k++) {
+		if (p->ch.state == CH_HELLO)
+			n = chan_recv_hello(&p->ch, rec, sizeof(rec));
+		else
+			n = recv(p->ch.fd, rec, sizeof(rec),
+				 MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return;

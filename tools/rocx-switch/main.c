@@ -450,10 +450,10 @@ static bool dispatch(struct sw *sw, const struct sw_opts *o, int sigfd,
 	}
 	if (SW_TAG_IS_CH(tag)) {
 		p = &sw->port[tag - SW_TAG_CH(0)];
-		if (ev->events & EPOLLOUT)
+		if (ev->events & EPOLLOUT || chan_ring_wants_room(p))
 			egress_service(sw, p);
-		if (ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP))
-			chan_rx(sw, p);
+		if (ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP))
+			chan_rx(sw, p, ev->events);
 		return true;
 	}
 	if (tag == SW_TAG_SIGNAL)

@@ -36,6 +36,7 @@
 
 /* The fabric bundle format (fabric.c) is the device contract's. */
 #include "rocx/rocx_fabric.h"
+#include "rocx/rocx_ring.h"
 #include "qos.h"
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -241,11 +242,27 @@ enum ch_state {
 	CH_UP,			/* HELLO answered: the port's link */
 };
 
+/* A link's shared-memory rings (chan_ring.c). */
+struct sw_chan_ring {
+	uint8_t *map;
+	size_t map_bytes;
+	struct rocx_ring rx;	/* ring 0: the NIC's records */
+	struct rocx_ring tx;	/* ring 1: the switch's */
+	int wake_fd;		/* the switch's: the NIC writes it; in epoll */
+	int kick_fd;		/* the NIC's */
+};
+
 struct sw_chan {
 	int lfd;		/* listening */
 	int fd;			/* the connection, or -1 */
 	enum ch_state state;
-	bool pollout;		/* EPOLLOUT armed on fd */
+	/* EPOLLOUT armed on fd; with rings: egress waits for room in one */
+	bool pollout;
+	/* Descriptors HELLO passed, until its rings are taken or refused. */
+	int offer[ROCX_RING_NFDS];
+	unsigned int noffer;
+	/* The rings, once HELLO_ACK took them; pending: checked, not yet. */
+	struct sw_chan_ring *ring, *ring_pending;
 	/* Timed: the port joined once and left; it promises forever. */
 	bool left;
 	bool warned_dgram;	/* a timed switch said once that it drops them */
@@ -254,6 +271,7 @@ struct sw_chan {
 	/* Timed mode. */
 	uint64_t latency_ns;	/* L of the link */
 	uint64_t epoch_ns;	/* when its carrier came up */
+	uint64_t hello_ns;	/* the NIC's clock when it joined */
 	uint64_t prom_rx;	/* last promise received */
 	uint64_t prom_tx;	/* last promise sent */
 	/* The idle bound of its last record, if a SYNC with one, else 0. */
@@ -513,8 +531,8 @@ void fabric_header(uint8_t *out, uint8_t type, uint8_t flags, uint16_t count,
 int chan_open(struct sw *sw, struct sw_port *p, const char *dir);
 void chan_close(struct sw *sw, struct sw_port *p);
 void chan_accept(struct sw *sw, struct sw_port *p);
-/* Records the peer sent; EOF, BYE or an error ends the link. */
-void chan_rx(struct sw *sw, struct sw_port *p);
+/* Records the peer sent (events: epoll's); EOF, BYE or an error ends it. */
+void chan_rx(struct sw *sw, struct sw_port *p, uint32_t events);
 /* Untimed: frames as one BUNDLE record; as port_xmit(). */
 int chan_xmit(struct sw *sw, struct sw_port *p, struct sw_buf **bufs,
 	      unsigned int n);
@@ -528,6 +546,24 @@ void chan_sync(struct sw *sw, struct sw_port *p, uint64_t t);
 /* BYE on every link, at exit. */
 void chan_bye_all(struct sw *sw);
 const char *chan_state_name(const struct sw_port *p);
+/* For chan_ring.c: one record (0, or -1: the link ended), an error, the end. */
+int chan_record(struct sw *sw, struct sw_port *p, const uint8_t *rec,
+		uint32_t len);
+void chan_error(struct sw *sw, struct sw_port *p, const char *why);
+void chan_drop(struct sw *sw, struct sw_port *p);
+
+/* The channel's shared-memory rings (chan_ring.c). */
+void chan_ring_forget(struct sw_chan *c);
+/* Check and map what HELLO offered: NULL, or why the port is refused. */
+const char *chan_ring_offer(struct sw_port *p);
+int chan_ring_start(struct sw *sw, struct sw_port *p);
+void chan_ring_free(struct sw *sw, struct sw_chan_ring *r);
+int chan_ring_send(struct sw *sw, struct sw_port *p, const uint8_t *rec,
+		   uint32_t len);
+void chan_ring_pollout(struct sw_port *p, bool on);
+bool chan_ring_wants_room(const struct sw_port *p);
+void chan_ring_rx(struct sw *sw, struct sw_port *p, uint32_t events,
+		  uint8_t *rec, uint32_t cap);
 
 /* Timed mode (timed.c). */
 uint64_t timed_ser_ns(const struct sw_port *p, uint32_t len);

@@ -513,6 +513,15 @@ bool timed_stalled(struct sw *sw, uint64_t wall, unsigned int *port)
 	}
 	if (i == sw->nports)
 		return false;
+	/*
+	 * Joined before its epoch and silent since: the NIC runs towards
+	 * the epoch with no horizon, so it says nothing until it is there.
+	 * That is a guest still booting, however long the host takes.
+	 */
+	if (c->hello_ns < c->epoch_ns && c->prom_rx == c->epoch_ns) {
+		sw->wall_progress_ms = wall;
+		return false;
+	}
 	since = c->wall_rx_ms > sw->wall_progress_ms ? c->wall_rx_ms :
 		sw->wall_progress_ms;
 	*port = i;
