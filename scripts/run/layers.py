@@ -45,7 +45,8 @@ FLOORS = [
         'rocx-eq.c',
     ]),
     ('top', ['rocx-engine.c', 'rocx-rdma.c', 'rocx-aq.c', 'rocx-regs.c']),
-    ('glue', ['rocx-pci.c', 'rocx-pci.h', 'rocx-pci-chan.c', 'trace.h']),
+    ('glue', ['rocx-pci.c', 'rocx-pci.h', 'rocx-pci-chan.c', 'rocx-pci-ring.c',
+              'trace.h']),
 ]
 
 # (caller, callee): why this call runs up a floor.

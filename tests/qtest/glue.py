@@ -25,6 +25,7 @@ import zlib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 '..', 'lib'))
 import fabric  # noqa: E402  (include/rocx/rocx_fabric.h)
+import rings  # noqa: E402  (the channel's shared-memory rings)
 
 MAC = bytes.fromhex('525400abcdef')
 SLOT = 4
@@ -768,8 +769,9 @@ def chan_accept(q):
 
 
 def t_chan_untimed(q):
-    """fabric=PATH without timed=on: QEMU's start waits for our
-    HELLO_ACK; then one engine run's frames leave as one BUNDLE record,
+    """fabric=PATH without timed=on, to a switch that takes no rings (a
+    HELLO_ACK without RINGS): QEMU's start waits for our HELLO_ACK; the
+    records stay on the socket: one engine run's frames leave as one BUNDLE record,
     a bundle we send lands in the RX ring, and end of file from us takes
     the carrier down with a LINK_CHANGE event and a warning."""
     q.net.settimeout(5)
@@ -812,6 +814,95 @@ def t_chan_untimed(q):
 t_chan_untimed.chan = True
 
 
+def chan_accept_rings(q):
+    """Take the connection and a HELLO that offers rings: the switch's
+    end of them."""
+    q.chan, _ = q.chan_listen.accept()
+    q.chan.settimeout(5)
+    h, fds, _, _ = socket.recv_fds(q.chan, fabric.BUNDLE_MAX, 4)
+    ftype, flags, t, _, _ = fabric.parse_record(h)
+    check(ftype == fabric.HELLO and t is None and flags == fabric.F_RINGS
+          and len(fds) == 3,
+          'fabric-rings=on: an untimed HELLO with RINGS and three '
+          'descriptors (flags %#x, %d)' % (flags, len(fds)))
+    r = rings.Rings.attach(fds)
+    check(r.size == 4 << 20 and
+          len(r.m) == rings.CTL + 2 * r.size,
+          'rings of 4 MiB each way (%d)' % r.size)
+    q.chan.send(fabric.record(fabric.HELLO_ACK, flags=fabric.F_RINGS))
+    return r
+
+
+def t_chan_rings(q):
+    """A switch that takes the rings: one engine run's frames arrive as
+    one BUNDLE record in ring 0, a bundle we put in ring 1 lands in the RX
+    ring though the device slept (its eventfd woke it), nothing more
+    comes on the socket, and the socket's end of file still takes the
+    carrier down."""
+    q.net.settimeout(5)
+    r = chan_accept_rings(q)
+    bring_up(q)
+    rx_post(q, 0, 4)
+    frames = [bytes([0xff] * 6) + MAC + b'\x08\x00' + bytes([i] * (60 + i))
+              for i in range(3)]
+    for i, f in enumerate(frames):
+        q.memwrite(BUF + 0x4000 * i, f)
+        q.memwrite(TX + 16 * i, struct.pack('<QHHHH', BUF + 0x4000 * i,
+                                            len(f), 0, 0, 0))
+    q.wr('q', BAR2 + DB_TX, 3 << 32)
+    rec = r.take(5)
+    check(rec is not None, 'a record in ring 0')
+    ftype, _, t, _, got = fabric.parse_record(rec)
+    check(ftype == fabric.BUNDLE and [f for _, f in got] == frames,
+          'the three frames in one BUNDLE record, in order (%d)' % len(got))
+    time.sleep(0.2)
+    inner = [bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([7] * 50),
+             bytes([0xff] * 6) + PEER_MAC + b'\x08\x00' + bytes([8] * 70)]
+    r.put(fabric.bundle(inner))
+    q.wait(lambda: struct.unpack('<HH', q.memread(RX + 16 + 10, 4)) ==
+           (len(inner[1]), 1), 'second frame of our ring\'s bundle received')
+    check(q.memread(BUF, len(inner[0])) == inner[0] and
+          q.memread(BUF + 0x1000, len(inner[1])) == inner[1],
+          'both frames\' bytes in the RX buffers')
+    q.chan.settimeout(0.3)
+    try:
+        stray = q.chan.recv(fabric.BUNDLE_MAX)
+    except socket.timeout:
+        stray = None
+    check(stray is None, 'nothing on the socket after HELLO_ACK (%r)' %
+          (stray[:16] if stray else stray))
+    q.chan.close()
+    q.chan = None
+    q.wait(lambda: q.reg(R_LINK) & 3 == 0, 'carrier and UP clear at end of file')
+    q.wait(lambda: 'the switch went away' in q.stderr(),
+           'QEMU warns that the switch went away')
+    r.close()
+
+
+t_chan_rings.chan = True
+
+
+def t_chan_ring_damage(q):
+    """A damaged ring 1 (a head that is not a whole record ahead) ends
+    QEMU with a message naming the channel and the damage."""
+    r = chan_accept_rings(q)
+    bring_up(q)
+    r.put_raw_head(12)
+    try:
+        rc = q.p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        raise Fail('QEMU still runs after the damage')
+    err = q.stderr()
+    check(rc == 1 and q.chan_path in err and 'protocol error' in err and
+          'head is out of range' in err,
+          'QEMU exits 1 naming the channel and the damage (%s): %s' %
+          (rc, err.strip()[-300:]))
+    r.close()
+
+
+t_chan_ring_damage.chan = True
+
+
 def t_chan_refused(q):
     """A HELLO_ACK that refuses the device (a timed switch refusing an
     untimed NIC) ends QEMU with a message naming the channel, rather than
@@ -837,7 +928,7 @@ CASES = [t_pci_identity, t_bars_64bit, t_registers_and_access_sizes,
          t_msix_test_irq, t_test_dma, t_admin_queue, t_tx, t_rx_and_hold,
          t_set_link, t_roce_send_retransmit, t_migration_blocked,
          t_system_reset, t_fabric_bundle, t_aq_stall, t_chan_untimed,
-         t_chan_refused, t_delay_props]
+         t_chan_rings, t_chan_ring_damage, t_chan_refused, t_delay_props]
 
 
 def main():

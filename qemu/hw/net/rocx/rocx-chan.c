@@ -84,6 +84,9 @@ size_t rocx_core_chan_hello(RocxCore *c, uint8_t *buf)
     c->chan.hello_sent = true;
     c->chan.stats.tx_records++;
     len = rocx_chan_header(c, buf, ROCX_FAB_HELLO, 0, rocx_now(c));
+    if (c->chan.rings_offer) {
+        buf[ROCX_FAB_OFF_FLAGS] |= ROCX_FAB_F_RINGS;
+    }
     /* Padded to Ethernet's minimum, as HELLO is on a dgram link. */
     if (len < ROCX_FAB_CTRL_LEN) {
         memset(buf + len, 0, ROCX_FAB_CTRL_LEN - len);
@@ -307,6 +310,9 @@ static RocxChanResult rocx_chan_hello_ack(RocxCore *c, const uint8_t *buf,
     if (!(flags & ROCX_FAB_F_TIMED) != !ch->timed) {
         return rocx_chan_fail(c, "HELLO_ACK's clock is not ours");
     }
+    if ((flags & ROCX_FAB_F_RINGS) && !ch->rings_offer) {
+        return rocx_chan_fail(c, "HELLO_ACK takes rings never offered");
+    }
     if (ldl_be_p(buf + ROCX_FAB_OFF_MAX_LEN) <
         ROCX_FAB_MIN_MAX(ROCX_MAX_FRAME)) {
         return rocx_chan_fail(c, "HELLO_ACK's max_len is too small");
@@ -323,6 +329,7 @@ static RocxChanResult rocx_chan_hello_ack(RocxCore *c, const uint8_t *buf,
         /* Nothing of ours may be stamped before the link is up. */
         ch->tx_promise = MAX(ch->tx_promise, epoch);
     }
+    ch->rings = flags & ROCX_FAB_F_RINGS;
     ch->joined = true;
     return ROCX_CHAN_OK;
 }

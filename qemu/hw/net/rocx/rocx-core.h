@@ -250,6 +250,8 @@ typedef struct RocxChan {
     bool hello_sent;
     bool joined;                /* HELLO_ACK taken */
     bool closed;                /* BYE, end of file or an error */
+    bool rings_offer;           /* HELLO offers shared-memory rings */
+    bool rings;                 /* HELLO_ACK took them: records go there */
     uint32_t latency_ns;        /* timed: L, from HELLO_ACK */
     int64_t epoch;              /* timed: the link's carrier from here */
     int64_t rx_promise;         /* timed: INT64_MAX once the switch left */

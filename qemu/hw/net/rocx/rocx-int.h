@@ -89,7 +89,9 @@
  *             trace-events: its trace events;
  * rocx-pci-chan.c: the fabric channel's socket, its waits at the horizon
  *                  and the epoch in a timed run;
- * rocx-pci.h: the device state both glue files share.
+ * rocx-pci-ring.c: the channel's shared-memory rings (memory, eventfds,
+ *                  the offer in HELLO), over include/rocx/rocx_ring.h;
+ * rocx-pci.h: the device state the glue files share.
  *
  * Copyright (c) 2025 The rocx authors
  *

@@ -88,6 +88,50 @@ static bool rocx_chan_poll(int fd, short events, int64_t deadline)
     }
 }
 
+/*
+ * Wait until the switch has something for us: a record on the socket,
+ * or with rings our eventfd or the socket's end of file.
+ */
+static bool rocx_chan_poll_in(RocxState *s, int64_t deadline)
+{
+    RocxPciChan *ch = &s->chan;
+    struct pollfd p[2] = {
+        { .fd = ch->fd, .events = POLLIN },
+        { .fd = -1, .events = POLLIN },
+    };
+
+    if (ch->ring.active) {
+        p[1].fd = rocx_pci_ring_wake_fd(&ch->ring);
+    }
+    for (;;) {
+        int64_t left = deadline - get_clock();
+        int r;
+
+        if (left <= 0) {
+            return false;
+        }
+        r = poll(p, 2, MIN(left / SCALE_MS + 1, INT_MAX));
+        if (r > 0) {
+            return true;
+        }
+        if (r < 0 && errno != EINTR) {
+            return false;
+        }
+    }
+}
+
+/* The channel closed: the main loop stops reading it. */
+static void rocx_chan_stop_reading(RocxState *s)
+{
+    RocxPciChan *ch = &s->chan;
+
+    qemu_set_fd_handler(ch->fd, NULL, NULL, NULL);
+    if (ch->ring.active) {
+        qemu_set_fd_handler(rocx_pci_ring_wake_fd(&ch->ring), NULL, NULL,
+                            NULL);
+    }
+}
+
 static void rocx_chan_arm_horizon(RocxState *s)
 {
     int64_t h = rocx_core_chan_horizon(&s->core);
@@ -112,6 +156,88 @@ static void rocx_chan_arm_epoch(RocxState *s)
     }
 }
 
+/* A record taken: false when the channel closed; errors end the run. */
+static bool rocx_chan_record(RocxState *s, size_t len)
+{
+    RocxChanResult r = rocx_core_chan_receive(&s->core, s->chan.rx, len);
+
+    if (r == ROCX_CHAN_BYE) {
+        return false;
+    }
+    if (r == ROCX_CHAN_REFUSED) {
+        rocx_chan_die(s, "refused by the switch");
+    }
+    if (r != ROCX_CHAN_OK) {
+        rocx_chan_die(s, "protocol error");
+    }
+    return true;
+}
+
+/*
+ * The switch's records from ring 1, up to budget (0: until it is empty).
+ * What a budget leaves comes back through the main loop.
+ */
+static bool rocx_chan_read_ring(RocxState *s, unsigned budget)
+{
+    RocxPciChan *ch = &s->chan;
+    const char *why = NULL;
+    unsigned n = 0;
+    int len;
+
+    rocx_pci_ring_busy(&ch->ring);
+    for (;;) {
+        if (budget && n++ >= budget) {
+            rocx_pci_ring_taken(&ch->ring);
+            rocx_pci_ring_rewake(&ch->ring);
+            return true;
+        }
+        len = rocx_pci_ring_take(&ch->ring, ch->rx, sizeof(ch->rx) - 1,
+                                 &why);
+        if (len < 0) {
+            rocx_core_chan_closed(&s->core, why);
+            rocx_chan_die(s, "protocol error");
+        }
+        if (len > 0) {
+            if (!rocx_chan_record(s, len)) {
+                return false;
+            }
+            continue;
+        }
+        rocx_pci_ring_taken(&ch->ring);
+        if (!rocx_pci_ring_sleep(&ch->ring)) {
+            return true;
+        }
+        rocx_pci_ring_busy(&ch->ring);
+    }
+}
+
+/*
+ * With rings the socket only reports the switch's end: false once it
+ * has (the ring is read first, for what the switch wrote before).
+ */
+static bool rocx_chan_sock_open(RocxState *s)
+{
+    RocxPciChan *ch = &s->chan;
+    uint8_t b;
+    ssize_t len = recv(ch->fd, &b, 1, MSG_DONTWAIT | MSG_TRUNC);
+
+    if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+                    errno == EINTR)) {
+        return true;
+    }
+    if (len > 0) {
+        rocx_core_chan_closed(&s->core, "a record on the socket of a ring "
+                              "link");
+        rocx_chan_die(s, "protocol error");
+    }
+    if (rocx_chan_read_ring(s, 0)) {
+        rocx_core_chan_closed(&s->core, "the switch closed the channel");
+        warn_report("rocx: fabric channel %s: the switch went away",
+                    ch->path);
+    }
+    return false;
+}
+
 /*
  * Read every record waiting, up to budget (0: no limit).  Returns false
  * when the channel is closed; a protocol error or a refusal ends the run.
@@ -121,10 +247,12 @@ static bool rocx_chan_read(RocxState *s, unsigned budget)
     RocxPciChan *ch = &s->chan;
     unsigned n = 0;
 
+    if (ch->ring.active) {
+        return rocx_chan_read_ring(s, budget);
+    }
     while (!budget || n++ < budget) {
         ssize_t len = recv(ch->fd, ch->rx, sizeof(ch->rx),
                            MSG_DONTWAIT | MSG_TRUNC);
-        RocxChanResult r;
 
         if (len < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
@@ -144,15 +272,8 @@ static bool rocx_chan_read(RocxState *s, unsigned budget)
             rocx_core_chan_closed(&s->core, "a record longer than 64 KiB");
             rocx_chan_die(s, "protocol error");
         }
-        r = rocx_core_chan_receive(&s->core, ch->rx, len);
-        if (r == ROCX_CHAN_BYE) {
+        if (!rocx_chan_record(s, len)) {
             return false;
-        }
-        if (r == ROCX_CHAN_REFUSED) {
-            rocx_chan_die(s, "refused by the switch");
-        }
-        if (r != ROCX_CHAN_OK) {
-            rocx_chan_die(s, "protocol error");
         }
     }
     return true;
@@ -162,9 +283,34 @@ static bool rocx_chan_read(RocxState *s, unsigned budget)
 static void rocx_chan_readable(void *opaque)
 {
     RocxState *s = opaque;
+    RocxPciChan *ch = &s->chan;
 
+    if (ch->ring.active ? !rocx_chan_sock_open(s) :
+        !rocx_chan_read(s, ROCX_CHAN_RX_BUDGET)) {
+        qemu_set_fd_handler(ch->fd, NULL, NULL, NULL);
+    }
+    rocx_chan_arm_horizon(s);
+}
+
+static void rocx_chan_ring_send_pending(RocxState *s);
+
+/* Our eventfd, in the main loop: ring 1 has records, or ring 0 room. */
+static void rocx_chan_ring_readable(void *opaque)
+{
+    RocxState *s = opaque;
+    RocxPciChan *ch = &s->chan;
+
+    if (ch->pending_len) {
+        rocx_chan_ring_send_pending(s);
+    }
     if (!rocx_chan_read(s, ROCX_CHAN_RX_BUDGET)) {
-        qemu_set_fd_handler(s->chan.fd, NULL, NULL, NULL);
+        qemu_set_fd_handler(rocx_pci_ring_wake_fd(&ch->ring), NULL, NULL,
+                            NULL);
+    }
+    /* Reading cleared the eventfd: a wake for room may have gone with it. */
+    if (ch->pending_len && rocx_pci_ring_want_room(&ch->ring,
+                                                   ch->pending_len)) {
+        rocx_pci_ring_rewake(&ch->ring);
     }
     rocx_chan_arm_horizon(s);
 }
@@ -207,6 +353,101 @@ static void rocx_chan_writable(void *opaque)
     }
 }
 
+/*
+ * A record into ring 0, waiting for room at most until deadline.  A wake
+ * taken while waiting may also have announced ring 1's records: it is
+ * passed on to whoever reads them.
+ */
+static bool rocx_chan_ring_put_wait(RocxState *s, const uint8_t *buf,
+                                    size_t len, int64_t deadline)
+{
+    RocxPciRing *r = &s->chan.ring;
+    bool woke = false;
+    int ret;
+
+    for (;;) {
+        ret = rocx_pci_ring_put(r, buf, len);
+        if (ret == 0) {
+            break;
+        }
+        if (ret == -EAGAIN) {
+            ret = rocx_pci_ring_want_room(r, len);
+        }
+        if (ret < 0) {
+            rocx_core_chan_closed(&s->core, "a ring whose tail is out of "
+                                  "range");
+            rocx_chan_die(s, "protocol error");
+        }
+        if (ret > 0) {
+            continue;
+        }
+        if (!rocx_chan_poll(rocx_pci_ring_wake_fd(r), POLLIN, deadline)) {
+            return false;
+        }
+        event_notifier_test_and_clear(&r->nic_wake);
+        woke = true;
+    }
+    if (woke) {
+        rocx_pci_ring_rewake(r);
+    }
+    return true;
+}
+
+/* Untimed: the record that found ring 0 full, now that it has room. */
+static void rocx_chan_ring_send_pending(RocxState *s)
+{
+    RocxPciChan *ch = &s->chan;
+    int ret = rocx_pci_ring_put(&ch->ring, ch->pending, ch->pending_len);
+
+    if (ret == -EAGAIN) {
+        return;
+    }
+    if (ret < 0) {
+        rocx_core_chan_closed(&s->core, "a ring whose tail is out of range");
+        rocx_chan_die(s, "protocol error");
+    }
+    ch->pending_len = 0;
+    rocx_core_tx_busy(&s->core, false);
+}
+
+static void rocx_chan_ring_send(RocxState *s, const uint8_t *buf, size_t len)
+{
+    RocxPciChan *ch = &s->chan;
+    int ret;
+
+    if (ch->timed) {
+        if (!rocx_chan_ring_put_wait(s, buf, len,
+                                     get_clock() + ROCX_CHAN_STALL_NS)) {
+            rocx_chan_die(s, "the switch takes no records");
+        }
+        return;
+    }
+    /* An earlier record still waits: it goes first, whatever it takes. */
+    if (ch->pending_len) {
+        if (!rocx_chan_ring_put_wait(s, ch->pending, ch->pending_len,
+                                     get_clock() + ROCX_CHAN_STALL_NS)) {
+            rocx_chan_die(s, "the switch takes no records");
+        }
+        ch->pending_len = 0;
+        rocx_core_tx_busy(&s->core, false);
+    }
+    ret = rocx_pci_ring_put(&ch->ring, buf, len);
+    if (ret == 0) {
+        return;
+    }
+    if (ret == -EAGAIN) {
+        memcpy(ch->pending, buf, len);
+        ch->pending_len = len;
+        rocx_core_tx_busy(&s->core, true);
+        if (rocx_pci_ring_want_room(&ch->ring, len)) {
+            rocx_pci_ring_rewake(&ch->ring);
+        }
+        return;
+    }
+    rocx_core_chan_closed(&s->core, "a ring whose tail is out of range");
+    rocx_chan_die(s, "protocol error");
+}
+
 void rocx_pci_chan_send(RocxState *s, const uint8_t *buf, size_t len)
 {
     RocxPciChan *ch = &s->chan;
@@ -216,6 +457,10 @@ void rocx_pci_chan_send(RocxState *s, const uint8_t *buf, size_t len)
         return;
     }
     trace_rocx_tx(len);
+    if (ch->ring.active) {
+        rocx_chan_ring_send(s, buf, len);
+        return;
+    }
     if (ch->timed) {
         /*
          * A timed record may not be late or lost: the switch reads at
@@ -280,12 +525,12 @@ static void rocx_chan_horizon_cb(void *opaque)
          * A stall is silence, not a long wait: while another guest boots
          * the switch repeats its promise, and each record starts over.
          */
-        if (!rocx_chan_poll(ch->fd, POLLIN,
-                            get_clock() + ROCX_CHAN_STALL_NS)) {
+        if (!rocx_chan_poll_in(s, get_clock() + ROCX_CHAN_STALL_NS)) {
             rocx_chan_die(s, "no record from the switch");
         }
-        if (!rocx_chan_read(s, 0)) {
-            qemu_set_fd_handler(ch->fd, NULL, NULL, NULL);
+        if (!rocx_chan_read(s, 0) ||
+            (ch->ring.active && !rocx_chan_sock_open(s))) {
+            rocx_chan_stop_reading(s);
             break;
         }
     }
@@ -308,7 +553,9 @@ static void rocx_chan_join(RocxState *s)
     int64_t deadline = get_clock() + ROCX_CHAN_JOIN_NS;
     size_t len = rocx_core_chan_hello(&s->core, hello);
 
-    if (!rocx_chan_send_wait(s, hello, len, deadline)) {
+    if (s->core.chan.rings_offer ?
+        !rocx_pci_ring_offer(&ch->ring, ch->fd, hello, len) :
+        !rocx_chan_send_wait(s, hello, len, deadline)) {
         rocx_chan_die(s, "HELLO not sent");
     }
     while (!s->core.chan.joined) {
@@ -318,6 +565,15 @@ static void rocx_chan_join(RocxState *s)
         if (!rocx_chan_read(s, 1)) {
             rocx_chan_die(s, "the switch left before answering");
         }
+    }
+    if (s->core.chan.rings) {
+        rocx_pci_ring_start(&ch->ring);
+        qemu_set_fd_handler(rocx_pci_ring_wake_fd(&ch->ring),
+                            rocx_chan_ring_readable, NULL, s);
+        /* What the switch wrote before we looked. */
+        rocx_pci_ring_rewake(&ch->ring);
+    } else if (s->core.chan.rings_offer) {
+        rocx_pci_ring_free(&ch->ring);
     }
     rocx_chan_arm_epoch(s);
     rocx_chan_arm_horizon(s);
@@ -372,6 +628,15 @@ bool rocx_pci_chan_realize(RocxState *s, Error **errp)
     qemu_socket_set_nonblock(fd);
     ch->fd = fd;
     rocx_core_chan_start(&s->core, ch->timed);
+    ch->ring.memfd = -1;
+    if (ch->rings_on) {
+        if (!rocx_pci_ring_init(&ch->ring, errp)) {
+            close(fd);
+            ch->fd = -1;
+            return false;
+        }
+        s->core.chan.rings_offer = true;
+    }
     if (ch->timed) {
         ch->horizon_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                          rocx_chan_horizon_cb, s);
@@ -392,10 +657,22 @@ static void rocx_chan_leave(RocxState *s)
 {
     RocxPciChan *ch = &s->chan;
     uint8_t bye[ROCX_FAB_TIMED_HLEN];
-    size_t len = rocx_core_chan_bye(&s->core, bye);
+    const char *why = rocx_core_chan_error(&s->core);
+    size_t len;
 
+    /* How the link stood, before BYE changes it. */
+    info_report("rocx: fabric channel %s: %s, %s, %s%s%s; %" PRIu64
+                " records sent, %" PRIu64 " received, %" PRIu64 " wakes sent",
+                ch->path, s->core.chan.joined ? "joined" : "not joined",
+                ch->ring.active ? "shared-memory rings" : "socket records",
+                s->core.chan.closed ? "closed" : "open", why ? ": " : "",
+                why ? why : "", s->core.chan.stats.tx_records,
+                s->core.chan.stats.rx_records, ch->ring.kicks);
+    len = rocx_core_chan_bye(&s->core, bye);
     /* Best effort: the switch also takes end of file as BYE. */
-    if (len && send(ch->fd, bye, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+    if (len && (ch->ring.active ?
+                rocx_pci_ring_put(&ch->ring, bye, len) < 0 :
+                send(ch->fd, bye, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)) {
         warn_report("rocx: fabric channel %s: BYE not sent", ch->path);
     }
     if (len) {
@@ -430,7 +707,8 @@ void rocx_pci_chan_exit(RocxState *s)
     }
     qemu_remove_exit_notifier(&ch->exit_notifier);
     rocx_chan_leave(s);
-    qemu_set_fd_handler(ch->fd, NULL, NULL, NULL);
+    rocx_chan_stop_reading(s);
+    rocx_pci_ring_free(&ch->ring);
     close(ch->fd);
     ch->fd = -1;
     if (ch->horizon_timer) {

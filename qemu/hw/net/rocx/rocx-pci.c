@@ -643,6 +643,7 @@ static const Property rocx_properties[] = {
     DEFINE_PROP_UINT32("db-delay", RocxState, delay.db_ns, 0),
     DEFINE_PROP_STRING("fabric", RocxState, chan.path),
     DEFINE_PROP_BOOL("timed", RocxState, chan.timed, false),
+    DEFINE_PROP_BOOL("fabric-rings", RocxState, chan.rings_on, true),
 };
 
 static void rocx_get_aq_stall(Object *obj, Visitor *v, const char *name,

@@ -1,6 +1,7 @@
 /*
- * rocx: RoCE network adapter, QEMU glue shared by rocx-pci.c and
- * rocx-pci-chan.c (the fabric channel's socket and timed-mode waits).
+ * rocx: RoCE network adapter, QEMU glue shared by rocx-pci.c,
+ * rocx-pci-chan.c (the fabric channel's socket and timed-mode waits) and
+ * rocx-pci-ring.c (the channel's shared-memory rings).
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -12,10 +13,12 @@
 
 #include "hw/pci/pci_device.h"
 #include "net/net.h"
+#include "qemu/event_notifier.h"
 #include "qemu/notify.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "rocx-core.h"
+#include "rocx/rocx_ring.h"
 
 #define TYPE_ROCX "rocx"
 OBJECT_DECLARE_SIMPLE_TYPE(RocxState, ROCX)
@@ -25,6 +28,41 @@ OBJECT_DECLARE_SIMPLE_TYPE(RocxState, ROCX)
 #define ROCX_MSIX_PBA_OFFSET    0x800
 
 /*
+ * The fabric channel's shared-memory rings (rocx-pci-ring.c): 4 MiB each
+ * way, what the switch's socket buffer holds for a channel without them.
+ */
+#define ROCX_PCI_RING_BYTES     (4 * 1024 * 1024)
+
+typedef struct RocxPciRing {
+    int memfd;                  /* until the switch took the rings */
+    uint8_t *map;
+    size_t map_bytes;
+    struct rocx_ring tx;        /* ring 0: our records */
+    struct rocx_ring rx;        /* ring 1: the switch's */
+    EventNotifier sw_wake;      /* the switch waits on it */
+    EventNotifier nic_wake;     /* we do: records, or room in ring 0 */
+    bool notifiers;
+    bool active;                /* HELLO_ACK took them */
+    uint64_t kicks;             /* wakes we sent the switch */
+} RocxPciRing;
+
+bool rocx_pci_ring_init(RocxPciRing *r, Error **errp);
+void rocx_pci_ring_free(RocxPciRing *r);
+bool rocx_pci_ring_offer(RocxPciRing *r, int sock, const uint8_t *hello,
+                         size_t len);
+void rocx_pci_ring_start(RocxPciRing *r);
+/* 0, -EAGAIN (no room) or -EINVAL (damaged), as rocx_ring_put(). */
+int rocx_pci_ring_put(RocxPciRing *r, const uint8_t *buf, size_t len);
+int rocx_pci_ring_take(RocxPciRing *r, uint8_t *buf, size_t cap,
+                       const char **why);
+void rocx_pci_ring_taken(RocxPciRing *r);
+void rocx_pci_ring_busy(RocxPciRing *r);
+bool rocx_pci_ring_sleep(RocxPciRing *r);
+int rocx_pci_ring_want_room(RocxPciRing *r, size_t len);
+int rocx_pci_ring_wake_fd(RocxPciRing *r);
+void rocx_pci_ring_rewake(RocxPciRing *r);
+
+/*
  * The fabric channel's glue (rocx-pci-chan.c).  Everything in it runs
  * with the BQL held: the socket's handler in the main loop, the timers
  * and the engine in the vCPU thread (timed) or the main loop.
@@ -32,6 +70,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(RocxState, ROCX)
 typedef struct RocxPciChan {
     char *path;                 /* fabric=: rocx-switch's socket */
     bool timed;                 /* timed=on */
+    bool rings_on;              /* fabric-rings=on: offer them in HELLO */
+    RocxPciRing ring;
     int fd;                     /* -1: no channel */
     /*
      * Timed: the guest stops at the horizon (rocx_core_chan_horizon())
