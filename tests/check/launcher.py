@@ -143,6 +143,25 @@ check("launch: a NIC behind a root port of its own",
        "pcie-root-port,id=rp1,chassis=2,slot=2",
        "rocx,id=nic1,netdev=n1,mac=52:54:00:00:01:01,bus=rp1,speed=400"])
 
+check("launch: --link channel: a rocx NIC on the rocx-switch joins by "
+      "its fabric channel, one on a segment and a virtio NIC by netdev",
+      fabric.nic_args(gs[0], channel=True) +
+      [a for a in fabric.nic_args(gs[1], channel=True)
+       if a.startswith(("pcie", "rocx", "virtio"))],
+      ["-device", "rocx,id=nic0,fabric=/R/ch0.sock,mac=52:54:00:00:00:00",
+       "-netdev", "dgram,id=n1,local.type=unix,local.path=/R/s-c/g0.sock,"
+       "remote.type=unix,remote.path=/R/s-c/sw0.sock",
+       "-device", "rocx,id=nic1,netdev=n1,mac=52:54:00:00:01:00",
+       "pcie-root-port,id=rp0,chassis=1,slot=1",
+       "virtio-net-pci,romfile=,id=nic0,netdev=n0,mac=52:54:00:00:00:01,"
+       "bus=rp0",
+       "pcie-root-port,id=rp1,chassis=2,slot=2",
+       "rocx,id=nic1,fabric=/R/ch1.sock,mac=52:54:00:00:01:01,bus=rp1,"
+       "speed=400"])
+check("launch: --link takes netdev or channel",
+      refusal(spec.parse_args, ["--link", "shm", "--guest", "cmd=x"], {}),
+      (2, "run-guests: bad --link shm (netdev or channel)"))
+
 g = gs[0]
 g.cmd, g.kwords, g.env_words = "/c.sh", " ROCX_MODDIR=/m", " A=1"
 check("launch: the kernel command line",

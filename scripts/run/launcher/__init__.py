@@ -73,6 +73,12 @@ Options:
                     (timed=on; virtio NICs and @SEG are refused), the
                     switch --timed; --timeout counts 4 times over
   --link-latency NS the switch's link latency in a timed run (default 1000)
+  --link netdev|channel
+                    how an untimed run's rocx NICs on the rocx-switch join
+                    it: QEMU's dgram netdev (default), or the device's own
+                    fabric channel (fabric=, with its shared-memory rings;
+                    Documentation/rocx-device.rst, "Fabric channel"); a
+                    timed run always uses the channel
   --icount-shift N  instruction time 2^N ns in a timed run (default 0)
   --machine TYPE    QEMU machine (default q35)
   --kernel KERNEL   guest kernel: debian (Debian's $ROCX_KVER, as the PVH

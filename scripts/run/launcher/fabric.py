@@ -98,9 +98,10 @@ def check_timed(guests):
                           "the rocx-switch only" % (where, nic.seg))
 
 
-def nic_args(g, timed=False):
+def nic_args(g, timed=False, channel=False):
     """Guest G's -netdev and -device arguments, its NICs in order; in a
-    timed run a rocx NIC's own fabric channel instead of a netdev."""
+    timed run, or with --link channel for a rocx NIC on the rocx-switch,
+    the NIC's own fabric channel instead of a netdev."""
     args = []
     for nic in g.nics:
         mac = "52:54:00:00:%02x:%02x" % (nic.index, g.index)
@@ -111,16 +112,20 @@ def nic_args(g, timed=False):
             args += ["-device", "rocx,id=nic%d,fabric=%s,timed=on,mac=%s%s"
                      % (nic.index, nic.csock, mac, props)]
             continue
-        args += ["-netdev",
-                 "dgram,id=n%d,local.type=unix,local.path=%s,"
-                 "remote.type=unix,remote.path=%s"
-                 % (nic.index, nic.lsock, nic.rsock)]
+        link = "netdev=n%d" % nic.index
+        if channel and nic.model == "rocx" and not nic.seg:
+            link = "fabric=%s" % nic.csock
+        else:
+            args += ["-netdev",
+                     "dgram,id=n%d,local.type=unix,local.path=%s,"
+                     "remote.type=unix,remote.path=%s"
+                     % (nic.index, nic.lsock, nic.rsock)]
         if g.rootport:
             args += ["-device", "pcie-root-port,id=rp%d,chassis=%d,slot=%d"
                      % (nic.index, nic.index + 1, nic.index + 1)]
             props = ",bus=rp%d%s" % (nic.index, props)
-        args += ["-device", "%s,id=nic%d,netdev=n%d,mac=%s%s"
-                 % (dev, nic.index, nic.index, mac, props)]
+        args += ["-device", "%s,id=nic%d,%s,mac=%s%s"
+                 % (dev, nic.index, link, mac, props)]
     return args
 
 

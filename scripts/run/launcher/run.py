@@ -314,7 +314,8 @@ def launch_guests(o, r, qemu, guests, scale_words):
     for g in guests:
         gdir = "%s/guest%d" % (r.out, g.index)
         timed = timed_qemu_args(o, g) if o.timed else []
-        tail = ["-m", g.mem] + fabric.nic_args(g, o.timed) + timed + \
+        tail = ["-m", g.mem] + \
+            fabric.nic_args(g, o.timed, o.link == "channel") + timed + \
             g.extra + [
             "-append",
             guest.kernel_cmdline(g, len(guests), scale_words, o.append)]

@@ -25,6 +25,8 @@ class Options:
     # --timed: guests under instruction counting, rocx NICs on the
     # switch's fabric channels, every clock virtual.
     timed: bool = False
+    # --link: how rocx NICs on the rocx-switch join it when untimed.
+    link: str = "netdev"
     link_latency: int = 1000
     icount_shift: int = 0
     # One [SPEC, EXTRA] per --guest: EXTRA gathers its --extra words.
@@ -44,7 +46,7 @@ def parse_args(argv, environ=None):
     takes_value = {"--qemu", "--timeout", "--out", "--pcap", "--machine",
                    "--kernel", "--append", "--host-cmd", "--impair",
                    "--switch", "--seed", "--guest", "--extra"}
-    takes_value |= {"--link-latency", "--icount-shift"}
+    takes_value |= {"--link-latency", "--icount-shift", "--link"}
     timeout = "300"
     i = 0
     while i < len(argv):
@@ -83,6 +85,10 @@ def parse_args(argv, environ=None):
             o.switch_opts += shlex.split(v)
         elif a == "--seed":
             o.seed = v
+        elif a == "--link":
+            if v not in ("netdev", "channel"):
+                raise Die("bad --link %s (netdev or channel)" % v)
+            o.link = v
         elif a in ("--link-latency", "--icount-shift"):
             if not re.fullmatch(r"[0-9]+", v) or \
                     (a == "--link-latency" and int(v) == 0) or \
