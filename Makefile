@@ -14,7 +14,9 @@
 #   make check-6.1  the end-to-end suite on Debian 12's 6.1 (part of check)
 #   make lint       checkpatch --strict, sparse and W=1 on the driver
 #   make bench      benchmarks, one table (about 10 minutes); TIMED=1: rocx
-#                   in virtual time, each run twice (about 11 minutes)
+#                   in virtual time, each run twice (about 11 minutes);
+#                   LINK=channel: rocx over the fabric channel's
+#                   shared-memory rings instead of QEMU's netdev
 #   make bench-sweep  what does not fit make bench: more rows, and sweeps
 #                   of the requester's window and WQEs in flight (about
 #                   45 minutes)
@@ -137,7 +139,7 @@ lint:
 	scripts/run/lint.sh
 
 bench:
-	scripts/run/bench.sh $(if $(TIMED),--timed)
+	scripts/run/bench.sh $(if $(TIMED),--timed) $(if $(LINK),--link $(LINK))
 
 bench-sweep:
 	scripts/run/bench-sweep.sh

@@ -11,6 +11,9 @@
 #   timed='OPTS'           run in virtual time: run-guests.sh --timed and
 #                          OPTS (e.g. '--link-latency 10000'); rocx NICs
 #                          only, on the rocx-switch
+#   link=channel           untimed rocx NICs join the rocx-switch by their
+#                          fabric channel (run-guests --link channel: the
+#                          shared-memory rings) instead of QEMU's netdev
 #   switch='OPTS'          more rocx-switch options (run-guests --switch);
 #                          @OUT@ in them is the run's output directory
 #   seed=N                 seed of the switch's impairments (default: the
@@ -206,6 +209,7 @@ again() {
 	[ -n "$seed" ] && o+=(--seed "$seed")
 	# shellcheck disable=SC2206 # OPTS are words for run-guests.sh
 	[ -n "$timed" ] && o+=(--timed $timed)
+	[ -n "$link" ] && o+=(--link "$link")
 	echo "--- e2e group $g: again as $g/$sub"
 	rm -rf "${d:?}"
 	mkdir -p "$d"
@@ -219,7 +223,7 @@ again() {
 # count their results, then run its host checks.
 run_group() {
 	local g=$1 t0 rc opts=()
-	local args=() timeout=300 host_cmd='' capture=0 switch= timed=
+	local args=() timeout=300 host_cmd='' capture=0 switch= timed= link=
 	local seed=${ROCX_SWITCH_SEED:-}
 
 	t0=$(date +%s)
@@ -234,6 +238,7 @@ run_group() {
 	[ -n "$seed" ] && opts+=(--seed "$seed")
 	# shellcheck disable=SC2206 # OPTS are words for run-guests.sh
 	[ -n "$timed" ] && opts+=(--timed $timed)
+	[ -n "$link" ] && opts+=(--link "$link")
 	echo "--- e2e group $g"
 	rm -rf "${out:?}/$g"
 	"$rg" --out "$out/$g" "${opts[@]}" "${args[@]}" >"$out/$g.log" 2>&1
