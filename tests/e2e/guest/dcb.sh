@@ -502,6 +502,24 @@ shows "vlan: ibv_devinfo -v lists it" \
 # client would only find nobody there.  With vlan_retries=N (perftest -R)
 # a pair that lost perftest's own race (perftest_cm_race) runs again, up
 # to N more times; the client's verdict ends the server's run then.
+# vlan_kill_tree PID - PID and every process under it: the server runs
+# as a subshell of this script, then stdbuf, timeout and the tool, and a
+# kill of the subshell alone leaves the tool listening.
+vlan_kill_tree() {
+	local c
+
+	for c in $(pgrep -P "$1"); do
+		vlan_kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null
+}
+
+# vlan_not CMD... - CMD fails (for wait_for).
+# shellcheck disable=SC2317 # called through wait_for
+vlan_not() {
+	! "$@"
+}
+
 vlan_run() {
 	local name=$1 key=$2 listen=$3 okpat=$4 rc pid out=/tmp/vlan.$2 state
 	local try=0 v vf i
@@ -528,10 +546,15 @@ vlan_run() {
 					sleep 0.2
 				done
 				v=$(cat "$vf" 2>/dev/null)
-				[ "$v" = retry ] && kill "$pid" 2>/dev/null
+				[ "$v" = retry ] && vlan_kill_tree "$pid"
 			fi
 			wait "$pid"
 			rc=$?
+			# The next try's server binds the same port: a server
+			# still listening made it fail (rdma_bind_addr failed).
+			# shellcheck disable=SC2086 # LISTEN is a word list
+			[ "$v" = retry ] && ! wait_for 30 vlan_not $listen &&
+				echo "# vlan: $name: the port still listens after 30 s"
 		else
 			state=$(rocx_get "vlan.$key.$try")
 			if [ "$state" = listening ]; then
