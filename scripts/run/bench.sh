@@ -25,6 +25,7 @@
 #   scripts/run/bench.sh [--no-build] [--kinds 'rocx rxe sink'] [--only NAME[:NAME...]]
 #                        [--plan FILE] [--reps N] [--props P=V[:P=V]] [--out DIR]
 #                        [--lat-s N] [--link netdev|channel]
+#                        [--qemu-sched other|fifo]
 #   scripts/run/bench.sh --timed [--no-build] [--only NAME[:NAME...]] [--plan FILE]
 #                        [--props P=V[:P=V]] [--out DIR] [--speed MBPS]
 #                        [--link-latency NS]
@@ -40,6 +41,8 @@
 #   --link       how the rocx NICs join the switch (run-guests.sh --link):
 #                QEMU's dgram netdev (default) or the device's fabric
 #                channel with its shared-memory rings
+#   --qemu-sched  each QEMU's main thread beside the vCPUs (other, the
+#                default) or ahead of them (run-guests.sh --qemu-sched)
 #   --out        output directory (default build/bench)
 #   --lat-s      the time a latency run's round trips may take (default
 #                60): it does the plan's -n or as many as fit at the pace
@@ -61,7 +64,7 @@ plan=tests/bench/plan
 run_s=40		# one perftest run (scripts/guest/bench.sh)
 lat_s=60		# a latency run's round trips, after its pilot's
 build=1 kinds='rocx rxe sink' only='' report=0 reps='' props='' link=netdev
-timed=0 speed=25000 link_ns=1000 plan_set=0 out_set=0
+qemu_sched=other timed=0 speed=25000 link_ns=1000 plan_set=0 out_set=0
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -73,6 +76,7 @@ while [ $# -gt 0 ]; do
 	--reps) reps=$2; shift ;;
 	--props) props=$2; shift ;;
 	--link) link=$2; shift ;;
+	--qemu-sched) qemu_sched=$2; shift ;;
 	--out) out=$(realpath -m "$2") out_set=1; shift ;;
 	--lat-s) lat_s=$2; shift ;;
 	--timed) timed=1 ;;
@@ -216,6 +220,7 @@ if [ "$report" -eq 0 ]; then
 	t0=$(date +%s)
 	echo "bench: kinds $order_words, plan $plan, guests for at most $budget s (log in $out/run.log)"
 	scripts/run/run-guests.sh --timeout "$budget" --out "$out" --link "$link" \
+		--qemu-sched "$qemu_sched" \
 		--host-cmd "exec /usr/bin/python3 '$repo/scripts/run/bench.py' sample" \
 		"${guests[@]}" >"$out/run.log" 2>&1
 	rg_rc=$?

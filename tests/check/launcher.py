@@ -7,7 +7,9 @@ and what is refused.  tests/check/selftest.sh runs it; prints one
 import contextlib
 import io
 import os
+import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../scripts/run"))
@@ -161,6 +163,62 @@ check("launch: --link channel: a rocx NIC on the rocx-switch joins by "
 check("launch: --link takes netdev or channel",
       refusal(spec.parse_args, ["--link", "shm", "--guest", "cmd=x"], {}),
       (2, "run-guests: bad --link shm (netdev or channel)"))
+
+check("launch: --qemu-sched is other unless asked, takes fifo",
+      [spec.parse_args(a + ["--guest", "cmd=x"], {}).qemu_sched
+       for a in ([], ["--qemu-sched", "fifo"])], ["other", "fifo"])
+check("launch: --qemu-sched takes other or fifo",
+      refusal(spec.parse_args, ["--qemu-sched", "rr", "--guest", "cmd=x"],
+              {}),
+      (2, "run-guests: bad --qemu-sched rr (fifo or other)"))
+
+
+def fake_qemu_sched():
+    """fabric.qemu_priority() on a process that names a thread "CPU 0/TCG"
+    when told: (answer before the thread, answer after, the main thread's
+    policy, the vCPU thread's policy)."""
+    code = """if 1:
+        import ctypes, sys, threading
+        def vcpu():
+            ctypes.CDLL(None).prctl(15, b"CPU 0/TCG", 0, 0, 0)
+            threading.Event().wait()
+        sys.stdin.readline()
+        threading.Thread(target=vcpu, daemon=True).start()
+        print(threading.get_native_id(), flush=True)
+        sys.stdin.readline()
+    """
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        before = fabric.qemu_priority(p.pid)
+        p.stdin.write("\n")
+        p.stdin.flush()
+        p.stdout.readline()
+        vtid = None
+        for _ in range(100):
+            for t in os.listdir("/proc/%d/task" % p.pid):
+                with open("/proc/%d/task/%s/comm" % (p.pid, t)) as f:
+                    if f.read().startswith("CPU "):
+                        vtid = int(t)
+            if vtid:
+                break
+            time.sleep(0.01)
+        after = fabric.qemu_priority(p.pid)
+        return (before, after, os.sched_getscheduler(p.pid),
+                os.sched_getscheduler(vtid))
+    finally:
+        p.kill()
+        p.wait()
+
+
+sched = fake_qemu_sched()
+if fabric._qemu_rt_refused:
+    print("ok - launcher: --qemu-sched fifo: the main thread real-time, "
+          "the vCPU's normal # SKIP SCHED_FIFO refused here")
+else:
+    check("launch: --qemu-sched fifo: the main thread real-time once a "
+          "vCPU thread exists, the vCPU's normal",
+          sched, (False, True, os.SCHED_FIFO, os.SCHED_OTHER))
 
 g = gs[0]
 g.cmd, g.kwords, g.env_words = "/c.sh", " ROCX_MODDIR=/m", " A=1"

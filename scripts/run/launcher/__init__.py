@@ -80,6 +80,13 @@ Options:
                     Documentation/rocx-device.rst, "Fabric channel"); a
                     timed run always uses the channel
   --icount-shift N  instruction time 2^N ns in a timed run (default 0)
+  --qemu-sched other|fifo
+                    each QEMU's main thread, which runs an untimed NIC's
+                    engine and its end of the fabric link, in the normal
+                    class beside the vCPUs (default), or at real-time
+                    priority below the switch's, ahead of them: a shorter
+                    latency tail, half the bandwidth
+                    (Documentation/performance.rst, "Stage 3b")
   --machine TYPE    QEMU machine (default q35)
   --kernel KERNEL   guest kernel: debian (Debian's $ROCX_KVER, as the PVH
                     vmlinux scripts/build/vmlinux.sh extracts), 6.1

@@ -167,6 +167,49 @@ def fabric_priority(pid):
     _rt_refused = True
 
 
+# Real-time priority of every QEMU's main thread (qemu_priority()): below
+# the switch's, above everything in the normal class.
+QEMU_RT_PRIO = 5
+_qemu_rt_refused = False
+
+
+def qemu_priority(pid):
+    """With --qemu-sched fifo: run QEMU PID's main thread ahead of every
+    vCPU once its vCPU threads exist; True when done (or refused), False
+    to be asked again.  An untimed NIC's engine and its end of the fabric
+    link run in that thread, and in the normal class a frame that woke
+    it can wait out a spinning vCPU's time slice: make bench's write_lat
+    p99 and maximum.  It is not the default because it halves the
+    bandwidth and the 64-byte rate: woken at once for every doorbell, the
+    thread takes the CPU from the vCPU that posts, which in the normal
+    class posts on and leaves it a batch (Documentation/performance.rst,
+    "Stage 3b").  The vCPU threads are created by the main thread before
+    its loop starts, in the class it then had, so they stay in the
+    normal one; the threads it starts later (the thread pool's workers,
+    which do the 9p file systems' I/O) inherit the real-time class and
+    sleep in system calls as it does.  Should the main thread ever spin,
+    the kernel's real-time throttling leaves the vCPUs 5% of each
+    core."""
+    global _qemu_rt_refused
+    try:
+        comms = [read_text("/proc/%d/task/%s/comm" % (pid, t)) or ""
+                 for t in os.listdir("/proc/%d/task" % pid)]
+    except OSError:
+        return True
+    if not any(c.startswith("CPU ") for c in comms):
+        return False
+    try:
+        os.sched_setscheduler(pid, os.SCHED_FIFO,
+                              os.sched_param(QEMU_RT_PRIO))
+    except OSError as e:
+        if not _qemu_rt_refused:
+            print("run-guests: SCHED_FIFO refused for QEMU (%s): its "
+                  "main thread waits behind the vCPUs" % e.strerror,
+                  file=sys.stderr, flush=True)
+        _qemu_rt_refused = True
+    return True
+
+
 def start_switch(switch, sdir, ports, log, args, session=False, name=None):
     """A rocx-switch on SDIR's sockets, its output in LOG, returned once
     its ports are bound.  SESSION gives it a session of its own; NAME is

@@ -40,10 +40,15 @@ def signal_all(procs, sig):
 
 # ------------------------------------------------------------ supervision
 
-def supervise(guests, host, deadline, t0, out):
+def supervise(guests, host, deadline, t0, out, rt):
     """Wait for every QEMU (and the host command HOST) or DEADLINE (a
-    time.time() second); sets each guest's state."""
+    time.time() second); sets each guest's state.  RT: the QEMU PIDs
+    whose main thread is still to get its real-time priority
+    (fabric.qemu_priority())."""
     while True:
+        for pid in list(rt):
+            if fabric.qemu_priority(pid):
+                rt.discard(pid)
         alive = 0
         for g in guests:
             if g.state:
@@ -342,7 +347,8 @@ def _run(o, r, qemu, initrd, switch):
         r.procs.append(host)
 
     deadline = int(time.time()) + o.timeout
-    supervise(guests, host, deadline, t0, r.out)
+    rt = {g.proc.pid for g in guests} if o.qemu_sched == "fifo" else set()
+    supervise(guests, host, deadline, t0, r.out, rt)
     wall = secs(now_ms() - t0)
     host_rc = host_status(host, deadline) if host is not None else None
     for p in r.switches:

@@ -27,6 +27,8 @@ class Options:
     timed: bool = False
     # --link: how rocx NICs on the rocx-switch join it when untimed.
     link: str = "netdev"
+    # --qemu-sched: the scheduling class of each QEMU's main thread.
+    qemu_sched: str = "other"
     link_latency: int = 1000
     icount_shift: int = 0
     # One [SPEC, EXTRA] per --guest: EXTRA gathers its --extra words.
@@ -46,7 +48,8 @@ def parse_args(argv, environ=None):
     takes_value = {"--qemu", "--timeout", "--out", "--pcap", "--machine",
                    "--kernel", "--append", "--host-cmd", "--impair",
                    "--switch", "--seed", "--guest", "--extra"}
-    takes_value |= {"--link-latency", "--icount-shift", "--link"}
+    takes_value |= {"--link-latency", "--icount-shift", "--link",
+                    "--qemu-sched"}
     timeout = "300"
     i = 0
     while i < len(argv):
@@ -89,6 +92,10 @@ def parse_args(argv, environ=None):
             if v not in ("netdev", "channel"):
                 raise Die("bad --link %s (netdev or channel)" % v)
             o.link = v
+        elif a == "--qemu-sched":
+            if v not in ("fifo", "other"):
+                raise Die("bad --qemu-sched %s (fifo or other)" % v)
+            o.qemu_sched = v
         elif a in ("--link-latency", "--icount-shift"):
             if not re.fullmatch(r"[0-9]+", v) or \
                     (a == "--link-latency" and int(v) == 0) or \
