@@ -25,7 +25,7 @@
 #   scripts/run/bench.sh [--no-build] [--kinds 'rocx rxe sink'] [--only NAME[:NAME...]]
 #                        [--plan FILE] [--reps N] [--props P=V[:P=V]] [--out DIR]
 #                        [--lat-s N] [--link netdev|channel]
-#                        [--qemu-sched other|fifo]
+#                        [--qemu-sched other|fifo] [--trace EVENT[,EVENT...]]
 #   scripts/run/bench.sh --timed [--no-build] [--only NAME[:NAME...]] [--plan FILE]
 #                        [--props P=V[:P=V]] [--out DIR] [--speed MBPS]
 #                        [--link-latency NS]
@@ -43,6 +43,9 @@
 #                channel with its shared-memory rings
 #   --qemu-sched  each QEMU's main thread beside the vCPUs (other, the
 #                default) or ahead of them (run-guests.sh --qemu-sched)
+#   --trace      QEMU trace events of the rocx guests, into their
+#                qemu.log (scripts/run/bench_timeline.py reads
+#                rocx_db_write, rocx_tx and rocx_chan_rx of a latency run)
 #   --out        output directory (default build/bench)
 #   --lat-s      the time a latency run's round trips may take (default
 #                60): it does the plan's -n or as many as fit at the pace
@@ -64,7 +67,7 @@ plan=tests/bench/plan
 run_s=40		# one perftest run (scripts/guest/bench.sh)
 lat_s=60		# a latency run's round trips, after its pilot's
 build=1 kinds='rocx rxe sink' only='' report=0 reps='' props='' link=netdev
-qemu_sched=other timed=0 speed=25000 link_ns=1000 plan_set=0 out_set=0
+qemu_sched=other trace='' timed=0 speed=25000 link_ns=1000 plan_set=0 out_set=0
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -77,6 +80,7 @@ while [ $# -gt 0 ]; do
 	--props) props=$2; shift ;;
 	--link) link=$2; shift ;;
 	--qemu-sched) qemu_sched=$2; shift ;;
+	--trace) trace=$2; shift ;;
 	--out) out=$(realpath -m "$2") out_set=1; shift ;;
 	--lat-s) lat_s=$2; shift ;;
 	--timed) timed=1 ;;
@@ -212,6 +216,8 @@ if [ "$report" -eq 0 ]; then
 			[ -n "$reps" ] && spec="$spec,env=ROCX_BENCH_REPS=$reps"
 			guests+=(--guest "$spec")
 			[ "$kind" != rxe ] && guests+=(--extra "-d guest_errors")
+			[ "$kind" != rxe ] && [ -n "$trace" ] &&
+				guests+=(--extra "-msg timestamp=on -trace enable=${trace//,/ -trace enable=}")
 		done
 	done
 	budget=$(guest_budget)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench's host side (scripts/run/bench.py) on made-up results and
 samples, with no guest booted: the table's median [min-max], the latency
-percentiles, n/a with its reason, and the host accounting's arithmetic.
+percentiles, n/a with its reason, the host accounting's arithmetic, and
+a latency run's timeline from a made-up trace (bench_timeline.py).
 tests/check/selftest.sh runs it; prints one "ok - NAME" or "not ok - NAME"
 line per check."""
 import contextlib
@@ -14,6 +15,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../scripts/run"))
 import bench  # noqa: E402
+import bench_timeline  # noqa: E402
 
 bad = 0
 
@@ -144,7 +146,63 @@ def main():
                                              (8, "CPU 0/TCG"), (9, "worker"),
                                              (10, "call_rcu"), (11, "vnc"))],
           ["main", "vcpu", "worker", "rcu", "other"])
+    timeline()
     return 1 if bad else 0
+
+
+def timeline():
+    """scripts/run/bench_timeline.py on a made-up trace of three round
+    trips, with the events that are not the chain's between them."""
+    def ev(f, tid, us, what):
+        f.write("%d@%d.%06d:%s\n" % (tid, 1700000000 + us // 1000000,
+                                      us % 1000000, what))
+
+    with tempfile.TemporaryDirectory() as out:
+        for g in ("guest0", "guest1"):
+            os.makedirs(os.path.join(out, g))
+        cli = open(os.path.join(out, "guest1", "qemu.log"), "w")
+        srv = open(os.path.join(out, "guest0", "qemu.log"), "w")
+        sq = "rocx_db_write page 1 off 0x000 size 8 val 0x1"
+        t = 1000
+        for i in range(3):
+            ev(cli, 101, t, sq)                                  # post
+            ev(cli, 101, t + 5, "rocx_tx len 106")
+            ev(srv, 200, t + 45, "rocx_chan_rx record of 106 bytes from "
+               "the fabric channel: result 0")
+            ev(srv, 200, t + 47, "rocx_tx len 90")               # its ACK
+            ev(srv, 201, t + 60, "rocx_db_write page 1 off 0x018 size 8 "
+               "val 0x2")                                        # a CQ's
+            ev(srv, 201, t + 90, "rocx_db_write page 0 off 0x000 size 8 "
+               "val 0x3")                                        # kernel's
+            ev(srv, 201, t + 95 + i, sq)
+            ev(srv, 201, t + 101 + i, "rocx_tx len 106")
+            ev(cli, 100, t + 110, "rocx_chan_rx record of 90 bytes from "
+               "the fabric channel: result 0")
+            ev(cli, 100, t + 143 + i, "rocx_chan_rx record of 106 bytes "
+               "from the fabric channel: result 0")
+            ev(cli, 100, t + 145 + i, "rocx_tx len 90")
+            t += 198 + 2 * i
+        ev(cli, 101, t, sq)
+        cli.close()
+        srv.close()
+        trips = bench_timeline.round_trips(
+            bench_timeline.events(os.path.join(out, "guest1", "qemu.log")),
+            bench_timeline.events(os.path.join(out, "guest0", "qemu.log")))
+        check("timeline: each round trip's six segments, the chain "
+              "followed past CQ, kernel and ACK records",
+              [tr[1] for tr in trips],
+              [{"client post": 5, "fabric c->s": 40, "server react": 50 + i,
+                "server post": 6, "fabric s->c": 42, "client react": 55 + i,
+                "round trip": 198 + 2 * i} for i in range(3)])
+        check("timeline: the client's writes left from its vCPU",
+              [tr[2] for tr in trips], [False] * 3)
+        err = io.StringIO()
+        with contextlib.redirect_stdout(err):
+            rc = bench_timeline.main(["x", out])
+        check("timeline: the table's medians",
+              (rc, [line.split()[-3] for line in err.getvalue().splitlines()
+                    if line.startswith(("fabric c->s", "round trip"))]),
+              (0, ["40", "200"]))
 
 
 if __name__ == "__main__":

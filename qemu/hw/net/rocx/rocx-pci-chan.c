@@ -161,6 +161,7 @@ static bool rocx_chan_record(RocxState *s, size_t len)
 {
     RocxChanResult r = rocx_core_chan_receive(&s->core, s->chan.rx, len);
 
+    trace_rocx_chan_rx(len, r);
     if (r == ROCX_CHAN_BYE) {
         return false;
     }
