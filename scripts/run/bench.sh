@@ -136,8 +136,8 @@ guest_budget() {
 }
 
 # A timed run: the rocx pair in virtual time.  The links come up at the
-# switch's epoch, 40 s of virtual time, past both guests' boots (a boot's
-# virtual time grows with the host's 9p waits: 14 to 26 s seen).  The
+# switch's epoch, 60 s of virtual time, past both guests' boots (a boot's
+# virtual time grows with the host's 9p waits: 14 to 41 s seen).  The
 # guests' waits on 9p look every 10 ms of virtual time, a few rounds of
 # promises.  The guests' timeout is wall time (run-guests.sh counts it 4
 # times over in a timed run): boot, setup and each run's connection cost
@@ -164,7 +164,7 @@ if [ "$timed" -eq 1 ]; then
 			"guests for at most $((4 * budget)) s of wall time (log in $out/run.log)"
 		scripts/run/run-guests.sh --timeout "$budget" --out "$out" \
 			--timed --link-latency "$link_ns" --icount-shift 0 --seed 26 \
-			--switch '--epoch 40000000000' \
+			--switch '--epoch 60000000000' \
 			"${guests[@]}" >"$out/run.log" 2>&1
 		rg_rc=$?
 		wall=$(($(date +%s) - t0))
