@@ -103,6 +103,9 @@ def ack_length(evs):
     return min(two) if len(two) == 2 else None
 
 
+# A record the other NIC takes is the first after the send that is not one
+# of the sender's ACKs: a write can leave bundled with an ACK (one engine
+# run, one record), longer than either alone.
 def round_trips(cli, srv):
     """Each round trip as (t0, segments, whether the client's write left
     from its main thread: the lowest thread ID, QEMU's first), following
@@ -119,7 +122,7 @@ def round_trips(cli, srv):
         tx0 = c.next(db0[0], "rocx_tx", not_length=c_ack)
         if tx0 is None:
             break
-        rx0 = s.next(tx0[0], "rocx_chan_rx", length=tx0[3])
+        rx0 = s.next(tx0[0], "rocx_chan_rx", not_length=c_ack)
         if rx0 is None:
             break
         db1 = s.next(rx0[0], "rocx_db_write")
@@ -128,7 +131,7 @@ def round_trips(cli, srv):
         tx1 = s.next(db1[0], "rocx_tx", not_length=s_ack)
         if tx1 is None:
             break
-        rx1 = c.next(tx1[0], "rocx_chan_rx", length=tx1[3])
+        rx1 = c.next(tx1[0], "rocx_chan_rx", not_length=s_ack)
         if rx1 is None:
             break
         db2 = c.next(rx1[0], "rocx_db_write")
