@@ -1598,18 +1598,20 @@ def lost_split(ctl, port):
             int(q["lost_recv_ns"]))
 
 
-# A guest in a process of its own, which keeps its CPU busy without
+# A guest in a process of its own, on the socket it inherits (its path
+# is not bound again: the switch, still associated with the old socket
+# for up to a second, would refuse a new one's frames with EPERM).  It
+# says hello, so that the switch knows whose CPU wait to ask about, and
+# once told to go (a line on its stdin) keeps its CPU busy without
 # reading for HOLD seconds (it cannot read: the host gives it no CPU),
 # then reads everything and prints how many frames came.
 STARVED_GUEST = r"""
-import os, socket, sys, time
-path, sw, mac, hold = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3]), float(sys.argv[4])
-if os.path.exists(path):
-    os.unlink(path)
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(path)
+import socket, sys, time
+fd, sw, mac, hold = int(sys.argv[1]), sys.argv[2], bytes.fromhex(sys.argv[3]), float(sys.argv[4])
+s = socket.socket(fileno=fd)
 s.sendto(b"\xff" * 6 + mac + b"\x88\xb5hello".ljust(64, b"\0"), sw)
 print("ready", flush=True)
+sys.stdin.readline()
 end = time.monotonic() + hold
 while time.monotonic() < end:
     pass
@@ -1622,8 +1624,6 @@ try:
 except socket.timeout:
     pass
 print(n, flush=True)
-s.close()
-os.unlink(path)
 """
 
 
@@ -1654,16 +1654,29 @@ def qos_lost_split(exe, sockdir, log):
           recv >= lost - waited - 20e6 and recv > 0)
 
     # The same guest, in a process the host starves: pinned to one CPU
-    # beside two busy processes of higher priority.
-    b.close()
+    # beside two busy processes of higher priority.  It starts and says
+    # hello before the hogs start (a Python starting at nice 19 beside them
+    # takes seconds of wall time), is told to go and sent the frames only
+    # once both hogs spin on its CPU, so that its whole wait is for the
+    # CPU.  Its stderr is kept: if it dies, the check says why.
     cpu = min(os.sched_getaffinity(0))
-    hog = "import os; os.sched_setaffinity(0, {%d})\nwhile True: pass" % cpu
-    hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(2)]
+    hog = ("import os, sys; os.sched_setaffinity(0, {%d}); "
+           "print('spinning', flush=True)\nwhile True: pass" % cpu)
     child = subprocess.Popen(
-        [sys.executable, "-c", STARVED_GUEST, b.path, b.sw, b.mac.hex(),
-         "0.5"], stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-c", STARVED_GUEST, str(b.s.fileno()), b.sw,
+         b.mac.hex(), "0.5"], pass_fds=[b.s.fileno()], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: (os.sched_setaffinity(0, {cpu}), os.nice(19)))
     ready = child.stdout.readline().strip()
+    hogs = [subprocess.Popen([sys.executable, "-c", hog],
+                             stdout=subprocess.PIPE, text=True)
+            for _ in range(2)]
+    spinning = [h.stdout.readline().strip() for h in hogs]
+    try:
+        child.stdin.write("go\n")
+        child.stdin.flush()
+    except BrokenPipeError:
+        pass            # it died: the check below says how
     time.sleep(0.05)
     l0, h0, r0 = lost_split(ctl, 1)
     w0 = run_delay(sw.pid) + run_delay(child.pid)
@@ -1674,17 +1687,17 @@ def qos_lost_split(exe, sockdir, log):
     for h in hogs:
         h.kill()
         h.wait()
-    n = child.stdout.readline().strip()
-    child.wait()
+    n, err = child.communicate(timeout=30)
+    n = n.strip()
+    err = err.strip().splitlines()[-4:] if err.strip() else []
     lost, host, recv = lost - l0, host - h0, recv - r0
-    check(f"lost split: a starved guest ({ready}) lost the line time "
-          f"({lost / 1e6:.1f} ms, frames that came: {n})",
-          lost >= 100e6 and n == "60")
+    check(f"lost split: a starved guest ({ready}, hogs {spinning}) lost "
+          f"the line time ({lost / 1e6:.1f} ms, frames that came: {n})",
+          lost >= 100e6 and n == "60", f"exit {child.returncode} {err}")
     check(f"lost split: ... which is the host's ({host / 1e6:.1f} ms, "
           f"{recv / 1e6:.1f} ms the receiver's; it waited "
           f"{waited / 1e6:.1f} ms)",
           host >= 0.8 * lost)
-    b.open()
     impair_stop(sw, (a, b, c), ctl)
 
 
@@ -2062,10 +2075,22 @@ def main():
     a.send(BCAST, "c-gone")
     forwarded += 1
     check("absent guest does not block others", tags(b.recv()) == ["c-gone"])
-    # C comes back on the same path (a restarted QEMU).
+    # C comes back on the same path (a restarted QEMU).  Until the switch
+    # lets go of the old socket the kernel refuses C's frames (EPERM);
+    # the directory's watch makes that a moment, not the second's timer.
     c.open()
-    time.sleep(1.5)
-    c.send(a.mac, "c-back")
+    t0 = time.monotonic()
+    while True:
+        try:
+            c.s.sendto(c.frame(a.mac, "c-back"), c.sw)
+            break
+        except PermissionError:
+            if time.monotonic() - t0 > 5:
+                break
+            time.sleep(0.001)
+    refused = time.monotonic() - t0
+    check(f"a restarted guest may send within 0.1 s ({refused:.3f} s)",
+          refused < 0.1)
     forwarded += 1
     check("restarted guest's frames forwarded", tags(a.recv()) == ["c-back"])
     a.send(c.mac, "to-c")

@@ -470,6 +470,10 @@ static bool dispatch(struct sw *sw, const struct sw_opts *o, int sigfd,
 		qos_timer(sw);
 		return true;
 	}
+	if (tag == SW_TAG_WATCH) {
+		port_watch_event(sw);
+		return true;
+	}
 	if (tag >= SW_TAG_CTL) {
 		ctl_event(sw, tag, ev->events);
 		return true;
@@ -571,7 +575,7 @@ int main(int argc, char **argv)
 		.queue_limit = SW_DEF_QUEUE_LIMIT,
 		.impair_hold = SW_DEF_IMPAIR_HOLD,
 	};
-	static struct sw sw = { .imp_tfd = -1, .qos_tfd = -1 };
+	static struct sw sw = { .imp_tfd = -1, .qos_tfd = -1, .watch_fd = -1 };
 	int sigfd = -1, tfd = -1, ret = 1;
 	unsigned int i, opened = 0;
 	char ctl_path[PATH_MAX];
@@ -629,6 +633,10 @@ int main(int argc, char **argv)
 		perror("rocx-switch: signals/timer");
 		goto out;
 	}
+	/* Without it a restarted guest waits for the timer: not fatal. */
+	if (port_watch_open(&sw, o.dir))
+		fprintf(stderr, "rocx-switch: watching %s: %s\n", o.dir,
+			strerror(errno));
 	if (o.evlog) {
 		sw.evlog = fopen(o.evlog, "w");
 		if (!sw.evlog) {
@@ -711,6 +719,8 @@ out:
 	free(sw.fdb);
 	if (tfd >= 0)
 		close(tfd);
+	if (sw.watch_fd >= 0)
+		close(sw.watch_fd);
 	if (sigfd >= 0)
 		close(sigfd);
 	if (sw.epfd >= 0)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
 #include <sys/stat.h>
@@ -156,6 +157,53 @@ void port_check_peer(struct sw *sw, struct sw_port *p)
 	    st.st_ctim.tv_nsec != p->peer_ctime.tv_nsec) {
 		port_disconnect(p);
 		port_try_connect(sw, p, true);
+	}
+}
+
+/*
+ * A guest that binds its path again cannot send to us until we let go of
+ * its old socket (the kernel refuses it with EPERM while we are connected
+ * elsewhere); the second's timer would notice within a second, the
+ * directory's watch notices when the new socket file appears.
+ */
+int port_watch_open(struct sw *sw, const char *dir)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = SW_TAG_WATCH };
+
+	sw->watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (sw->watch_fd < 0)
+		return -1;
+	if (inotify_add_watch(sw->watch_fd, dir, IN_CREATE | IN_MOVED_TO) < 0 ||
+	    epoll_ctl(sw->epfd, EPOLL_CTL_ADD, sw->watch_fd, &ev)) {
+		close(sw->watch_fd);
+		sw->watch_fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+void port_watch_event(struct sw *sw)
+{
+	/* The union aligns the buffer for the events read into it. */
+	union {
+		struct inotify_event ie;
+		char b[4096];
+	} buf;
+	const struct inotify_event *ie;
+	unsigned int idx;
+	char tail;
+	ssize_t n;
+	char *at;
+
+	while ((n = read(sw->watch_fd, buf.b, sizeof(buf.b))) > 0) {
+		for (at = buf.b; at < buf.b + n; at += sizeof(*ie) + ie->len) {
+			ie = (const struct inotify_event *)at;
+			if (!ie->len ||
+			    sscanf(ie->name, "g%u.soc%c", &idx, &tail) != 2 ||
+			    tail != 'k' || idx >= sw->nports)
+				continue;
+			port_check_peer(sw, &sw->port[idx]);
+		}
 	}
 }
 

@@ -439,6 +439,7 @@ struct sw {
 	uint64_t shared_used;
 	uint64_t qos_rng;	/* RED's random stream (red.c) */
 	int qos_tfd;		/* egress wake-ups, PFC refresh, series */
+	int watch_fd;		/* inotify on the socket directory */
 	uint64_t qos_armed_ns;	/* 0: disarmed */
 	/* Time series (series.c): JSON lines every series_ns. */
 	FILE *series;
@@ -491,6 +492,8 @@ int port_open(struct sw *sw, struct sw_port *p, const char *dir,
 void port_close(struct sw_port *p);
 void port_rx(struct sw *sw, struct sw_port *p);
 void port_check_peer(struct sw *sw, struct sw_port *p);
+int port_watch_open(struct sw *sw, const char *dir);
+void port_watch_event(struct sw *sw);
 bool port_try_connect(struct sw *sw, struct sw_port *p, bool force);
 void port_set_pollout(struct sw *sw, struct sw_port *p, bool on);
 
@@ -766,7 +769,8 @@ void series_tick(struct sw *sw);
 /* Client k of the control socket. */
 #define SW_TAG_CTL_CLIENT(k)	(SW_MAX_PORTS + 5 + (k))
 #define SW_TAG_QOS		(SW_MAX_PORTS + 5 + SW_CTL_MAX_CLIENTS)
-#define SW_MAX_EVENTS		(SW_MAX_PORTS + 6 + SW_CTL_MAX_CLIENTS)
+#define SW_TAG_WATCH		(SW_MAX_PORTS + 6 + SW_CTL_MAX_CLIENTS)
+#define SW_MAX_EVENTS		(SW_MAX_PORTS + 7 + SW_CTL_MAX_CLIENTS)
 /* Port k's channel: its listening socket and its connection. */
 #define SW_TAG_CH_LISTEN(k)	(0x100 + (k))
 #define SW_TAG_CH(k)		(0x200 + (k))
