@@ -5,6 +5,9 @@
                      the switch around each perftest run on request of the
                      client guest (scripts/guest/bench.sh), writing
                      $ROCX_RUN_OUT/acct/TAG.json
+  bench.py stallprobe CPU FILE
+                     sample's probe of one CPU (below); runs until its
+                     parent exits
   bench.py report OUT PLAN KINDS
                      the table of the run in OUT (build/bench): one row
                      per plan entry and figure, median [min-max] over the
@@ -23,15 +26,27 @@ run queue, in ns), /proc/PID/task/TID/status (voluntary context switches:
 the thread slept and was woken; involuntary: it was preempted), and the
 host's steal time from /proc/stat.  The schedstat files need only
 CONFIG_SCHED_INFO, not the schedstats sysctl.
+
+Host stalls: this host may itself be a virtual machine whose hypervisor
+takes a CPU away for ~100 ms at a time (its CPU quota) without counting
+steal time.  Beside the sampling, one probe per CPU, pinned to it at the
+highest real-time priority, sleeps STALL_TICK_S at a time and writes down
+every sleep that lasted STALL_MIN_S or more: nothing in this machine can
+keep such a thread from its CPU that long, so the gap is time the CPU did
+not run at all.  A latency run's max or p99.9 near such a stall is the
+host's, not rocx's.
 """
 import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import time
 
 POLL_S = 0.05
+STALL_TICK_S = 0.005
+STALL_MIN_S = 0.010
 
 
 def read(path):
@@ -83,14 +98,62 @@ def cpu_ticks():
     return (v[7] if len(v) > 7 else 0), sum(v[:8])
 
 
+def stallprobe(cpu, path):
+    """Write "CPU T0 T1" (CLOCK_MONOTONIC s) for every sleep of
+    STALL_TICK_S that took STALL_MIN_S or more, until the parent exits."""
+    parent = os.getppid()
+    os.sched_setaffinity(0, {cpu})
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(99))
+        policy = "fifo"
+    except OSError:
+        policy = "other"      # without the right, waits for a CPU count too
+    with open(path, "w", buffering=1) as f:
+        f.write("# cpu %d policy %s tick %g min %g\n"
+                % (cpu, policy, STALL_TICK_S, STALL_MIN_S))
+        while os.getppid() == parent:
+            t0 = time.monotonic()
+            time.sleep(STALL_TICK_S)
+            t1 = time.monotonic()
+            if t1 - t0 >= STALL_MIN_S:
+                f.write("%d %.6f %.6f\n" % (cpu, t0, t1))
+    return 0
+
+
+def read_stalls(paths):
+    """[(cpu, t0, t1)] of the probes' files."""
+    out = []
+    for p in paths:
+        for line in (read(p) or "").splitlines():
+            f = line.split()
+            if len(f) == 3 and not line.startswith("#"):
+                out.append((int(f[0]), float(f[1]), float(f[2])))
+    return out
+
+
+def stalls_within(stalls, t0, t1):
+    """[count, seconds lost, longest] of the stalls overlapping [t0, t1]:
+    a stall's part inside, less the tick the probe meant to sleep."""
+    n, lost, longest = 0, 0.0, 0.0
+    for _, a, b in stalls:
+        part = min(b, t1) - max(a, t0)
+        if part <= 0:
+            continue
+        n += 1
+        lost += max(0.0, part - STALL_TICK_S)
+        longest = max(longest, b - a - STALL_TICK_S)
+    return [n, lost, longest]
+
+
 def snapshot(procs):
     return {"t": time.monotonic(), "ticks": cpu_ticks(),
             "procs": {who: threads(pid) for who, pid in procs.items()}}
 
 
-def delta(a, b):
+def delta(a, b, stalls=()):
     """Per (who, role): cpu_ns, wait_ns, voluntary, involuntary, threads,
-    between snapshots A and B.  A thread born in between counts from 0."""
+    between snapshots A and B.  A thread born in between counts from 0.
+    STALLS: the probes' [(cpu, t0, t1)], summed over the interval."""
     acc = {}
     for who, ths in b["procs"].items():
         before = a["procs"].get(who, {})
@@ -104,7 +167,8 @@ def delta(a, b):
     steal = b["ticks"][0] - a["ticks"][0]
     total = b["ticks"][1] - a["ticks"][1]
     return {"wall_s": b["t"] - a["t"], "steal_ticks": steal,
-            "total_ticks": total, "threads": acc}
+            "total_ticks": total, "threads": acc,
+            "stalls": stalls_within(stalls, a["t"], b["t"])}
 
 
 def run_procs():
@@ -141,6 +205,13 @@ def sample():
     nguests = int(os.environ["ROCX_NGUESTS"])
     begun = {}
     done = set()
+    # ROCX_STALL_PROBE=off: without them, to see what they change.
+    cpus = sorted(os.sched_getaffinity(0)) \
+        if os.environ.get("ROCX_STALL_PROBE") != "off" else []
+    probes = [os.path.join(acct, "stalls.cpu%d" % c) for c in cpus]
+    for c, path in zip(cpus, probes):
+        subprocess.Popen([sys.executable, os.path.abspath(__file__),
+                          "stallprobe", str(c), path])
     while True:
         names = os.listdir(shared)
         for n in names:
@@ -151,7 +222,8 @@ def sample():
             if what == "begin":
                 begun[tag] = snapshot(procs)
             elif tag in begun:
-                d = delta(begun.pop(tag), snapshot(procs))
+                d = delta(begun.pop(tag), snapshot(procs),
+                          read_stalls(probes))
                 with open(os.path.join(acct, tag + ".json"), "w") as f:
                     json.dump(d, f)
             done.add(n)
@@ -324,6 +396,10 @@ def acct_lines(out, e, kind, r, who):
         "steal %.1f%%; idle guests %.2f s" \
         % (e["name"], kind, r["rep"], a["wall_s"], cpu, cpu / msgs * 1e6,
            cpu / (nbytes / 1e9), wait / msgs * 1e6, vol / msgs, steal, idle)
+    if "stalls" in a:
+        n, lost, longest = a["stalls"]
+        head += "; host stalls %d (%.0f ms, longest %.0f ms)" \
+            % (n, lost * 1e3, longest * 1e3)
     lines = [head]
     for key in sorted(th, key=lambda k: -th[k][0]):
         c, w, v, i, n = th[key]
@@ -418,6 +494,17 @@ def report(out, plan, kinds):
           "the host slows TCG guests); run-guests wall %s s"
           % (os.cpu_count(), meta.get("load_before", "?"),
              meta.get("load_after", "?"), meta.get("wall", "?")))
+    acct = os.path.join(out, "acct")
+    probes = [os.path.join(acct, n) for n in sorted(os.listdir(acct))
+              if n.startswith("stalls.cpu")] if os.path.isdir(acct) else []
+    if probes:
+        n, lost, longest = stalls_within(read_stalls(probes), 0,
+                                         float("inf"))
+        print("host stalls: a CPU of this machine did not run for %d ms or "
+              "more %d times (%.0f ms in all, longest %.0f ms; a "
+              "hypervisor's, never counted as steal): latency maxima near "
+              "them are the host's"
+              % (STALL_MIN_S * 1e3, n, lost * 1e3, longest * 1e3))
     where = os.path.relpath(out)
     where = out if where.startswith("..") else where
     print("raw results: %s/guest*/results, perftest output in %s/guest*/, "
@@ -540,6 +627,8 @@ def timed_report(out, plan):
 def main(argv):
     if argv[:1] == ["sample"]:
         return sample()
+    if len(argv) == 3 and argv[0] == "stallprobe":
+        return stallprobe(int(argv[1]), argv[2])
     if len(argv) == 3 and argv[0] == "timed-report":
         return timed_report(argv[1], argv[2])
     if len(argv) == 4 and argv[0] == "report":

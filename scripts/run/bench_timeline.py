@@ -4,7 +4,7 @@
 
     scripts/run/bench.sh --kinds rocx --only write_lat_2 \\
         --trace rocx_db_write,rocx_tx,rocx_chan_rx --link channel
-    scripts/run/bench_timeline.py [build/bench]
+    scripts/run/bench_timeline.py [--worst N] [build/bench]
 
 ib_write_lat is a ping-pong: the client writes, the server's guest sees
 the data land and writes back, and so on.  Every step of it leaves a
@@ -27,7 +27,11 @@ Prints each segment's median, 90th and 99th percentiles in us, over the
 round trips of the longest run of consecutive ones, and how often the
 client's write left from its main thread rather than its vCPU's
 doorbell.  The trace costs a write(2)
-per event, a few us each, which the segments include.
+per event, a few us each, which the segments include.  --worst N also
+lists the N slowest round trips, each with the host's clock when it
+began and its segments over a millisecond, to be set beside the
+bench's host stalls (acct/stalls.cpu*, on CLOCK_MONOTONIC) or a
+`perf sched` record of the same minutes.
 """
 import collections
 import os
@@ -151,7 +155,12 @@ def round_trips(cli, srv):
 
 
 def main(argv):
-    out = argv[1] if len(argv) > 1 else "build/bench"
+    args = list(argv[1:])
+    worst = 0
+    if args[:1] == ["--worst"] and len(args) > 1 and args[1].isdigit():
+        worst = int(args[1])
+        args = args[2:]
+    out = args[0] if args else "build/bench"
     # guest0 serves the pair (scripts/guest/bench.sh), guest1 is its client.
     srv = events(os.path.join(out, "guest0", "qemu.log"))
     cli = events(os.path.join(out, "guest1", "qemu.log"))
@@ -181,6 +190,15 @@ def main(argv):
     main_tx = sum(1 for tr in best if tr[2])
     print("client's write left from its main thread in %d of %d (else its "
           "vCPU's doorbell)" % (main_tx, len(best)))
+    if worst:
+        print("the %d slowest round trips (host clock at the client's "
+              "doorbell; segments over 1 ms, us):" % worst)
+        for t0, seg, _ in sorted(best, key=lambda tr: -tr[1]["round trip"])[
+                :worst]:
+            print("  %d.%06d %8d  %s" % (
+                t0 // 1000000, t0 % 1000000, seg["round trip"],
+                ", ".join("%s %d" % (k, v) for k, v in seg.items()
+                          if v > 1000 and k != "round trip") or "-"))
     return 0
 
 

@@ -80,9 +80,15 @@ def main():
         with open(os.path.join(out, "acct", "write_bw_64_sink.sink.1.json"),
                   "w") as f:
             json.dump({"wall_s": 3.0, "steal_ticks": 5, "total_ticks": 500,
+                       "stalls": [1, 0.1, 0.1],
                        "threads": {"guest4 vcpu": [2e9, 1e8, 100000, 7, 1],
                                    "guest2 vcpu": [1e9, 0, 5, 0, 1],
                                    "switch main": [0, 0, 0, 0, 1]}}, f)
+        with open(os.path.join(out, "acct", "stalls.cpu0"), "w") as f:
+            f.write("# cpu 0 policy fifo tick 0.005 min 0.01\n"
+                    "0 10.000000 10.105000\n0 20.000000 20.012000\n")
+        with open(os.path.join(out, "acct", "stalls.cpu1"), "w") as f:
+            f.write("# cpu 1 policy fifo tick 0.005 min 0.01\n")
         with open(os.path.join(out, "run.env"), "w") as f:
             f.write("kinds=rocx rxe sink\nwall=9\n")
         text = io.StringIO()
@@ -121,6 +127,11 @@ def main():
           "host CPU 2.00 s (10 us/msg, 156.34 s/GB)" in text, True)
     check("wakeups per message and steal",
           "wakeups 0.5/msg, steal 1.0%" in text, True)
+    check("a run's host stalls",
+          "steal 1.0%; idle guests 1.00 s; host stalls 1 (100 ms, "
+          "longest 100 ms)" in text, True)
+    check("the whole run's host stalls, from every CPU's probe",
+          "more 2 times (107 ms in all, longest 100 ms;" in text, True)
     check("the idle guests' CPU apart from the run's",
           "idle guests 1.00 s" in text, True)
     check("who plays which run",
@@ -135,7 +146,11 @@ def main():
     b = {"t": 3.0, "ticks": (15, 300),
          "procs": {"guest0": {5: ("main", 400, 30, 4, 1),
                               6: ("vcpu", 50, 5, 2, 0)}}}
-    d = bench.delta(a, b)
+    d = bench.delta(a, b, [(0, 1.5, 1.605), (1, 2.95, 3.06),
+                           (0, 0.2, 0.3)])
+    check("host stalls within a sample: counted if they overlap it, the "
+          "part inside less the probe's tick",
+          [round(v, 6) for v in d["stalls"]], [2, 0.145, 0.105])
     check("a sample's difference per role; a thread born meanwhile "
           "counts from 0",
           (d["wall_s"], d["steal_ticks"], d["total_ticks"],
@@ -207,6 +222,13 @@ def timeline():
               (rc, [line.split()[-3] for line in err.getvalue().splitlines()
                     if line.startswith(("fabric c->s", "round trip"))]),
               (0, ["40", "200"]))
+        err = io.StringIO()
+        with contextlib.redirect_stdout(err):
+            rc = bench_timeline.main(["x", "--worst", "1", out])
+        check("timeline: --worst lists the slowest round trip first, at "
+              "its doorbell's time",
+              (rc, err.getvalue().splitlines()[-1].split()),
+              (0, ["1700000000.001398", "202", "-"]))
 
 
 if __name__ == "__main__":
