@@ -559,6 +559,10 @@ def impair_ctl(exe, sockdir, log):
         ("impair port=1 dir=egress loss=1% loss-gemodel=1%",
          "exclude each other"),
         ("impair port=1 dir=egress loss-gemodel=1%,2%,3%,4%,5%", "at most 4"),
+        ("impair port=1 dir=egress loss=1% ge-step=1ms",
+         "ge-step needs loss-gemodel"),
+        ("impair port=1 dir=egress loss-gemodel=1% ge-step=5",
+         "ge-step: bad time"),
         ("impair port=1 dir=egress delay=1ms gap=0", "gap"),
         ("impair port=1 dir=egress delay=1ms limit=0", "limit"),
         ("impair port=1 dir=egress loss=", "no value"),
@@ -769,6 +773,36 @@ def impair_gemodel(exe, sockdir, log):
     impair_stop(sw, (a, b, c), ctl)
 
 
+def impair_gemodel_step(exe, sockdir, log):
+    """ge-step: the chain steps in time, not per frame.  p = 100% and
+    r = 0 make it deterministic: the first step turns it bad for good."""
+    sw, (a, b, c), ctl = impair_start(exe, sockdir, log, ["--seed", "4"])
+    ctl("impair port=1 dir=egress loss-gemodel=100%,0% ge-step=2s")
+    sh = ctl.show("port=1 dir=egress")[(1, "egress")]
+    check("gemodel: show gives the step", sh.get("ge-step") == "2000ms", sh)
+    # Sent at once: inside the first 2 s, in the good state, however many.
+    t0 = time.monotonic()
+    first = pump(a, [b], numbered(a, b.mac, 50, "g"))[1]
+    took = time.monotonic() - t0
+    time.sleep(max(0.0, t0 + 2.2 - time.monotonic()))
+    # Past the first step: bad, and the chain stays there.
+    later = pump(a, [b], numbered(a, b.mac, 50, "h"))[1]
+    check("gemodel: with ge-step=2s, 50 frames in the first step all pass "
+          "and 50 after it are all lost",
+          took < 2 and len(first) == 50 and later == [],
+          f"{len(first)} then {len(later)}, the first 50 in {took:.2f} s")
+    check("gemodel: ... and the lost ones are counted",
+          counters(ctl, 1, "egress")["lost"] == 100 - len(first) - len(later))
+    # Stepping per frame again (ge-step=0s): the second frame is lost.
+    ctl("impair port=1 dir=egress ge-step=0s")
+    per_frame = pump(a, [b], numbered(a, b.mac, 50, "i"))[1]
+    sh = ctl.show("port=1 dir=egress")[(1, "egress")]
+    check("gemodel: ge-step=0s steps per frame: 1 of 50 passes",
+          [index(f) for f in per_frame] == [0] and "ge-step" not in sh,
+          f"{len(per_frame)} {sh}")
+    impair_stop(sw, (a, b, c), ctl)
+
+
 def impair_dup_corrupt(exe, sockdir, log):
     """Duplication and corruption, at egress (a shared buffer) and at
     ingress (before forwarding)."""
@@ -941,6 +975,7 @@ def impairments(exe, sockdir, log):
     impair_ctl(exe, sockdir, log)
     impair_loss(exe, sockdir, log)
     impair_gemodel(exe, sockdir, log)
+    impair_gemodel_step(exe, sockdir, log)
     impair_dup_corrupt(exe, sockdir, log)
     impair_delay(exe, sockdir, log)
 

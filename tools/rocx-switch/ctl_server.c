@@ -93,7 +93,7 @@ static const struct ctl_cmd {
 	{ "impair", impair_cmd, {
 		"impair port=N[,N]...|all dir=ingress|egress|both [clear] KEY=VALUE...",
 		"set impairments; KEYs not given keep their values (clear: all off)",
-		"loss=P | loss-gemodel=P[,R[,1-H[,1-K]]]  duplicate=P  corrupt=P",
+		"loss=P | loss-gemodel=P[,R[,1-H[,1-K]]] [ge-step=T]  duplicate=P  corrupt=P",
 		"delay=T  jitter=T  reorder=P  gap=N  limit=N",
 		"P: 1% or 0.01; T: 2ms, 500us, 1s, ...; as tc-netem's options",
 	} },

@@ -14,7 +14,9 @@
  *   loss       random ("loss random P") or the Gilbert-Elliott model
  *              ("loss gemodel p r 1-h 1-k"): a frame is lost with 1-k in
  *              the good state and 1-h in the bad one, and the state then
- *              moves good -> bad with p, bad -> good with r
+ *              moves good -> bad with p, bad -> good with r; with
+ *              ge-step=T the state moves once per T of time instead,
+ *              however many frames pass (a burst is a time on the line)
  *   corrupt    one random bit flipped after the Ethernet header, so the
  *              frame still reaches its destination and fails its checks
  *              there
@@ -34,6 +36,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -239,13 +242,48 @@ static struct sw_buf *stage_own(struct sw *sw, enum sw_dir dir,
 	return c;
 }
 
-static bool loss_event(struct sw_impair *im)
+/*
+ * Move a time-stepped chain on to now: k steps in one draw, from the
+ * k-step transition of a two-state chain.  With lam = 1 - p - r and
+ * pi = p / (p + r) its share of bad steps, the chance of being bad after
+ * k steps is pi + (1 - pi) lam^k from bad and pi (1 - lam^k) from good.
+ * Per-frame stepping would make a burst outlast any idle time: a lone
+ * retransmission every timeout would meet the same burst again and again.
+ */
+static void ge_catch_up(struct sw_impair *im, uint64_t now)
+{
+	const struct sw_impair_cfg *c = &im->cfg;
+	double lam, pi, bad;
+	uint64_t k;
+
+	if (now < im->ge_t_ns) {
+		/* A clock that started again (timed mode's virtual time). */
+		im->ge_t_ns = now;
+		return;
+	}
+	k = (now - im->ge_t_ns) / c->ge_step_ns;
+	if (!k)
+		return;
+	im->ge_t_ns += k * c->ge_step_ns;
+	if (c->ge_p + c->ge_r <= 0)
+		return;
+	lam = pow(1 - c->ge_p - c->ge_r, (double)k);
+	pi = c->ge_p / (c->ge_p + c->ge_r);
+	bad = im->ge_bad ? pi + (1 - pi) * lam : pi * (1 - lam);
+	im->ge_bad = chance(&im->rng, bad);
+}
+
+static bool loss_event(struct sw *sw, struct sw_impair *im)
 {
 	const struct sw_impair_cfg *c = &im->cfg;
 	bool lost;
 
 	if (!c->gemodel)
 		return chance(&im->rng, c->loss);
+	if (c->ge_step_ns) {
+		ge_catch_up(im, sw->now_ns);
+		return chance(&im->rng, im->ge_bad ? c->ge_1h : c->ge_1k);
+	}
 	lost = chance(&im->rng, im->ge_bad ? c->ge_1h : c->ge_1k);
 	if (im->ge_bad)
 		im->ge_bad = !chance(&im->rng, c->ge_r);
@@ -295,7 +333,7 @@ static void stage_copy(struct sw *sw, struct sw_port *p, enum sw_dir dir,
 	struct sw_impair *im = &p->imp[dir];
 	const struct sw_impair_cfg *c = &im->cfg;
 
-	if (loss_event(im)) {
+	if (loss_event(sw, im)) {
 		im->st.lost++;
 		stage_drop(sw, dir, buf);
 		return;
@@ -556,6 +594,8 @@ static void show_line(const struct sw_port *p, enum sw_dir dir, FILE *out)
 		print_prob(out, ",", c->ge_r);
 		print_prob(out, ",", c->ge_1h);
 		print_prob(out, ",", c->ge_1k);
+		if (c->ge_step_ns)
+			print_time(out, "ge-step", c->ge_step_ns);
 	} else {
 		print_prob(out, " loss=", c->loss);
 	}
@@ -601,6 +641,7 @@ enum {
 	SET_REORDER = 1 << 6,
 	SET_GAP = 1 << 7,
 	SET_LIMIT = 1 << 8,
+	SET_GE_STEP = 1 << 9,
 };
 
 static const struct {
@@ -673,6 +714,13 @@ static int impair_parse(struct ctl_args *a, struct sw_impair_cfg *v,
 			return -1;
 		*set |= SET_GEMODEL;
 	}
+	s = ctl_take(a, "ge-step");
+	if (s) {
+		if (ctl_parse_time(s, &v->ge_step_ns))
+			return ctl_err(a, "ge-step: bad time '%s' (give 10us, 1ms, ... up to 10s; 0s: one step per frame)",
+				       s);
+		*set |= SET_GE_STEP;
+	}
 	s = ctl_take(a, "delay");
 	if (s) {
 		if (ctl_parse_time(s, &v->delay_ns))
@@ -729,6 +777,8 @@ static int impair_merge(struct ctl_args *a, const struct sw_impair *im,
 		c->ge_1h = v->ge_1h;
 		c->ge_1k = v->ge_1k;
 	}
+	if (set & SET_GE_STEP)
+		c->ge_step_ns = v->ge_step_ns;
 	if (set & SET_DUPLICATE)
 		c->duplicate = v->duplicate;
 	if (set & SET_CORRUPT)
@@ -743,6 +793,11 @@ static int impair_merge(struct ctl_args *a, const struct sw_impair *im,
 		c->gap = v->gap;
 	if (set & SET_LIMIT)
 		c->limit = v->limit;
+	if (!c->gemodel)
+		c->ge_step_ns = 0;
+	if ((set & SET_GE_STEP) && !c->gemodel)
+		return ctl_err(a, "port %u %s: ge-step needs loss-gemodel",
+			       port, impair_dir_name(dir));
 	if (c->jitter_ns > c->delay_ns)
 		return ctl_err(a, "port %u %s: jitter must not exceed delay",
 			       port, impair_dir_name(dir));
@@ -774,7 +829,7 @@ static int impair_reserve(struct ctl_args *a, struct sw_impair *im,
  * Every selected port and direction is checked before any changes: a bad
  * command changes nothing.  KEYs not given keep their values, unless
  * clear resets them all first; counters are never reset.  Setting a loss
- * model restarts it in the good state, setting reorder or gap restarts the
+ * model or its step restarts it in the good state, setting reorder or gap restarts the
  * gap count.
  */
 int impair_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
@@ -810,8 +865,11 @@ int impair_cmd(struct sw *sw, struct ctl_args *a, FILE *out)
 			im->cfg = next[i][dir];
 			im->active = cfg_active(&im->cfg);
 			/* A new loss model or reorder gap starts afresh. */
-			if (clear || (set & (SET_LOSS | SET_GEMODEL)))
+			if (clear ||
+			    (set & (SET_LOSS | SET_GEMODEL | SET_GE_STEP))) {
 				im->ge_bad = false;
+				im->ge_t_ns = sw->now_ns;
+			}
 			if (clear || (set & (SET_REORDER | SET_GAP)))
 				im->since_reorder = 0;
 		}

@@ -147,15 +147,17 @@ struct sw_rng {
 /*
  * What one port and direction does to its frames.  Probabilities are
  * 0..1.  loss is netem's "loss random"; with gemodel set, netem's "loss
- * gemodel p r 1-h 1-k" is used instead.
+ * gemodel p r 1-h 1-k" is used instead, its chain stepping once per frame
+ * as netem's does, or once per ge_step_ns of time.
  */
 struct sw_impair_cfg {
 	double loss;
 	bool gemodel;
-	double ge_p;		/* good -> bad per frame */
-	double ge_r;		/* bad -> good per frame */
+	double ge_p;		/* good -> bad per step */
+	double ge_r;		/* bad -> good per step */
 	double ge_1h;		/* loss probability in the bad state */
 	double ge_1k;		/* loss probability in the good state */
+	uint64_t ge_step_ns;	/* the chain's step in time; 0: one per frame */
 	double duplicate;
 	double corrupt;
 	double reorder;		/* frames sent at once, ahead of delayed ones */
@@ -188,6 +190,7 @@ struct sw_impair {
 	bool active;		/* any impairment set: frames take this stage */
 	struct sw_rng rng;
 	bool ge_bad;		/* Gilbert-Elliott state */
+	uint64_t ge_t_ns;	/* with ge_step_ns: when the chain last stepped */
 	unsigned int since_reorder;	/* frames delayed since the last early one */
 	struct sw_held *heap;
 	unsigned int nheld;
