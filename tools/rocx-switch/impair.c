@@ -717,7 +717,7 @@ static int impair_parse(struct ctl_args *a, struct sw_impair_cfg *v,
 	s = ctl_take(a, "ge-step");
 	if (s) {
 		if (ctl_parse_time(s, &v->ge_step_ns))
-			return ctl_err(a, "ge-step: bad time '%s' (give 10us, 1ms, ... up to 10s; 0s: one step per frame)",
+			return ctl_err(a, "ge-step: bad time '%s' (give 10us, 1ms, ... or 0s)",
 				       s);
 		*set |= SET_GE_STEP;
 	}
