@@ -1109,6 +1109,27 @@ static bool burst_done(const struct ibv_wc *wc, int n, uint64_t wr_id,
 	return true;
 }
 
+/* All @n completions of a burst on @cq, or a comment on how many came. */
+static bool burst_polled(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	int got = poll_n(cq, wc, n);
+
+	if (got != n)
+		diag("%d of %d send completions in %d s", got, n, timeout_s);
+	return got == n;
+}
+
+/* A peer request of a burst, with a comment if the peer refused it. */
+static bool burst_peer(struct peer *p, enum peer_op op, uint64_t off,
+		       uint64_t len, uint32_t seed, uint32_t count)
+{
+	int err = peer_simple(p, op, off, len, seed, count);
+
+	if (err)
+		diag("peer request %d failed: %s", op, strerror(err));
+	return !err;
+}
+
 /*
  * Several messages in flight at once, so that a loss or a reordering on
  * the fabric hits one while others follow it: the requester must resend
@@ -1129,31 +1150,31 @@ static void test_burst(struct peer *p, struct ep *e, const struct ep_info *r,
 		pass = !post_send(e, 600 + i, IBV_WR_RDMA_WRITE, i * WLEN, WLEN,
 				  raddr + i * WLEN, ntohl(r->rkey), 0,
 				  IBV_SEND_SIGNALED);
-	pass = pass && poll_n(e->scq, wc, N) == N &&
+	pass = pass && burst_polled(e->scq, wc, N) &&
 	       burst_done(wc, N, 600, IBV_WC_RDMA_WRITE) &&
-	       !peer_simple(p, PEER_CHECK, 0, N * WLEN, seed, 0);
+	       burst_peer(p, PEER_CHECK, 0, N * WLEN, seed, 0);
 	ok(pass, "%d RDMA WRITEs of %d KiB in flight, pattern checked at the peer",
 	   N, WLEN / 1024);
 
 	fill(e->buf, N * SLEN, seed + 1);
-	pass = !peer_simple(p, PEER_RECV, 0, SLEN, 0, N);
+	pass = burst_peer(p, PEER_RECV, 0, SLEN, 0, N);
 	for (i = 0; i < N && pass; i++)
 		pass = !post_send(e, 700 + i, IBV_WR_SEND, i * SLEN, SLEN, 0, 0,
 				  0, IBV_SEND_SIGNALED);
-	pass = pass && poll_n(e->scq, wc, N) == N &&
+	pass = pass && burst_polled(e->scq, wc, N) &&
 	       burst_done(wc, N, 700, IBV_WC_SEND) &&
 	       !peer_wait_recv(p, N, SLEN, IBV_WC_RECV, false, 0) &&
-	       !peer_simple(p, PEER_CHECK, 0, N * SLEN, seed + 1, 0);
+	       burst_peer(p, PEER_CHECK, 0, N * SLEN, seed + 1, 0);
 	ok(pass, "%d SENDs of %d KiB in flight, received in order and checked",
 	   N, SLEN / 1024);
 
 	memset(e->buf + HALF, 0, N * RLEN);
-	pass = !peer_simple(p, PEER_FILL, HALF, N * RLEN, seed + 2, 0);
+	pass = burst_peer(p, PEER_FILL, HALF, N * RLEN, seed + 2, 0);
 	for (i = 0; i < N && pass; i++)
 		pass = !post_send(e, 800 + i, IBV_WR_RDMA_READ, HALF + i * RLEN,
 				  RLEN, raddr + HALF + i * RLEN, ntohl(r->rkey),
 				  0, IBV_SEND_SIGNALED);
-	pass = pass && poll_n(e->scq, wc, N) == N &&
+	pass = pass && burst_polled(e->scq, wc, N) &&
 	       burst_done(wc, N, 800, IBV_WC_RDMA_READ);
 	if (pass) {
 		bad = check(e->buf + HALF, N * RLEN, seed + 2);
