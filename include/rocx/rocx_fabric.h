@@ -47,6 +47,12 @@ enum rocx_fab_type {
 	ROCX_FAB_BUNDLE		= 3,	/* count entries follow the header */
 	ROCX_FAB_SYNC		= 4,	/* channel, timed: a promise of time */
 	ROCX_FAB_BYE		= 5,	/* channel: the sender leaves */
+	/* Untimed channel with rings: "Direct rings" */
+	ROCX_FAB_DIRECT		= 6,	/* switch, socket: the peer's ring */
+	ROCX_FAB_DIRECT_ACK	= 7,	/* NIC: through you up to here */
+	ROCX_FAB_DIRECT_GO	= 8,	/* switch: the peer's ring 1 is yours */
+	ROCX_FAB_DIRECT_END	= 9,	/* switch: stop writing to the peer */
+	ROCX_FAB_DIRECT_END_ACK	= 10,	/* NIC: through you from here */
 };
 
 /* flags: 0 on a dgram link; bits 3-7 sent as 0 and ignored everywhere. */
@@ -122,6 +128,8 @@ enum rocx_fab_type {
 #define ROCX_RING_WRAP		0xffffffffu
 #define ROCX_RING_ALIGN		8
 #define ROCX_RING_NFDS		3
+/* DIRECT passes the peer's ring memory and the peer NIC's wake eventfd. */
+#define ROCX_RING_DIRECT_NFDS	2
 
 /* A timed record's headers: where its first struct rocx_fab_tentry starts. */
 #define ROCX_FAB_TIMED_HLEN	42

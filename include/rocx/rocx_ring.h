@@ -67,14 +67,15 @@ static inline void rocx_ring_format(__u8 *map, __u32 size)
 }
 
 /*
- * The switch checks what a NIC passed, map_bytes long: NULL, or why it is
- * refused.  *size is the rings' size.  Both rings must start empty.
+ * Whether memory map_bytes long is laid out as rings: NULL, or why not.
+ * *size is the rings' size.  A NIC that DIRECT hands its peer's memory
+ * checks this much; the rings are in use by then.
  */
-static inline const char *rocx_ring_check(const __u8 *map, size_t map_bytes,
-					  __u32 *size)
+static inline const char *rocx_ring_check_layout(const __u8 *map,
+						 size_t map_bytes,
+						 __u32 *size)
 {
 	__u32 magic, s;
-	unsigned int k;
 
 	if (map_bytes < ROCX_RING_CTL_BYTES)
 		return "ring memory shorter than its control page";
@@ -86,6 +87,22 @@ static inline const char *rocx_ring_check(const __u8 *map, size_t map_bytes,
 		return "a ring size that is not a power of two in range";
 	if (map_bytes != rocx_ring_map_bytes(s))
 		return "ring memory of another size than its rings";
+	*size = s;
+	return NULL;
+}
+
+/*
+ * The switch checks what a NIC passed, map_bytes long: NULL, or why it is
+ * refused.  *size is the rings' size.  Both rings must start empty.
+ */
+static inline const char *rocx_ring_check(const __u8 *map, size_t map_bytes,
+					  __u32 *size)
+{
+	const char *why = rocx_ring_check_layout(map, map_bytes, size);
+	unsigned int k;
+
+	if (why)
+		return why;
 	for (k = 0; k < 2; k++) {
 		__u32 head, tail;
 
@@ -94,7 +111,6 @@ static inline const char *rocx_ring_check(const __u8 *map, size_t map_bytes,
 		if (head != tail)
 			return "a ring that does not start empty";
 	}
-	*size = s;
 	return NULL;
 }
 

@@ -24,7 +24,7 @@
 #
 #   scripts/run/bench.sh [--no-build] [--kinds 'rocx rxe sink'] [--only NAME[:NAME...]]
 #                        [--plan FILE] [--reps N] [--props P=V[:P=V]] [--out DIR]
-#                        [--lat-s N] [--link netdev|channel]
+#                        [--lat-s N] [--link netdev|channel|direct]
 #                        [--qemu-sched other|fifo] [--trace EVENT[,EVENT...]]
 #   scripts/run/bench.sh --timed [--no-build] [--only NAME[:NAME...]] [--plan FILE]
 #                        [--props P=V[:P=V]] [--out DIR] [--speed MBPS]
@@ -39,8 +39,10 @@
 #   --reps       at most N repetitions of any entry
 #   --props      more rocx device properties, e.g. x-sq-inflight=8
 #   --link       how the rocx NICs join the switch (run-guests.sh --link):
-#                QEMU's dgram netdev (default) or the device's fabric
-#                channel with its shared-memory rings
+#                QEMU's dgram netdev (default), the device's fabric
+#                channel with its shared-memory rings, or that channel
+#                with the switch's --direct (two NICs write each
+#                other's rings: only a --kinds rocx run has two)
 #   --qemu-sched  each QEMU's main thread beside the vCPUs (other, the
 #                default) or ahead of them (run-guests.sh --qemu-sched)
 #   --trace      QEMU trace events of the rocx guests, into their

@@ -46,7 +46,7 @@ FLOORS = [
     ]),
     ('top', ['rocx-engine.c', 'rocx-rdma.c', 'rocx-aq.c', 'rocx-regs.c']),
     ('glue', ['rocx-pci.c', 'rocx-pci.h', 'rocx-pci-chan.c', 'rocx-pci-ring.c',
-              'trace.h']),
+              'rocx-pci-direct.c', 'trace.h']),
 ]
 
 # (caller, callee): why this call runs up a floor.

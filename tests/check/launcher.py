@@ -14,7 +14,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../scripts/run"))
 from launcher import Die, secs  # noqa: E402
-from launcher import fabric, guest, spec  # noqa: E402
+from launcher import fabric, guest, run, spec  # noqa: E402
 
 bad = 0
 
@@ -160,9 +160,14 @@ check("launch: --link channel: a rocx NIC on the rocx-switch joins by "
        "pcie-root-port,id=rp1,chassis=2,slot=2",
        "rocx,id=nic1,fabric=/R/ch1.sock,mac=52:54:00:00:01:01,bus=rp1,"
        "speed=400"])
-check("launch: --link takes netdev or channel",
+check("launch: --link takes netdev, channel or direct",
       refusal(spec.parse_args, ["--link", "shm", "--guest", "cmd=x"], {}),
-      (2, "run-guests: bad --link shm (netdev or channel)"))
+      (2, "run-guests: bad --link shm (netdev, channel or direct)"))
+check("launch: --link direct gives the switch --direct, untimed only",
+      [run.switch_mode(spec.parse_args(a + ["--guest", "cmd=x"], {}))
+       for a in (["--link", "direct"], ["--link", "channel"],
+                 ["--link", "direct", "--timed"])],
+      [["--direct"], [], ["--timed", "--latency", "1000"]])
 
 check("launch: --qemu-sched is other unless asked, takes fifo",
       [spec.parse_args(a + ["--guest", "cmd=x"], {}).qemu_sched

@@ -74,13 +74,30 @@ class Rings:
         r._side(1, r.sw_wake, r.nic_wake)
         return r
 
+    @classmethod
+    def direct(cls, fds, own):
+        """A NIC's end of its peer's ring 1 ("Direct rings"), over what
+        DIRECT passed (the peer's memory and its wake eventfd), from
+        DIRECT_GO on: it produces where the switch did, from the head it
+        finds.  own is the NIC's Rings, whose eventfd the switch wakes
+        when the peer has room again."""
+        r = cls.__new__(cls)
+        r.memfd, r.nic_wake = fds
+        r.sw_wake = None
+        r.m = mmap.mmap(r.memfd, os.fstat(r.memfd).st_size)
+        r.size = struct.unpack_from("=I", r.m, 4)[0]
+        r._side(1, own.nic_wake, r.nic_wake)
+        r.head = r.u32(head_off(1))
+        return r
+
     def fds(self):
         return [self.memfd, self.sw_wake, self.nic_wake]
 
     def close(self):
         self.m.close()
         for fd in self.fds():
-            os.close(fd)
+            if fd is not None:
+                os.close(fd)
 
     def u32(self, off):
         return struct.unpack_from("=I", self.m, off)[0]

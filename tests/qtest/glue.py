@@ -882,6 +882,95 @@ def t_chan_rings(q):
 t_chan_rings.chan = True
 
 
+def tx_frames(q, first, n, fill):
+    """n broadcast frames at TX slots first.., and the doorbell."""
+    frames = [bytes([0xff] * 6) + MAC + b'\x08\x00' + bytes([fill + i] * 64)
+              for i in range(n)]
+    for i, f in enumerate(frames):
+        slot = first + i
+        q.memwrite(BUF + 0x4000 * slot, f)
+        q.memwrite(TX + 16 * slot, struct.pack('<QHHHH', BUF + 0x4000 * slot,
+                                               len(f), 0, 0, 0))
+    q.wr('q', BAR2 + DB_TX, (first + n) << 32)
+    return frames
+
+
+def direct_rec(ftype, max_len=fabric.BUNDLE_MAX):
+    return fabric.record(ftype, max_len=max_len)
+
+
+def t_chan_direct(q):
+    """Direct rings ("Direct rings"): a DIRECT whose peer takes shorter
+    bundles is declined; a good one is answered with DIRECT_ACK in ring 0,
+    the engine's frames are held until DIRECT_GO and then go into the
+    peer's ring 1, waking it; DIRECT_END is answered in ring 0 and the
+    frames come back through it; a DIRECT_GO nobody asked for ends QEMU
+    naming it."""
+    q.net.settimeout(5)
+    r = chan_accept_rings(q)
+    bring_up(q)
+    peer = rings.Rings()
+    socket.send_fds(q.chan, [direct_rec(fabric.DIRECT, 2048)],
+                    [peer.memfd, peer.nic_wake])
+    ack = r.take(5)
+    check(ack is not None and
+          fabric.parse_record(ack)[:2] == (fabric.DIRECT_ACK,
+                                           fabric.F_REFUSED),
+          'a peer of shorter bundles is declined (%r)' % (ack and ack[:24]))
+    q.wait(lambda: 'declined a direct link' in q.stderr(),
+           'QEMU says why it declined')
+    socket.send_fds(q.chan, [direct_rec(fabric.DIRECT)],
+                    [peer.memfd, peer.nic_wake])
+    ack = r.take(5)
+    check(ack is not None and
+          fabric.parse_record(ack)[:2] == (fabric.DIRECT_ACK, 0),
+          'DIRECT answered with DIRECT_ACK in ring 0 (%r)' %
+          (ack and ack[:24]))
+    held = tx_frames(q, 0, 3, 1)
+    check(r.take(0.5) is None and peer.take(0.1) is None,
+          'nothing leaves between DIRECT_ACK and DIRECT_GO')
+    q.chan.send(direct_rec(fabric.DIRECT_GO))
+    got = []
+    while len(got) < 3:
+        rec = peer.take(5)
+        check(rec is not None, 'the held frames in the peer\'s ring 1 (%d)'
+              % len(got))
+        got += [f for _, f in fabric.parse_record(rec)[4]]
+    check(got == held, 'the held frames whole and in order')
+    direct = tx_frames(q, 3, 2, 10)
+    rec = peer.take(5)
+    check(rec is not None and
+          [f for _, f in fabric.parse_record(rec)[4]] == direct,
+          'frames sent after DIRECT_GO go straight to the peer')
+    check(peer.kicks > 0, 'the device wakes the peer that sleeps')
+    check(r.take(0.2) is None, 'nothing in ring 0 while direct')
+    q.chan.send(direct_rec(fabric.DIRECT_END))
+    ack = r.take(5)
+    check(ack is not None and
+          fabric.parse_record(ack)[0] == fabric.DIRECT_END_ACK,
+          'DIRECT_END answered with DIRECT_END_ACK in ring 0')
+    back = tx_frames(q, 5, 2, 20)
+    rec = r.take(5)
+    check(rec is not None and
+          [f for _, f in fabric.parse_record(rec)[4]] == back and
+          peer.take(0.2) is None,
+          'after DIRECT_END the frames go through ring 0 again')
+    q.chan.send(direct_rec(fabric.DIRECT_GO))
+    try:
+        rc = q.p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        raise Fail('QEMU still runs after a DIRECT_GO nobody asked for')
+    err = q.stderr()
+    check(rc == 1 and 'DIRECT_GO to no DIRECT_ACK' in err,
+          'QEMU exits 1 naming the stray DIRECT_GO (%s): %s' %
+          (rc, err.strip()[-300:]))
+    peer.close()
+    r.close()
+
+
+t_chan_direct.chan = True
+
+
 def t_chan_ring_damage(q):
     """A damaged ring 1 (a head that is not a whole record ahead) ends
     QEMU with a message naming the channel and the damage."""
@@ -928,7 +1017,8 @@ CASES = [t_pci_identity, t_bars_64bit, t_registers_and_access_sizes,
          t_msix_test_irq, t_test_dma, t_admin_queue, t_tx, t_rx_and_hold,
          t_set_link, t_roce_send_retransmit, t_migration_blocked,
          t_system_reset, t_fabric_bundle, t_aq_stall, t_chan_untimed,
-         t_chan_rings, t_chan_ring_damage, t_chan_refused, t_delay_props]
+         t_chan_rings, t_chan_direct, t_chan_ring_damage, t_chan_refused,
+         t_delay_props]
 
 
 def main():

@@ -96,6 +96,26 @@ class Chan:
         self.send(fabric.header(fabric.BUNDLE, len(frames), src=self.mac) +
                   fabric.entries(frames))
 
+    def recv_sock(self, timeout=2.0):
+        """A record on the socket of a rings link ("Direct rings"):
+        (type, max_len, descriptors), or None."""
+        self.s.settimeout(timeout)
+        try:
+            d, fds, _, _ = socket.recv_fds(self.s, fabric.BUNDLE_MAX + 1, 4)
+        except socket.timeout:
+            return None
+        if not d:
+            self.eof = True
+            return None
+        return (fabric.get(d, "type"), fabric.get(d, "max_len"), fds)
+
+    def direct_ack(self, refused=False):
+        self.send(fabric.record(fabric.DIRECT_ACK, src=self.mac,
+                                flags=fabric.F_REFUSED if refused else 0))
+
+    def direct_end_ack(self):
+        self.send(fabric.record(fabric.DIRECT_END_ACK, src=self.mac))
+
     def bye(self, t=None):
         self.send(fabric.record(fabric.BYE, time=t, src=self.mac))
 

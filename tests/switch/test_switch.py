@@ -15,6 +15,7 @@ an exact set of frames where the settings decide it (gap, limit, seed).
 import json
 import math
 import os
+import select
 import shutil
 import signal
 import socket
@@ -3013,6 +3014,7 @@ def channel(exe, sockdir, log, work):
     chanpeer.RINGS = False
     prefix = ""
     channel_rings(exe, sockdir, log)
+    channel_direct(exe, sockdir, log)
 
 
 class ShortOffer(rings.Rings):
@@ -3110,6 +3112,184 @@ def channel_rings(exe, sockdir, log):
           st[0].get("ch_refused") == "5" and st[0].get("rx_fab_err") == "3"
           and got == ["ok-head", "ok-zero", "ok-past"],
           f"{st[0].get('ch_refused')} {st[0].get('rx_fab_err')} {got}")
+
+
+def direct_join(a, b, what):
+    """Both NICs take DIRECT, answer, and get DIRECT_GO: each writes the
+    other's ring 1 from then on.  The direct producers, or None."""
+    offers = [c.recv_sock(5.0) for c in (a, b)]
+    ok = all(o is not None and o[0] == fabric.DIRECT and len(o[2]) == 2 and
+             o[1] == fabric.BUNDLE_MAX for o in offers)
+    check(f"direct: {what}: DIRECT to both NICs, with the peer's memory "
+          "and eventfd", ok, f"{offers}")
+    if not ok:
+        return None
+    for c in (a, b):
+        c.direct_ack()
+    gos = [c.recv_sock(2.0) for c in (a, b)]
+    check(f"direct: {what}: DIRECT_GO to both once they answered",
+          all(g is not None and g[0] == fabric.DIRECT_GO and not g[2]
+              for g in gos), f"{gos}")
+    # a writes b's ring 1 with b's memory, and the other way round.
+    return (rings.Rings.direct(offers[0][2], a.rings),
+            rings.Rings.direct(offers[1][2], b.rings))
+
+
+def direct_end(a, b, what):
+    ends = [c.recv_sock(2.0) for c in (a, b)]
+    check(f"direct: {what}: DIRECT_END to both NICs",
+          all(e is not None and e[0] == fabric.DIRECT_END for e in ends),
+          f"{ends}")
+
+
+def direct_frames(c, src, tag, n, size=1000):
+    """n frames written straight into the peer's ring 1, a bundle each."""
+    for i in range(n):
+        src.put(fabric.header(fabric.BUNDLE, 1, src=c.mac) +
+                fabric.entries([chframe(c.mac, f"{tag}{i}", size)]))
+
+
+def channel_direct(exe, sockdir, log):
+    """Direct rings ("Direct rings"): two NICs with rings and nothing set
+    between them write each other's ring 1; the switch lends a ring only
+    once what it held for it is in, takes it back after DIRECT_END_ACK,
+    and nothing is lost or reordered across either change; a setting, a
+    third port or a NIC leaving ends it; a wake for room is passed on."""
+    fresh_log(log)
+    sw = start_switch(exe, sockdir, ["--ports", "3", "--direct"], log)
+    ctl = swctl.SwitchCtl(f"{sockdir}/ctl.sock")
+    a = chanpeer.Chan(sockdir, 0, rings_offer=True)
+    b = chanpeer.Chan(sockdir, 1, rings_offer=True)
+    a.hello(None)
+    b.hello(None)
+    # Through the switch until DIRECT_GO: these come first at b.
+    a.frames_untimed([chframe(a.mac, f"s{i}", 1000) for i in range(10)])
+    pair = direct_join(a, b, "two NICs")
+    if pair is None:
+        stop_switch(sw)
+        return
+    ab, ba = pair
+    for k in range(4):
+        direct_frames(a, ab, f"d{k}-", 50)
+        b.until(lambda c: len(c.frames) >= 60 + 50 * k, 5.0)
+    direct_frames(b, ba, "r", 5)
+    a.until(lambda c: len(c.frames) >= 5, 5.0)
+    check("direct: what came through the switch, then 200 KB straight "
+          "into the peer's ring, wrapping, in order",
+          chtags(b.frames) == [f"s{i}" for i in range(10)] +
+          [f"d{k}-{i}" for k in range(4) for i in range(50)] and
+          chtags(a.frames) == [f"r{i}" for i in range(5)],
+          f"{chtags(b.frames)[:12]} {chtags(a.frames)}")
+    show = ctl("stats")
+    st = parse_stats("\n".join(show))
+    check("direct: the switch reports both lent, and saw the first 10 only",
+          st[0].get("direct") == "lent" and st[1].get("direct") == "lent" and
+          st[0].get("direct_go") == "1" and st[0].get("rx_frames") == "10",
+          f"{st.get(0)}")
+
+    # A peer that waits for room: b takes a record and wakes the switch,
+    # which wakes a.
+    pw = rings.pwait_off(1)
+    while True:
+        try:
+            os.eventfd_read(a.rings.nic_wake)
+        except BlockingIOError:
+            break
+    ab.set_u32(pw, 1)
+    direct_frames(a, ab, "w", 1)
+    ab.set_u32(pw, 1)
+    b.until(lambda c: len(c.frames) >= 211, 5.0)
+    r, _, _ = select.select([a.rings.nic_wake], [], [], 2.0)
+    check("direct: a peer's wake for room reaches the NIC that waits",
+          bool(r))
+    ab.set_u32(pw, 0)
+
+    # A setting between them ends it; what the NIC wrote before its
+    # answer arrives before what it sends through the switch after.
+    b.frames.clear()
+    ctl("impair port=1 dir=egress delay=1ms")
+    direct_end(a, b, "an impairment set")
+    direct_frames(a, ab, "e", 3)
+    a.direct_end_ack()
+    b.direct_end_ack()
+    a.frames_untimed([chframe(a.mac, f"f{i}", 1000) for i in range(5)])
+    b.until(lambda c: len(c.frames) >= 8, 5.0)
+    check("direct: ended by a setting, no frame lost or overtaken",
+          chtags(b.frames) == ["e0", "e1", "e2"] +
+          [f"f{i}" for i in range(5)], f"{chtags(b.frames)}")
+    ab.close()
+    ba.close()
+
+    # Cleared: offered again.  A third port ends it.
+    ctl("impair port=1 dir=egress clear")
+    pair = direct_join(a, b, "the setting cleared")
+    if pair is not None:
+        ab, ba = pair
+        # A guest is seen when it sends: its frame waits in the switch
+        # for the rings to come back.
+        g = Guest(sockdir, 2)
+        g.send(BCAST, "hi")
+        direct_end(a, b, "a third port")
+        a.frames.clear()
+        b.frames.clear()
+        a.direct_end_ack()
+        b.direct_end_ack()
+        ab.close()
+        ba.close()
+        a.frames_untimed([chframe(a.mac, "three", 100)])
+        b.until(lambda c: len(c.frames) >= 2, 3.0)
+        a.until(lambda c: len(c.frames) >= 1, 3.0)
+        got = tags(g.recv(0.5))
+        check("direct: a third port ends it, what it sent meanwhile waits "
+              "for the rings, and frames reach everyone again",
+              chtags(b.frames) == ["hi", "three"] and
+              chtags(a.frames) == ["hi"] and got == ["three"],
+              f"{chtags(b.frames)} {chtags(a.frames)} {got}")
+        g.close()
+
+    # With the third gone: again.  A NIC that leaves ends its peer's.
+    pair = direct_join(a, b, "the third port gone")
+    if pair is not None:
+        ab, ba = pair
+        b.close()
+        e = a.recv_sock(2.0)
+        check("direct: a NIC that leaves ends its peer's direct writes",
+              e is not None and e[0] == fabric.DIRECT_END, f"{e}")
+        a.direct_end_ack()
+        ab.close()
+        ba.close()
+    a.close()
+
+    # A NIC that declines is not asked again; one that answers what was
+    # not asked loses its link.
+    a = chanpeer.Chan(sockdir, 0, rings_offer=True)
+    b = chanpeer.Chan(sockdir, 1, rings_offer=True)
+    a.hello(None)
+    b.hello(None)
+    oa, ob = a.recv_sock(2.0), b.recv_sock(2.0)
+    a.direct_ack(refused=True)
+    b.direct_ack(refused=True)
+    again = a.recv_sock(0.5)
+    a.frames_untimed([chframe(a.mac, "declined", 100)])
+    b.until(lambda c: len(c.frames) >= 1, 3.0)
+    check("direct: a NIC that declines is not asked again and its frames "
+          "go through the switch",
+          oa is not None and ob is not None and again is None and
+          chtags(b.frames) == ["declined"], f"{again} {chtags(b.frames)}")
+    for fd in (oa or (0, 0, []))[2] + (ob or (0, 0, []))[2]:
+        os.close(fd)
+    a.direct_ack()
+    a.recv_raw(1.0)
+    check("direct: a DIRECT_ACK to no DIRECT closes the link", a.eof)
+    a.close()
+    b.close()
+    ctl.close()
+    st = switch_stats(sw, log)
+    check("direct: lent three times, given back three times, one error",
+          st[0].get("direct_go") == "3" and st[0].get("direct_end") == "3"
+          and st[0].get("rx_fab_err") == "1",
+          f"{st[0].get('direct_go')} {st[0].get('direct_end')} "
+          f"{st[0].get('rx_fab_err')}")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@
 #include "switch.h"
 #include "rocx/rocx_ring.h"
 
-static void ring_kick(int fd)
+void chan_ring_kick(int fd)
 {
 	uint64_t one = 1;
 
@@ -85,7 +85,7 @@ const char *chan_ring_offer(struct sw_port *p)
 	rocx_ring_attach(&r->tx, map, size, 1);
 	r->wake_fd = c->offer[1];
 	r->kick_fd = c->offer[2];
-	close(c->offer[0]);
+	r->mem_fd = c->offer[0];
 	c->noffer = 0;
 	c->ring_pending = r;
 	return NULL;
@@ -115,7 +115,7 @@ int chan_ring_start(struct sw *sw, struct sw_port *p)
 	fprintf(stderr, "rocx-switch: port %u: shared-memory rings, %u KiB each\n",
 		p->idx, r->rx.size >> 10);
 	/* Whatever the NIC wrote before we looked. */
-	ring_kick(r->wake_fd);
+	chan_ring_kick(r->wake_fd);
 	return 0;
 }
 
@@ -126,6 +126,7 @@ void chan_ring_free(struct sw *sw, struct sw_chan_ring *r)
 	epoll_ctl(sw->epfd, EPOLL_CTL_DEL, r->wake_fd, NULL);
 	close(r->wake_fd);
 	close(r->kick_fd);
+	close(r->mem_fd);
 	munmap(r->map, r->map_bytes);
 	free(r);
 }
@@ -142,11 +143,16 @@ int chan_ring_send(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 	bool kick, woke = false;
 	int ret, room;
 
+	/* Lent to the peer NIC: the egress holds the frames until it is back. */
+	if (r->lent) {
+		errno = EAGAIN;
+		return -1;
+	}
 	for (;;) {
 		ret = rocx_ring_put(&r->tx, rec, len, &kick);
 		if (ret == 0) {
 			if (kick)
-				ring_kick(r->kick_fd);
+				chan_ring_kick(r->kick_fd);
 			break;
 		}
 		if (ret != -EAGAIN) {
@@ -165,7 +171,7 @@ int chan_ring_send(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 				return 1;
 			}
 			if (room)
-				ring_kick(r->wake_fd);
+				chan_ring_kick(r->wake_fd);
 			errno = EAGAIN;
 			return -1;
 		}
@@ -189,7 +195,7 @@ int chan_ring_send(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 	 * it for the event loop.
 	 */
 	if (woke)
-		ring_kick(r->wake_fd);
+		chan_ring_kick(r->wake_fd);
 	return 0;
 }
 
@@ -219,6 +225,7 @@ void chan_ring_rx(struct sw *sw, struct sw_port *p, uint32_t events,
 	unsigned int k;
 	int n;
 
+	direct_relay_room(sw, p);
 	rocx_ring_busy(&r->rx);
 	for (k = 0; k < RING_RX_BATCH; k++) {
 		n = rocx_ring_take(&r->rx, rec, cap, &why);
@@ -234,9 +241,9 @@ void chan_ring_rx(struct sw *sw, struct sw_port *p, uint32_t events,
 			return;	/* the link ended: r is gone */
 	}
 	if (rocx_ring_producer_waits(&r->rx))
-		ring_kick(r->kick_fd);
+		chan_ring_kick(r->kick_fd);
 	if (k == RING_RX_BATCH) {
-		ring_kick(r->wake_fd);
+		chan_ring_kick(r->wake_fd);
 		return;
 	}
 	/* The NIC closed the socket: what it wrote before is taken above. */
@@ -246,5 +253,5 @@ void chan_ring_rx(struct sw *sw, struct sw_port *p, uint32_t events,
 	}
 	ring_clear(r->wake_fd);
 	if (rocx_ring_sleep(&r->rx))
-		ring_kick(r->wake_fd);
+		chan_ring_kick(r->wake_fd);
 }

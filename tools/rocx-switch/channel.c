@@ -130,6 +130,8 @@ void chan_drop(struct sw *sw, struct sw_port *p)
 
 	if (c->fd < 0)
 		return;
+	/* Before the rings go: a peer may hold one of ours, or we of its. */
+	direct_port_gone(sw, p);
 	chan_ring_forget(c);
 	chan_ring_free(sw, c->ring_pending);
 	chan_ring_free(sw, c->ring);
@@ -271,6 +273,45 @@ static int chan_send(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 			exit(1);
 		}
 	}
+}
+
+/*
+ * A record on the socket even when the link has rings, with descriptors
+ * (DIRECT, "Direct rings").  A seqpacket socket with 4 MiB to send holds
+ * the few control records the switch sends this way, so one that does
+ * not fit means the NIC stopped reading: 0 sent, -1 the link ended.
+ */
+int chan_send_sock(struct sw *sw, struct sw_port *p, const uint8_t *rec,
+		   uint32_t len, const int *fds, unsigned int nfds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(ROCX_RING_NFDS * sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = (void *)rec, .iov_len = len };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	if (p->ch.fd < 0 || nfds > ROCX_RING_NFDS)
+		return -1;
+	if (nfds) {
+		memset(&ctl, 0, sizeof(ctl));
+		m.msg_control = ctl.buf;
+		m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+	}
+	do {
+		n = sendmsg(p->ch.fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)len)
+		return 0;
+	chan_error(sw, p, "a NIC that reads nothing from its socket");
+	return -1;
 }
 
 /* HELLO_ACK, refused or not; BYE.  Timed: with the extension. */
@@ -557,6 +598,9 @@ int chan_record(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 	case ROCX_FAB_HELLO:
 		chan_error(sw, p, "a second HELLO");
 		return -1;
+	case ROCX_FAB_DIRECT_ACK:
+	case ROCX_FAB_DIRECT_END_ACK:
+		return direct_record(sw, p, type, flags);
 	default:
 		chan_error(sw, p, "a record of a type the NIC does not send");
 		return -1;

@@ -41,6 +41,7 @@ struct sw_opts {
 	const char *series;		/* time-series file */
 	const char *series_interval;
 	bool timed;
+	bool direct;
 	uint64_t latency_ns;
 	uint64_t epoch_ns;
 	double rate_mbps;
@@ -87,6 +88,8 @@ static void usage(FILE *out)
 		"\n"
 		"Port K also listens on DIR/chK.sock for a rocx NIC's fabric channel.\n"
 		"      --timed            run on a virtual clock with the NICs' channels\n"
+		"      --direct           untimed: two NICs with rings and nothing set\n"
+		"                         between them write each other's rings\n"
 		"      --latency NS       link latency of every port (default %d);\n"
 		"                         per port: --qos 'port=K latency=NS'\n"
 		"      --epoch NS         what a port that has not joined promises\n"
@@ -138,6 +141,7 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 		{ "series", required_argument, NULL, 'T' },
 		{ "series-interval", required_argument, NULL, 'I' },
 		{ "timed", no_argument, NULL, 'X' },
+		{ "direct", no_argument, NULL, 'D' },
 		{ "latency", required_argument, NULL, 'L' },
 		{ "epoch", required_argument, NULL, 'E' },
 		{ "rate", required_argument, NULL, 'R' },
@@ -219,6 +223,9 @@ static int parse_opts(int argc, char **argv, struct sw_opts *o)
 			break;
 		case 'X':
 			o->timed = true;
+			break;
+		case 'D':
+			o->direct = true;
 			break;
 		case 'L':
 			if (ctl_parse_ns(optarg, &o->latency_ns) ||
@@ -559,6 +566,7 @@ static int run(struct sw *sw, const struct sw_opts *o, int sigfd, int tfd)
 		impair_release(sw);
 		/* What this wakeup received leaves in as few sends as it can. */
 		egress_service_pending(sw);
+		direct_update(sw);
 		impair_arm(sw);
 		qos_arm(sw);
 	}
@@ -599,6 +607,7 @@ int main(int argc, char **argv)
 
 	sw.nports = o.nports;
 	sw.timed = o.timed;
+	sw.direct = o.direct && !o.timed;
 	sw.epoch_ns = o.epoch_ns;
 	sw.def_latency_ns = o.latency_ns;
 	sw.def_rate_mbps = o.rate_mbps;

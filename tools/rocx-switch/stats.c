@@ -25,7 +25,8 @@ void stats_print_port(const struct sw *sw, unsigned int idx, FILE *out)
 		" tx_bundles=%" PRIu64 " rx_fab_err=%" PRIu64
 		" bundle=%u queued=%u ch=%s ch_refused=%" PRIu64
 		" rx_dgram_timed=%" PRIu64 " promise_rx=%" PRIu64
-		" promise_tx=%" PRIu64 " tx_tc=",
+		" promise_tx=%" PRIu64 " direct=%s direct_go=%" PRIu64
+		" direct_end=%" PRIu64 " tx_tc=",
 		idx, port_state_name(p->state), s->rx_frames,
 		s->rx_bytes, s->tx_frames, s->tx_bytes, s->rx_runt,
 		s->rx_oversize, s->rx_filtered, s->rx_err,
@@ -33,7 +34,8 @@ void stats_print_port(const struct sw *sw, unsigned int idx, FILE *out)
 		s->rx_bundles, s->tx_bundles, s->rx_fab_err,
 		p->bundle ? p->bundle_max : 0, p->eg.queued,
 		chan_state_name(p), s->ch_refused, s->rx_dgram_timed,
-		p->ch.prom_rx, p->ch.prom_tx);
+		p->ch.prom_rx, p->ch.prom_tx, direct_state_name(p),
+		s->direct_go, s->direct_end);
 	for (tc = 0; tc < SW_NUM_TC; tc++)
 		fprintf(out, "%s%" PRIu64, tc ? "," : "", s->tx_tc[tc]);
 	impair_stats_print(p, out);

@@ -232,6 +232,8 @@ struct sw_port_stats {
 	uint64_t rx_fab_err;	/* malformed or unexpected fabric frames */
 	uint64_t ch_refused;	/* channel connections and HELLOs refused */
 	uint64_t rx_dgram_timed;	/* datagrams a timed switch dropped */
+	uint64_t direct_go;	/* times its NIC got the peer's ring 1 */
+	uint64_t direct_end;	/* ... and gave it back */
 };
 
 /*
@@ -253,6 +255,22 @@ struct sw_chan_ring {
 	struct rocx_ring tx;	/* ring 1: the switch's */
 	int wake_fd;		/* the switch's: the NIC writes it; in epoll */
 	int kick_fd;		/* the NIC's */
+	int mem_fd;		/* the memory, kept to pass on in DIRECT */
+	/*
+	 * Ring 1 is lent to the NIC of port lent_to (direct.c): the switch
+	 * writes nothing there until that NIC gives it back.
+	 */
+	bool lent;
+	unsigned int lent_to;
+};
+
+/* The switch's side of a NIC's direct link to its peer (direct.c). */
+enum sw_direct_state {
+	DIR_NONE,		/* records go through the switch */
+	DIR_OFFERED,		/* DIRECT sent, DIRECT_ACK awaited */
+	DIR_DRAIN,		/* acked: the peer's queue empties first */
+	DIR_LENT,		/* DIRECT_GO sent: it writes the peer's ring 1 */
+	DIR_ENDING,		/* DIRECT_END sent, DIRECT_END_ACK awaited */
 };
 
 struct sw_chan {
@@ -268,6 +286,11 @@ struct sw_chan {
 	struct sw_chan_ring *ring, *ring_pending;
 	/* Timed: the port joined once and left; it promises forever. */
 	bool left;
+	/* Direct rings (direct.c): this NIC's state toward port dpeer. */
+	enum sw_direct_state dstate;
+	unsigned int dpeer;
+	bool dend_wanted;	/* offered, and ending as soon as acked */
+	bool ddeclined;		/* refused: not offered again in this pair */
 	bool warned_dgram;	/* a timed switch said once that it drops them */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint32_t max;		/* the peer's max_len */
@@ -456,6 +479,7 @@ struct sw {
 	 * clock, which only the event loop moves.
 	 */
 	bool timed;
+	bool direct;		/* --direct: lend rings between two NICs */
 	uint64_t epoch_ns;	/* --epoch: what an unjoined port promises */
 	uint64_t def_latency_ns;	/* --latency */
 	double def_rate_mbps;	/* --rate: for ports given none */
@@ -564,10 +588,20 @@ void chan_ring_forget(struct sw_chan *c);
 const char *chan_ring_offer(struct sw_port *p);
 int chan_ring_start(struct sw *sw, struct sw_port *p);
 void chan_ring_free(struct sw *sw, struct sw_chan_ring *r);
+void chan_ring_kick(int fd);
 int chan_ring_send(struct sw *sw, struct sw_port *p, const uint8_t *rec,
 		   uint32_t len);
 void chan_ring_pollout(struct sw_port *p, bool on);
 bool chan_ring_wants_room(const struct sw_port *p);
+/* Direct rings between two NICs (direct.c). */
+void direct_update(struct sw *sw);
+int direct_record(struct sw *sw, struct sw_port *p, uint8_t type,
+		  uint8_t flags);
+void direct_port_gone(struct sw *sw, struct sw_port *p);
+void direct_relay_room(struct sw *sw, struct sw_port *p);
+const char *direct_state_name(const struct sw_port *p);
+int chan_send_sock(struct sw *sw, struct sw_port *p, const uint8_t *rec,
+		   uint32_t len, const int *fds, unsigned int nfds);
 void chan_ring_rx(struct sw *sw, struct sw_port *p, uint32_t events,
 		  uint8_t *rec, uint32_t cap);
 

@@ -73,12 +73,14 @@ Options:
                     (timed=on; virtio NICs and @SEG are refused), the
                     switch --timed; --timeout counts 4 times over
   --link-latency NS the switch's link latency in a timed run (default 1000)
-  --link netdev|channel
+  --link netdev|channel|direct
                     how an untimed run's rocx NICs on the rocx-switch join
                     it: QEMU's dgram netdev (default), or the device's own
                     fabric channel (fabric=, with its shared-memory rings;
-                    Documentation/rocx-device.rst, "Fabric channel"); a
-                    timed run always uses the channel
+                    Documentation/rocx-device.rst, "Fabric channel"); direct
+                    is the channel with the switch's --direct: two NICs
+                    with nothing set between them write each other's rings
+                    ("Direct rings"); a timed run always uses the channel
   --icount-shift N  instruction time 2^N ns in a timed run (default 0)
   --qemu-sched other|fifo
                     each QEMU's main thread, which runs an untimed NIC's

@@ -289,6 +289,14 @@ def plan(o, out, run, initrd):
     return guests, sizes, port, scale_words
 
 
+def switch_mode(o):
+    """The rocx-switch's options for the run's mode: its clock in a timed
+    run, stepping aside between two NICs with --link direct."""
+    if o.timed:
+        return ["--timed", "--latency", str(o.link_latency)]
+    return ["--direct"] if o.link == "direct" else []
+
+
 def start_fabric(o, r, switch, sizes, port):
     """The rocx-switch (if any NIC is on it) and a switch for every
     segment that is not a link; exports ROCX_SWITCH_CTL_<SEG>."""
@@ -296,11 +304,9 @@ def start_fabric(o, r, switch, sizes, port):
     if port > 0:
         # A session of its own, for fabric_priority()'s fallback.
         pcap = ["--pcap", o.pcap] if o.pcap else []
-        timed = ["--timed", "--latency", str(o.link_latency)] \
-            if o.timed else []
         r.switches.append(fabric.start_switch(
             switch, r.run, port, os.path.join(r.out, "switch.log"),
-            seed + timed + o.switch_opts + pcap, session=True,
+            seed + switch_mode(o) + o.switch_opts + pcap, session=True,
             name="rocx-switch"))
     for seg, size in sizes.items():
         if size == 2:
@@ -320,7 +326,7 @@ def launch_guests(o, r, qemu, guests, scale_words):
         gdir = "%s/guest%d" % (r.out, g.index)
         timed = timed_qemu_args(o, g) if o.timed else []
         tail = ["-m", g.mem] + \
-            fabric.nic_args(g, o.timed, o.link == "channel") + timed + \
+            fabric.nic_args(g, o.timed, o.link in ("channel", "direct")) + timed + \
             g.extra + [
             "-append",
             guest.kernel_cmdline(g, len(guests), scale_words, o.append)]

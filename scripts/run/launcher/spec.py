@@ -89,8 +89,8 @@ def parse_args(argv, environ=None):
         elif a == "--seed":
             o.seed = v
         elif a == "--link":
-            if v not in ("netdev", "channel"):
-                raise Die("bad --link %s (netdev or channel)" % v)
+            if v not in ("netdev", "channel", "direct"):
+                raise Die("bad --link %s (netdev, channel or direct)" % v)
             o.link = v
         elif a == "--qemu-sched":
             if v not in ("fifo", "other"):

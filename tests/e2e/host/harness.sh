@@ -13,7 +13,9 @@
 #                          only, on the rocx-switch
 #   link=channel           untimed rocx NICs join the rocx-switch by their
 #                          fabric channel (run-guests --link channel: the
-#                          shared-memory rings) instead of QEMU's netdev
+#                          shared-memory rings) instead of QEMU's netdev;
+#                          link=direct: the same, the switch stepping aside
+#                          between two NICs (run-guests --link direct)
 #   switch='OPTS'          more rocx-switch options (run-guests --switch);
 #                          @OUT@ in them is the run's output directory
 #   seed=N                 seed of the switch's impairments (default: the

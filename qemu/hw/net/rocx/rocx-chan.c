@@ -123,6 +123,22 @@ size_t rocx_core_chan_bye(RocxCore *c, uint8_t *buf)
                             MAX(ch->tx_promise, rocx_now(c)));
 }
 
+size_t rocx_core_chan_direct(RocxCore *c, uint8_t *buf, uint8_t type,
+                             bool refused)
+{
+    size_t len;
+
+    if (c->chan.timed) {
+        return 0;
+    }
+    len = rocx_chan_header(c, buf, type, 0, 0);
+    if (refused) {
+        buf[ROCX_FAB_OFF_FLAGS] |= ROCX_FAB_F_REFUSED;
+    }
+    c->chan.stats.tx_records++;
+    return len;
+}
+
 /*
  * The stamp of a frame that has just taken the line: when its last bit
  * leaves the transmit pipeline, never before what the channel already

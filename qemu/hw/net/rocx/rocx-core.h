@@ -751,6 +751,12 @@ size_t rocx_core_chan_hello(RocxCore *c, uint8_t *buf);
 size_t rocx_core_chan_sync(RocxCore *c, int64_t t, uint8_t *buf);
 /* BYE (ROCX_FAB_TIMED_HLEN bytes at buf), or 0 if there is no one to tell. */
 size_t rocx_core_chan_bye(RocxCore *c, uint8_t *buf);
+/*
+ * DIRECT_ACK (refused or not) or DIRECT_END_ACK ("Direct rings"), into
+ * buf (ROCX_FAB_HLEN bytes); 0 on a timed link, which has none.
+ */
+size_t rocx_core_chan_direct(RocxCore *c, uint8_t *buf, uint8_t type,
+                             bool refused);
 /* One record from the switch; not ROCX_CHAN_OK: the channel is closed. */
 RocxChanResult rocx_core_chan_receive(RocxCore *c, const uint8_t *buf,
                                       size_t len);

@@ -91,6 +91,8 @@
  *                  and the epoch in a timed run;
  * rocx-pci-ring.c: the channel's shared-memory rings (memory, eventfds,
  *                  the offer in HELLO), over include/rocx/rocx_ring.h;
+ * rocx-pci-direct.c: direct rings: writing the peer's ring 1 while the
+ *                    switch steps aside (DIRECT, DIRECT_GO, DIRECT_END);
  * rocx-pci.h: the device state the glue files share.
  *
  * Copyright (c) 2025 The rocx authors

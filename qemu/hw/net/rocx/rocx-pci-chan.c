@@ -213,22 +213,89 @@ static bool rocx_chan_read_ring(RocxState *s, unsigned budget)
 }
 
 /*
- * With rings the socket only reports the switch's end: false once it
- * has (the ring is read first, for what the switch wrote before).
+ * One record from the socket of a ring link, with the descriptors that
+ * came with it (at most ROCX_RING_DIRECT_NFDS; *nfds says how many).
+ * The length, 0 at its end, or -1 with errno.
+ */
+static ssize_t rocx_chan_recv_fds(RocxState *s, uint8_t *buf, size_t cap,
+                                  int *fds, unsigned *nfds)
+{
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE((ROCX_RING_DIRECT_NFDS + 1) * sizeof(int))];
+    } ctl;
+    struct iovec iov = { .iov_base = buf, .iov_len = cap };
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1,
+        .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+    };
+    struct cmsghdr *cm;
+    ssize_t len;
+
+    *nfds = 0;
+    len = recvmsg(s->chan.fd, &m, MSG_DONTWAIT | MSG_TRUNC |
+                  MSG_CMSG_CLOEXEC);
+    if (len < 0) {
+        return len;
+    }
+    for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+        size_t i, n;
+
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS) {
+            continue;
+        }
+        n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (i = 0; i < n; i++) {
+            int fd;
+
+            memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+            if (*nfds < ROCX_RING_DIRECT_NFDS) {
+                fds[(*nfds)++] = fd;
+            } else {
+                close(fd);
+                /* More than any record carries: refused below. */
+                *nfds = ROCX_RING_DIRECT_NFDS + 1;
+            }
+        }
+    }
+    if (m.msg_flags & MSG_CTRUNC) {
+        *nfds = ROCX_RING_DIRECT_NFDS + 1;
+    }
+    return len;
+}
+
+/*
+ * With rings the socket carries only the switch's direct records
+ * (rocx-pci-direct.c) and its end: false once it has ended (the ring is
+ * read first, for what the switch wrote before).
  */
 static bool rocx_chan_sock_open(RocxState *s)
 {
     RocxPciChan *ch = &s->chan;
-    uint8_t b;
-    ssize_t len = recv(ch->fd, &b, 1, MSG_DONTWAIT | MSG_TRUNC);
+    uint8_t b[ROCX_FAB_CTRL_LEN];
+    int fds[ROCX_RING_DIRECT_NFDS];
+    const char *why = NULL;
+    unsigned nfds, i;
+    ssize_t len;
 
-    if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
-                    errno == EINTR)) {
-        return true;
-    }
-    if (len > 0) {
-        rocx_core_chan_closed(&s->core, "a record on the socket of a ring "
-                              "link");
+    for (;;) {
+        len = rocx_chan_recv_fds(s, b, sizeof(b), fds, &nfds);
+        if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+                        errno == EINTR)) {
+            return true;
+        }
+        if (len <= 0) {
+            break;
+        }
+        if (len > (ssize_t)sizeof(b) || nfds > ROCX_RING_DIRECT_NFDS) {
+            why = "a record on the socket of a ring link";
+        } else if (rocx_pci_direct_record(s, b, len, fds, nfds, &why)) {
+            continue;
+        }
+        for (i = 0; i < MIN(nfds, ROCX_RING_DIRECT_NFDS); i++) {
+            close(fds[i]);
+        }
+        rocx_core_chan_closed(&s->core, why);
         rocx_chan_die(s, "protocol error");
     }
     if (rocx_chan_read_ring(s, 0)) {
@@ -359,20 +426,23 @@ static void rocx_chan_writable(void *opaque)
  * taken while waiting may also have announced ring 1's records: it is
  * passed on to whoever reads them.
  */
-static bool rocx_chan_ring_put_wait(RocxState *s, const uint8_t *buf,
-                                    size_t len, int64_t deadline)
+static bool rocx_chan_ring_put_wait(RocxState *s, bool own,
+                                    const uint8_t *buf, size_t len,
+                                    int64_t deadline)
 {
     RocxPciRing *r = &s->chan.ring;
     bool woke = false;
     int ret;
 
     for (;;) {
-        ret = rocx_pci_ring_put(r, buf, len);
+        ret = own ? rocx_pci_ring_put_own(r, buf, len) :
+                    rocx_pci_ring_put(r, buf, len);
         if (ret == 0) {
             break;
         }
         if (ret == -EAGAIN) {
-            ret = rocx_pci_ring_want_room(r, len);
+            ret = own ? rocx_pci_ring_want_room_own(r, len) :
+                        rocx_pci_ring_want_room(r, len);
         }
         if (ret < 0) {
             rocx_core_chan_closed(&s->core, "a ring whose tail is out of "
@@ -411,24 +481,55 @@ static void rocx_chan_ring_send_pending(RocxState *s)
     rocx_core_tx_busy(&s->core, false);
 }
 
+/*
+ * A record into the ring (own: ring 0, else where records go now),
+ * waiting for room as long as a stalled switch is allowed.
+ */
+void rocx_pci_chan_put_wait(RocxState *s, bool own, const uint8_t *buf,
+                            size_t len)
+{
+    if (!rocx_chan_ring_put_wait(s, own, buf, len,
+                                 get_clock() + ROCX_CHAN_STALL_NS)) {
+        rocx_chan_die(s, own ? "the switch takes no records" :
+                      "the switch or the peer takes no records");
+    }
+}
+
+/* The waiting record, if any, where records go now; or wait for room. */
+void rocx_pci_chan_send_pending(RocxState *s)
+{
+    RocxPciChan *ch = &s->chan;
+
+    if (!ch->pending_len) {
+        return;
+    }
+    rocx_chan_ring_send_pending(s);
+    if (ch->pending_len && rocx_pci_ring_want_room(&ch->ring,
+                                                   ch->pending_len)) {
+        rocx_pci_ring_rewake(&ch->ring);
+    }
+}
+
 static void rocx_chan_ring_send(RocxState *s, const uint8_t *buf, size_t len)
 {
     RocxPciChan *ch = &s->chan;
     int ret;
 
     if (ch->timed) {
-        if (!rocx_chan_ring_put_wait(s, buf, len,
+        if (!rocx_chan_ring_put_wait(s, false, buf, len,
                                      get_clock() + ROCX_CHAN_STALL_NS)) {
             rocx_chan_die(s, "the switch takes no records");
         }
         return;
     }
+    /* Between DIRECT_ACK and DIRECT_GO nothing goes anywhere. */
+    if (ch->ring.direct == ROCX_DIRECT_WAIT_GO) {
+        rocx_pci_direct_hold(s, buf, len);
+        return;
+    }
     /* An earlier record still waits: it goes first, whatever it takes. */
     if (ch->pending_len) {
-        if (!rocx_chan_ring_put_wait(s, ch->pending, ch->pending_len,
-                                     get_clock() + ROCX_CHAN_STALL_NS)) {
-            rocx_chan_die(s, "the switch takes no records");
-        }
+        rocx_pci_chan_put_wait(s, false, ch->pending, ch->pending_len);
         ch->pending_len = 0;
         rocx_core_tx_busy(&s->core, false);
     }
@@ -630,6 +731,7 @@ bool rocx_pci_chan_realize(RocxState *s, Error **errp)
     ch->fd = fd;
     rocx_core_chan_start(&s->core, ch->timed);
     ch->ring.memfd = -1;
+    ch->ring.peer_wake_fd = -1;
     if (ch->rings_on) {
         if (!rocx_pci_ring_init(&ch->ring, errp)) {
             close(fd);
@@ -663,16 +765,18 @@ static void rocx_chan_leave(RocxState *s)
 
     /* How the link stood, before BYE changes it. */
     info_report("rocx: fabric channel %s: %s, %s, %s%s%s; %" PRIu64
-                " records sent, %" PRIu64 " received, %" PRIu64 " wakes sent",
+                " records sent, %" PRIu64 " received, %" PRIu64 " wakes sent"
+                ", %" PRIu64 " direct links, %" PRIu64 " wakes sent the peer",
                 ch->path, s->core.chan.joined ? "joined" : "not joined",
                 ch->ring.active ? "shared-memory rings" : "socket records",
                 s->core.chan.closed ? "closed" : "open", why ? ": " : "",
                 why ? why : "", s->core.chan.stats.tx_records,
-                s->core.chan.stats.rx_records, ch->ring.kicks);
+                s->core.chan.stats.rx_records, ch->ring.kicks,
+                ch->ring.direct_on, ch->ring.peer_kicks);
     len = rocx_core_chan_bye(&s->core, bye);
     /* Best effort: the switch also takes end of file as BYE. */
     if (len && (ch->ring.active ?
-                rocx_pci_ring_put(&ch->ring, bye, len) < 0 :
+                rocx_pci_ring_put_own(&ch->ring, bye, len) < 0 :
                 send(ch->fd, bye, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)) {
         warn_report("rocx: fabric channel %s: BYE not sent", ch->path);
     }

@@ -16,6 +16,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/error-report.h"
 #include "qemu/memfd.h"
 #include "qapi/error.h"
 #include <sys/mman.h>
@@ -43,6 +44,9 @@ bool rocx_pci_ring_init(RocxPciRing *r, Error **errp)
     rocx_ring_format(r->map, ROCX_PCI_RING_BYTES);
     rocx_ring_attach(&r->tx, r->map, ROCX_PCI_RING_BYTES, 0);
     rocx_ring_attach(&r->rx, r->map, ROCX_PCI_RING_BYTES, 1);
+    r->out = &r->tx;
+    r->peer_wake_fd = -1;
+    g_queue_init(&r->held);
     if (event_notifier_init(&r->sw_wake, false) ||
         event_notifier_init(&r->nic_wake, false)) {
         error_setg(errp, "rocx: fabric rings: eventfd");
@@ -55,6 +59,12 @@ bool rocx_pci_ring_init(RocxPciRing *r, Error **errp)
 
 void rocx_pci_ring_free(RocxPciRing *r)
 {
+    GByteArray *b;
+
+    rocx_pci_ring_unmap_peer(r);
+    while ((b = g_queue_pop_head(&r->held))) {
+        g_byte_array_unref(b);
+    }
     if (r->notifiers) {
         event_notifier_cleanup(&r->sw_wake);
         event_notifier_cleanup(&r->nic_wake);
@@ -113,7 +123,35 @@ void rocx_pci_ring_start(RocxPciRing *r)
     r->active = true;
 }
 
+static void rocx_pci_ring_kick_peer(RocxPciRing *r)
+{
+    uint64_t one = 1;
+
+    /* A full counter already wakes its reader: nothing is lost. */
+    if (write(r->peer_wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN) {
+        warn_report_once("rocx: fabric rings: the peer's eventfd: %s",
+                         strerror(errno));
+    }
+    r->peer_kicks++;
+}
+
 int rocx_pci_ring_put(RocxPciRing *r, const uint8_t *buf, size_t len)
+{
+    bool kick;
+    int ret = rocx_ring_put(r->out, buf, len, &kick);
+
+    if (ret == 0 && kick) {
+        if (r->out == &r->peer_tx) {
+            rocx_pci_ring_kick_peer(r);
+        } else {
+            event_notifier_set(&r->sw_wake);
+            r->kicks++;
+        }
+    }
+    return ret;
+}
+
+int rocx_pci_ring_put_own(RocxPciRing *r, const uint8_t *buf, size_t len)
 {
     bool kick;
     int ret = rocx_ring_put(&r->tx, buf, len, &kick);
@@ -123,6 +161,62 @@ int rocx_pci_ring_put(RocxPciRing *r, const uint8_t *buf, size_t len)
         r->kicks++;
     }
     return ret;
+}
+
+int rocx_pci_ring_want_room_own(RocxPciRing *r, size_t len)
+{
+    return rocx_ring_want_room(&r->tx, len);
+}
+
+/*
+ * DIRECT passed the peer's ring memory and wake eventfd: map it and keep
+ * both.  NULL, or why not (nothing is kept then; the caller closes).
+ */
+const char *rocx_pci_ring_map_peer(RocxPciRing *r, int memfd, int wake_fd)
+{
+    const char *why;
+    struct stat st;
+    uint32_t size;
+    void *map;
+
+    if (fstat(memfd, &st)) {
+        return "the peer's ring memory cannot be inspected";
+    }
+    if (st.st_size < ROCX_RING_CTL_BYTES ||
+        st.st_size > (off_t)rocx_ring_map_bytes(ROCX_RING_MAX)) {
+        return "the peer's ring memory is of an impossible size";
+    }
+    map = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd,
+               0);
+    if (map == MAP_FAILED) {
+        return "the peer's ring memory cannot be mapped";
+    }
+    why = rocx_ring_check_layout(map, st.st_size, &size);
+    if (why) {
+        munmap(map, st.st_size);
+        return why;
+    }
+    r->peer_map = map;
+    r->peer_bytes = st.st_size;
+    r->peer_size = size;
+    r->peer_wake_fd = wake_fd;
+    return NULL;
+}
+
+void rocx_pci_ring_unmap_peer(RocxPciRing *r)
+{
+    if (r->out == &r->peer_tx) {
+        r->out = &r->tx;
+    }
+    if (r->peer_map) {
+        munmap(r->peer_map, r->peer_bytes);
+        r->peer_map = NULL;
+    }
+    if (r->peer_wake_fd >= 0) {
+        close(r->peer_wake_fd);
+        r->peer_wake_fd = -1;
+    }
+    r->direct = ROCX_DIRECT_NONE;
 }
 
 int rocx_pci_ring_take(RocxPciRing *r, uint8_t *buf, size_t cap,
@@ -155,10 +249,13 @@ bool rocx_pci_ring_sleep(RocxPciRing *r)
     return rocx_ring_sleep(&r->rx);
 }
 
-/* Ring 0 has no room for len: 1 if it has now, 0 (woken later), -1. */
+/*
+ * The ring out has no room for len: 1 if it has now, 0 (woken later: by
+ * the switch, which passes on the peer's wake while direct), -1.
+ */
 int rocx_pci_ring_want_room(RocxPciRing *r, size_t len)
 {
-    return rocx_ring_want_room(&r->tx, len);
+    return rocx_ring_want_room(r->out, len);
 }
 
 int rocx_pci_ring_wake_fd(RocxPciRing *r)

@@ -1,7 +1,8 @@
 /*
  * rocx: RoCE network adapter, QEMU glue shared by rocx-pci.c,
- * rocx-pci-chan.c (the fabric channel's socket and timed-mode waits) and
- * rocx-pci-ring.c (the channel's shared-memory rings).
+ * rocx-pci-chan.c (the fabric channel's socket and timed-mode waits),
+ * rocx-pci-ring.c (the channel's shared-memory rings) and
+ * rocx-pci-direct.c (writing the peer's ring when the switch steps aside).
  *
  * Copyright (c) 2025 The rocx authors
  *
@@ -33,6 +34,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(RocxState, ROCX)
  */
 #define ROCX_PCI_RING_BYTES     (4 * 1024 * 1024)
 
+/* Our records straight into the peer's ring 1 ("Direct rings"). */
+typedef enum RocxPciDirect {
+    ROCX_DIRECT_NONE,           /* through the switch */
+    ROCX_DIRECT_WAIT_GO,        /* DIRECT_ACK sent: records are held */
+    ROCX_DIRECT_ON,             /* DIRECT_GO: out is the peer's ring 1 */
+} RocxPciDirect;
+
 typedef struct RocxPciRing {
     int memfd;                  /* until the switch took the rings */
     uint8_t *map;
@@ -44,6 +52,18 @@ typedef struct RocxPciRing {
     bool notifiers;
     bool active;                /* HELLO_ACK took them */
     uint64_t kicks;             /* wakes we sent the switch */
+    /* Where our records go: &tx, or &peer_tx while direct. */
+    struct rocx_ring *out;
+    /* Direct rings: the peer's memory and eventfd from DIRECT to its end. */
+    RocxPciDirect direct;
+    uint8_t *peer_map;
+    size_t peer_bytes;
+    uint32_t peer_size;
+    int peer_wake_fd;
+    struct rocx_ring peer_tx;   /* its ring 1, ours from DIRECT_GO */
+    GQueue held;                /* GByteArray: records held for DIRECT_GO */
+    uint64_t peer_kicks;        /* wakes we sent the peer */
+    uint64_t direct_on;         /* times we got DIRECT_GO */
 } RocxPciRing;
 
 bool rocx_pci_ring_init(RocxPciRing *r, Error **errp);
@@ -53,6 +73,11 @@ bool rocx_pci_ring_offer(RocxPciRing *r, int sock, const uint8_t *hello,
 void rocx_pci_ring_start(RocxPciRing *r);
 /* 0, -EAGAIN (no room) or -EINVAL (damaged), as rocx_ring_put(). */
 int rocx_pci_ring_put(RocxPciRing *r, const uint8_t *buf, size_t len);
+/* As rocx_pci_ring_put(), into ring 0 whatever out is: DIRECT's answers. */
+int rocx_pci_ring_put_own(RocxPciRing *r, const uint8_t *buf, size_t len);
+int rocx_pci_ring_want_room_own(RocxPciRing *r, size_t len);
+const char *rocx_pci_ring_map_peer(RocxPciRing *r, int memfd, int wake_fd);
+void rocx_pci_ring_unmap_peer(RocxPciRing *r);
 int rocx_pci_ring_take(RocxPciRing *r, uint8_t *buf, size_t cap,
                        const char **why);
 void rocx_pci_ring_taken(RocxPciRing *r);
@@ -90,6 +115,15 @@ typedef struct RocxPciChan {
     uint64_t wait_ns;
     uint8_t rx[ROCX_FAB_BUNDLE_MAX + 1];
 } RocxPciChan;
+
+/* Direct rings, the NIC's side (rocx-pci-direct.c). */
+bool rocx_pci_direct_record(RocxState *s, const uint8_t *rec, size_t len,
+                            int *fds, unsigned nfds, const char **why);
+void rocx_pci_direct_hold(RocxState *s, const uint8_t *buf, size_t len);
+/* For rocx-pci-direct.c: rocx-pci-chan.c's waits and retries. */
+void rocx_pci_chan_put_wait(RocxState *s, bool own, const uint8_t *buf,
+                            size_t len);
+void rocx_pci_chan_send_pending(RocxState *s);
 
 struct RocxState {
     PCIDevice parent_obj;
