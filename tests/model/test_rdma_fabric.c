@@ -675,6 +675,48 @@ static void t_direct_doorbell(void)
     CHECK(ev && le16toh(ev->type) == ROCX_EQE_GUEST_ERROR);
 }
 
+/*
+ * Lazy doorbells (x-lazy-doorbell): a doorbell of a QP that waits for an
+ * ACK neither sends nor wakes anything; the ACK's engine run sends the
+ * WQE.  A QP with nothing in flight still sends inside the doorbell.
+ */
+static void t_lazy_doorbell(void)
+{
+    FPair p;
+    uint8_t *a, *b;
+    struct rocx_cqe e;
+    unsigned sent;
+
+    f_pair(&p, 2 * MIB);
+    rocx_core_set_direct_doorbells(&A->f->core, true);
+    rocx_core_set_lazy_doorbells(&A->f->core, true);
+    a = t_ptr(A, p.amr.off, MIB);
+    b = t_ptr(B, p.bmr.off, MIB);
+
+    memcpy(a, "one", 3);
+    memcpy(a + 8, "two", 3);
+    A->f->scheduled = false;
+    sent = wire.sent;
+    t_post_inline(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, a, 3,
+                  p.bmr.iova, p.bmr.key);
+    t_ring_sq(&p.qa);
+    CHECK_EQ(wire.sent, sent + 1);
+    CHECK(!A->f->scheduled);
+    /* Its ACK not back yet: the next WQE waits for it, nothing is woken. */
+    t_post_inline(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, a + 8, 3,
+                  p.bmr.iova + 8, p.bmr.key);
+    t_ring_sq(&p.qa);
+    CHECK_EQ(wire.sent, sent + 1);
+    CHECK(!A->f->scheduled);
+    t_pump();
+    CHECK_EQ(wire.sent, sent + 2 + 2);
+    CHECK(t_poll(&p.acq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK(t_poll(&p.acq, &e));
+    CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    CHECK(!memcmp(b, "one", 3) && !memcmp(b + 8, "two", 3));
+}
+
 const TCase t_cases_fabric[] = {
     T_CASE(fabric_hello),
     T_CASE(fabric_hello_ack),
@@ -684,5 +726,6 @@ const TCase t_cases_fabric[] = {
     T_CASE(fabric_rx_hold),
     T_CASE(fabric_malformed),
     T_CASE(direct_doorbell),
+    T_CASE(lazy_doorbell),
 };
 const unsigned t_ncases_fabric = ARRAY_SIZE(t_cases_fabric);

@@ -564,6 +564,12 @@ typedef struct RocxCore {
     bool bundles;
     /* Run the engine inside SQ doorbells (rocx_core_set_direct_doorbells). */
     bool direct_db;
+    /*
+     * A doorbell of a QP that waits for an ACK wakes nothing: the ACK's
+     * engine run takes its WQEs (rocx_core_set_lazy_doorbells()).
+     */
+    bool lazy_db;
+    bool db_ack_due;            /* rocx_db_sq(): the QP waits for an ACK */
     /* Complete send WQEs without sending them (rocx_core_set_sink()). */
     bool sink;
     /*
@@ -786,6 +792,7 @@ void rocx_core_tx_busy(RocxCore *c, bool busy);
  * the BQL there, as in the bottom half).  Off by default.
  */
 void rocx_core_set_direct_doorbells(RocxCore *c, bool on);
+void rocx_core_set_lazy_doorbells(RocxCore *c, bool on);
 /*
  * Sink mode, for measuring what a guest can post: an RC or XRC send WQE
  * that passes its checks completes successfully as soon as the requester

@@ -176,6 +176,11 @@ void rocx_core_set_direct_doorbells(RocxCore *c, bool on)
     c->direct_db = on;
 }
 
+void rocx_core_set_lazy_doorbells(RocxCore *c, bool on)
+{
+    c->lazy_db = on;
+}
+
 void rocx_core_set_sink(RocxCore *c, bool on)
 {
     c->sink = on;

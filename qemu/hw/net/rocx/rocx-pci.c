@@ -6,7 +6,8 @@
  *   -netdev <backend>,id=<netdev-id>
  *   -device rocx,netdev=<netdev-id>[,mac=<mac>][,speed=<Mb/s>]
  *                [,bundle=on|off][,x-direct-doorbell=on|off]
- *                [,x-sink=on|off][,x-req-window=<n>][,x-sq-inflight=<n>]
+ *                [,x-lazy-doorbell=on|off][,x-sink=on|off]
+ *                [,x-req-window=<n>][,x-sq-inflight=<n>]
  *   -device rocx,fabric=<path>[,timed=on|off][,mac=...][,speed=...]
  *
  * Properties:
@@ -55,6 +56,11 @@
  *   Default: on.  The x- prefix marks it unstable, as QEMU's convention
  *   has it: it exists to compare the two paths and may go when the
  *   engine gets a thread of its own.
+ *
+ * - x-lazy-doorbell=on|off
+ *   An SQ doorbell of a QP that waits for an ACK wakes nothing: the
+ *   engine run that ACK (or the retransmit timer) brings takes the new
+ *   WQEs.  Default: off.
  *
  * - x-sink=on|off
  *   Benchmarking only: an RC or XRC send WQE that passes its checks
@@ -531,6 +537,7 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
                           nc->peer->info->type == NET_CLIENT_DRIVER_DGRAM);
     /* Doorbell writes come with the BQL held, as the bottom half runs. */
     rocx_core_set_direct_doorbells(&s->core, s->direct_db);
+    rocx_core_set_lazy_doorbells(&s->core, s->lazy_db);
     rocx_core_set_sink(&s->core, s->sink);
     /* In range: checked above. */
     rocx_core_set_req_limits(&s->core, s->req_window, s->sq_inflight);
@@ -634,6 +641,7 @@ static const Property rocx_properties[] = {
                          rocx_prop_speed, uint32_t),
     DEFINE_PROP_BOOL("bundle", RocxState, bundle, true),
     DEFINE_PROP_BOOL("x-direct-doorbell", RocxState, direct_db, true),
+    DEFINE_PROP_BOOL("x-lazy-doorbell", RocxState, lazy_db, false),
     DEFINE_PROP_BOOL("x-sink", RocxState, sink, false),
     DEFINE_PROP_UINT32("x-req-window", RocxState, req_window, ROCX_REQ_WINDOW),
     DEFINE_PROP_UINT32("x-sq-inflight", RocxState, sq_inflight, ROCX_REQ_WQES),

@@ -136,6 +136,7 @@ struct RocxState {
     uint32_t speed;             /* Mb/s */
     bool bundle;
     bool direct_db;
+    bool lazy_db;
     bool sink;
     uint32_t req_window;        /* unacknowledged PSNs per QP */
     uint32_t sq_inflight;       /* send WQEs in flight per QP */

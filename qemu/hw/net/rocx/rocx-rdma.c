@@ -152,6 +152,10 @@ bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
     quiet = qp->type == ROCX_QPT_UD ? qp->req.ci == qp->sq_pi :
             qp->req.psn_una == qp->req.psn_next &&
             qp->req.cur == qp->req.next;
+    /* An ACK or the retransmit timer runs the engine for this QP. */
+    c->db_ack_due = qp->type != ROCX_QPT_UD &&
+                    qp->req.psn_una != qp->req.psn_next &&
+                    qp->state == ROCX_QPS_RTS;
     rocx_db_sq_take(c, qp, idx);
     return quiet && qp->state == ROCX_QPS_RTS;
 }

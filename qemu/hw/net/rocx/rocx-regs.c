@@ -361,11 +361,12 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
          */
         c->in_doorbell = true;
         c->resched = false;
+        c->db_ack_due = false;
         direct = rocx_db_sq(c, page, qid, idx);
         c->in_doorbell = false;
         if (direct) {
             rocx_core_process(c);
-        } else if (c->resched) {
+        } else if (c->resched && !(c->lazy_db && c->db_ack_due)) {
             c->ops->schedule_work(c->opaque);
         }
         break;
