@@ -565,8 +565,8 @@ typedef struct RocxCore {
     /* Run the engine inside SQ doorbells (rocx_core_set_direct_doorbells). */
     bool direct_db;
     /*
-     * A doorbell of a QP that waits for an ACK wakes nothing: the ACK's
-     * engine run takes its WQEs (rocx_core_set_lazy_doorbells()).
+     * Untimed: a doorbell of a QP that waits for an ACK wakes nothing;
+     * the ACK's engine run takes its WQEs (rocx_core_set_lazy_doorbells()).
      */
     bool lazy_db;
     bool db_ack_due;            /* rocx_db_sq(): the QP waits for an ACK */

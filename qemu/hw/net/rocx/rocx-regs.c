@@ -366,7 +366,8 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
         c->in_doorbell = false;
         if (direct) {
             rocx_core_process(c);
-        } else if (c->resched && !(c->lazy_db && c->db_ack_due)) {
+        } else if (c->resched &&
+                   !(c->lazy_db && c->db_ack_due && !c->chan.timed)) {
             c->ops->schedule_work(c->opaque);
         }
         break;
