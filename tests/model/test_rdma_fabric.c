@@ -717,6 +717,70 @@ static void t_lazy_doorbell(void)
     CHECK(!memcmp(b, "one", 3) && !memcmp(b + 8, "two", 3));
 }
 
+/*
+ * The bound on a lazy doorbell: with its ACK held back, the WQE leaves
+ * ROCX_CORE_LAZY_DB_NS after the doorbell that deferred it, not at the
+ * retransmit timeout; a second deferred doorbell rides on the same bound.
+ */
+static void t_lazy_doorbell_bound(void)
+{
+    FPair p;
+    uint8_t *a, *b;
+    struct rocx_cqe e;
+    unsigned sent, arms;
+    int i;
+
+    f_pair(&p, 2 * MIB);
+    rocx_core_set_direct_doorbells(&A->f->core, true);
+    rocx_core_set_lazy_doorbells(&A->f->core, true);
+    a = t_ptr(A, p.amr.off, MIB);
+    b = t_ptr(B, p.bmr.off, MIB);
+    memcpy(a, "one", 3);
+    memcpy(a + 8, "two", 3);
+    memcpy(a + 16, "six", 3);
+
+    A->f->scheduled = false;
+    sent = wire.sent;
+    t_post_inline(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED, a, 3,
+                  p.bmr.iova, p.bmr.key);
+    t_ring_sq(&p.qa);
+    CHECK_EQ(wire.sent, sent + 1);
+    /* The first frame stays on the wire: no ACK comes back meanwhile. */
+    for (i = 0; i < 2; i++) {
+        t_post_inline(&p.qa, ROCX_WQE_RDMA_WRITE, ROCX_WQE_SIGNALED,
+                      a + 8 * (i + 1), 3, p.bmr.iova + 8 * (i + 1),
+                      p.bmr.key);
+        arms = A->f->timer_arms;
+        t_ring_sq(&p.qa);
+        CHECK(!A->f->scheduled);
+        /* The first deferred doorbell arms the bound, the second not. */
+        CHECK_EQ(A->f->timer_arms, arms + (i == 0));
+        fake_advance(A->f, ROCX_CORE_LAZY_DB_NS / 4);
+        CHECK(!A->f->scheduled);
+    }
+    CHECK(A->f->timer_armed &&
+          A->f->timer_deadline == A->f->now + ROCX_CORE_LAZY_DB_NS / 2);
+    fake_advance(A->f, ROCX_CORE_LAZY_DB_NS / 2 - 1);
+    CHECK(!A->f->scheduled);
+    CHECK_EQ(wire.sent, sent + 1);
+    fake_advance(A->f, 1);
+    CHECK(A->f->scheduled);
+    A->f->scheduled = false;
+    rocx_core_process(&A->f->core);
+    /* Both WQEs, long before the retransmit timeout, and not resent. */
+    CHECK_EQ(wire.sent, sent + 3);
+    CHECK_EQ(A->f->core.rdma.stats.lazy_doorbells, 2);
+    CHECK_EQ(A->f->core.rdma.stats.lazy_expiries, 1);
+    CHECK_EQ(A->f->core.rdma.stats.retransmits, 0);
+    t_pump();
+    for (i = 0; i < 3; i++) {
+        CHECK(t_poll(&p.acq, &e));
+        CHECK_EQ(cqe_status(&e), ROCX_WC_SUCCESS);
+    }
+    CHECK(!memcmp(b, "one", 3) && !memcmp(b + 8, "two", 3) &&
+          !memcmp(b + 16, "six", 3));
+}
+
 const TCase t_cases_fabric[] = {
     T_CASE(fabric_hello),
     T_CASE(fabric_hello_ack),
@@ -727,5 +791,6 @@ const TCase t_cases_fabric[] = {
     T_CASE(fabric_malformed),
     T_CASE(direct_doorbell),
     T_CASE(lazy_doorbell),
+    T_CASE(lazy_doorbell_bound),
 };
 const unsigned t_ncases_fabric = ARRAY_SIZE(t_cases_fabric);

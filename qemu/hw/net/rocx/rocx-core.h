@@ -129,6 +129,7 @@ typedef enum RocxTimerKind {
     ROCX_TIMER_CHAN,            /* RocxChan.rx_timer: a frame's arrival */
     ROCX_TIMER_CNP,             /* RocxCnpLine.timer: a delayed CNP */
     ROCX_TIMER_DB,              /* RocxDbLine.timer: a delayed doorbell */
+    ROCX_TIMER_LAZY,            /* RocxCore.lazy_timer: deferred doorbells */
 } RocxTimerKind;
 
 typedef struct RocxTimer {
@@ -140,11 +141,20 @@ typedef struct RocxTimer {
 /*
  * Every QP (transport, DCQCN and pacing), the fabric, each priority
  * (pause, XOFF), the port's 802.3x XOFF, the transmit scheduler, the
- * fabric channel's receive queue and the CNP and doorbell delay lines may
- * wait at once.
+ * fabric channel's receive queue, the CNP and doorbell delay lines and
+ * the bound on deferred doorbells may wait at once.
  */
 #define ROCX_CORE_MAX_TIMERS        (3 * ROCX_CORE_MAX_QP + 1 + \
-                                     2 * ROCX_NUM_PRIO + 1 + 1 + 1 + 1 + 1)
+                                     2 * ROCX_NUM_PRIO + 1 + 1 + 1 + 1 + 1 + \
+                                     1)
+/*
+ * The longest a lazy doorbell's WQEs wait for the engine run of the ACK
+ * their QP waits for (rocx-device.rst, "Doorbells"): a lost or late ACK
+ * must not hold them until the retransmit timeout, where the hardware
+ * would have sent them at once.
+ */
+#define ROCX_CORE_LAZY_DB_NS        100000
+
 /* Deadlines handled per rocx_core_process() call; more: another call. */
 #define ROCX_CORE_TIMER_BUDGET      256
 
@@ -566,7 +576,8 @@ typedef struct RocxCore {
     bool direct_db;
     /*
      * Untimed: a doorbell of a QP that waits for an ACK wakes nothing;
-     * the ACK's engine run takes its WQEs (rocx_core_set_lazy_doorbells()).
+     * the ACK's engine run takes its WQEs, or lazy_timer's at the latest
+     * (rocx_core_set_lazy_doorbells()).
      */
     bool lazy_db;
     bool db_ack_due;            /* rocx_db_sq(): the QP waits for an ACK */
@@ -682,6 +693,11 @@ typedef struct RocxCore {
     RocxCnpLine cnp_line;
     /* Doorbells waiting out delay.db_ns (rocx-rdma.c). */
     RocxDbLine db_line;
+    /*
+     * Armed by the first deferred (lazy) doorbell: the engine runs by
+     * then, ACK or not (rocx-regs.c).
+     */
+    RocxTimer lazy_timer;
 
     RocxEq eq[ROCX_CORE_MAX_EQ];
     RocxEthRing tx[ROCX_CORE_MAX_ETH_RINGS];

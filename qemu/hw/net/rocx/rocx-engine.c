@@ -122,6 +122,10 @@ bool rocx_timers_run(RocxCore *c)
         case ROCX_TIMER_DB:
             rocx_db_line_timer(c, now);
             break;
+        case ROCX_TIMER_LAZY:
+            /* The QPs the deferred doorbells scheduled run in this call. */
+            c->rdma.stats.lazy_expiries++;
+            break;
         }
     }
     rocx_timer_host(c);

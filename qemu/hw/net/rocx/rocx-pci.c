@@ -59,9 +59,9 @@
  *
  * - x-lazy-doorbell=on|off
  *   An SQ doorbell of a QP that waits for an ACK wakes nothing: the
- *   engine run that ACK (or the retransmit timer) brings takes the new
- *   WQEs.  Untimed only: a timed run takes every doorbell at its instant.
- *   Default: off (a WQE behind a lost ACK would wait for the timeout).
+ *   engine run that ACK brings takes the new WQEs, or at the latest one
+ *   ROCX_CORE_LAZY_DB_NS after the first doorbell so deferred.  Untimed
+ *   only: a timed run takes every doorbell at its instant.  Default: on.
  *
  * - x-sink=on|off
  *   Benchmarking only: an RC or XRC send WQE that passes its checks
@@ -642,7 +642,7 @@ static const Property rocx_properties[] = {
                          rocx_prop_speed, uint32_t),
     DEFINE_PROP_BOOL("bundle", RocxState, bundle, true),
     DEFINE_PROP_BOOL("x-direct-doorbell", RocxState, direct_db, true),
-    DEFINE_PROP_BOOL("x-lazy-doorbell", RocxState, lazy_db, false),
+    DEFINE_PROP_BOOL("x-lazy-doorbell", RocxState, lazy_db, true),
     DEFINE_PROP_BOOL("x-sink", RocxState, sink, false),
     DEFINE_PROP_UINT32("x-req-window", RocxState, req_window, ROCX_REQ_WINDOW),
     DEFINE_PROP_UINT32("x-sq-inflight", RocxState, sq_inflight, ROCX_REQ_WQES),

@@ -546,6 +546,9 @@ typedef struct RocxRdmaStats {
     /* CNPs the delay line had no room for, and so never sent. */
     uint64_t cnp_delay_full;
     uint64_t db_delay_full;     /* doorbells the full line took early */
+    /* SQ doorbells deferred (lazy), and the runs their bound forced. */
+    uint64_t lazy_doorbells;
+    uint64_t lazy_expiries;
 } RocxRdmaStats;
 
 /*

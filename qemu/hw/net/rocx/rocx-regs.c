@@ -366,8 +366,21 @@ void rocx_core_db_write(RocxCore *c, uint64_t off, uint64_t val,
         c->in_doorbell = false;
         if (direct) {
             rocx_core_process(c);
-        } else if (c->resched &&
-                   !(c->lazy_db && c->db_ack_due && !c->chan.timed)) {
+        } else if (!c->resched) {
+            break;
+        } else if (c->lazy_db && c->db_ack_due && !rocx_timed(c)) {
+            /*
+             * Lazy doorbells: the ACK's engine run takes the WQEs.  The
+             * first doorbell deferred sets the latest that run may come;
+             * arming it may wake the main loop, so the later ones ride on
+             * it, and the run that takes them leaves it to expire.
+             */
+            c->rdma.stats.lazy_doorbells++;
+            if (!c->lazy_timer.pos) {
+                rocx_timer_mod(c, &c->lazy_timer, ROCX_TIMER_LAZY,
+                               rocx_now(c) + ROCX_CORE_LAZY_DB_NS);
+            }
+        } else {
             c->ops->schedule_work(c->opaque);
         }
         break;
