@@ -15,8 +15,8 @@
 #   make lint       checkpatch --strict, sparse and W=1 on the driver
 #   make bench      benchmarks, one table (about 10 minutes); TIMED=1: rocx
 #                   in virtual time, each run twice (about 11 minutes);
-#                   LINK=channel: rocx over the fabric channel's
-#                   shared-memory rings instead of QEMU's netdev
+#                   the rocx pair on direct rings; LINK=channel or
+#                   LINK=netdev puts the switch between them
 #   make bench-sweep  what does not fit make bench: more rows, and sweeps
 #                   of the requester's window and WQEs in flight (about
 #                   45 minutes)

@@ -5,8 +5,9 @@
 # through a plan (tests/bench/plan by default).  Each NIC kind is a pair of
 # guests, in the order of ROCX_BENCH_KINDS: pair P is guest 2P (perftest
 # server) and guest 2P+1 (client).  A "sink" kind is one more guest, a rocx
-# NIC with x-sink=on, the client of guest 0 (the rocx pair's server): its
-# WQEs complete without a frame sent, so its rate is what the vCPU posts.
+# NIC with x-sink=on, server and client of its own runs (the client's QP
+# connects to the server's on the same NIC): its WQEs complete without a
+# frame sent, so its rate is what the vCPU posts, and it needs no peer.
 # Every guest walks the same sequence of runs, repetition by repetition,
 # the kinds of one entry one after the other (the other kind first in every
 # other repetition), so that the host's load falls on each kind alike; a
@@ -77,8 +78,7 @@ for k in "${kinds[@]}"; do
 done
 for k in "${kinds[@]}"; do
 	[ "$k" = sink ] || continue
-	[ -n "${server[rocx]:-}" ] || rocx_die "a sink needs a rocx pair"
-	server[sink]=${server[rocx]} client[sink]=$((2 * npairs))
+	server[sink]=$((2 * npairs)) client[sink]=$((2 * npairs))
 done
 nguests=$((2 * npairs))
 [ -n "${client[sink]:-}" ] && nguests=$((nguests + 1))
@@ -192,6 +192,89 @@ acct() {
 	rocx_get "acct.$1-done.$2" >/dev/null
 }
 
+# server_begin CMD... - start the server of run $tag in the background
+# and say whether it listens (listen.$tag).
+server_begin() {
+	timeout "$limit" "$@" >"$log" 2>&1 &
+	srv_pid=$!
+	if wait_for 20 "$listening" "$port"; then
+		rocx_put "listen.$tag" ok
+	else
+		wait "$srv_pid"
+		rocx_put "listen.$tag" "server: $(why "$log" $?)"
+		srv_pid=
+	fi
+}
+
+# server_end - the server's part after its client's: wait for perftest
+# and the client's verdict, then let the guests go on (server_done.$tag).
+server_end() {
+	local rc verdict
+
+	if [ -z "$srv_pid" ]; then
+		rocx_get "server_done.$tag" >/dev/null || exit 1
+		return
+	fi
+	# The server looks at nothing over 9p until its perftest is over.
+	# Each look (a stat over 9p and a fork of sleep, every ROCX_POLL)
+	# takes the guest's one vCPU from perftest, which runs SCHED_IDLE:
+	# when the server asked for the client's verdict while perftest ran,
+	# a round trip took 20 to 30 ms every 140 ms, 43 of the 50 round
+	# trips over 20 ms in a traced latency run (Documentation/
+	# performance.rst).  In virtual time a look would also come at an
+	# instant the host decides.  A server whose client is gone ends when
+	# perftest sees it, or at its timeout.
+	wait "$srv_pid"
+	rc=$?
+	verdict=$(rocx_get "done.$tag") || exit 1
+	[ "$rc" -eq 0 ] || [ "$verdict" != ok ] ||
+		rocx_log "$tag: client ok but server $(why "$log" "$rc")"
+	[ "$rc" -eq 0 ] || rocx_put "server.$tag" "$(why "$log" "$rc")"
+	rocx_put "server_done.$tag" 1
+}
+
+# client_run CMD... - the client of run $tag against guest $srv; sets
+# line to its result line.
+client_run() {
+	local listen rc reason n
+
+	line=
+	listen=$(rocx_get "listen.$tag") || exit 1
+	if [ "$listen" != ok ]; then
+		line="$name $kind $rep na $listen"
+		rocx_put "server_done.$tag" 1
+		return
+	fi
+	acct begin "$tag"
+	# In virtual time the client starts on a round instant of its
+	# clock (at_exec), not when 9p let it: then the guest's own
+	# periodic work meets each repetition at the same points.
+	[ "$timed" = 1 ] && set -- "$ROCX_REPO/build/tests/e2e/at_exec" 100 "$@"
+	timeout "$limit" "$@" "$(rocx_ip "$srv")" >"$log" 2>&1
+	rc=$?
+	acct end "$tag"
+	if [ "$rc" -eq 0 ] && line=$(parse "$name $kind $rep" "$log") &&
+		! uncalibrated "$line" "$log"; then
+		rocx_put "done.$tag" ok
+		# The sink's guest is its server too: no one else says done.
+		[ "$srv" -eq "$me" ] || rocx_get "server_done.$tag" >/dev/null || exit 1
+	else
+		reason=$(why "$log" "$rc")
+		[ "$rc" -eq 0 ] && uncalibrated "${line:-}" "$log" &&
+			reason="perftest could not time the run: $(grep -a 'Correlation coefficient' "$log" | head -n 1)"
+		rocx_put "done.$tag" fail
+		[ "$srv" -eq "$me" ] || rocx_get "server_done.$tag" >/dev/null || exit 1
+		[ -f "$ROCX_SHARED/val.server.$tag" ] &&
+			reason="$reason; server: $(rocx_get "server.$tag")"
+		line="$name $kind $rep na $reason"
+	fi
+	if [[ $name == *-pilot ]]; then
+		# shellcheck disable=SC2086 # its words are pace's arguments
+		n=$(pace "$want" $line)
+		[ -z "$n" ] || echo "$n" >"$ROCX_OUT/iters.${name%-pilot}.$kind.$rep"
+	fi
+}
+
 # The sequence: "NAME KIND REP TOOL BYTES RUN..." per run.
 mapfile -t entries < <(grep -vE '^[[:space:]]*(#|$)' "$plan")
 seq=()
@@ -276,71 +359,13 @@ for ((i = 0; i < ${#seq[@]}; i++)); do
 	set -- -F -d "$ROCE_DEV" "${gid[@]}" "${mtu[@]}" -p "$port" -s "$bytes" $run
 	# Line-buffered, so that a run the limit ends keeps what it printed.
 	set -- chrt --idle 0 stdbuf -oL "$tool" "$@"
-	if [ "$me" -eq "$srv" ]; then
-		timeout "$limit" "$@" >"$log" 2>&1 &
-		pid=$!
-		if wait_for 20 "$listening" "$port"; then
-			rocx_put "listen.$tag" ok
-		else
-			wait "$pid"
-			rocx_put "listen.$tag" "server: $(why "$log" $?)"
-			rocx_get "server_done.$tag" >/dev/null || exit 1
-			continue
-		fi
-		# The server looks at nothing over 9p until its perftest is
-		# over.  Each look (a stat over 9p and a fork of sleep, every
-		# ROCX_POLL) takes the guest's one vCPU from perftest, which
-		# runs SCHED_IDLE: when the server asked for the client's
-		# verdict while perftest ran, a round trip took 20 to 30 ms
-		# every 140 ms, 43 of the 50 round trips over 20 ms in a traced
-		# latency run (Documentation/performance.rst).  In virtual time
-		# a look would also come at an instant the host decides.  A
-		# server whose client is gone ends when perftest sees it, or at
-		# its timeout.
-		wait "$pid"
-		rc=$?
-		verdict=$(rocx_get "done.$tag") || exit 1
-		[ "$rc" -eq 0 ] || [ "$verdict" != ok ] ||
-			rocx_log "$tag: client ok but server $(why "$log" "$rc")"
-		[ "$rc" -eq 0 ] || rocx_put "server.$tag" "$(why "$log" "$rc")"
-		rocx_put "server_done.$tag" 1
-	else
-		listen=$(rocx_get "listen.$tag") || exit 1
-		if [ "$listen" != ok ]; then
-			echo "$name $kind $rep na $listen" >>"$results"
-			rocx_put "server_done.$tag" 1
-			continue
-		fi
-		acct begin "$tag"
-		# In virtual time the client starts on a round instant of its
-		# clock (at_exec), not when 9p let it: then the guest's own
-		# periodic work meets each repetition at the same points.
-		[ "$timed" = 1 ] && set -- "$ROCX_REPO/build/tests/e2e/at_exec" 100 "$@"
-		timeout "$limit" "$@" "$(rocx_ip "$srv")" >"$log" 2>&1
-		rc=$?
-		acct end "$tag"
-		if [ "$rc" -eq 0 ] && line=$(parse "$name $kind $rep" "$log") &&
-			! uncalibrated "$line" "$log"; then
-			rocx_put "done.$tag" ok
-			rocx_get "server_done.$tag" >/dev/null || exit 1
-		else
-			reason=$(why "$log" "$rc")
-			[ "$rc" -eq 0 ] && uncalibrated "${line:-}" "$log" &&
-				reason="perftest could not time the run: $(grep -a 'Correlation coefficient' "$log" | head -n 1)"
-			rocx_put "done.$tag" fail
-			rocx_get "server_done.$tag" >/dev/null || exit 1
-			[ -f "$ROCX_SHARED/val.server.$tag" ] &&
-				reason="$reason; server: $(rocx_get "server.$tag")"
-			line="$name $kind $rep na $reason"
-		fi
-		if [[ $name == *-pilot ]]; then
-			# shellcheck disable=SC2086 # its words are pace's arguments
-			n=$(pace "$want" $line)
-			[ -z "$n" ] || echo "$n" >"$ROCX_OUT/iters.${name%-pilot}.$kind.$rep"
-		fi
-		echo "$line" >>"$results"
-		rocx_log "$line"
+	# The sink's guest is its own server: both parts, in this order.
+	[ "$me" -eq "$srv" ] && server_begin "$@"
+	if [ "$me" -eq "$cli" ]; then
+		client_run "$@"
+		[ -n "$line" ] && echo "$line" >>"$results" && rocx_log "$line"
 	fi
+	[ "$me" -eq "$srv" ] && server_end
 done
 
 rocx_put "acct.quit.$me" 1

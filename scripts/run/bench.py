@@ -362,12 +362,12 @@ def moved(e, r):
 
 def players(kinds):
     """{kind: (server guest, client guest)} as scripts/guest/bench.sh pairs
-    them: the pairs in order, the sink guest last, served by guest 0."""
+    them: the pairs in order, the sink guest last, its own server."""
     pairs = [k for k in kinds if k != "sink"]
     who = {k: ("guest%d" % (2 * i), "guest%d" % (2 * i + 1))
            for i, k in enumerate(pairs)}
-    if "sink" in kinds and "rocx" in who:
-        who["sink"] = (who["rocx"][0], "guest%d" % (2 * len(pairs)))
+    if "sink" in kinds:
+        who["sink"] = ("guest%d" % (2 * len(pairs)),) * 2
     return who
 
 

@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench`: perftest between TCG guests, rocx NICs and Soft-RoCE (rxe)
-# on virtio-net NICs, on the same rocx-switch fabric in one boot: a pair of
-# guests per kind and a fifth guest, a rocx NIC with x-sink=on, for the
-# plan's sink rows.  The pairs take turns run by run (scripts/guest/
-# bench.sh), so the host's load falls on both alike.  Around every run the
+# on virtio-net NICs, in one boot: a pair of guests per kind and a fifth
+# guest, a rocx NIC with x-sink=on, for the plan's sink rows.  The rocx
+# pair is alone on rocx-switch, so that on direct rings (the default) the
+# switch steps aside between them; the Soft-RoCE pair is on a
+# point-to-point link of its own (nothing between them either), and the
+# sink guest on a segment of its own, server and client in one guest.
+# The pairs take turns run by run (scripts/guest/bench.sh), so the host's
+# load falls on both alike.  Around every run the
 # host samples the CPU time, run-queue wait and context switches of every
 # QEMU thread and of rocx-switch (scripts/run/bench.py sample).  Prints one
 # table (rows: tests; columns: rocx, rxe, rocx/rxe; median [min-max] over
@@ -25,7 +29,7 @@
 #   scripts/run/bench.sh [--no-build] [--kinds 'rocx rxe sink'] [--only NAME[:NAME...]]
 #                        [--plan FILE] [--reps N] [--props P=V[:P=V]] [--out DIR]
 #                        [--lat-s N] [--link netdev|channel|direct]
-#                        [--qemu-sched other|fifo] [--trace EVENT[,EVENT...]]
+#                        [--qemu-sched other|nice|fifo] [--trace EVENT[,EVENT...]]
 #   scripts/run/bench.sh --timed [--no-build] [--only NAME[:NAME...]] [--plan FILE]
 #                        [--props P=V[:P=V]] [--out DIR] [--speed MBPS]
 #                        [--link-latency NS]
@@ -38,13 +42,14 @@
 #   --plan       the plan (default tests/bench/plan)
 #   --reps       at most N repetitions of any entry
 #   --props      more rocx device properties, e.g. x-sq-inflight=8
-#   --link       how the rocx NICs join the switch (run-guests.sh --link):
-#                QEMU's dgram netdev (default), the device's fabric
-#                channel with its shared-memory rings, or that channel
-#                with the switch's --direct (two NICs write each
-#                other's rings: only a --kinds rocx run has two)
+#   --link       how the rocx pair joins the switch (run-guests.sh --link):
+#                QEMU's dgram netdev, the device's fabric channel with its
+#                shared-memory rings, or that channel with the switch's
+#                --direct (default: the two NICs write each other's
+#                rings)
 #   --qemu-sched  each QEMU's main thread beside the vCPUs (other, the
-#                default) or ahead of them (run-guests.sh --qemu-sched)
+#                default), beside them at nice -20 (nice), or ahead of
+#                them (fifo) (run-guests.sh --qemu-sched)
 #   --trace      QEMU trace events of the rocx guests, into their
 #                qemu.log (scripts/run/bench_timeline.py reads
 #                rocx_db_write, rocx_tx and rocx_chan_rx of a latency run)
@@ -68,7 +73,7 @@ out=$repo/build/bench
 plan=tests/bench/plan
 run_s=40		# one perftest run (scripts/guest/bench.sh)
 lat_s=60		# a latency run's round trips, after its pilot's
-build=1 kinds='rocx rxe sink' only='' report=0 reps='' props='' link=netdev
+build=1 kinds='rocx rxe sink' only='' report=0 reps='' props='' link=direct
 qemu_sched=other trace='' timed=0 speed=25000 link_ns=1000 plan_set=0 out_set=0
 
 while [ $# -gt 0 ]; do
@@ -187,10 +192,6 @@ if [ "$timed" -eq 1 ]; then
 fi
 
 if [ "$report" -eq 0 ]; then
-	if [[ " $kinds " == *" sink "* && " $kinds " != *" rocx "* ]]; then
-		echo "bench: the sink kind needs the rocx pair" >&2
-		exit 2
-	fi
 	# The kinds in guest order: the pairs, then the sink guest.
 	order=()
 	for kind in $kinds; do
@@ -206,8 +207,8 @@ if [ "$report" -eq 0 ]; then
 	for kind in "${order[@]}"; do
 		case $kind in
 		rocx) nic=rocx${props:+:$props} n=2 ;;
-		rxe) nic=virtio n=2 ;;
-		sink) nic=rocx:x-sink=on${props:+:$props} n=1 ;;
+		rxe) nic=virtio@rxe n=2 ;;
+		sink) nic=rocx:x-sink=on${props:+:$props}@sink n=1 ;;
 		esac
 		for ((i = 0; i < n; i++)); do
 			spec="nic=$nic,cmd=scripts/guest/bench.sh,env=ROCX_BENCH_NIC=${kind/sink/rocx}"

@@ -137,7 +137,7 @@ def main():
     check("who plays which run",
           bench.players(["rocx", "rxe", "sink"]),
           {"rocx": ("guest0", "guest1"), "rxe": ("guest2", "guest3"),
-           "sink": ("guest0", "guest4")})
+           "sink": ("guest4", "guest4")})
     check("per thread role in acct.txt",
           "guest4 vcpu" in acct and "switch main" not in acct, True)
 

@@ -169,19 +169,21 @@ check("launch: --link direct gives the switch --direct, untimed only",
                  ["--link", "direct", "--timed"])],
       [["--direct"], [], ["--timed", "--latency", "1000"]])
 
-check("launch: --qemu-sched is other unless asked, takes fifo",
+check("launch: --qemu-sched is other unless asked, takes nice and fifo",
       [spec.parse_args(a + ["--guest", "cmd=x"], {}).qemu_sched
-       for a in ([], ["--qemu-sched", "fifo"])], ["other", "fifo"])
-check("launch: --qemu-sched takes other or fifo",
+       for a in ([], ["--qemu-sched", "nice"], ["--qemu-sched", "fifo"])],
+      ["other", "nice", "fifo"])
+check("launch: --qemu-sched takes other, nice or fifo",
       refusal(spec.parse_args, ["--qemu-sched", "rr", "--guest", "cmd=x"],
               {}),
-      (2, "run-guests: bad --qemu-sched rr (fifo or other)"))
+      (2, "run-guests: bad --qemu-sched rr (other, nice or fifo)"))
 
 
-def fake_qemu_sched():
-    """fabric.qemu_priority() on a process that names a thread "CPU 0/TCG"
-    when told: (answer before the thread, answer after, the main thread's
-    policy, the vCPU thread's policy)."""
+def fake_qemu_sched(mode="fifo"):
+    """fabric.qemu_priority(MODE) on a process that names a thread "CPU
+    0/TCG" when told: (answer before the thread, answer after, the main
+    thread's policy, the vCPU thread's policy, the main thread's nice
+    value, the vCPU thread's)."""
     code = """if 1:
         import ctypes, sys, threading
         def vcpu():
@@ -195,7 +197,7 @@ def fake_qemu_sched():
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, text=True)
     try:
-        before = fabric.qemu_priority(p.pid)
+        before = fabric.qemu_priority(p.pid, mode)
         p.stdin.write("\n")
         p.stdin.flush()
         p.stdout.readline()
@@ -208,9 +210,11 @@ def fake_qemu_sched():
             if vtid:
                 break
             time.sleep(0.01)
-        after = fabric.qemu_priority(p.pid)
+        after = fabric.qemu_priority(p.pid, mode)
         return (before, after, os.sched_getscheduler(p.pid),
-                os.sched_getscheduler(vtid))
+                os.sched_getscheduler(vtid),
+                os.getpriority(os.PRIO_PROCESS, p.pid),
+                os.getpriority(os.PRIO_PROCESS, vtid))
     finally:
         p.kill()
         p.wait()
@@ -223,7 +227,16 @@ if fabric._qemu_rt_refused:
 else:
     check("launch: --qemu-sched fifo: the main thread real-time once a "
           "vCPU thread exists, the vCPU's normal",
-          sched, (False, True, os.SCHED_FIFO, os.SCHED_OTHER))
+          sched[:4], (False, True, os.SCHED_FIFO, os.SCHED_OTHER))
+fabric._qemu_rt_refused = False
+sched = fake_qemu_sched("nice")
+if fabric._qemu_rt_refused:
+    print("ok - launcher: --qemu-sched nice: the main thread at nice -20, "
+          "the vCPU's at 0 # SKIP nice -20 refused here")
+else:
+    check("launch: --qemu-sched nice: the main thread at nice -20 once a "
+          "vCPU thread exists, the vCPU's at 0, both in the normal class",
+          sched, (False, True, os.SCHED_OTHER, os.SCHED_OTHER, -20, 0))
 
 g = gs[0]
 g.cmd, g.kwords, g.env_words = "/c.sh", " ROCX_MODDIR=/m", " A=1"

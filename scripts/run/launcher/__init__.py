@@ -82,13 +82,13 @@ Options:
                     with nothing set between them write each other's rings
                     ("Direct rings"); a timed run always uses the channel
   --icount-shift N  instruction time 2^N ns in a timed run (default 0)
-  --qemu-sched other|fifo
+  --qemu-sched other|nice|fifo
                     each QEMU's main thread, which runs an untimed NIC's
                     engine and its end of the fabric link, in the normal
-                    class beside the vCPUs (default), or at real-time
-                    priority below the switch's, ahead of them: a shorter
-                    latency tail, half the bandwidth
-                    (Documentation/performance.rst, "Stage 3b")
+                    class beside the vCPUs (default), in it at nice -20,
+                    or at real-time priority below the switch's, ahead
+                    of them: a shorter latency tail, a lower 64-byte
+                    rate (Documentation/performance.rst, "Stage 3b")
   --machine TYPE    QEMU machine (default q35)
   --kernel KERNEL   guest kernel: debian (Debian's $ROCX_KVER, as the PVH
                     vmlinux scripts/build/vmlinux.sh extracts), 6.1

@@ -170,12 +170,17 @@ def fabric_priority(pid):
 # Real-time priority of every QEMU's main thread (qemu_priority()): below
 # the switch's, above everything in the normal class.
 QEMU_RT_PRIO = 5
+# The nice value of --qemu-sched nice: the normal class's highest weight.
+QEMU_NICE = -20
 _qemu_rt_refused = False
 
 
-def qemu_priority(pid):
+def qemu_priority(pid, mode="fifo"):
     """With --qemu-sched fifo: run QEMU PID's main thread ahead of every
-    vCPU once its vCPU threads exist; True when done (or refused), False
+    vCPU once its vCPU threads exist; with nice, give it the normal
+    class's highest weight (nice -20) instead, so that woken it preempts
+    a vCPU whose share it is owed but, unlike the real-time class, does
+    not take the CPU for every wake.  True when done (or refused), False
     to be asked again.  An untimed NIC's engine and its end of the fabric
     link run in that thread, and in the normal class a frame that woke
     it can wait out a spinning vCPU's time slice: make bench's write_lat
@@ -199,12 +204,18 @@ def qemu_priority(pid):
     if not any(c.startswith("CPU ") for c in comms):
         return False
     try:
-        os.sched_setscheduler(pid, os.SCHED_FIFO,
-                              os.sched_param(QEMU_RT_PRIO))
+        # Both act on the thread whose id is PID: the main thread.
+        if mode == "nice":
+            os.setpriority(os.PRIO_PROCESS, pid, QEMU_NICE)
+        else:
+            os.sched_setscheduler(pid, os.SCHED_FIFO,
+                                  os.sched_param(QEMU_RT_PRIO))
     except OSError as e:
         if not _qemu_rt_refused:
-            print("run-guests: SCHED_FIFO refused for QEMU (%s): its "
-                  "main thread waits behind the vCPUs" % e.strerror,
+            print("run-guests: %s refused for QEMU (%s): its main thread "
+                  "waits behind the vCPUs"
+                  % ("nice %d" % QEMU_NICE if mode == "nice"
+                     else "SCHED_FIFO", e.strerror),
                   file=sys.stderr, flush=True)
         _qemu_rt_refused = True
     return True

@@ -40,14 +40,14 @@ def signal_all(procs, sig):
 
 # ------------------------------------------------------------ supervision
 
-def supervise(guests, host, deadline, t0, out, rt):
+def supervise(guests, host, deadline, t0, out, rt, sched):
     """Wait for every QEMU (and the host command HOST) or DEADLINE (a
     time.time() second); sets each guest's state.  RT: the QEMU PIDs
-    whose main thread is still to get its real-time priority
-    (fabric.qemu_priority())."""
+    whose main thread is still to get the priority of --qemu-sched
+    SCHED (fabric.qemu_priority())."""
     while True:
         for pid in list(rt):
-            if fabric.qemu_priority(pid):
+            if fabric.qemu_priority(pid, sched):
                 rt.discard(pid)
         alive = 0
         for g in guests:
@@ -353,8 +353,8 @@ def _run(o, r, qemu, initrd, switch):
         r.procs.append(host)
 
     deadline = int(time.time()) + o.timeout
-    rt = {g.proc.pid for g in guests} if o.qemu_sched == "fifo" else set()
-    supervise(guests, host, deadline, t0, r.out, rt)
+    rt = {g.proc.pid for g in guests} if o.qemu_sched != "other" else set()
+    supervise(guests, host, deadline, t0, r.out, rt, o.qemu_sched)
     wall = secs(now_ms() - t0)
     host_rc = host_status(host, deadline) if host is not None else None
     for p in r.switches:

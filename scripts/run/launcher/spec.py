@@ -93,8 +93,8 @@ def parse_args(argv, environ=None):
                 raise Die("bad --link %s (netdev, channel or direct)" % v)
             o.link = v
         elif a == "--qemu-sched":
-            if v not in ("fifo", "other"):
-                raise Die("bad --qemu-sched %s (fifo or other)" % v)
+            if v not in ("fifo", "nice", "other"):
+                raise Die("bad --qemu-sched %s (other, nice or fifo)" % v)
             o.qemu_sched = v
         elif a in ("--link-latency", "--icount-shift"):
             if not re.fullmatch(r"[0-9]+", v) or \
