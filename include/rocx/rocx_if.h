@@ -532,6 +532,8 @@ struct rocx_identify {
 #define ROCX_CAP2_CQ_RESIZE		ROCX_BIT_ULL(19)
 /* The device clock read from doorbell pages (ROCX_DB_CLOCK). */
 #define ROCX_CAP2_USER_CLOCK		ROCX_BIT_ULL(20)
+/* SQ doorbell records in a QP's queue buffer (ROCX_QP_DB_RECORD). */
+#define ROCX_CAP2_DB_RECORD		ROCX_BIT_ULL(21)
 
 /*
  * IDENTIFY.atomic_cap (ROCX_CAP2_ATOMIC): HCA means atomic against the

@@ -321,11 +321,32 @@ enum rocx_qp_state {
 #define ROCX_QP_SQ_SIG_ALL		ROCX_BIT(0)
 /* 1.2, ROCX_CAP2_MCAST, UD only: its group sends skip this device's QPs. */
 #define ROCX_QP_NO_MC_LOOPBACK		ROCX_BIT(1)
+/*
+ * 1.2, ROCX_CAP2_DB_RECORD: the QP has a doorbell record, the
+ * ROCX_DB_RECORD_SIZE bytes of its queue buffer right after its queues.
+ */
+#define ROCX_QP_DB_RECORD		ROCX_BIT(2)
+
+/*
+ * A QP's SQ doorbell record (rocx-device.rst, "Doorbell records").  The
+ * host writes sq_pi after the WQEs and, after a full barrier, reads
+ * flags: with ROCX_DB_RECORD_POLL set the device reads sq_pi on its own
+ * and no doorbell is needed; clear, the host rings the SQ doorbell too.
+ */
+struct rocx_db_record {
+	__le32 sq_pi;		/* host: [15:0] SQ producer index */
+	__le32 flags;		/* device: ROCX_DB_RECORD_POLL */
+	__u8 rsvd[56];
+};
+
+#define ROCX_DB_RECORD_SIZE		64
+#define ROCX_DB_RECORD_POLL		ROCX_BIT(0)
 
 /*
  * CREATE_QP: result = qpn.  The SQ (2^sq_log_depth entries of
  * 2^sq_wqe_shift bytes) starts at byte 0 of the queue buffer, the RQ
- * right after it; an SRQ QP has no RQ (rq_log_depth = 0).
+ * right after it; an SRQ QP has no RQ (rq_log_depth = 0).  With
+ * ROCX_QP_DB_RECORD the doorbell record follows the queues.
  */
 struct rocx_aq_create_qp {
 	struct rocx_aq_hdr hdr;
@@ -739,6 +760,7 @@ ROCX_ASSERT_SIZE(struct rocx_aq_create_cq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_destroy_cq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_resize_cq, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_create_qp, 64);
+ROCX_ASSERT_SIZE(struct rocx_db_record, ROCX_DB_RECORD_SIZE);
 ROCX_ASSERT_SIZE(struct rocx_aq_qp_attr_cmd, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_destroy_qp, 64);
 ROCX_ASSERT_SIZE(struct rocx_aq_mcast, 64);

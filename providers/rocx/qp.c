@@ -97,6 +97,11 @@ static int rocx_qp_layout(struct rocx_context *ctx,
 	qp->rq.wqe_shift = cmd->rq_wqe_shift;
 	qp->buf_size = ((size_t)qp->sq.depth << qp->sq.wqe_shift) +
 		       ((size_t)qp->rq.depth << qp->rq.wqe_shift);
+	/* Posts that need no doorbell while the device polls the record. */
+	if (ctx->qp_req_comp & ROCX_CREATE_QP_REQ_DB_RECORD) {
+		cmd->comp_mask |= ROCX_CREATE_QP_REQ_DB_RECORD;
+		qp->buf_size += ROCX_DB_RECORD_SIZE;
+	}
 	return 0;
 }
 
@@ -278,6 +283,10 @@ struct ibv_qp *rocx_create_qp_flags(struct ibv_pd *pd,
 	err = rocx_wq_init(&qp->sq, qp->buf, (uint8_t *)ctx->db + ROCX_DB_SQ);
 	if (err)
 		goto err_dofork;
+	if (cmd.comp_mask & ROCX_CREATE_QP_REQ_DB_RECORD)
+		qp->sq.dbrec = (void *)((uint8_t *)qp->buf + sq_size +
+					((size_t)qp->rq.depth <<
+					 qp->rq.wqe_shift));
 	err = rocx_wq_init(&qp->rq, (uint8_t *)qp->buf + sq_size,
 			   (uint8_t *)ctx->db + ROCX_DB_RQ);
 	if (err)
@@ -341,6 +350,9 @@ static void rocx_qp_reset(struct rocx_qp *qp)
 	pthread_spin_lock(&qp->sq.lock);
 	qp->sq.pi = 0;
 	qp->sq.ci = 0;
+	/* The device's indices start again too, and it cleared POLL. */
+	if (qp->sq.dbrec)
+		qp->sq.dbrec->sq_pi = 0;
 	pthread_spin_unlock(&qp->sq.lock);
 	pthread_spin_lock(&qp->rq.lock);
 	qp->rq.pi = 0;
@@ -705,6 +717,44 @@ bool rocx_sq_full(struct rocx_wq *sq, uint16_t pi)
 	return (uint16_t)(pi - ci) >= sq->depth;
 }
 
+/*
+ * A full fence: stores before it are visible before loads after it.  On
+ * x86 it must be MFENCE.  Compilers fence with a LOCK-prefixed no-op
+ * instead, which orders on hardware, but QEMU's TCG with a single vCPU
+ * runs LOCK-prefixed instructions as plain loads and stores with no
+ * barrier (it needs no atomicity without parallel vCPUs), while it
+ * always honours MFENCE: the device's thread would then miss a post.
+ */
+static inline void rocx_full_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	asm volatile("mfence" ::: "memory");
+#else
+	atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
+/*
+ * Whether the device reads the SQ's doorbell record on its own, once @pi
+ * is in it: then no doorbell is needed (rocx-device.rst, "Doorbell
+ * records").
+ */
+static bool rocx_sq_record(struct rocx_wq *sq, uint16_t pi)
+{
+	struct rocx_db_record *r = sq->dbrec;
+
+	atomic_store_explicit((_Atomic(uint32_t) *)&r->sq_pi, htole32(pi),
+			      memory_order_relaxed);
+	/*
+	 * The store before the load: the device clears POLL and then reads
+	 * sq_pi, so either it sees this index or this sees POLL clear.
+	 */
+	rocx_full_fence();
+	return le32toh(atomic_load_explicit((_Atomic(uint32_t) *)&r->flags,
+					    memory_order_relaxed)) &
+	       ROCX_DB_RECORD_POLL;
+}
+
 /* Hand the WQEs up to @pi to the device; SQ locked. */
 void rocx_sq_ring(struct rocx_qp *qp, uint16_t pi)
 {
@@ -713,6 +763,8 @@ void rocx_sq_ring(struct rocx_qp *qp, uint16_t pi)
 	sq->pi = pi;
 	/* The WQEs must be in memory before the device hears of them. */
 	udma_to_device_barrier();
+	if (sq->dbrec && rocx_sq_record(sq, pi))
+		return;
 	mmio_write64_le(sq->db, htole64(rocx_db_encode(qp->qpn, sq->pi, 0)));
 }
 

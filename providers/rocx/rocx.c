@@ -137,8 +137,10 @@ static struct verbs_context *rocx_alloc_context(struct ibv_device *ibdev,
 	ctx->max_inline = resp.max_inline;
 	ctx->max_sge = resp.max_sge;
 	/* A kernel without the field takes no request bits. */
-	if (resp.comp_mask & ROCX_UCONTEXT_RESP_REQ_COMP)
+	if (resp.comp_mask & ROCX_UCONTEXT_RESP_REQ_COMP) {
 		ctx->cq_req_comp = resp.cq_req_comp;
+		ctx->qp_req_comp = resp.qp_req_comp;
+	}
 	/* CQ sizing needs the device's max_cqe, which every kernel reports. */
 	err = ibv_cmd_query_device_any(&ctx->ibvctx.context, NULL, &attr,
 				       sizeof(attr.orig_attr), NULL, NULL);

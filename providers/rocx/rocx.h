@@ -52,6 +52,7 @@ struct rocx_context {
 	uint32_t max_cqe;	/* query_device's, read once */
 	bool atomic;		/* query_device's atomic_cap is not NONE */
 	uint32_t cq_req_comp;	/* create_cq request bits the kernel takes */
+	uint32_t qp_req_comp;	/* create_qp request bits the kernel takes */
 	/*
 	 * qpn -> QP for poll_cq.  qp_table_mutex serialises changes, and
 	 * destroy_qp holds it from before the kernel frees the qpn until the
@@ -163,6 +164,12 @@ struct rocx_wq {
 	 */
 	uint16_t ci;
 	void *db;		/* the SQ or RQ doorbell of the context's page */
+	/*
+	 * The SQ's doorbell record after the queues (NULL: none, and always
+	 * for an RQ): pi is written there, and the doorbell only while the
+	 * device has not set ROCX_DB_RECORD_POLL.
+	 */
+	struct rocx_db_record *dbrec;
 };
 
 /* An address handle: the address vector every UD WQE to it carries. */

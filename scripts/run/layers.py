@@ -40,7 +40,7 @@ FLOORS = [
         # transport
         'rocx-wire.c', 'rocx-req.c', 'rocx-resp.c', 'rocx-comp.c',
         'rocx-uc.c', 'rocx-ud.c', 'rocx-atomic.c', 'rocx-mcast.c',
-        'rocx-gsi.c',
+        'rocx-gsi.c', 'rocx-dbrec.c',
         # events
         'rocx-eq.c',
     ]),

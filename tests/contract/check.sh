@@ -65,6 +65,22 @@ check "modules rebuilt after the last contract change" sh -c '
 	for h in include/rocx/*.h; do
 		[ build/modules/rocx_core.ko -nt "$h" ] || exit 1
 	done'
+# The doorbell-record post's fence between its store of sq_pi and its
+# load of POLL must be MFENCE: QEMU's TCG with one vCPU gives a
+# LOCK-prefixed instruction (what compilers emit for a full fence) no
+# barrier, and a post could then be lost (rocx-device.rst, "Doorbell
+# records").
+sq_ring_fences() {
+	local lib fn
+
+	lib=$(ls "$rdma_src"/build/lib/librocx-rdmav*.so 2>/dev/null | head -n 1)
+	[ -n "$lib" ] || { echo "# no provider library in $rdma_src/build/lib"; return 1; }
+	# Whole, then searched: grep -q would leave objdump a broken pipe.
+	fn=$(objdump -d --no-show-raw-insn "$lib" |
+		awk '/<rocx_sq_ring>:/ { f = 1 } f && /^$/ { f = 0 } f')
+	grep -qw mfence <<<"$fn"
+}
+check "provider's doorbell-record post fences with MFENCE" sq_ring_fences
 
 echo "contract: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

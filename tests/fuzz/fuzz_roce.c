@@ -13,13 +13,16 @@
  * sends may address instead.  The input is a flags byte (bits 0-2: path
  * MTU - 1, modulo 5; bit 3: the six QPs are UC instead of RC; bit 4
  * instead XRC: the IPv4, VLAN and second loopback QPs targets receiving
- * into one XRC SRQ, the others initiators sending to it) and then a
+ * into one XRC SRQ, the others initiators sending to it; bit 5: every
+ * QP with an SQ has a doorbell record, which the device polls, and a
+ * send rings only when the record says to) and then a
  * program: frames from a peer to its QP (the headers of its
  * format around fuzzer-chosen BTH and extension headers, any opcode,
  * with the ICRC and IPv4 checksum fixed up or not, so that mutations get
  * past them), raw frames, send and receive WQEs on any QP, doorbells,
  * clock steps, engine rounds, CQ polls and arming, QP state changes, a QP
- * destroyed and created again, stray writes to the queues, MR removal,
+ * destroyed and created again, stray writes to the queues and the
+ * doorbell records, MR removal,
  * carrier.  fake.c aborts on an impossible frame or an engine that never
  * goes quiet; the sanitizers catch the rest.
  */
@@ -87,6 +90,7 @@ static uint32_t fr_key;
 static uint8_t mtu;
 static bool uc;                 /* the fixture's QPs are UC */
 static bool xrc;                /* or XRC initiators and targets */
+static bool dbrec;              /* QPs have doorbell records */
 /* XRC: the domain and its SRQ, whose ring is QP 0's (a target's) memory. */
 static uint32_t xrcdn, xsrqn;
 static uint16_t xsrq_pi;
@@ -288,6 +292,14 @@ static bool xrc_tgt(unsigned i)
     return xrc && (i == 0 || i == 2 || i == NWIRE + 1);
 }
 
+/* Where QP i's doorbell record is in its buffer: after its queues. */
+static uint32_t dbrec_off(unsigned i)
+{
+    bool ini = xrc && i != UDQ && !xrc_tgt(i);
+
+    return (1u << (SQ_LD + SQ_SHIFT)) + (ini ? 0 : 1u << (RQ_LD + RQ_SHIFT));
+}
+
 static uint32_t create_qp(unsigned i)
 {
     union rocx_aq_cmd c = cmd(ROCX_AQ_OP_CREATE_QP);
@@ -313,6 +325,9 @@ static uint32_t create_qp(unsigned i)
         /* No receive side. */
         q->rq_log_depth = q->rq_wqe_shift = 0;
         q->recv_cqn = 0;
+    }
+    if (dbrec) {
+        q->flags |= ROCX_QP_DB_RECORD;
     }
     list[0] = htole64(GPA(qp_buf(i)));
     list[1] = htole64(GPA(qp_buf(i) + 4096));
@@ -884,6 +899,16 @@ static void op_post_send(Input *in)
         }
     }
     q->sq_pi++;
+    /* As the provider posts: the record, then the doorbell unless POLL. */
+    if (dbrec && !xrc_tgt(q - qps)) {
+        struct rocx_db_record *r = (void *)gmem(qp_buf(q - qps) +
+                                                dbrec_off(q - qps));
+
+        stl_le_p(&r->sq_pi, q->sq_pi);
+        if (ldl_le_p(&r->flags) & ROCX_DB_RECORD_POLL) {
+            return;
+        }
+    }
     rocx_core_db_write(&F->core, ROCX_DB_SQ,
                        q->qpn | (uint64_t)q->sq_pi << 32, 8);
 }
@@ -908,6 +933,15 @@ static void op_poll(Input *in)
 }
 
 /* [qp]: destroyed (its deadlines and queued work with it), created again. */
+/* QP i's indices start again at 0: so does its record, as a provider's. */
+static void reset_pi(unsigned i)
+{
+    qps[i].sq_pi = qps[i].rq_pi = 0;
+    if (dbrec && !xrc_tgt(i)) {
+        stl_le_p(gmem(qp_buf(i) + dbrec_off(i)), 0);
+    }
+}
+
 static void op_recreate(Input *in)
 {
     FQp *q = pick_qp(in);
@@ -917,12 +951,12 @@ static void op_recreate(Input *in)
     ((struct rocx_aq_destroy_qp *)&c)->qpn = htole32(q->qpn);
     aq(&c);
     q->qpn = create_qp(i);
-    q->sq_pi = q->rq_pi = 0;
+    reset_pi(i);
     if (i >= NWIRE && i < NQP) {
         link_pair();
         /* The other half now names a QP that is gone: connect it again. */
         modify(&qps[i ^ 1], ROCX_QP_ATTR_STATE, ROCX_QPS_RESET);
-        qps[i ^ 1].sq_pi = qps[i ^ 1].rq_pi = 0;
+        reset_pi(i ^ 1);
         to_rts(&qps[i ^ 1]);
     }
     to_rts(q);
@@ -971,14 +1005,14 @@ static void run_op(Input *in)
         modify(q, ROCX_QP_ATTR_STATE, in_u8(in) & 1 ? ROCX_QPS_ERR :
                ROCX_QPS_RESET);
         if (in_u8(in) & 1) {
-            q->sq_pi = q->rq_pi = 0;
             modify(q, ROCX_QP_ATTR_STATE, ROCX_QPS_RESET);
+            reset_pi(q - qps);
             to_rts(q);
         }
         break;
-    case 11:    /* stray writes to a QP's queues */
+    case 11:    /* stray writes to a QP's queues and doorbell record */
         q = pick_qp(in);
-        off = in_u16(in) % 0x1400;
+        off = in_u16(in) % (0x1400 + ROCX_DB_RECORD_SIZE);
         n = in_u8(in) % 16;
         for (i = 0; i < n; i++) {
             *gmem(qp_buf(q - qps) + off + i) = in_u8(in);
@@ -1012,6 +1046,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mtu = (flags & 7) % 5 + 1;
     uc = flags & 8;
     xrc = !uc && (flags & 0x10);
+    dbrec = flags & 0x20;
     if (!F) {
         F = fake_new();
     }
@@ -1020,6 +1055,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cq_ci = 0;
     plan();
     setup();
+    rocx_core_set_direct_doorbells(&F->core, dbrec);
+    rocx_core_set_lazy_doorbells(&F->core, dbrec);
+    rocx_core_set_db_records(&F->core, dbrec);
     for (i = 0; i <= UDQ; i++) {
         RocxQp *qp = rocx_qp_get(&F->core, qps[i].qpn);
 

@@ -449,7 +449,13 @@ unsigned t_create_qp_type(TDev *d, TQp *qp, uint8_t type, TCq *scq,
     qp->uctx = scq->uctx;
     len = (1ULL << (sq_ld + qp->sq_shift)) +
           (rq_ld ? 1ULL << (rq_ld + qp->rq_shift) : 0);
+    if (flags & ROCX_QP_DB_RECORD) {
+        len += ROCX_DB_RECORD_SIZE;
+    }
     qp->buf = t_alloc(d, len, T_PAGE);
+    if (flags & ROCX_QP_DB_RECORD) {
+        qp->dbrec = qp->buf + len - ROCX_DB_RECORD_SIZE;
+    }
     cq->type = type;
     cq->flags = flags;
     cq->sq_log_depth = sq_ld;
@@ -760,6 +766,25 @@ uint16_t t_post_recv(TQp *qp, const struct rocx_sge *sge, unsigned nsge)
 void t_ring_sq(TQp *qp)
 {
     t_db(qp->d, qp->uctx, ROCX_DB_SQ, qp->qpn, qp->sq_pi, 0);
+}
+
+bool t_post_record(TQp *qp)
+{
+    struct rocx_db_record *r = t_ptr(qp->d, qp->dbrec, sizeof(*r));
+
+    r->sq_pi = htole32(qp->sq_pi);
+    if (le32toh(r->flags) & ROCX_DB_RECORD_POLL) {
+        return false;
+    }
+    t_ring_sq(qp);
+    return true;
+}
+
+uint32_t t_dbrec_flags(TQp *qp)
+{
+    struct rocx_db_record *r = t_ptr(qp->d, qp->dbrec, sizeof(*r));
+
+    return le32toh(r->flags);
 }
 
 void t_ring_rq(TQp *qp)
@@ -1105,6 +1130,7 @@ int main(int argc, char **argv)
         { t_cases_sched, t_ncases_sched },
         { t_cases_xrc, t_ncases_xrc },
         { t_cases_fr, t_ncases_fr },
+        { t_cases_dbrec, t_ncases_dbrec },
     };
     unsigned passed = 0, failed = 0, s, i;
     int a;

@@ -141,6 +141,7 @@ typedef struct TQp {
     unsigned sq_ld, rq_ld, sq_shift, rq_shift;
     uint16_t sq_pi, rq_pi;
     uint32_t uctx;
+    uint64_t dbrec;             /* guest offset of its doorbell record; 0 */
 } TQp;
 
 unsigned t_create_qp(TDev *d, TQp *qp, TCq *scq, TCq *rcq, unsigned sq_ld,
@@ -219,6 +220,14 @@ uint16_t t_post_inline(TQp *qp, uint8_t opcode, uint8_t flags,
                        uint32_t rkey);
 uint16_t t_post_recv(TQp *qp, const struct rocx_sge *sge, unsigned nsge);
 void t_ring_sq(TQp *qp);
+/*
+ * Post as the provider does on a QP with a doorbell record: sq_pi into
+ * the record, then the SQ doorbell only if the device has not set POLL.
+ * Returns whether it rang.
+ */
+bool t_post_record(TQp *qp);
+/* The device's flags word of qp's doorbell record. */
+uint32_t t_dbrec_flags(TQp *qp);
 /* The send WQE at index idx of qp's SQ (to fill one t_post_send began). */
 void *t_sq_slot(TQp *qp, uint16_t idx);
 void t_ring_rq(TQp *qp);
@@ -321,5 +330,7 @@ extern const TCase t_cases_xrc[];
 extern const unsigned t_ncases_xrc;
 extern const TCase t_cases_fr[];
 extern const unsigned t_ncases_fr;
+extern const TCase t_cases_dbrec[];
+extern const unsigned t_ncases_dbrec;
 
 #endif /* ROCX_TEST_RDMA_H */

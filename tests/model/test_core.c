@@ -812,6 +812,7 @@ static void t_op_identify(void)
              ROCX_CAP2_XRC |
              ROCX_CAP2_CQE64 |
              ROCX_CAP2_CLOCK |
+             ROCX_CAP2_DB_RECORD |
              ROCX_CAP2_MCAST |
              ROCX_CAP2_ECN |
              ROCX_CAP2_DCQCN |

@@ -108,10 +108,15 @@ struct rocx_create_cq_resp {
  * 2^sq_wqe_shift bytes) followed by the RQ (2^rq_log_depth WQEs of
  * 2^rq_wqe_shift bytes; rq_log_depth 0: none).  The provider sizes them
  * from the QP's capabilities; the kernel checks them against the
- * device's.
+ * device's.  With ROCX_CREATE_QP_REQ_DB_RECORD (offered in qp_req_comp
+ * only when the device has ROCX_CAP2_DB_RECORD) the buffer holds a
+ * struct rocx_db_record (include/rocx/rocx_verbs.h) right after the
+ * queues, and the kernel pins it with them: the provider writes the SQ
+ * producer index there and rings the SQ doorbell only while the device
+ * has not set ROCX_DB_RECORD_POLL.
  */
 enum rocx_create_qp_req_comp {
-	ROCX_CREATE_QP_REQ_RSVD = 0,	/* none defined yet */
+	ROCX_CREATE_QP_REQ_DB_RECORD = 1 << 0,
 };
 
 struct rocx_create_qp_req {

@@ -62,7 +62,7 @@
 #define ROCX_IB_CQ_REQ_MIN	offsetofend(struct rocx_create_cq_req, comp_mask)
 #define ROCX_IB_QP_REQ_MIN	offsetofend(struct rocx_create_qp_req, comp_mask)
 #define ROCX_IB_CQ_REQ_COMP	((u32)ROCX_CREATE_CQ_REQ_CQE_FORMAT)
-#define ROCX_IB_QP_REQ_COMP	0U
+#define ROCX_IB_QP_REQ_COMP	((u32)ROCX_CREATE_QP_REQ_DB_RECORD)
 #define ROCX_IB_SRQ_REQ_MIN	offsetofend(struct rocx_create_srq_req, comp_mask)
 #define ROCX_IB_SRQ_REQ_COMP	0U
 #define ROCX_IB_RESIZE_CQ_REQ_MIN \
@@ -592,6 +592,7 @@ void rocx_ib_cq_comp(struct rocx_ib_dev *dev, u32 cqn);
 bool rocx_ib_kcq_event(struct rocx_ib_cq *cq, bool lost);
 void rocx_ib_cq_event(struct rocx_ib_dev *dev, u32 cqn);
 u32 rocx_ib_cq_req_comp(const struct rocx_identify *id);
+u32 rocx_ib_qp_req_comp(const struct rocx_identify *id);
 
 /* rocx_ib_qp.c */
 int rocx_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -958,6 +958,32 @@ static void rocx_ib_qp_check_buf_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rocx_ib_qp_check(&id, &cap, &req), -EOPNOTSUPP);
 }
 
+/*
+ * A doorbell record: offered and taken only with the device's bit; it
+ * follows the queues in the buffer the kernel pins.
+ */
+static void rocx_ib_qp_db_record_test(struct kunit *test)
+{
+	struct rocx_create_qp_req req = ROCX_IB_REQ(1, 1, 7, 5);
+	struct ib_qp_cap cap = { 1, 1, 1, 1, 0 };
+	struct rocx_identify id;
+
+	rocx_ib_test_identify(&id);
+	req.comp_mask = ROCX_CREATE_QP_REQ_DB_RECORD;
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_req_comp(&id), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_check(&id, &cap, &req), -EOPNOTSUPP);
+
+	id.caps2 = cpu_to_le64(ROCX_CAP2_DB_RECORD);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_req_comp(&id),
+			(u32)ROCX_CREATE_QP_REQ_DB_RECORD);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_check(&id, &cap, &req), 0);
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_buf_size(&req),
+			2 * 128 + 2 * 32 + ROCX_DB_RECORD_SIZE);
+	/* A bit this kernel does not know is still refused. */
+	req.comp_mask |= 1U << 1;
+	KUNIT_EXPECT_EQ(test, rocx_ib_qp_check(&id, &cap, &req), -EOPNOTSUPP);
+}
+
 /* The capabilities reported back are what the queues really hold. */
 static void rocx_ib_qp_caps_test(struct kunit *test)
 {
@@ -1075,6 +1101,14 @@ static void rocx_ib_qp_create_cmd_kernel_test(struct kunit *test)
 			      &req, 0x2a, 0, &o->pbl);
 	rocx_ib_create_qp_want(want, ROCX_QPT_UD,
 			       ROCX_QP_SQ_SIG_ALL | ROCX_QP_NO_MC_LOOPBACK);
+	KUNIT_EXPECT_MEMEQ(test, &cmd, want, sizeof(want));
+
+	/* A doorbell record asked for: its flag, nothing else changes. */
+	req.comp_mask = ROCX_CREATE_QP_REQ_DB_RECORD;
+	rocx_ib_qp_create_cmd(&cmd, &init, ROCX_QPT_RC, 0, &req, 0x2a, 0,
+			      &o->pbl);
+	rocx_ib_create_qp_want(want, ROCX_QPT_RC,
+			       ROCX_QP_SQ_SIG_ALL | ROCX_QP_DB_RECORD);
 	KUNIT_EXPECT_MEMEQ(test, &cmd, want, sizeof(want));
 }
 
@@ -1359,6 +1393,7 @@ static struct kunit_case rocx_ib_qp_test_cases[] = {
 	KUNIT_CASE(rocx_ib_ah_resp_test),
 	KUNIT_CASE_PARAM(rocx_ib_qp_check_test, rocx_ib_qp_gen_params),
 	KUNIT_CASE(rocx_ib_qp_check_buf_test),
+	KUNIT_CASE(rocx_ib_qp_db_record_test),
 	KUNIT_CASE(rocx_ib_qp_caps_test),
 	KUNIT_CASE(rocx_ib_qp_create_cmd_kernel_test),
 	KUNIT_CASE(rocx_ib_qp_create_cmd_user_test),

@@ -317,6 +317,23 @@ int rocx_ib_av_from_ah(const struct rdma_ah_attr *ah, struct rocx_av *av)
 }
 
 /**
+ * rocx_ib_qp_req_comp() - the QP request bits offered to providers
+ * @id: identify block
+ *
+ * Return: the bits of ROCX_IB_QP_REQ_COMP the device can honour: a
+ * doorbell record only with ROCX_CAP2_DB_RECORD.
+ */
+u32 rocx_ib_qp_req_comp(const struct rocx_identify *id)
+{
+	u32 comp = ROCX_IB_QP_REQ_COMP;
+
+	if (!(le64_to_cpu(id->caps2) & ROCX_CAP2_DB_RECORD))
+		comp &= ~ROCX_CREATE_QP_REQ_DB_RECORD;
+	return comp;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_req_comp);
+
+/**
  * rocx_ib_qp_check() - check a provider's queue sizes against the device
  * @id: identify block
  * @cap: capabilities the application asked for
@@ -333,7 +350,7 @@ int rocx_ib_qp_check(const struct rocx_identify *id,
 	u32 max_wr = le32_to_cpu(id->max_qp_wr);
 	u32 max_sge = le32_to_cpu(id->max_sge);
 
-	if (req->comp_mask & ~ROCX_IB_QP_REQ_COMP)
+	if (req->comp_mask & ~rocx_ib_qp_req_comp(id))
 		return -EOPNOTSUPP;
 	if (!req->buf_addr || !PAGE_ALIGNED(req->buf_addr))
 		return -EINVAL;
@@ -404,8 +421,10 @@ void rocx_ib_qp_caps(const struct rocx_identify *id,
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_caps);
 
 /**
- * rocx_ib_qp_buf_size() - bytes of the SQ and RQ together
+ * rocx_ib_qp_buf_size() - bytes of the queue buffer the device reads
  * @req: a checked layout
+ *
+ * The SQ and the RQ, and the doorbell record after them if there is one.
  */
 size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req)
 {
@@ -413,6 +432,8 @@ size_t rocx_ib_qp_buf_size(const struct rocx_create_qp_req *req)
 
 	if (req->rq_log_depth)
 		size += (size_t)1 << (req->rq_log_depth + req->rq_wqe_shift);
+	if (req->comp_mask & ROCX_CREATE_QP_REQ_DB_RECORD)
+		size += ROCX_DB_RECORD_SIZE;
 	return size;
 }
 EXPORT_SYMBOL_IF_KUNIT(rocx_ib_qp_buf_size);
@@ -441,6 +462,8 @@ void rocx_ib_qp_create_cmd(struct rocx_aq_create_qp *cmd,
 	cmd->type = type;
 	if (init->sq_sig_type == IB_SIGNAL_ALL_WR)
 		flags |= ROCX_QP_SQ_SIG_ALL;
+	if (req->comp_mask & ROCX_CREATE_QP_REQ_DB_RECORD)
+		flags |= ROCX_QP_DB_RECORD;
 	cmd->flags = flags;
 	cmd->sq_log_depth = req->sq_log_depth;
 	cmd->rq_log_depth = req->rq_log_depth;

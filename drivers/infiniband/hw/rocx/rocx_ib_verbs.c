@@ -368,7 +368,7 @@ rocx_ib_ucontext_resp(const struct rocx_ib_dev *dev,
 	resp->max_inline = le32_to_cpu(dev->id->max_inline);
 	resp->max_sge = le32_to_cpu(dev->id->max_sge);
 	resp->cq_req_comp = rocx_ib_cq_req_comp(dev->id);
-	resp->qp_req_comp = ROCX_IB_QP_REQ_COMP;
+	resp->qp_req_comp = rocx_ib_qp_req_comp(dev->id);
 	/* A readable mapping of the page gives nothing more than the clock. */
 	if (le64_to_cpu(dev->id->caps2) & ROCX_CAP2_USER_CLOCK)
 		resp->comp_mask |= ROCX_UCONTEXT_RESP_DB_CLOCK;

@@ -822,7 +822,8 @@ static void rocx_ib_ucontext_resp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, resp.reserved, 0);
 	/* A device without the 64-byte CQE: no CQE format to ask for. */
 	KUNIT_EXPECT_EQ(test, resp.cq_req_comp, 0);
-	KUNIT_EXPECT_EQ(test, resp.qp_req_comp, ROCX_IB_QP_REQ_COMP);
+	/* Nor a doorbell record without its bit. */
+	KUNIT_EXPECT_EQ(test, resp.qp_req_comp, 0);
 	KUNIT_EXPECT_EQ(test, offsetof(struct rocx_alloc_ucontext_resp,
 				       cq_req_comp), 40);
 	id.caps2 = cpu_to_le64(ROCX_CAP2_CQE64);
@@ -838,6 +839,11 @@ static void rocx_ib_ucontext_resp_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, resp.comp_mask, (u64)(ROCX_UCONTEXT_RESP_DB |
 						    ROCX_UCONTEXT_RESP_REQ_COMP |
 						    ROCX_UCONTEXT_RESP_DB_CLOCK));
+	id.caps2 = cpu_to_le64(ROCX_CAP2_DB_RECORD);
+	memset(&resp, 0, sizeof(resp));
+	rocx_ib_ucontext_resp(dev, &uc, &resp);
+	KUNIT_EXPECT_EQ(test, resp.qp_req_comp,
+			(u32)ROCX_CREATE_QP_REQ_DB_RECORD);
 }
 
 /* The first QP response was 8 bytes; comp_mask comes after them. */

@@ -87,6 +87,7 @@
                                      ROCX_CAP2_SRQ_RESIZE | \
                                      ROCX_CAP2_CQ_RESIZE | \
                                      ROCX_CAP2_USER_CLOCK | \
+                                     ROCX_CAP2_DB_RECORD | \
                                      ROCX_CAP2_CQE64 | \
                                      ROCX_CAP2_CLOCK | \
                                      ROCX_CAP2_MCAST | \
@@ -581,6 +582,8 @@ typedef struct RocxCore {
      */
     bool lazy_db;
     bool db_ack_due;            /* rocx_db_sq(): the QP waits for an ACK */
+    /* Set POLL in doorbell records (rocx_core_set_db_records()). */
+    bool db_records;
     /* Complete send WQEs without sending them (rocx_core_set_sink()). */
     bool sink;
     /*
@@ -694,8 +697,9 @@ typedef struct RocxCore {
     /* Doorbells waiting out delay.db_ns (rocx-rdma.c). */
     RocxDbLine db_line;
     /*
-     * Armed by the first deferred (lazy) doorbell: the engine runs by
-     * then, ACK or not (rocx-regs.c).
+     * Armed by the first deferred (lazy) doorbell, and while a doorbell
+     * record is polled: the engine runs by then, ACK or not (rocx-regs.c,
+     * rocx-dbrec.c).
      */
     RocxTimer lazy_timer;
 
@@ -809,6 +813,13 @@ void rocx_core_tx_busy(RocxCore *c, bool busy);
  */
 void rocx_core_set_direct_doorbells(RocxCore *c, bool on);
 void rocx_core_set_lazy_doorbells(RocxCore *c, bool on);
+/*
+ * Doorbell records (rocx-dbrec.c): with lazy doorbells on and untimed,
+ * the device sets POLL in the record of a QP that waits for an ACK, and
+ * its process posts without ringing.  Off: POLL is never set, and every
+ * post rings (the contract allows both).
+ */
+void rocx_core_set_db_records(RocxCore *c, bool on);
 /*
  * Sink mode, for measuring what a guest can post: an RC or XRC send WQE
  * that passes its checks completes successfully as soon as the requester

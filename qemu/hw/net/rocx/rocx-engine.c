@@ -234,9 +234,11 @@ void rocx_core_process(RocxCore *c)
     more |= rocx_rx_drain(c);
     rocx_cq_arm_process(c);
     more |= rocx_timers_run(c);
+    rocx_dbrec_poll(c);
     more |= rocx_rdma_process(c);
     /* Ethernet TX rings and the QPs rocx_rdma_process() handed over. */
     more |= rocx_sched_run(c);
+    more |= rocx_dbrec_settle(c);
     more |= rocx_evq_drain(c);
     rocx_eq_arm(c);
     rocx_fabric_hello(c);

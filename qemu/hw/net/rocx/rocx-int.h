@@ -70,6 +70,8 @@
  * rocx-mcast.c: multicast groups of UD QPs and delivery to them;
  * rocx-gsi.c: the GSI QP, QP 1, a UD QP under a fixed number and Q_Key;
  * Events:
+ * rocx-dbrec.c: SQ doorbell records: which QPs' records the engine
+ *               reads, the reads, and the POLL flag it sets in them;
  * rocx-eq.c: event queues: rings, CREATE_EQ and DESTROY_EQ, the EQ
  *            doorbell, arming, writing the events queued for EQ 0;
  *
@@ -1071,6 +1073,39 @@ bool rocx_timers_run(RocxCore *c);
 void rocx_reset_state(RocxCore *c);
 /* Re-evaluate LINK_STATUS.UP; every change is counted and posted. */
 void rocx_link_update(RocxCore *c);
+
+/*
+ * A producer index a doorbell (or a doorbell record) brings may only move
+ * forward from pi, and at most depth entries ahead of the oldest entry ci
+ * the device has not completed.
+ */
+static inline bool rocx_db_index_ok(uint16_t idx, uint16_t pi, uint16_t ci,
+                                    unsigned log_depth)
+{
+    uint16_t ahead = idx - ci;
+
+    return ahead <= (1u << log_depth) && ahead >= (uint16_t)(pi - ci);
+}
+
+/* The engine takes SQ producer idx of qp (rocx-qp.c): the QP runs. */
+void rocx_qp_sq_take(RocxCore *c, RocxQp *qp, uint16_t idx);
+
+/* ---- SQ doorbell records (rocx-dbrec.c) ---- */
+
+/* A QP with a record had its SQ doorbell taken: its record is read. */
+void rocx_dbrec_join(RocxCore *c, RocxQp *qp);
+/* The QP is freed: its record is read no more. */
+void rocx_dbrec_qp_gone(RocxCore *c, RocxQp *qp);
+/* The QP goes to RESET: POLL cleared, the record read no more. */
+void rocx_dbrec_qp_reset(RocxCore *c, RocxQp *qp);
+/* Engine, before the QPs run: take what the polled records hold. */
+void rocx_dbrec_poll(RocxCore *c);
+/*
+ * Engine, after they have sent: POLL where an engine run is due for the
+ * QP, cleared (and the record read once more) where none is.  True if
+ * that read found WQEs, for another run.
+ */
+bool rocx_dbrec_settle(RocxCore *c);
 
 /* ---- RDMA engine (rocx-rdma.c) ---- */
 

@@ -63,6 +63,13 @@
  *   ROCX_CORE_LAZY_DB_NS after the first doorbell so deferred.  Untimed
  *   only: a timed run takes every doorbell at its instant.  Default: on.
  *
+ * - x-db-record=on|off
+ *   With x-lazy-doorbell, set POLL in the doorbell record of a QP that
+ *   waits for an ACK (rocx-device.rst, "Doorbell records"), so that its
+ *   process posts without a doorbell write, and so without taking the
+ *   BQL in its vCPU thread.  Off: the device never sets POLL and every
+ *   post rings, as the contract also allows.  Default: on.
+ *
  * - x-sink=on|off
  *   Benchmarking only: an RC or XRC send WQE that passes its checks
  *   completes successfully as soon as the requester starts it, and
@@ -539,6 +546,7 @@ static void rocx_realize(PCIDevice *pdev, Error **errp)
     /* Doorbell writes come with the BQL held, as the bottom half runs. */
     rocx_core_set_direct_doorbells(&s->core, s->direct_db);
     rocx_core_set_lazy_doorbells(&s->core, s->lazy_db);
+    rocx_core_set_db_records(&s->core, s->db_records);
     rocx_core_set_sink(&s->core, s->sink);
     /* In range: checked above. */
     rocx_core_set_req_limits(&s->core, s->req_window, s->sq_inflight);
@@ -643,6 +651,7 @@ static const Property rocx_properties[] = {
     DEFINE_PROP_BOOL("bundle", RocxState, bundle, true),
     DEFINE_PROP_BOOL("x-direct-doorbell", RocxState, direct_db, true),
     DEFINE_PROP_BOOL("x-lazy-doorbell", RocxState, lazy_db, true),
+    DEFINE_PROP_BOOL("x-db-record", RocxState, db_records, true),
     DEFINE_PROP_BOOL("x-sink", RocxState, sink, false),
     DEFINE_PROP_UINT32("x-req-window", RocxState, req_window, ROCX_REQ_WINDOW),
     DEFINE_PROP_UINT32("x-sq-inflight", RocxState, sq_inflight, ROCX_REQ_WQES),

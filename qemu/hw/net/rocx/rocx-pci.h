@@ -137,6 +137,7 @@ struct RocxState {
     bool bundle;
     bool direct_db;
     bool lazy_db;
+    bool db_records;
     bool sink;
     uint32_t req_window;        /* unacknowledged PSNs per QP */
     uint32_t sq_inflight;       /* send WQEs in flight per QP */

@@ -135,6 +135,17 @@ void rocx_qp_to_reset(RocxQp *qp)
     rocx_resp_reset(qp);
 }
 
+void rocx_qp_sq_take(RocxCore *c, RocxQp *qp, uint16_t idx)
+{
+    qp->sq_pi = idx;
+    if (qp->state == ROCX_QPS_RTS) {
+        rocx_qp_schedule(c, qp);
+    } else if (qp->state == ROCX_QPS_ERR) {
+        qp->flushing = true;
+        rocx_qp_schedule(c, qp);
+    }
+}
+
 /* ---- Admin commands ---- */
 
 void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
@@ -161,7 +172,8 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     /* XRC_INI: no receive side at all. */
     if (cq->type > ROCX_QPT_XRC_INI || ldl_le_p(&cq->xrcdn) ||
         (ini && (rcqn || cq->rq_log_depth || srqn != ROCX_NO_SRQ)) ||
-        (cq->flags & ~(ROCX_QP_SQ_SIG_ALL | ROCX_QP_NO_MC_LOOPBACK)) ||
+        (cq->flags & ~(ROCX_QP_SQ_SIG_ALL | ROCX_QP_NO_MC_LOOPBACK |
+                       ROCX_QP_DB_RECORD)) ||
         ((cq->flags & ROCX_QP_NO_MC_LOOPBACK) && cq->type != ROCX_QPT_UD) ||
         cq->sq_log_depth < 1 ||
         (1u << MIN(cq->sq_log_depth, 31)) > ROCX_CORE_MAX_QP_WR ||
@@ -217,7 +229,8 @@ void rocx_cmd_create_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
     qp->sq_bytes = 1ULL << (cq->sq_log_depth + cq->sq_wqe_shift);
     bytes = qp->sq_bytes +
             (cq->rq_log_depth ? 1ULL << (cq->rq_log_depth + cq->rq_wqe_shift)
-                              : 0);
+                              : 0) +
+            (cq->flags & ROCX_QP_DB_RECORD ? ROCX_DB_RECORD_SIZE : 0);
     res->status = rocx_pbl_copy(c, &cq->pbl, bytes, &qp->pbl);
     if (res->status != ROCX_AQ_STS_OK) {
         g_free(qp);
@@ -281,6 +294,7 @@ void rocx_qp_free(RocxCore *c, RocxQp *qp)
             srq->users--;
         }
     }
+    rocx_dbrec_qp_gone(c, qp);
     rocx_pbl_free(c, &qp->pbl);
     c->rdma.qp[rocx_qp_slot(qp)] = NULL;
     rocx_gsi_gone(c, qp);
@@ -532,6 +546,7 @@ void rocx_cmd_modify_qp(RocxCore *c, const union rocx_aq_cmd *cmd,
         rocx_srq_qp_stop(c, qp);
         rocx_cc_qp_stop(c, qp);
         rocx_sched_qp_stop(c, qp);
+        rocx_dbrec_qp_reset(c, qp);
         rocx_trace_qp_state(c, qp->qpn, qp->state, ROCX_QPS_RESET);
         rocx_qp_to_reset(qp);
         return;

@@ -37,30 +37,6 @@ static RocxQp *rocx_db_qp(RocxCore *c, unsigned page, uint32_t qpn,
     return qp;
 }
 
-/*
- * A producer may only move forward, and at most depth entries ahead of
- * the oldest entry the device has not completed.
- */
-static bool rocx_db_index_ok(uint16_t idx, uint16_t pi, uint16_t ci,
-                             unsigned log_depth)
-{
-    uint16_t ahead = idx - ci;
-
-    return ahead <= (1u << log_depth) && ahead >= (uint16_t)(pi - ci);
-}
-
-/* The engine takes an SQ doorbell: qp's new producer index is idx. */
-static void rocx_db_sq_take(RocxCore *c, RocxQp *qp, uint16_t idx)
-{
-    qp->sq_pi = idx;
-    if (qp->state == ROCX_QPS_RTS) {
-        rocx_qp_schedule(c, qp);
-    } else if (qp->state == ROCX_QPS_ERR) {
-        qp->flushing = true;
-        rocx_qp_schedule(c, qp);
-    }
-}
-
 /* ---- The doorbell delay line (rocx-device.rst, "NIC delays") ---- */
 
 /* The engine takes the oldest doorbell in the line. */
@@ -78,7 +54,7 @@ static void rocx_db_line_pop(RocxCore *c)
      */
     qp = rocx_qp_get(c, l->slot[h].qpn);
     if (qp && qp->sq_db_gen == l->slot[h].gen) {
-        rocx_db_sq_take(c, qp, l->slot[h].idx);
+        rocx_qp_sq_take(c, qp, l->slot[h].idx);
     }
 }
 
@@ -156,7 +132,17 @@ bool rocx_db_sq(RocxCore *c, unsigned page, uint32_t qpn, uint16_t idx)
     c->db_ack_due = qp->type != ROCX_QPT_UD &&
                     qp->req.psn_una != qp->req.psn_next &&
                     qp->state == ROCX_QPS_RTS;
-    rocx_db_sq_take(c, qp, idx);
+    /*
+     * Posted to while it waits for an ACK: it streams, and its record,
+     * if it has one, may stand in for the doorbells from now on.  A QP
+     * that finds its ACKs back before each post (a ping-pong) is left
+     * alone: its doorbell runs the engine at once anyway, and polling
+     * would only arm the lazy bound for every message.
+     */
+    if (c->db_ack_due) {
+        rocx_dbrec_join(c, qp);
+    }
+    rocx_qp_sq_take(c, qp, idx);
     return quiet && qp->state == ROCX_QPS_RTS;
 }
 

@@ -30,6 +30,7 @@
 #ifndef HW_NET_ROCX_RDMA_H
 #define HW_NET_ROCX_RDMA_H
 
+#include "qemu/queue.h"
 #include "rocx/rocx_verbs.h"
 
 /* Object tables.  Index 0 of the MR table is never handed out. */
@@ -459,6 +460,14 @@ typedef struct RocxQp {
     uint16_t rq_pi;
     uint16_t sq_db;
     uint32_t sq_db_gen;
+    /*
+     * Engine: with ROCX_QP_DB_RECORD, on RocxRdma.dbrec_qps while the
+     * engine reads the record (rocx-dbrec.c); dbrec_poll is the POLL flag
+     * it last wrote there.
+     */
+    QLIST_ENTRY(RocxQp) dbrec_link;
+    bool dbrec_listed;
+    bool dbrec_poll;
 
     /* Engine: flush of a QP in ERR; an error NAK still to go out. */
     bool flushing;
@@ -549,6 +558,9 @@ typedef struct RocxRdmaStats {
     /* SQ doorbells deferred (lazy), and the runs their bound forced. */
     uint64_t lazy_doorbells;
     uint64_t lazy_expiries;
+    /* Doorbell records: POLL set, and producer indices taken from them. */
+    uint64_t dbrec_polls;
+    uint64_t dbrec_takes;
 } RocxRdmaStats;
 
 /*
@@ -581,6 +593,8 @@ typedef struct RocxRdma {
     RocxNumSpace qpns;
     RocxNumSpace cqns;
     RocxNumSpace srqns;
+    /* QPs whose doorbell records the engine reads (rocx-dbrec.c). */
+    QLIST_HEAD(, RocxQp) dbrec_qps;
 
     /*
      * CQs with an arm request for the engine: a FIFO of CQ slots, each
