@@ -61,7 +61,7 @@ point() {
 	for sweep in x-req-window x-sq-inflight; do
 		vals=$windows
 		[ "$sweep" = x-sq-inflight ] && vals=$wqes
-		echo "rocx, $sweep (tests/bench/sweep-depth; default window 512 PSNs, 32 WQEs per QP)"
+		echo "rocx, $sweep (tests/bench/sweep-depth; default window 512 PSNs, 128 WQEs per QP)"
 		printf '%-8s %12s %12s %14s %14s\n' value "64K MiB/s" "64B MiB/s" "64B Kmsg/s" "64B q4 Kmsg/s"
 		for v in $vals; do
 			mkdir -p "$out/$sweep-$v"

@@ -129,7 +129,7 @@ static void t_dbrec_stream(void)
     d_done(&p, 4);
     CHECK(!memcmp(p.b, "one", 3) && !memcmp(p.b + 8, "two", 3) &&
           !memcmp(p.b + 16, "six", 3) && !memcmp(p.b + 24, "ten", 3));
-    CHECK(A->f->core.rdma.stats.dbrec_takes >= 1);
+    CHECK(t_stat(A, ROCX_STAT_DB_RECORD_TAKES) >= 1);
     CHECK_EQ(A->f->core.rdma.stats.retransmits, 0);
     CHECK_EQ(A->f->gerrs, 0);
     /* Nothing left to wait for: the device polls no more, a post rings. */
@@ -425,7 +425,7 @@ static void dbrec_concurrent(TDev *db, uint32_t seed)
     A->f->on_dma = NULL;
     CHECK_EQ(cc.done, CC_MSGS);
     CHECK_EQ(A->f->gerrs, 0);
-    CHECK(A->f->core.rdma.stats.dbrec_takes > 0);
+    CHECK(t_stat(A, ROCX_STAT_DB_RECORD_TAKES) > 0);
     CHECK(!memcmp(p.b + 8 * ((CC_MSGS - 1) % 1024), &(uint64_t){
                   CC_MSGS - 1 }, 8));
 }

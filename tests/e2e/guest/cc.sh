@@ -74,6 +74,7 @@ marked0=$(hw hw_np_ecn_marked_roce_packets)
 sent0=$(hw hw_np_cnp_sent)
 handled0=$(hw hw_rp_cnp_handled)
 ignored0=$(hw hw_rp_cnp_ignored)
+takes0=$(hw hw_db_record_takes)
 
 if [ "$me" -eq 1 ]; then
 	for kv in rp_byte_reset=0 rp_time_reset=10000000 rp_min_rate=$floor; do
@@ -183,6 +184,11 @@ if [ "$me" -eq 0 ]; then
 else
 	t "rp: CNPs handled" moved hw_rp_cnp_handled "$handled0"
 	t "rp: no CNP ignored" test "$(hw hw_rp_cnp_ignored)" -eq "$ignored0"
+	# A rate-limited stream waits for its ACKs: its posts go through the
+	# provider's doorbell record (rocx_sq_ring()).
+	echo "# hw_db_record_takes $takes0 -> $(hw hw_db_record_takes)"
+	t "the client's provider posted through doorbell records" \
+		moved hw_db_record_takes "$takes0"
 fi
 rocx_barrier done
 

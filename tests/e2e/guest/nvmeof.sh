@@ -300,6 +300,18 @@ target() {
 	t "nvmet-rdma listens on [$t6]:4420" wait_for 20 port_listening "$t6" || t_done
 	rocx_put target up
 
+	# Up to 128 commands in flight: nvmet-rdma's kernel QPs post RDMA
+	# READs, WRITEs and responses while earlier ones wait for their
+	# answers, and the device takes them from the QPs' doorbell records
+	# (rocx_ib_kqp_record()).  The host's commands, each posted as an
+	# earlier one completes, mostly find their QP idle and ring.
+	takes0=$(hw hw_db_record_takes)
+	rocx_get connected.1 >/dev/null
+	takes=$(hw hw_db_record_takes)
+	echo "# target: hw_db_record_takes $takes0 -> $takes"
+	t "nvmet-rdma's kernel QPs posted through their doorbell records" \
+		test "$takes" -gt "$takes0"
+
 	# Twice: the host reconnects after the first, gives the controller
 	# up after the second.
 	remove_reload 1
@@ -450,8 +462,10 @@ host() {
 	# Sizes from 512 B (inline data in the command capsule, one SGE) to
 	# the largest I/O nvme-rdma sends (its fast-registered MR at full
 	# length), at random offsets, each block verified.
+	takes0=$(hw hw_db_record_takes)
 	t "fio random writes of 512 B to $(cat "$q/max_hw_sectors_kb") KiB read back verified" \
 		mixed "$(cat "$q/max_hw_sectors_kb")k"
+	echo "# host: hw_db_record_takes $takes0 -> $(hw hw_db_record_takes)"
 	if t "fio writes $size_mib MiB of a pattern and reads it back verified" pattern write; then
 		rocx_log "IPv4: $(cat /tmp/fio.bw)"
 		echo "# throughput IPv4 $(cat /tmp/fio.bw)"

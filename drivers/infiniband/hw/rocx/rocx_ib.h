@@ -346,6 +346,8 @@ struct rocx_ib_kwq {
  * @kbuf: the SQ and RQ of a kernel QP (rocx_ib_datapath.c)
  * @sq: kernel QP: the send queue
  * @rq: kernel QP: the receive queue (depth 0: none)
+ * @kdbrec: kernel QP: its SQ doorbell record in @kbuf, or NULL if the
+ *	device has none (written under @sq's lock)
  * @sw_err: kernel QP: the device is gone and the driver flushes the
  *	QP's work (rocx_ib_flush.c); set once, under dev->qp_xa's lock
  * @sw_last_wqe: kernel QP on an SRQ: the driver reported QP_LAST_WQE;
@@ -367,6 +369,7 @@ struct rocx_ib_qp {
 	struct rocx_ib_kbuf kbuf;
 	struct rocx_ib_kwq sq;
 	struct rocx_ib_kwq rq;
+	struct rocx_db_record *kdbrec;
 	bool sw_err;
 	bool sw_last_wqe;
 	struct list_head sw_send;
@@ -846,6 +849,7 @@ void rocx_ib_kqp_geometry(const struct ib_qp_cap *cap,
 			  struct rocx_create_qp_req *req);
 void rocx_ib_kqp_report_caps(struct ib_qp_cap *out,
 			     const struct ib_qp_cap *cap);
+bool rocx_ib_kqp_record(struct rocx_db_record *rec, u16 pi);
 #endif
 
 #endif /* _ROCX_IB_H_ */

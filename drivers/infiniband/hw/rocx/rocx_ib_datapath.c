@@ -505,6 +505,7 @@ static void rocx_ib_kqp_release(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp)
 	kvfree(qp->rq.wrid);
 	qp->sq.wrid = NULL;
 	qp->rq.wrid = NULL;
+	qp->kdbrec = NULL;
 	rocx_ib_kbuf_free(dev, &qp->kbuf);
 }
 
@@ -566,6 +567,9 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 		cap.max_recv_sge = 0;
 	}
 	rocx_ib_kqp_geometry(&cap, &req);
+	/* A streaming ULP (NVMe-oF, iSER) then posts without an exit. */
+	req.comp_mask = rocx_ib_qp_req_comp(dev->id) &
+			ROCX_CREATE_QP_REQ_DB_RECORD;
 	/*
 	 * The RQ follows the SQ in the ring: an SQ smaller than one RQ entry
 	 * (a few hundred bytes) would put RQ entries across pages.
@@ -600,6 +604,10 @@ int rocx_ib_kqp_create(struct rocx_ib_dev *dev, struct rocx_ib_qp *qp,
 				       qp->cap.max_recv_sge, 0);
 	if (err)
 		goto err_pbl;
+	if (req.comp_mask & ROCX_CREATE_QP_REQ_DB_RECORD)
+		qp->kdbrec = rocx_ib_kbuf_at(&qp->kbuf,
+					     rocx_ib_qp_buf_size(&req) -
+					     ROCX_DB_RECORD_SIZE);
 
 	/* No user context; the SRQ, if any, is named from init. */
 	rocx_ib_qp_create_cmd(&cmd.create_qp, init, type, mc_flags, &req,
@@ -700,6 +708,9 @@ static void rocx_ib_kqp_clean(struct rocx_ib_qp *qp)
 	spin_lock(&qp->sq.lock);
 	qp->sq.pi = 0;
 	qp->sq.ci = 0;
+	/* The device has cleared POLL and reads the record no more. */
+	if (qp->kdbrec)
+		WRITE_ONCE(qp->kdbrec->sq_pi, 0);
 	spin_unlock(&qp->sq.lock);
 	spin_lock(&qp->rq.lock);
 	qp->rq.pi = 0;
@@ -769,6 +780,30 @@ static void *rocx_ib_kwq_entry(const struct rocx_ib_kwq *wq, u16 idx)
 			       ((size_t)(idx & (wq->depth - 1)) << wq->wqe_shift));
 }
 
+/**
+ * rocx_ib_kqp_record() - post through a kernel QP's doorbell record
+ * @rec: the record
+ * @pi: the new SQ producer index
+ *
+ * Return: true if the device reads the record on its own (POLL), so the
+ * post needs no doorbell; false if it must ring one as well.
+ */
+VISIBLE_IF_KUNIT bool rocx_ib_kqp_record(struct rocx_db_record *rec, u16 pi)
+{
+	/* The WQEs, then the index that names them. */
+	dma_wmb();
+	WRITE_ONCE(rec->sq_pi, cpu_to_le32(pi));
+	/*
+	 * The index's store before the load of flags.  The other side is a
+	 * device, so mb(), which on x86 is MFENCE: QEMU's TCG with one vCPU
+	 * runs smp_mb()'s LOCK-prefixed add with no barrier at all
+	 * (rocx-device.rst, "Doorbell records").
+	 */
+	mb();
+	return le32_to_cpu(READ_ONCE(rec->flags)) & ROCX_DB_RECORD_POLL;
+}
+EXPORT_SYMBOL_IF_KUNIT(rocx_ib_kqp_record);
+
 int rocx_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		      const struct ib_send_wr **bad_wr)
 {
@@ -815,8 +850,9 @@ int rocx_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (pi != sq->pi) {
 		sq->pi = pi;
 		/* Orders the WQEs' stores before the doorbell itself. */
-		rocx_kernel_db(dev->core, ROCX_DB_SQ,
-			       rocx_db_encode(ibqp->qp_num, pi, 0));
+		if (!qp->kdbrec || !rocx_ib_kqp_record(qp->kdbrec, pi))
+			rocx_kernel_db(dev->core, ROCX_DB_SQ,
+				       rocx_db_encode(ibqp->qp_num, pi, 0));
 	}
 	spin_unlock_irqrestore(&sq->lock, flags);
 	/* The device is gone: the driver completes it (rocx_ib_flush.c). */

@@ -40,6 +40,7 @@ static const struct rdma_stat_desc rocx_ib_stat_descs[] = {
 	{ .name = "np_ecn_marked_roce_packets" },
 	{ .name = "rp_cnp_handled" },
 	{ .name = "rp_cnp_ignored" },
+	{ .name = "db_record_takes" },
 };
 
 /* rocx_ib_stat_descs[i] is the device's counter rocx_ib_stat_map[i]. */
@@ -63,6 +64,7 @@ static const u16 rocx_ib_stat_map[] = {
 	ROCX_STAT_NP_ECN_MARKED_ROCE_PACKETS,
 	ROCX_STAT_RP_CNP_HANDLED,
 	ROCX_STAT_RP_CNP_IGNORED,
+	ROCX_STAT_DB_RECORD_TAKES,
 };
 
 static_assert(ARRAY_SIZE(rocx_ib_stat_descs) == ARRAY_SIZE(rocx_ib_stat_map));

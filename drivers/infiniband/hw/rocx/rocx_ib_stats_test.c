@@ -16,7 +16,8 @@
 /*
  * What users of mlx5 grep for (drivers/infiniband/hw/mlx5/counters.c),
  * written out here rather than taken from the driver's table.  mlx5 has
- * no roce_tx_mtu_drops: that one is rocx's own (rocx-device.rst).
+ * no roce_tx_mtu_drops or db_record_takes: those are rocx's own
+ * (rocx-device.rst).
  */
 static const struct {
 	enum rocx_stat stat;
@@ -43,6 +44,7 @@ static const struct {
 	{ ROCX_STAT_NP_ECN_MARKED_ROCE_PACKETS, "np_ecn_marked_roce_packets" },
 	{ ROCX_STAT_RP_CNP_HANDLED, "rp_cnp_handled" },
 	{ ROCX_STAT_RP_CNP_IGNORED, "rp_cnp_ignored" },
+	{ ROCX_STAT_DB_RECORD_TAKES, "db_record_takes" },
 };
 
 static struct rdma_hw_stats *rocx_ib_stats_get(struct kunit *test,
@@ -108,9 +110,11 @@ static const struct rocx_ib_stats_num_case rocx_ib_stats_num_cases[] = {
 	{ "rx_write_only", ROCX_STAT_RX_WRITE_REQUESTS + 1, 1 },
 	{ "no_transport", ROCX_STAT_PRIO_END, 3 },
 	{ "transport_no_cc", ROCX_STAT_NP_CNP_SENT, 15 },
-	{ "all", ROCX_STAT_NUM, 19 },
+	/* A device before doorbell records: all but db_record_takes. */
+	{ "no_db_record", ROCX_STAT_DB_RECORD_TAKES, 19 },
+	{ "all", ROCX_STAT_NUM, 20 },
 	/* A later device with more: only those this driver knows. */
-	{ "newer_device", ROCX_STAT_NUM + 40, 19 },
+	{ "newer_device", ROCX_STAT_NUM + 40, 20 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rocx_ib_stats_num, rocx_ib_stats_num_cases, desc);
@@ -161,12 +165,12 @@ struct rocx_ib_get_case {
 };
 
 static const struct rocx_ib_get_case rocx_ib_get_cases[] = {
-	{ "all", ROCX_STAT_NUM, ROCX_STAT_NUM, 0, ROCX_STAT_NUM, 19 },
+	{ "all", ROCX_STAT_NUM, ROCX_STAT_NUM, 0, ROCX_STAT_NUM, 20 },
 	{ "no_cc", ROCX_STAT_NP_CNP_SENT, ROCX_STAT_NP_CNP_SENT, 0,
 	  ROCX_STAT_ROCE_TX_MTU_DROPS + 1, 15 },
 	/* Fewer than IDENTIFY said: the rest reads 0. */
 	{ "short_answer", ROCX_STAT_NUM, ROCX_STAT_RP_CNP_HANDLED, 0,
-	  ROCX_STAT_NUM, 19 },
+	  ROCX_STAT_NUM, 20 },
 	{ "error", ROCX_STAT_NUM, ROCX_STAT_NUM, -EIO, ROCX_STAT_NUM, -EIO },
 };
 

@@ -406,6 +406,27 @@ static void rocx_ib_kqp_geometry_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req.sq_wqe_shift, 8);	/* 64 + 100 bytes */
 }
 
+/*
+ * A kernel post writes the producer index into the record whatever the
+ * device says, and leaves out the doorbell only while POLL is set.
+ */
+static void rocx_ib_kqp_record_test(struct kunit *test)
+{
+	struct rocx_db_record rec = {};
+
+	KUNIT_EXPECT_FALSE(test, rocx_ib_kqp_record(&rec, 5));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rec.sq_pi), 5);
+	rec.flags = cpu_to_le32(ROCX_DB_RECORD_POLL);
+	KUNIT_EXPECT_TRUE(test, rocx_ib_kqp_record(&rec, 6));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rec.sq_pi), 6);
+	/* The index wraps as the doorbell's does; bits 31:16 stay 0. */
+	KUNIT_EXPECT_TRUE(test, rocx_ib_kqp_record(&rec, 0xffff));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rec.sq_pi), 0xffff);
+	rec.flags = 0;
+	KUNIT_EXPECT_FALSE(test, rocx_ib_kqp_record(&rec, 0));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(rec.sq_pi), 0);
+}
+
 static void rocx_ib_kqp_report_caps_test(struct kunit *test)
 {
 	/* ib_isert's QP: rdma_rw's contexts asked for beside the queues. */
@@ -551,6 +572,7 @@ static struct kunit_case rocx_ib_wqe_cases[] = {
 	KUNIT_CASE(rocx_ib_srq_wqe_test),
 	KUNIT_CASE(rocx_ib_ksrq_geometry_test),
 	KUNIT_CASE(rocx_ib_kqp_geometry_test),
+	KUNIT_CASE(rocx_ib_kqp_record_test),
 	KUNIT_CASE(rocx_ib_kqp_report_caps_test),
 	{}
 };

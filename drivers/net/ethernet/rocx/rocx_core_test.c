@@ -432,12 +432,12 @@ static void rocx_aq_identify_stats_test(struct kunit *test)
 	static const u8 id_val[] = { 0x01, 0x00, 0xf0, 0xde, 0xbc, 0x9a, 0x78,
 				     0x56, 0x34, 0x00, 0x01 };
 	/*
-	 * 128 counters of 8 bytes (enum rocx_stat: 32 singles, the last
+	 * 129 counters of 8 bytes (enum rocx_stat: 32 singles, the last
 	 * RX_ATOMIC_REQUESTS, 8 priorities of 10, then 16 transport and
-	 * congestion counters).
+	 * congestion counters and DB_RECORD_TAKES).
 	 */
 	static const u8 st_val[] = { 0x04, 0x00, 0xf0, 0xde, 0xbc, 0x9a, 0x78,
-				     0x56, 0x34, 0x00, 0x04 };
+				     0x56, 0x34, 0x08, 0x04 };
 	union rocx_aq_cmd cmd;
 
 	rocx_aq_build_identify(&cmd, 0x3456789abcdef000ULL,

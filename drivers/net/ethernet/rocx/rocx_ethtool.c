@@ -108,6 +108,8 @@ static const char * const rocx_tail_stat_names[] = {
 		"hw_np_ecn_marked_roce_packets",
 	[ROCX_STAT_RP_CNP_HANDLED - ROCX_STAT_PRIO_END] = "hw_rp_cnp_handled",
 	[ROCX_STAT_RP_CNP_IGNORED - ROCX_STAT_PRIO_END] = "hw_rp_cnp_ignored",
+	[ROCX_STAT_DB_RECORD_TAKES - ROCX_STAT_PRIO_END] =
+		"hw_db_record_takes",
 };
 
 static_assert(ARRAY_SIZE(rocx_tail_stat_names) ==

@@ -158,7 +158,7 @@ static bool rocx_dbrec_take(RocxCore *c, RocxQp *qp)
     }
     qp->sq_db = pi;
     rocx_qp_sq_take(c, qp, pi);
-    c->rdma.stats.dbrec_takes++;
+    rocx_count(c, ROCX_STAT_DB_RECORD_TAKES, 1);
     return true;
 }
 

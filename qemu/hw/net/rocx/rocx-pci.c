@@ -81,7 +81,7 @@
  * - x-req-window=<n>, x-sq-inflight=<n>
  *   Benchmarking only: the requester's window of unacknowledged PSNs per
  *   QP (16..8192, default 512) and its send WQEs in flight per QP
- *   (1..128, default 32), for the sweeps of make bench-sweep.  The
+ *   (1..128, default 128), for the sweeps of make bench-sweep.  The
  *   device reports neither: a guest sees only how fast its WQEs complete.
  *
  * - x-aq-stall=<n> (fault injection; run time only)

@@ -105,7 +105,7 @@ typedef struct RocxNumSpace {
  * the slot ring.  A window stays far below 2^23 PSNs, the most IB lets a
  * requester have unacknowledged.
  */
-#define ROCX_REQ_WQES               32
+#define ROCX_REQ_WQES               128
 #define ROCX_REQ_MAX_WQES           128
 #define ROCX_REQ_WINDOW             512
 #define ROCX_REQ_MIN_WINDOW         16
@@ -558,9 +558,11 @@ typedef struct RocxRdmaStats {
     /* SQ doorbells deferred (lazy), and the runs their bound forced. */
     uint64_t lazy_doorbells;
     uint64_t lazy_expiries;
-    /* Doorbell records: POLL set, and producer indices taken from them. */
+    /*
+     * Doorbell records: times POLL was set (what was taken from them is
+     * the guest's ROCX_STAT_DB_RECORD_TAKES).
+     */
     uint64_t dbrec_polls;
-    uint64_t dbrec_takes;
 } RocxRdmaStats;
 
 /*
