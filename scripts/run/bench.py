@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench's host side (standard library only).
 
-  bench.py sample    run-guests' host command: sample every QEMU thread and
+  bench.py sample [KINDS]
+                     run-guests' host command: sample every QEMU thread and
                      the switch around each perftest run on request of the
                      client guest (scripts/guest/bench.sh), writing
-                     $ROCX_RUN_OUT/acct/TAG.json
+                     $ROCX_RUN_OUT/acct/TAG.json; with KINDS (the guests'
+                     kinds in order, colon-separated: ROCX_BENCH_KINDS),
+                     also stop the vCPUs of the guests that take no part
+                     in a run for its length (below)
   bench.py stallprobe CPU FILE
                      sample's probe of one CPU (below); runs until its
                      parent exits
@@ -35,7 +39,19 @@ every sleep that lasted STALL_MIN_S or more: nothing in this machine can
 keep such a thread from its CPU that long, so the gap is time the CPU did
 not run at all.  A latency run's max or p99.9 near such a stall is the
 host's, not rocx's.
+
+Waiting guests: a guest with no part in a run only waits for its end, but
+under TCG each of its wakes (its kernel's timers, its script's look for
+its turn) costs about a millisecond of host CPU, and the three waiting
+guests of make bench took a fifth to a third of a CPU from the measured
+pair.  So, given KINDS, sample stops their vCPUs through their monitors
+("stop") before a run's first sample and starts them again ("cont")
+after its last.  A stopped VM's clocks stop with it, so its kernel sees
+no time pass; its QEMU main loop still runs, so a NIC keeps its link.
+Untimed runs only: a timed pair is alone and keeps its clock with the
+switch.
 """
+import socket
 import json
 import os
 import re
@@ -189,6 +205,48 @@ def run_procs():
     return procs
 
 
+def hmp(path, command):
+    """Send one HMP command to a guest's monitor socket; True if it
+    answered (the prompt came back)."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(path)
+            got = b""
+            while b"(qemu)" not in got:
+                chunk = s.recv(4096)
+                if not chunk:
+                    return False
+                got += chunk
+            s.sendall(command.encode() + b"\n")
+            got = b""
+            # The command's echo, then the next prompt once it is done.
+            while got.count(b"(qemu)") < 1:
+                chunk = s.recv(4096)
+                if not chunk:
+                    return False
+                got += chunk
+            return True
+    except OSError:
+        return False
+
+
+def bystanders(kinds, tag):
+    """The guests (monitor socket paths) with no part in run TAG
+    (NAME.KIND.REP)."""
+    parts = tag.split(".")
+    who = players(kinds)
+    if len(parts) < 3 or parts[-2] not in who:
+        return []
+    mine = set(who[parts[-2]])
+    out = []
+    for g in sorted({x for pair in who.values() for x in pair} - mine):
+        path = os.environ.get("ROCX_MONITOR_" + g[len("guest"):])
+        if path:
+            out.append(path)
+    return out
+
+
 def put(shared, key):
     tmp = os.path.join(shared, "val.%s.tmp.host" % key)
     with open(tmp, "w") as f:
@@ -196,7 +254,7 @@ def put(shared, key):
     os.rename(tmp, os.path.join(shared, "val." + key))
 
 
-def sample():
+def sample(kinds=()):
     out = os.environ["ROCX_RUN_OUT"]
     shared = os.path.join(out, "shared")
     acct = os.path.join(out, "acct")
@@ -205,6 +263,7 @@ def sample():
     nguests = int(os.environ["ROCX_NGUESTS"])
     begun = {}
     done = set()
+    stopped = {}
     # ROCX_STALL_PROBE=off: without them, to see what they change.
     cpus = sorted(os.sched_getaffinity(0)) \
         if os.environ.get("ROCX_STALL_PROBE") != "off" else []
@@ -220,17 +279,30 @@ def sample():
                 continue
             what, tag = m.groups()
             if what == "begin":
+                stopped[tag] = [p for p in bystanders(kinds, tag)
+                                if hmp(p, "stop")]
                 begun[tag] = snapshot(procs)
             elif tag in begun:
                 d = delta(begun.pop(tag), snapshot(procs),
                           read_stalls(probes))
+                d["stopped"] = len(stopped.get(tag, []))
                 with open(os.path.join(acct, tag + ".json"), "w") as f:
                     json.dump(d, f)
+            if what == "end":
+                for p in stopped.pop(tag, []):
+                    hmp(p, "cont")
             done.add(n)
             put(shared, "acct.%s-done.%s" % (what, tag))
         quit_ = sum(1 for n in names if n.startswith("val.acct.quit."))
         alive = [p for w, p in procs.items()
                  if w != "switch" and os.path.exists("/proc/%d" % p)]
+        # A guest that died ends no run: the stopped ones must run again
+        # to see it (rocx_check_peers) and give up as they would have.
+        if quit_ >= nguests or len(alive) < nguests:
+            for paths in stopped.values():
+                for p in paths:
+                    hmp(p, "cont")
+            stopped.clear()
         if quit_ >= nguests or not alive:
             return 0
         time.sleep(POLL_S)
@@ -625,8 +697,8 @@ def timed_report(out, plan):
 
 
 def main(argv):
-    if argv[:1] == ["sample"]:
-        return sample()
+    if argv[:1] == ["sample"] and len(argv) <= 2:
+        return sample(argv[1].split(":") if len(argv) == 2 else ())
     if len(argv) == 3 and argv[0] == "stallprobe":
         return stallprobe(int(argv[1]), argv[2])
     if len(argv) == 3 and argv[0] == "timed-report":

@@ -11,7 +11,8 @@
 # The pairs take turns run by run (scripts/guest/bench.sh), so the host's
 # load falls on both alike.  Around every run the
 # host samples the CPU time, run-queue wait and context switches of every
-# QEMU thread and of rocx-switch (scripts/run/bench.py sample).  Prints one
+# QEMU thread and of rocx-switch, and stops the vCPUs of the guests that
+# take no part in it (scripts/run/bench.py sample).  Prints one
 # table (rows: tests; columns: rocx, rxe, rocx/rxe; median [min-max] over
 # repetitions) and the host's cost of each run, written to
 # build/bench/results.txt and build/bench/acct.txt.  tests/bench/plan lists
@@ -231,7 +232,7 @@ if [ "$report" -eq 0 ]; then
 	echo "bench: kinds $order_words, plan $plan, guests for at most $budget s (log in $out/run.log)"
 	scripts/run/run-guests.sh --timeout "$budget" --out "$out" --link "$link" \
 		--qemu-sched "$qemu_sched" \
-		--host-cmd "exec /usr/bin/python3 '$repo/scripts/run/bench.py' sample" \
+		--host-cmd "exec /usr/bin/python3 '$repo/scripts/run/bench.py' sample '$order_words'" \
 		"${guests[@]}" >"$out/run.log" 2>&1
 	rg_rc=$?
 	wall=$(($(date +%s) - t0))

@@ -9,8 +9,10 @@ import contextlib
 import io
 import json
 import os
+import socket
 import sys
 import tempfile
+import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../scripts/run"))
@@ -162,7 +164,71 @@ def main():
                                              (10, "call_rcu"), (11, "vnc"))],
           ["main", "vcpu", "worker", "rcu", "other"])
     timeline()
+    waiting_guests()
     return 1 if bad else 0
+
+
+def fake_monitor(path, heard):
+    """A one-client HMP monitor: greeting and prompt, then the command
+    line echoed and a prompt after it."""
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(1)
+
+    def serve():
+        conn, _ = srv.accept()
+        with conn:
+            conn.sendall(b"QEMU 10.0.2 monitor - type 'help'\r\n(qemu) ")
+            line = b""
+            while not line.endswith(b"\n"):
+                chunk = conn.recv(64)
+                if not chunk:
+                    break
+                line += chunk
+            heard.append(line.decode().strip())
+            conn.sendall(line.rstrip(b"\n") + b"\r\n(qemu) ")
+        srv.close()
+
+    th = threading.Thread(target=serve)
+    th.start()
+    return th
+
+
+def waiting_guests():
+    kinds = ["rocx", "rxe", "sink"]
+    env = {"ROCX_MONITOR_%d" % g: "/m%d" % g for g in range(5)}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        check("a rocx run stops the Soft-RoCE pair and the sink guest",
+              bench.bystanders(kinds, "write_bw_64.rocx.2"),
+              ["/m2", "/m3", "/m4"])
+        check("a pilot of rxe stops the rocx pair and the sink guest",
+              bench.bystanders(kinds, "write_lat_2-pilot.rxe.1"),
+              ["/m0", "/m1", "/m4"])
+        check("a sink run stops both pairs",
+              bench.bystanders(kinds, "write_bw_64_sink.sink.1"),
+              ["/m0", "/m1", "/m2", "/m3"])
+        check("a pair alone (a timed run) stops no one",
+              bench.bystanders(["rocx"], "write_lat_2.rocx.1"), [])
+        check("a tag of no kind stops no one",
+              bench.bystanders(kinds, "write_bw_64.virtio.1"), [])
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.sock")
+        heard = []
+        th = fake_monitor(path, heard)
+        ok = bench.hmp(path, "stop")
+        th.join(10)
+        check("hmp: the command reaches the monitor and its prompt comes "
+              "back", (ok, heard), (True, ["stop"]))
+        check("hmp: a monitor that is not there is False, not an error",
+              bench.hmp(os.path.join(d, "none.sock"), "cont"), False)
 
 
 def timeline():
